@@ -1,0 +1,460 @@
+/* libtessel: schedule search for neural networks split across many devices.
+ *
+ * SPDX-License-Identifier: MIT
+ *
+ * One public header. Every type is opaque; every function is a real exported
+ * symbol (nothing here exists only as a macro or an inline function), so the
+ * library can be reached from C, C++ and ctypes alike.
+ *
+ * Conventions
+ * - Functions that can fail return an int: TESSEL_OK (0) or a negative
+ *   tessel_error_code. The detail of the last failure on the calling thread is
+ *   read with tessel_error_last(), which never returns NULL.
+ * - Out-parameters come first. On failure an out-parameter is left untouched
+ *   unless stated otherwise (pointer out-parameters are set to NULL).
+ * - Every function that returns a pointer states who owns it:
+ *   "new": the caller owns it and releases it with the named function;
+ *   "borrowed": it belongs to the handle it came from and lives as long as it.
+ * - Every _free function accepts NULL and then does nothing.
+ * - Thread safety: handles are not locked. Distinct handles may be used from
+ *   distinct threads at the same time; one handle from several threads needs
+ *   the caller's locking, except that read-only use of a tessel_graph or
+ *   tessel_schedule (functions taking a const pointer) is safe concurrently.
+ *   Error details are kept per thread.
+ * - No function aborts or exits on caller input; bad input returns an error.
+ */
+#ifndef TESSEL_H
+#define TESSEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define TESSEL_API
+#elif defined(__GNUC__)
+#define TESSEL_API __attribute__((visibility("default")))
+#else
+#define TESSEL_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Version of the header the caller compiled against. Compare with
+ * tessel_version() at run time. */
+#define TESSEL_VERSION_MAJOR 1
+#define TESSEL_VERSION_MINOR 0
+#define TESSEL_VERSION_PATCH 0
+
+/* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
+ * never NULL. */
+TESSEL_API const char *tessel_version(void);
+
+/* Version of the loaded library as MAJOR * 10000 + MINOR * 100 + PATCH. */
+TESSEL_API int tessel_version_number(void);
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Stable error codes: values never change between releases. */
+typedef enum tessel_error_code {
+	TESSEL_OK = 0,
+	TESSEL_ERROR = -1,           /* unexpected internal failure */
+	TESSEL_EINVAL = -2,          /* invalid argument or invalid placement */
+	TESSEL_ENOMEM = -3,          /* allocation failed */
+	TESSEL_ENOTFOUND = -4,       /* no such block, device, preset or field */
+	TESSEL_EEXISTS = -5,         /* duplicate name or dependency */
+	TESSEL_ECYCLE = -6,          /* the dependencies form a cycle */
+	TESSEL_EPARSE = -7,          /* malformed JSON or wrong JSON layout */
+	TESSEL_EINFEASIBLE = -8,     /* no schedule satisfies the memory limits */
+	TESSEL_ETIMEOUT = -9,        /* time limit reached before any schedule */
+	TESSEL_ECANCELLED = -10,     /* the search was cancelled */
+	TESSEL_ESOLVER = -11,        /* the SMT solver failed */
+	TESSEL_EIO = -12,            /* a file could not be read or written */
+	TESSEL_EVIOLATION = -13,     /* a schedule breaks a rule (validator) */
+	TESSEL_EUNSUPPORTED = -14,   /* valid request this version cannot do */
+	TESSEL_ERANGE = -15,         /* a number is out of its allowed range */
+	TESSEL_ITEROVER = -31        /* an iterator has no more items */
+} tessel_error_code;
+
+/* Message describing the most recent failure on the calling thread, naming
+ * the block, field or device at fault. Borrowed (thread-local storage, valid
+ * until the next libtessel call on this thread). Never NULL: "" when no
+ * function has failed on this thread. */
+TESSEL_API const char *tessel_error_last(void);
+
+/* Code of the most recent failure on the calling thread (TESSEL_OK if none). */
+TESSEL_API int tessel_error_last_code(void);
+
+/* Forget the calling thread's last error. */
+TESSEL_API void tessel_error_clear(void);
+
+/* Short fixed description of an error code, e.g. "invalid argument".
+ * Borrowed, static, never NULL. */
+TESSEL_API const char *tessel_strerror(int code);
+
+/* Release memory that a libtessel function returned as "new, release with
+ * tessel_free" (JSON and text buffers). NULL is a no-op. */
+TESSEL_API void tessel_free(void *ptr);
+
+/* ------------------------------------------------------------------------ */
+/* Graph: one micro-batch's blocks, their devices and dependencies            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tessel_graph tessel_graph;
+
+typedef enum tessel_kind {
+	TESSEL_KIND_FORWARD = 0,
+	TESSEL_KIND_BACKWARD = 1,
+	TESSEL_KIND_WEIGHT = 2       /* weight-gradient part of a split backward */
+} tessel_kind;
+
+/* Limits accepted by the graph API. */
+#define TESSEL_MAX_DEVICES 4096
+#define TESSEL_MAX_BLOCKS 1000000
+#define TESSEL_MAX_SPAN 1000000
+#define TESSEL_MAX_MEMORY 1000000000
+/* Memory limit value meaning "no limit". */
+#define TESSEL_UNLIMITED (-1)
+/* Device argument meaning "every device". */
+#define TESSEL_ALL_DEVICES (-1)
+
+/* Create an empty graph for `ndevices` devices (1 .. TESSEL_MAX_DEVICES),
+ * with no memory limits. *out: new, release with tessel_graph_free. */
+TESSEL_API int tessel_graph_new(tessel_graph **out, int ndevices);
+
+/* Release a graph. NULL is a no-op. */
+TESSEL_API void tessel_graph_free(tessel_graph *graph);
+
+/* Deep copy. *out: new, release with tessel_graph_free. */
+TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *graph);
+
+/* Add a block. `name` is copied; it must be non-empty and unique in the
+ * graph (TESSEL_EEXISTS otherwise). span: 1 .. TESSEL_MAX_SPAN. memory:
+ * the change of the device's memory when the block starts, applied to every
+ * device the block occupies (|memory| <= TESSEL_MAX_MEMORY).
+ * *out_gid (may be NULL) receives the block's id: blocks are numbered
+ * 0, 1, 2, ... in the order they are added. */
+TESSEL_API int tessel_graph_add_block(int *out_gid, tessel_graph *graph,
+				      const char *name, tessel_kind kind,
+				      int span, int memory);
+
+/* Place block `gid` on the `count` distinct devices in `devices` (replacing
+ * any earlier placement). A block on several devices occupies all of them
+ * for its whole span. */
+TESSEL_API int tessel_graph_place(tessel_graph *graph, int gid,
+				  const int *devices, size_t count);
+
+/* Declare that block `after` of a micro-batch starts only once block
+ * `before` of the same micro-batch has finished. */
+TESSEL_API int tessel_graph_add_dep(tessel_graph *graph, int before, int after);
+
+/* Set the stage number of a block (used by exports that group blocks into
+ * pipeline stages). -1 (the default) means "no stage". */
+TESSEL_API int tessel_graph_set_stage(tessel_graph *graph, int gid, int stage);
+
+/* Memory limit of `device`, or of every device with TESSEL_ALL_DEVICES.
+ * limit >= 0, or TESSEL_UNLIMITED. */
+TESSEL_API int tessel_graph_set_memory_limit(tessel_graph *graph, int device,
+					     int64_t limit);
+
+/* Check the whole graph: at least one block, every block placed, no
+ * dependency cycle, and every memory limit at least what one micro-batch
+ * needs on that device. Returns TESSEL_OK, TESSEL_EINVAL, TESSEL_ECYCLE or
+ * TESSEL_EINFEASIBLE (memory), with a message naming the block or device. */
+TESSEL_API int tessel_graph_validate(const tessel_graph *graph);
+
+/* Id of the block called `name`; TESSEL_ENOTFOUND if there is none. */
+TESSEL_API int tessel_graph_find(int *out_gid, const tessel_graph *graph,
+				 const char *name);
+
+typedef enum tessel_graph_attr {
+	TESSEL_GRAPH_NDEVICES = 0,
+	TESSEL_GRAPH_NBLOCKS = 1,
+	TESSEL_GRAPH_RESOURCE_BOUND = 2,   /* max over devices of summed spans */
+	TESSEL_GRAPH_CRITICAL_PATH = 3     /* longest dependency chain, in steps */
+} tessel_graph_attr;
+
+/* Read a figure of the graph. */
+TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *graph,
+				tessel_graph_attr attr);
+
+typedef enum tessel_block_attr {
+	TESSEL_BLOCK_KIND = 0,
+	TESSEL_BLOCK_SPAN = 1,
+	TESSEL_BLOCK_MEMORY = 2,
+	TESSEL_BLOCK_NDEVICES = 3,   /* number of devices it occupies */
+	TESSEL_BLOCK_NDEPS = 4,      /* number of blocks it waits for */
+	TESSEL_BLOCK_STAGE = 5       /* -1 when not set */
+} tessel_block_attr;
+
+/* Read a figure of block `gid`. */
+TESSEL_API int tessel_graph_block_get(int64_t *out, const tessel_graph *graph,
+				      int gid, tessel_block_attr attr);
+
+/* Name of block `gid`: *out borrowed from the graph. */
+TESSEL_API int tessel_graph_block_name(const char **out,
+				       const tessel_graph *graph, int gid);
+
+/* The index-th device of block `gid` (0 <= index < NDEVICES). */
+TESSEL_API int tessel_graph_block_device(int *out, const tessel_graph *graph,
+					 int gid, size_t index);
+
+/* The index-th block that block `gid` waits for (0 <= index < NDEPS). */
+TESSEL_API int tessel_graph_block_dep(int *out, const tessel_graph *graph,
+				      int gid, size_t index);
+
+/* Memory limit of one device (TESSEL_UNLIMITED when none). */
+TESSEL_API int tessel_graph_memory_limit(int64_t *out,
+					 const tessel_graph *graph, int device);
+
+/* LB(N): the lower bound on the makespan of any schedule of `nmicros`
+ * micro-batches: max over devices of head + N * load + tail. */
+TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *graph,
+					int64_t nmicros);
+
+/* ------------------------------------------------------------------------ */
+/* Presets                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Build a built-in placement: "vshape", "xshape", "mshape", "nnshape" or
+ * "kshape", for `ndevices` devices (>= 2; even for kshape),
+ * training (infer = 0) or inference (infer = 1), with every device's memory
+ * limit set to `memory_limit` (or TESSEL_UNLIMITED).
+ * *out: new, release with tessel_graph_free. */
+TESSEL_API int tessel_preset(tessel_graph **out, const char *name,
+			     int ndevices, int infer, int64_t memory_limit);
+
+/* Number of presets. */
+TESSEL_API size_t tessel_preset_count(void);
+
+/* Name and one-line description of preset `index` (0 .. count-1).
+ * Both borrowed, static. Either out-parameter may be NULL. */
+TESSEL_API int tessel_preset_info(const char **out_name,
+				  const char **out_description, size_t index);
+
+/* ------------------------------------------------------------------------ */
+/* Placement JSON (see doc/formats.md)                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Parse a placement. `text` need not be NUL-terminated; `length` bytes are
+ * read. Errors name the field or block and, for syntax errors, the line and
+ * column. *out: new, release with tessel_graph_free. The graph is
+ * validated (tessel_graph_validate) before it is returned. */
+TESSEL_API int tessel_graph_from_json(tessel_graph **out, const char *text,
+				      size_t length);
+
+/* Same, reading the file at `path`. */
+TESSEL_API int tessel_graph_from_file(tessel_graph **out, const char *path);
+
+/* Serialise a graph as placement JSON. *out: new NUL-terminated text,
+ * release with tessel_free. */
+TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *graph);
+
+/* ------------------------------------------------------------------------ */
+/* Search options                                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tessel_options tessel_options;
+
+/* Enum-keyed options: new keys may be added, values never change meaning. */
+typedef enum tessel_option {
+	TESSEL_OPT_MICRO_BATCHES = 0,   /* N, 1 .. 1000000; default 16 */
+	TESSEL_OPT_TIME_LIMIT_MS = 1,   /* 0 = none (default); 1 .. 86400000 */
+	TESSEL_OPT_THREADS = 2,         /* 0 = all cores (default); 1 .. 256 */
+	TESSEL_OPT_FAST = 3,            /* 1: heuristics only, no solver; default 0 */
+	TESSEL_OPT_MAX_PERIOD = 4,      /* 0 = automatic (default); else cap on P */
+	TESSEL_OPT_SEED = 5,            /* solver random seed, default 0 */
+	TESSEL_OPT_MINIMIZE_DEPTH = 6,  /* 1 (default): shallowest repetend */
+	TESSEL_OPT_SOLVER_MEMORY_MB = 7 /* 0 = no cap (default); solver memory cap */
+} tessel_option;
+
+/* Create options holding the defaults. *out: new, release with
+ * tessel_options_free. */
+TESSEL_API int tessel_options_new(tessel_options **out);
+
+/* Release options. NULL is a no-op. */
+TESSEL_API void tessel_options_free(tessel_options *options);
+
+/* Set an option. TESSEL_ERANGE (with the allowed range in the message) if
+ * the value is outside the bounds of tessel_options_bounds; the option keeps
+ * its previous value then. */
+TESSEL_API int tessel_options_set(tessel_options *options, tessel_option key,
+				  int64_t value);
+
+/* Read an option. */
+TESSEL_API int tessel_options_get(int64_t *out, const tessel_options *options,
+				  tessel_option key);
+
+/* Allowed range of an option (either out-parameter may be NULL). */
+TESSEL_API int tessel_options_bounds(int64_t *out_min, int64_t *out_max,
+				     tessel_option key);
+
+/* ------------------------------------------------------------------------ */
+/* Schedules                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tessel_schedule tessel_schedule;
+
+/* Find a schedule: the repetend of minimal period P for the graph's
+ * placement and memory limits (proven optimal when possible), completed with
+ * warm-up and cool-down for the requested number of micro-batches and
+ * checked by the validator before it is returned. `options` may be NULL
+ * (defaults). Errors: TESSEL_EINVAL / TESSEL_ECYCLE for a bad graph,
+ * TESSEL_EINFEASIBLE when no schedule satisfies the memory limits,
+ * TESSEL_ETIMEOUT when the time limit passed before any schedule was found,
+ * TESSEL_ESOLVER for solver failures.
+ * *out: new, release with tessel_schedule_free. */
+TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *graph,
+			     const tessel_options *options);
+
+/* An empty schedule of `nmicros` micro-batches for `graph` (copied), every
+ * (block, micro-batch) unplaced; fill it with tessel_schedule_set_step and
+ * check it with tessel_schedule_validate. *out: new, release with
+ * tessel_schedule_free. */
+TESSEL_API int tessel_schedule_new(tessel_schedule **out,
+				   const tessel_graph *graph, int64_t nmicros);
+
+/* Set the start step (>= 0) of block `gid`, micro-batch `mid`. */
+TESSEL_API int tessel_schedule_set_step(tessel_schedule *schedule, int gid,
+					int64_t mid, int64_t step);
+
+/* Release a schedule. NULL is a no-op. */
+TESSEL_API void tessel_schedule_free(tessel_schedule *schedule);
+
+/* Check a schedule against its graph: every (block, micro-batch) placed
+ * exactly once, devices never doing two blocks at once, dependencies
+ * respected within each micro-batch, and memory within the limits at every
+ * step. Returns TESSEL_OK or TESSEL_EVIOLATION with the first violation
+ * described in tessel_error_last(). */
+TESSEL_API int tessel_schedule_validate(const tessel_schedule *schedule);
+
+typedef enum tessel_schedule_attr {
+	TESSEL_SCHED_NDEVICES = 0,
+	TESSEL_SCHED_NBLOCKS = 1,        /* blocks per micro-batch */
+	TESSEL_SCHED_NMICROS = 2,        /* micro-batches */
+	TESSEL_SCHED_NENTRIES = 3,       /* NBLOCKS * NMICROS */
+	TESSEL_SCHED_MAKESPAN = 4,       /* last finish step */
+	TESSEL_SCHED_PERIOD = 5,         /* steps per micro-batch in steady state */
+	TESSEL_SCHED_RESOURCE_BOUND = 6,
+	TESSEL_SCHED_PERIOD_OPTIMAL = 7, /* 1 when the period is proven optimal */
+	TESSEL_SCHED_LOWER_BOUND = 8,    /* LB(N) */
+	TESSEL_SCHED_REPETEND_BEGIN = 9, /* first step of the steady state */
+	TESSEL_SCHED_REPETEND_END = 10,  /* step after the steady state */
+	TESSEL_SCHED_DEPTH = 11,         /* length of one micro-batch in the repetend */
+	TESSEL_SCHED_SEARCH_MICROSECONDS = 12
+} tessel_schedule_attr;
+
+/* Read a figure of a schedule. Figures a schedule does not know (the period
+ * of a schedule built with tessel_schedule_new) read as 0. */
+TESSEL_API int tessel_schedule_get(int64_t *out,
+				   const tessel_schedule *schedule,
+				   tessel_schedule_attr attr);
+
+/* Wall-clock seconds the search took. */
+TESSEL_API int tessel_schedule_search_seconds(double *out,
+					      const tessel_schedule *schedule);
+
+/* Peak memory reached on `device` over the whole schedule. */
+TESSEL_API int tessel_schedule_peak_memory(int64_t *out,
+					   const tessel_schedule *schedule,
+					   int device);
+
+/* The graph the schedule was made for: *out borrowed from the schedule. */
+TESSEL_API int tessel_schedule_graph(const tessel_graph **out,
+				     const tessel_schedule *schedule);
+
+/* Render the schedule as a text grid: one row per device, one cell per
+ * step ("f3" forward of micro-batch 3, "b1-b1-b1" a backward of span 3,
+ * "--" idle), "|" around the repetend, then the key figures.
+ * *out: new NUL-terminated text, release with tessel_free. */
+TESSEL_API int tessel_schedule_to_text(char **out,
+				       const tessel_schedule *schedule);
+
+/* Serialise as schedule JSON (doc/formats.md). *out: new NUL-terminated
+ * text, release with tessel_free. */
+TESSEL_API int tessel_schedule_to_json(char **out,
+				       const tessel_schedule *schedule);
+
+/* Parse schedule JSON (with its embedded placement). The result is not
+ * validated; call tessel_schedule_validate. *out: new, release with
+ * tessel_schedule_free. */
+TESSEL_API int tessel_schedule_from_json(tessel_schedule **out,
+					 const char *text, size_t length);
+
+/* Same, reading the file at `path`. */
+TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
+					 const char *path);
+
+/* ------------------------------------------------------------------------ */
+/* Reading a schedule: entries and iterators                                  */
+/* ------------------------------------------------------------------------ */
+
+/* One (block, micro-batch) of a schedule. Always borrowed from its
+ * schedule. */
+typedef struct tessel_entry tessel_entry;
+
+typedef enum tessel_phase {
+	TESSEL_PHASE_WARMUP = 0,
+	TESSEL_PHASE_REPETEND = 1,
+	TESSEL_PHASE_COOLDOWN = 2
+} tessel_phase;
+
+typedef enum tessel_entry_attr {
+	TESSEL_ENTRY_GID = 0,
+	TESSEL_ENTRY_MICRO_BATCH = 1,
+	TESSEL_ENTRY_START = 2,
+	TESSEL_ENTRY_SPAN = 3,
+	TESSEL_ENTRY_PHASE = 4,       /* a tessel_phase */
+	TESSEL_ENTRY_KIND = 5,        /* a tessel_kind */
+	TESSEL_ENTRY_MEMORY = 6,
+	TESSEL_ENTRY_NDEVICES = 7
+} tessel_entry_attr;
+
+typedef struct tessel_iter tessel_iter;
+
+/* Iterate over a schedule's entries: those on `device` in time order, or
+ * with TESSEL_ALL_DEVICES every entry once, by start step (ties by device
+ * then block id). The schedule must outlive the iterator and not be changed
+ * meanwhile. *out: new, release with tessel_iter_free. */
+TESSEL_API int tessel_iter_new(tessel_iter **out,
+			       const tessel_schedule *schedule, int device);
+
+/* Next entry: *out borrowed from the schedule. Returns TESSEL_ITEROVER (and
+ * sets *out to NULL) after the last one. */
+TESSEL_API int tessel_iter_next(const tessel_entry **out, tessel_iter *iter);
+
+/* Release an iterator. NULL is a no-op. */
+TESSEL_API void tessel_iter_free(tessel_iter *iter);
+
+/* Callback for tessel_schedule_foreach: return 0 to go on, anything else
+ * to stop (tessel_schedule_foreach then returns that value). */
+typedef int (*tessel_entry_cb)(const tessel_entry *entry, void *payload);
+
+/* Call `cb` for each entry in the order tessel_iter_new gives. */
+TESSEL_API int tessel_schedule_foreach(const tessel_schedule *schedule,
+				       int device, tessel_entry_cb cb,
+				       void *payload);
+
+/* Read a figure of an entry. */
+TESSEL_API int tessel_entry_get(int64_t *out, const tessel_entry *entry,
+				tessel_entry_attr attr);
+
+/* Block name of an entry: *out borrowed from the schedule. */
+TESSEL_API int tessel_entry_name(const char **out, const tessel_entry *entry);
+
+/* The index-th device of the entry's block. */
+TESSEL_API int tessel_entry_device(int *out, const tessel_entry *entry,
+				   size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSEL_H */

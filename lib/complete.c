@@ -1,0 +1,136 @@
+/* Completion: the N-micro-batch schedule from a repetend.
+ *
+ * Micro-batch m of block b starts at T_b + m P in the periodic schedule; it
+ * belongs to repetition k = m + q_b (q_b = T_b / P). Repetitions in which
+ * every block runs a real micro-batch form the steady state; those before are
+ * the warm-up, those after the cool-down. The periodic schedule is then
+ * compacted: entries are taken in periodic start order and each starts as
+ * early as its dependencies and its devices allow, keeping every device's
+ * order. The order on each device is unchanged, so each device sees the
+ * same sequence of memory deltas and the same peaks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "search.h"
+#include "util.h"
+
+typedef struct inst {
+	int64_t start;
+	int gid;
+	int64_t mid;
+} inst;
+
+static int cmp_inst(const void *x, const void *y)
+{
+	const inst *a = x, *b = y;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->gid != b->gid)
+		return a->gid < b->gid ? -1 : 1;
+	return (a->mid > b->mid) - (a->mid < b->mid);
+}
+
+static void label_phases(tessel_schedule *s, const tsl_repetend *rep)
+{
+	const tessel_graph *g = s->graph;
+	int64_t P = rep->period, N = s->nmicros;
+	int64_t minq = INT64_MAX, maxq = 0;
+	for (int b = 0; b < g->nblocks; b++) {
+		int64_t q = rep->T[b] / P;
+		if (q < minq)
+			minq = q;
+		if (q > maxq)
+			maxq = q;
+	}
+	for (int b = 0; b < g->nblocks; b++) {
+		int64_t q = rep->T[b] / P;
+		for (int64_t m = 0; m < N; m++) {
+			int64_t k = m + q;
+			struct tessel_entry *e = tsl_entry_at(s, b, m);
+			if (k < maxq)
+				e->phase = TESSEL_PHASE_WARMUP;
+			else if (k > minq + N - 1)
+				e->phase = TESSEL_PHASE_COOLDOWN;
+			else
+				e->phase = TESSEL_PHASE_REPETEND;
+		}
+	}
+}
+
+/* ASAP in the given order, keeping every device's order. */
+static int compact(tessel_schedule *s, inst *order, size_t count)
+{
+	const tessel_graph *g = s->graph;
+	int64_t *free_at = tsl_calloc((size_t)g->ndevices, sizeof *free_at);
+	if (!free_at)
+		return tsl_error_nomem();
+	for (size_t i = 0; i < count; i++) {
+		const tsl_block *B = &g->blocks[order[i].gid];
+		int64_t m = order[i].mid, t = 0;
+		for (int k = 0; k < B->ndeps; k++) {
+			const struct tessel_entry *d = tsl_entry_at(s, B->deps[k], m);
+			int64_t e = d->start + g->blocks[B->deps[k]].span;
+			if (e > t)
+				t = e;
+		}
+		for (int k = 0; k < B->ndevices; k++)
+			if (free_at[B->devices[k]] > t)
+				t = free_at[B->devices[k]];
+		tsl_entry_at(s, order[i].gid, m)->start = t;
+		for (int k = 0; k < B->ndevices; k++)
+			free_at[B->devices[k]] = t + B->span;
+	}
+	tsl_free(free_at);
+	return TSL_OK;
+}
+
+static void repetend_range(tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	int64_t begin = INT64_MAX, end = 0;
+	for (int64_t m = 0; m < s->nmicros; m++)
+		for (int b = 0; b < g->nblocks; b++) {
+			const struct tessel_entry *e = tsl_entry_at(s, b, m);
+			if (e->phase != TESSEL_PHASE_REPETEND)
+				continue;
+			if (e->start < begin)
+				begin = e->start;
+			if (e->start + g->blocks[b].span > end)
+				end = e->start + g->blocks[b].span;
+		}
+	if (begin == INT64_MAX)
+		begin = end = 0;
+	s->rep_begin = begin;
+	s->rep_end = end;
+}
+
+int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
+		 const tsl_bounds *bnd)
+{
+	(void)bnd;
+	const tessel_graph *g = s->graph;
+	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
+	inst *order = tsl_reallocarray(NULL, count, sizeof *order);
+	if (!order)
+		return tsl_error_nomem();
+	size_t i = 0;
+	for (int64_t m = 0; m < s->nmicros; m++)
+		for (int b = 0; b < g->nblocks; b++) {
+			order[i].start = rep->T[b] + m * rep->period;
+			order[i].gid = b;
+			order[i].mid = m;
+			i++;
+		}
+	qsort(order, count, sizeof *order, cmp_inst);
+	label_phases(s, rep);
+	int rc = compact(s, order, count);
+	tsl_free(order);
+	if (rc)
+		return rc;
+	repetend_range(s);
+	s->period = rep->period;
+	s->period_optimal = rep->optimal;
+	s->depth = rep->depth;
+	return TSL_OK;
+}

@@ -1,0 +1,18 @@
+/* Internal: setting the calling thread's last error. */
+#ifndef TESSEL_ERROR_H
+#define TESSEL_ERROR_H
+
+#include "tessel.h"
+
+/* Record `code` with a formatted message as the thread's last error and
+ * return `code`, so callers can write `return tsl_error(...)`. */
+int tsl_error(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Shorthand for an allocation failure. */
+int tsl_error_nomem(void);
+
+/* Success: leaves the last error alone (like errno) and returns TESSEL_OK. */
+#define TSL_OK TESSEL_OK
+
+#endif

@@ -1,0 +1,686 @@
+/* The graph model: blocks, placements, dependencies, memory limits. */
+#include "graph.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bounds.h"
+#include "error.h"
+#include "util.h"
+
+#define CHECK_GRAPH(g)                                                        \
+	do {                                                                  \
+		if (!(g))                                                     \
+			return tsl_error(TESSEL_EINVAL, "graph is NULL");     \
+	} while (0)
+
+static int check_gid(const tessel_graph *g, int gid)
+{
+	if (gid < 0 || gid >= g->nblocks)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "block id %d out of range (graph has %d blocks)",
+				 gid, g->nblocks);
+	return TSL_OK;
+}
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int hash_lookup(const tessel_graph *g, const char *name)
+{
+	if (!g->hashcap)
+		return -1;
+	size_t mask = g->hashcap - 1;
+	for (size_t i = hash_name(name) & mask;; i = (i + 1) & mask) {
+		int v = g->hash[i];
+		if (v == 0)
+			return -1;
+		if (strcmp(g->blocks[v - 1].name, name) == 0)
+			return v - 1;
+	}
+}
+
+static void hash_insert_raw(int *table, size_t cap, const tessel_graph *g,
+			    int gid)
+{
+	size_t mask = cap - 1;
+	size_t i = hash_name(g->blocks[gid].name) & mask;
+	while (table[i])
+		i = (i + 1) & mask;
+	table[i] = gid + 1;
+}
+
+/* Make room in the hash table for one more name. */
+static int hash_grow(tessel_graph *g)
+{
+	if ((size_t)(g->nblocks + 1) * 2 <= g->hashcap)
+		return TSL_OK;
+	size_t cap = g->hashcap ? g->hashcap * 2 : 64;
+	int *table = tsl_calloc(cap, sizeof *table);
+	if (!table)
+		return tsl_error_nomem();
+	for (int i = 0; i < g->nblocks; i++)
+		hash_insert_raw(table, cap, g, i);
+	tsl_free(g->hash);
+	g->hash = table;
+	g->hashcap = cap;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_new(tessel_graph **out, int ndevices)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	if (ndevices < 1 || ndevices > TESSEL_MAX_DEVICES)
+		return tsl_error(TESSEL_ERANGE,
+				 "devices must be 1 .. %d, got %d",
+				 TESSEL_MAX_DEVICES, ndevices);
+	tessel_graph *g = tsl_calloc(1, sizeof *g);
+	if (!g)
+		return tsl_error_nomem();
+	g->ndevices = ndevices;
+	g->memory_limit = tsl_calloc((size_t)ndevices, sizeof *g->memory_limit);
+	if (!g->memory_limit) {
+		tsl_free(g);
+		return tsl_error_nomem();
+	}
+	for (int d = 0; d < ndevices; d++)
+		g->memory_limit[d] = TESSEL_UNLIMITED;
+	*out = g;
+	return TSL_OK;
+}
+
+static void block_release(tsl_block *b)
+{
+	tsl_free(b->name);
+	tsl_free(b->devices);
+	tsl_free(b->deps);
+}
+
+TESSEL_API void tessel_graph_free(tessel_graph *g)
+{
+	if (!g)
+		return;
+	for (int i = 0; i < g->nblocks; i++)
+		block_release(&g->blocks[i]);
+	tsl_free(g->blocks);
+	tsl_free(g->memory_limit);
+	tsl_free(g->hash);
+	tsl_free(g);
+}
+
+static int int_dup(int **dst, const int *src, int n)
+{
+	*dst = NULL;
+	if (n == 0)
+		return TSL_OK;
+	*dst = tsl_reallocarray(NULL, (size_t)n, sizeof **dst);
+	if (!*dst)
+		return tsl_error_nomem();
+	memcpy(*dst, src, (size_t)n * sizeof **dst);
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *src)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	CHECK_GRAPH(src);
+	tessel_graph *g;
+	int rc = tessel_graph_new(&g, src->ndevices);
+	if (rc)
+		return rc;
+	memcpy(g->memory_limit, src->memory_limit,
+	       (size_t)src->ndevices * sizeof *g->memory_limit);
+	g->blocks = tsl_calloc((size_t)src->nblocks, sizeof *g->blocks);
+	g->hash = tsl_calloc(src->hashcap, sizeof *g->hash);
+	if (!g->blocks || !g->hash) {
+		tessel_graph_free(g);
+		return tsl_error_nomem();
+	}
+	g->cap = src->nblocks;
+	g->hashcap = src->hashcap;
+	if (src->hashcap)
+		memcpy(g->hash, src->hash, src->hashcap * sizeof *g->hash);
+	for (int i = 0; i < src->nblocks; i++) {
+		const tsl_block *s = &src->blocks[i];
+		tsl_block *d = &g->blocks[i];
+		*d = *s;
+		d->name = NULL;
+		d->devices = NULL;
+		d->deps = NULL;
+		g->nblocks = i + 1;
+		d->name = tsl_strdup(s->name);
+		if (!d->name || int_dup(&d->devices, s->devices, s->ndevices) ||
+		    int_dup(&d->deps, s->deps, s->ndeps)) {
+			tessel_graph_free(g);
+			return tsl_error_nomem();
+		}
+		d->depcap = s->ndeps;
+	}
+	*out = g;
+	return TSL_OK;
+}
+
+static const char *kind_name(int kind)
+{
+	switch (kind) {
+	case TESSEL_KIND_FORWARD: return "forward";
+	case TESSEL_KIND_BACKWARD: return "backward";
+	case TESSEL_KIND_WEIGHT: return "weight";
+	default: return "?";
+	}
+}
+
+TESSEL_API int tessel_graph_add_block(int *out_gid, tessel_graph *g,
+				      const char *name, tessel_kind kind,
+				      int span, int memory)
+{
+	CHECK_GRAPH(g);
+	if (!name || !*name)
+		return tsl_error(TESSEL_EINVAL, "block %d: name is empty",
+				 g->nblocks);
+	if (kind != TESSEL_KIND_FORWARD && kind != TESSEL_KIND_BACKWARD &&
+	    kind != TESSEL_KIND_WEIGHT)
+		return tsl_error(TESSEL_EINVAL, "block \"%s\": unknown kind %d",
+				 name, (int)kind);
+	if (span < 1 || span > TESSEL_MAX_SPAN)
+		return tsl_error(TESSEL_ERANGE,
+				 "block \"%s\": span must be 1 .. %d, got %d",
+				 name, TESSEL_MAX_SPAN, span);
+	if (memory < -TESSEL_MAX_MEMORY || memory > TESSEL_MAX_MEMORY)
+		return tsl_error(TESSEL_ERANGE,
+				 "block \"%s\": memory must be within +-%d, got %d",
+				 name, TESSEL_MAX_MEMORY, memory);
+	if (g->nblocks >= TESSEL_MAX_BLOCKS)
+		return tsl_error(TESSEL_ERANGE,
+				 "block \"%s\": graph already has the maximum of %d blocks",
+				 name, TESSEL_MAX_BLOCKS);
+	int other = hash_lookup(g, name);
+	if (other >= 0)
+		return tsl_error(TESSEL_EEXISTS,
+				 "block %d: name \"%s\" is already used by block %d",
+				 g->nblocks, name, other);
+	if (g->nblocks == g->cap) {
+		int cap = g->cap ? g->cap * 2 : 16;
+		tsl_block *nb = tsl_reallocarray(g->blocks, (size_t)cap,
+						 sizeof *nb);
+		if (!nb)
+			return tsl_error_nomem();
+		g->blocks = nb;
+		g->cap = cap;
+	}
+	if (hash_grow(g))
+		return TESSEL_ENOMEM;
+	tsl_block *b = &g->blocks[g->nblocks];
+	memset(b, 0, sizeof *b);
+	b->name = tsl_strdup(name);
+	if (!b->name)
+		return tsl_error_nomem();
+	b->kind = kind;
+	b->span = span;
+	b->memory = memory;
+	b->stage = -1;
+	int gid = g->nblocks++;
+	hash_insert_raw(g->hash, g->hashcap, g, gid);
+	if (out_gid)
+		*out_gid = gid;
+	return TSL_OK;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+TESSEL_API int tessel_graph_place(tessel_graph *g, int gid, const int *devices,
+				  size_t count)
+{
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, gid);
+	if (rc)
+		return rc;
+	tsl_block *b = &g->blocks[gid];
+	if (!devices || count == 0)
+		return tsl_error(TESSEL_EINVAL,
+				 "block \"%s\": device list is empty", b->name);
+	if (count > (size_t)g->ndevices)
+		return tsl_error(TESSEL_EINVAL,
+				 "block \"%s\": %zu devices listed, graph has %d",
+				 b->name, count, g->ndevices);
+	int *d = tsl_reallocarray(NULL, count, sizeof *d);
+	if (!d)
+		return tsl_error_nomem();
+	memcpy(d, devices, count * sizeof *d);
+	qsort(d, count, sizeof *d, cmp_int);
+	for (size_t i = 0; i < count; i++) {
+		if (d[i] < 0 || d[i] >= g->ndevices) {
+			int bad = d[i];
+			tsl_free(d);
+			return tsl_error(TESSEL_EINVAL,
+					 "block \"%s\": unknown device %d (devices are 0 .. %d)",
+					 b->name, bad, g->ndevices - 1);
+		}
+		if (i > 0 && d[i] == d[i - 1]) {
+			int bad = d[i];
+			tsl_free(d);
+			return tsl_error(TESSEL_EINVAL,
+					 "block \"%s\": device %d listed twice",
+					 b->name, bad);
+		}
+	}
+	tsl_free(b->devices);
+	b->devices = d;
+	b->ndevices = (int)count;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_add_dep(tessel_graph *g, int before, int after)
+{
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, before);
+	if (!rc)
+		rc = check_gid(g, after);
+	if (rc)
+		return rc;
+	tsl_block *b = &g->blocks[after];
+	if (before == after)
+		return tsl_error(TESSEL_ECYCLE, "block \"%s\" cannot depend on itself",
+				 b->name);
+	for (int i = 0; i < b->ndeps; i++)
+		if (b->deps[i] == before)
+			return tsl_error(TESSEL_EEXISTS,
+					 "block \"%s\" already depends on \"%s\"",
+					 b->name, g->blocks[before].name);
+	if (b->ndeps == b->depcap) {
+		int cap = b->depcap ? b->depcap * 2 : 4;
+		int *nd = tsl_reallocarray(b->deps, (size_t)cap, sizeof *nd);
+		if (!nd)
+			return tsl_error_nomem();
+		b->deps = nd;
+		b->depcap = cap;
+	}
+	b->deps[b->ndeps++] = before;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_set_stage(tessel_graph *g, int gid, int stage)
+{
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, gid);
+	if (rc)
+		return rc;
+	if (stage < -1 || stage > TESSEL_MAX_BLOCKS)
+		return tsl_error(TESSEL_ERANGE,
+				 "block \"%s\": stage must be -1 .. %d, got %d",
+				 g->blocks[gid].name, TESSEL_MAX_BLOCKS, stage);
+	g->blocks[gid].stage = stage;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_set_memory_limit(tessel_graph *g, int device,
+					     int64_t limit)
+{
+	CHECK_GRAPH(g);
+	if (device != TESSEL_ALL_DEVICES && (device < 0 || device >= g->ndevices))
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "memory limit: unknown device %d (devices are 0 .. %d)",
+				 device, g->ndevices - 1);
+	if (limit < TESSEL_UNLIMITED || limit > (int64_t)1 << 50)
+		return tsl_error(TESSEL_ERANGE,
+				 "memory limit of device %d must be -1 (unlimited) .. 2^50, got %lld",
+				 device, (long long)limit);
+	if (device == TESSEL_ALL_DEVICES) {
+		for (int d = 0; d < g->ndevices; d++)
+			g->memory_limit[d] = limit;
+	} else {
+		g->memory_limit[device] = limit;
+	}
+	return TSL_OK;
+}
+
+int tsl_block_on_device(const tsl_block *b, int d)
+{
+	for (int i = 0; i < b->ndevices; i++)
+		if (b->devices[i] == d)
+			return 1;
+	return 0;
+}
+
+/* Kahn's algorithm; on a cycle, names a block that is on it. */
+int tsl_graph_topo_order(int *order, const tessel_graph *g)
+{
+	int n = g->nblocks;
+	int *indeg = tsl_calloc((size_t)n, sizeof *indeg);
+	int *succ_start = tsl_calloc((size_t)n + 1, sizeof *succ_start);
+	int total = 0;
+	for (int i = 0; i < n; i++)
+		total += g->blocks[i].ndeps;
+	int *succ = tsl_calloc((size_t)total, sizeof *succ);
+	int *fill = tsl_calloc((size_t)n, sizeof *fill);
+	if (!indeg || !succ_start || !succ || !fill) {
+		tsl_free(indeg);
+		tsl_free(succ_start);
+		tsl_free(succ);
+		tsl_free(fill);
+		return tsl_error_nomem();
+	}
+	for (int i = 0; i < n; i++) {
+		indeg[i] = g->blocks[i].ndeps;
+		for (int k = 0; k < g->blocks[i].ndeps; k++)
+			succ_start[g->blocks[i].deps[k] + 1]++;
+	}
+	for (int i = 0; i < n; i++)
+		succ_start[i + 1] += succ_start[i];
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < g->blocks[i].ndeps; k++) {
+			int p = g->blocks[i].deps[k];
+			succ[succ_start[p] + fill[p]++] = i;
+		}
+	int head = 0, tail = 0;
+	for (int i = 0; i < n; i++)
+		if (indeg[i] == 0)
+			order[tail++] = i;
+	while (head < tail) {
+		int v = order[head++];
+		for (int k = succ_start[v]; k < succ_start[v + 1]; k++)
+			if (--indeg[succ[k]] == 0)
+				order[tail++] = succ[k];
+	}
+	int rc = TSL_OK;
+	if (tail < n) {
+		/* Walk back along unresolved dependencies until a block repeats:
+		 * that block lies on a cycle. */
+		int v = -1;
+		for (int i = 0; i < n; i++)
+			if (indeg[i] > 0) {
+				v = i;
+				break;
+			}
+		for (int i = 0; i < n; i++) /* reuse fill as visited marks */
+			fill[i] = 0;
+		while (!fill[v]) {
+			fill[v] = 1;
+			const tsl_block *b = &g->blocks[v];
+			for (int k = 0; k < b->ndeps; k++)
+				if (indeg[b->deps[k]] > 0) {
+					v = b->deps[k];
+					break;
+				}
+		}
+		rc = tsl_error(TESSEL_ECYCLE,
+			       "dependency cycle through block \"%s\" (block %d)",
+			       g->blocks[v].name, v);
+	}
+	tsl_free(indeg);
+	tsl_free(succ_start);
+	tsl_free(succ);
+	tsl_free(fill);
+	return rc;
+}
+
+int tsl_graph_check_structure(const tessel_graph *g)
+{
+	CHECK_GRAPH(g);
+	if (g->nblocks == 0)
+		return tsl_error(TESSEL_EINVAL, "the graph has no blocks");
+	for (int i = 0; i < g->nblocks; i++)
+		if (g->blocks[i].ndevices == 0)
+			return tsl_error(TESSEL_EINVAL,
+					 "block \"%s\" (block %d) is not placed on any device",
+					 g->blocks[i].name, i);
+	int *order = tsl_calloc((size_t)g->nblocks, sizeof *order);
+	if (!order)
+		return tsl_error_nomem();
+	int rc = tsl_graph_topo_order(order, g);
+	tsl_free(order);
+	return rc;
+}
+
+/* Lower bound on the memory one micro-batch needs on each device: right
+ * after a block b with a positive delta starts, every block on the same
+ * device that b (transitively) depends on has started, and at best every
+ * unrelated block with a negative delta has too. For graphs too large for
+ * the ancestor sets the bound uses b alone. */
+static int check_memory(const tessel_graph *g)
+{
+	int n = g->nblocks;
+	int exact = n <= 4096;
+	size_t words = ((size_t)n + 63) / 64;
+	uint64_t *anc = NULL;
+	int *order = tsl_calloc((size_t)n, sizeof *order);
+	if (!order)
+		return tsl_error_nomem();
+	int rc = tsl_graph_topo_order(order, g);
+	if (rc) {
+		tsl_free(order);
+		return rc;
+	}
+	if (exact) {
+		anc = tsl_calloc((size_t)n * words, sizeof *anc);
+		if (!anc) {
+			tsl_free(order);
+			return tsl_error_nomem();
+		}
+		for (int k = 0; k < n; k++) {
+			int v = order[k];
+			uint64_t *row = anc + (size_t)v * words;
+			const tsl_block *b = &g->blocks[v];
+			for (int j = 0; j < b->ndeps; j++) {
+				int p = b->deps[j];
+				const uint64_t *prow = anc + (size_t)p * words;
+				for (size_t w = 0; w < words; w++)
+					row[w] |= prow[w];
+				row[p / 64] |= (uint64_t)1 << (p % 64);
+			}
+		}
+	}
+	for (int v = 0; v < n && !rc; v++) {
+		const tsl_block *b = &g->blocks[v];
+		if (b->memory <= 0)
+			continue;
+		for (int k = 0; k < b->ndevices && !rc; k++) {
+			int d = b->devices[k];
+			int64_t limit = g->memory_limit[d];
+			if (limit == TESSEL_UNLIMITED)
+				continue;
+			int64_t need = b->memory;
+			if (exact) {
+				const uint64_t *row = anc + (size_t)v * words;
+				for (int u = 0; u < n; u++) {
+					if (u == v || !tsl_block_on_device(&g->blocks[u], d))
+						continue;
+					int is_anc = (row[u / 64] >> (u % 64)) & 1;
+					const uint64_t *urow = anc + (size_t)u * words;
+					int is_desc = (urow[v / 64] >> (v % 64)) & 1;
+					if (is_anc)
+						need += g->blocks[u].memory;
+					else if (!is_desc && g->blocks[u].memory < 0)
+						need += g->blocks[u].memory;
+				}
+			}
+			if (need > limit)
+				rc = tsl_error(TESSEL_EINFEASIBLE,
+					       "device %d: memory limit %lld is below the %lld that one micro-batch needs when block \"%s\" starts",
+					       d, (long long)limit, (long long)need,
+					       b->name);
+		}
+	}
+	tsl_free(anc);
+	tsl_free(order);
+	return rc;
+}
+
+TESSEL_API int tessel_graph_validate(const tessel_graph *g)
+{
+	int rc = tsl_graph_check_structure(g);
+	if (rc)
+		return rc;
+	return check_memory(g);
+}
+
+TESSEL_API int tessel_graph_find(int *out_gid, const tessel_graph *g,
+				 const char *name)
+{
+	if (!out_gid)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	if (!name)
+		return tsl_error(TESSEL_EINVAL, "name is NULL");
+	int gid = hash_lookup(g, name);
+	if (gid < 0)
+		return tsl_error(TESSEL_ENOTFOUND, "no block named \"%s\"", name);
+	*out_gid = gid;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
+				tessel_graph_attr attr)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	switch (attr) {
+	case TESSEL_GRAPH_NDEVICES:
+		*out = g->ndevices;
+		return TSL_OK;
+	case TESSEL_GRAPH_NBLOCKS:
+		*out = g->nblocks;
+		return TSL_OK;
+	case TESSEL_GRAPH_RESOURCE_BOUND:
+	case TESSEL_GRAPH_CRITICAL_PATH: {
+		int rc = tsl_graph_check_structure(g);
+		if (rc)
+			return rc;
+		tsl_bounds b;
+		rc = tsl_bounds_compute(&b, g);
+		if (rc)
+			return rc;
+		*out = attr == TESSEL_GRAPH_RESOURCE_BOUND ? b.resource_bound
+							   : b.critical_path;
+		tsl_bounds_release(&b);
+		return TSL_OK;
+	}
+	}
+	return tsl_error(TESSEL_EINVAL, "unknown graph attribute %d", (int)attr);
+}
+
+TESSEL_API int tessel_graph_block_get(int64_t *out, const tessel_graph *g,
+				      int gid, tessel_block_attr attr)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, gid);
+	if (rc)
+		return rc;
+	const tsl_block *b = &g->blocks[gid];
+	switch (attr) {
+	case TESSEL_BLOCK_KIND: *out = b->kind; return TSL_OK;
+	case TESSEL_BLOCK_SPAN: *out = b->span; return TSL_OK;
+	case TESSEL_BLOCK_MEMORY: *out = b->memory; return TSL_OK;
+	case TESSEL_BLOCK_NDEVICES: *out = b->ndevices; return TSL_OK;
+	case TESSEL_BLOCK_NDEPS: *out = b->ndeps; return TSL_OK;
+	case TESSEL_BLOCK_STAGE: *out = b->stage; return TSL_OK;
+	}
+	return tsl_error(TESSEL_EINVAL, "unknown block attribute %d", (int)attr);
+}
+
+TESSEL_API int tessel_graph_block_name(const char **out, const tessel_graph *g,
+				       int gid)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, gid);
+	if (rc)
+		return rc;
+	*out = g->blocks[gid].name;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_block_device(int *out, const tessel_graph *g,
+					 int gid, size_t index)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, gid);
+	if (rc)
+		return rc;
+	const tsl_block *b = &g->blocks[gid];
+	if (index >= (size_t)b->ndevices)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "block \"%s\" has %d devices, index %zu requested",
+				 b->name, b->ndevices, index);
+	*out = b->devices[index];
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_block_dep(int *out, const tessel_graph *g, int gid,
+				      size_t index)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, gid);
+	if (rc)
+		return rc;
+	const tsl_block *b = &g->blocks[gid];
+	if (index >= (size_t)b->ndeps)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "block \"%s\" has %d dependencies, index %zu requested",
+				 b->name, b->ndeps, index);
+	*out = b->deps[index];
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_memory_limit(int64_t *out, const tessel_graph *g,
+					 int device)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	if (device < 0 || device >= g->ndevices)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "unknown device %d (devices are 0 .. %d)", device,
+				 g->ndevices - 1);
+	*out = g->memory_limit[device];
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
+					int64_t nmicros)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	if (nmicros < 1 || nmicros > 1000000)
+		return tsl_error(TESSEL_ERANGE,
+				 "micro-batches must be 1 .. 1000000, got %lld",
+				 (long long)nmicros);
+	int rc = tsl_graph_check_structure(g);
+	if (rc)
+		return rc;
+	tsl_bounds b;
+	rc = tsl_bounds_compute(&b, g);
+	if (rc)
+		return rc;
+	*out = tsl_bounds_lower(&b, nmicros);
+	tsl_bounds_release(&b);
+	return TSL_OK;
+}
+
+const char *tsl_kind_name(int kind)
+{
+	return kind_name(kind);
+}

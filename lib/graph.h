@@ -1,0 +1,47 @@
+/* Internal layout of a graph: one micro-batch's blocks, devices, deps. */
+#ifndef TESSEL_GRAPH_H
+#define TESSEL_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessel.h"
+
+typedef struct tsl_block {
+	char *name;
+	int kind;       /* tessel_kind */
+	int span;
+	int memory;
+	int stage;      /* -1: none */
+	int *devices;   /* sorted, distinct */
+	int ndevices;
+	int *deps;      /* blocks this one waits for */
+	int ndeps;
+	int depcap;
+} tsl_block;
+
+struct tessel_graph {
+	int ndevices;
+	int nblocks;
+	int cap;
+	tsl_block *blocks;
+	int64_t *memory_limit; /* per device; TESSEL_UNLIMITED = none */
+	/* name -> gid hash table (open addressing, gid + 1, 0 = empty) */
+	int *hash;
+	size_t hashcap;
+};
+
+/* Topological order of the blocks into `order` (nblocks entries).
+ * TESSEL_ECYCLE (with a message naming a block on the cycle) if none. */
+int tsl_graph_topo_order(int *order, const tessel_graph *g);
+
+/* Validation without the memory check (structure only). */
+int tsl_graph_check_structure(const tessel_graph *g);
+
+/* "forward", "backward" or "weight" (static string). */
+const char *tsl_kind_name(int kind);
+
+/* Whether block b occupies device d. */
+int tsl_block_on_device(const tsl_block *b, int d);
+
+#endif

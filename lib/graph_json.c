@@ -1,0 +1,769 @@
+/* Placement JSON: reading (through the public graph API) and writing, plus
+ * the JSON helpers schedule_json.c shares (loading, typed members, the
+ * pretty writer). */
+#include "json_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "graph.h"
+#include "util.h"
+
+/* Largest memory limit the graph API accepts (2^50). */
+#define MAX_LIMIT ((long long)1 << 50)
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                     */
+/* ------------------------------------------------------------------------ */
+
+int tsl_json_error_prefix(int code, const char *prefix)
+{
+	char copy[1024];
+
+	snprintf(copy, sizeof copy, "%s", tessel_error_last());
+	return tsl_error(code, "%s%s", prefix, copy);
+}
+
+/* "block 3 ("f2"): " or "block 3: " when the name is not known yet. */
+static void block_where(char *where, size_t size, size_t idx, const char *name)
+{
+	if (name)
+		snprintf(where, size, "block %zu (\"%.200s\"): ", idx, name);
+	else
+		snprintf(where, size, "block %zu: ", idx);
+}
+
+/* An error of the graph API, prefixed with the block and the field. */
+static int api_error(int code, const char *where, const char *field)
+{
+	char prefix[512];
+
+	snprintf(prefix, sizeof prefix, "%s\"%s\": ", where, field);
+	return tsl_json_error_prefix(code, prefix);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Typed values                                                               */
+/* ------------------------------------------------------------------------ */
+
+const char *tsl_json_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a real number";
+	case JSON_TRUE: return "true";
+	case JSON_FALSE: return "false";
+	case JSON_NULL: return "null";
+	}
+	return "an unknown value";
+}
+
+static const char *expected_name(json_type type)
+{
+	switch (type) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	default: return "a value";
+	}
+}
+
+int tsl_json_int(long long *out, const json_t *v, long long lo, long long hi,
+		 const char *where, const char *what)
+{
+	if (!json_is_integer(v))
+		return tsl_error(TESSEL_EPARSE, "%s%s must be an integer, not %s",
+				 where, what, tsl_json_type_name(v));
+	long long x = json_integer_value(v);
+	if (x < lo || x > hi) {
+		if (hi == LLONG_MAX)
+			return tsl_error(TESSEL_ERANGE,
+					 "%s%s must be an integer >= %lld, got %lld",
+					 where, what, lo, x);
+		return tsl_error(TESSEL_ERANGE,
+				 "%s%s must be an integer in %lld .. %lld, got %lld",
+				 where, what, lo, hi, x);
+	}
+	*out = x;
+	return TSL_OK;
+}
+
+static int missing(const char *where, const char *key)
+{
+	return tsl_error(TESSEL_EPARSE, "%s\"%s\" is missing", where, key);
+}
+
+int tsl_json_member_int(long long *out, const json_t *obj, const char *key,
+			int required, long long lo, long long hi,
+			const char *where)
+{
+	char what[128];
+	json_t *v = json_object_get(obj, key);
+
+	if (!v)
+		return required ? missing(where, key) : TSL_OK;
+	snprintf(what, sizeof what, "\"%s\"", key);
+	return tsl_json_int(out, v, lo, hi, where, what);
+}
+
+int tsl_json_member(json_t **out, const json_t *obj, const char *key,
+		    json_type type, int required, const char *where)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = NULL;
+	if (!v)
+		return required ? missing(where, key) : TSL_OK;
+	if (json_typeof(v) != type)
+		return tsl_error(TESSEL_EPARSE, "%s\"%s\" must be %s, not %s",
+				 where, key, expected_name(type),
+				 tsl_json_type_name(v));
+	*out = v;
+	return TSL_OK;
+}
+
+int tsl_json_member_string(const char **out, const json_t *obj,
+			   const char *key, int required, const char *where)
+{
+	json_t *v;
+	int rc = tsl_json_member(&v, obj, key, JSON_STRING, required, where);
+
+	if (!rc && v)
+		*out = json_string_value(v);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loading                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static int load(json_t **out, const char *text, size_t length)
+{
+	json_error_t err;
+	json_t *root;
+
+	if (length == 0)
+		return tsl_error(TESSEL_EPARSE, "line 1, column 0: the text is empty");
+	root = json_loadb(text, length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+			  &err);
+	if (!root)
+		return tsl_error(TESSEL_EPARSE, "line %d, column %d: %s",
+				 err.line, err.column, err.text);
+	if (!json_is_object(root)) {
+		int rc = tsl_error(TESSEL_EPARSE,
+				   "the top level must be a JSON object, not %s",
+				   tsl_json_type_name(root));
+		json_decref(root);
+		return rc;
+	}
+	*out = root;
+	return TSL_OK;
+}
+
+int tsl_json_load_text(json_t **out, const char *text, size_t length)
+{
+	*out = NULL;
+	if (!text)
+		return tsl_error(TESSEL_EINVAL, "text is NULL");
+	return load(out, text, length);
+}
+
+static int read_file(tsl_buf *b, const char *path)
+{
+	char chunk[65536];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return tsl_error(TESSEL_EIO, "%s: %s", path, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		tsl_buf_append(b, chunk, n);
+	int bad = ferror(f);
+	fclose(f);
+	if (bad)
+		return tsl_error(TESSEL_EIO, "%s: read error", path);
+	if (b->failed)
+		return tsl_error_nomem();
+	return TSL_OK;
+}
+
+int tsl_json_load_file(json_t **out, const char *path)
+{
+	tsl_buf b;
+	char prefix[512];
+
+	*out = NULL;
+	if (!path)
+		return tsl_error(TESSEL_EINVAL, "path is NULL");
+	tsl_buf_init(&b);
+	int rc = read_file(&b, path);
+	if (!rc) {
+		rc = load(out, b.data ? b.data : "", b.len);
+		snprintf(prefix, sizeof prefix, "%s: ", path);
+		if (rc)
+			tsl_json_error_prefix(rc, prefix);
+	}
+	tsl_buf_release(&b);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading a placement                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* State of one placement read. */
+typedef struct reader {
+	tessel_graph *g;
+	json_t *blocks;
+	int ndevices;
+	int *devs;      /* device list being built (ndevices entries) */
+	int *seen;      /* per device: 1 + index of the block that listed it */
+} reader;
+
+static int parse_kind(int *kind, const json_t *obj, const char *where)
+{
+	const char *s = NULL;
+	int rc = tsl_json_member_string(&s, obj, "kind", 1, where);
+
+	if (rc)
+		return rc;
+	if (!strcmp(s, "forward"))
+		*kind = TESSEL_KIND_FORWARD;
+	else if (!strcmp(s, "backward"))
+		*kind = TESSEL_KIND_BACKWARD;
+	else if (!strcmp(s, "weight"))
+		*kind = TESSEL_KIND_WEIGHT;
+	else
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"kind\" must be \"forward\", \"backward\" or \"weight\", not \"%.100s\"",
+				 where, s);
+	return TSL_OK;
+}
+
+/* First pass over one block: name, kind, span, memory; adds the block. */
+static int add_block(reader *r, size_t idx)
+{
+	char where[320];
+	json_t *obj = json_array_get(r->blocks, idx);
+	const char *name = NULL;
+	long long span = 0, memory = 0;
+	int kind = 0, gid = 0, rc;
+
+	block_where(where, sizeof where, idx, NULL);
+	if (!json_is_object(obj))
+		return tsl_error(TESSEL_EPARSE, "%smust be an object, not %s",
+				 where, tsl_json_type_name(obj));
+	rc = tsl_json_member_string(&name, obj, "name", 1, where);
+	if (rc)
+		return rc;
+	if (!*name)
+		return tsl_error(TESSEL_EINVAL, "%s\"name\" must not be empty",
+				 where);
+	block_where(where, sizeof where, idx, name);
+	rc = parse_kind(&kind, obj, where);
+	if (!rc)
+		rc = tsl_json_member_int(&span, obj, "span", 1, 1,
+					 TESSEL_MAX_SPAN, where);
+	if (!rc)
+		rc = tsl_json_member_int(&memory, obj, "memory", 1,
+					 -TESSEL_MAX_MEMORY, TESSEL_MAX_MEMORY,
+					 where);
+	if (rc)
+		return rc;
+	rc = tessel_graph_add_block(&gid, r->g, name, (tessel_kind)kind,
+				    (int)span, (int)memory);
+	if (rc == TESSEL_EEXISTS && !tessel_graph_find(&gid, r->g, name))
+		return tsl_error(rc, "%s\"name\" is already used by block %d",
+				 where, gid);
+	if (rc)
+		return api_error(rc, where, "name");
+	return TSL_OK;
+}
+
+static int place_block(reader *r, int gid, const json_t *obj,
+		       const char *where)
+{
+	char what[64];
+	json_t *list;
+	long long d = 0;
+	size_t i, count;
+	int rc = tsl_json_member(&list, obj, "devices", JSON_ARRAY, 1, where);
+
+	if (rc)
+		return rc;
+	count = json_array_size(list);
+	if (count == 0)
+		return tsl_error(TESSEL_EINVAL, "%s\"devices\" must not be empty",
+				 where);
+	for (i = 0; i < count; i++) {
+		snprintf(what, sizeof what, "\"devices\"[%zu]", i);
+		rc = tsl_json_int(&d, json_array_get(list, i), LLONG_MIN,
+				  LLONG_MAX, where, what);
+		if (rc)
+			return rc;
+		if (d < 0 || d >= r->ndevices)
+			return tsl_error(TESSEL_EINVAL,
+					 "%s%s: unknown device %lld (devices are 0 .. %d)",
+					 where, what, d, r->ndevices - 1);
+		if (r->seen[d] == gid + 1)
+			return tsl_error(TESSEL_EINVAL,
+					 "%s\"devices\" lists device %lld twice",
+					 where, d);
+		r->seen[d] = gid + 1;
+		r->devs[i] = (int)d;
+	}
+	rc = tessel_graph_place(r->g, gid, r->devs, count);
+	return rc ? api_error(rc, where, "devices") : TSL_OK;
+}
+
+static int add_deps(reader *r, int gid, const json_t *obj, const char *where)
+{
+	json_t *list;
+	int before;
+	int rc = tsl_json_member(&list, obj, "after", JSON_ARRAY, 0, where);
+
+	if (rc || !list)
+		return rc;
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		json_t *v = json_array_get(list, i);
+		if (!json_is_string(v))
+			return tsl_error(TESSEL_EPARSE,
+					 "%s\"after\"[%zu] must be a block name (a string), not %s",
+					 where, i, tsl_json_type_name(v));
+		const char *name = json_string_value(v);
+		if (tessel_graph_find(&before, r->g, name))
+			return tsl_error(TESSEL_ENOTFOUND,
+					 "%s\"after\"[%zu]: unknown block \"%.200s\"",
+					 where, i, name);
+		rc = tessel_graph_add_dep(r->g, before, gid);
+		if (rc)
+			return api_error(rc, where, "after");
+	}
+	return TSL_OK;
+}
+
+/* Second pass over one block: devices, dependencies, stage. */
+static int link_block(reader *r, int gid)
+{
+	char where[320];
+	const json_t *obj = json_array_get(r->blocks, (size_t)gid);
+	const char *name = r->g->blocks[gid].name;
+	long long stage = -1;
+
+	block_where(where, sizeof where, (size_t)gid, name);
+	int rc = place_block(r, gid, obj, where);
+	if (!rc)
+		rc = add_deps(r, gid, obj, where);
+	if (!rc)
+		rc = tsl_json_member_int(&stage, obj, "stage", 0, 0,
+					 TESSEL_MAX_BLOCKS, where);
+	if (rc || stage < 0)
+		return rc;
+	rc = tessel_graph_set_stage(r->g, gid, (int)stage);
+	return rc ? api_error(rc, where, "stage") : TSL_OK;
+}
+
+static int set_limit(reader *r, int device, const json_t *v, const char *what)
+{
+	long long limit = 0;
+	int rc = tsl_json_int(&limit, v, TESSEL_UNLIMITED, MAX_LIMIT, "", what);
+
+	if (rc)
+		return rc;
+	rc = tessel_graph_set_memory_limit(r->g, device, limit);
+	return rc ? api_error(rc, "", "memory_limit") : TSL_OK;
+}
+
+static int read_limits(reader *r, const json_t *root)
+{
+	char what[64];
+	json_t *v = json_object_get(root, "memory_limit");
+
+	if (!v)
+		return TSL_OK;
+	if (json_is_integer(v))
+		return set_limit(r, TESSEL_ALL_DEVICES, v, "\"memory_limit\"");
+	if (!json_is_array(v))
+		return tsl_error(TESSEL_EPARSE,
+				 "\"memory_limit\" must be an integer or an array of integers, not %s",
+				 tsl_json_type_name(v));
+	if (json_array_size(v) != (size_t)r->ndevices)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"memory_limit\" has %zu entries, expected one per device (%d)",
+				 json_array_size(v), r->ndevices);
+	for (int d = 0; d < r->ndevices; d++) {
+		snprintf(what, sizeof what, "\"memory_limit\"[%d]", d);
+		int rc = set_limit(r, d, json_array_get(v, (size_t)d), what);
+		if (rc)
+			return rc;
+	}
+	return TSL_OK;
+}
+
+static int read_graph(reader *r, const json_t *root)
+{
+	size_t n = json_array_size(r->blocks);
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		rc = add_block(r, i);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rc = link_block(r, (int)i);
+		if (rc)
+			return rc;
+	}
+	rc = read_limits(r, root);
+	if (rc)
+		return rc;
+	return tessel_graph_validate(r->g);
+}
+
+int tsl_graph_from_jansson(tessel_graph **out, json_t *root)
+{
+	reader r = { 0 };
+	long long ndevices = 0;
+	int rc;
+
+	*out = NULL;
+	if (!json_is_object(root))
+		return tsl_error(TESSEL_EPARSE,
+				 "a placement must be a JSON object, not %s",
+				 tsl_json_type_name(root));
+	rc = tsl_json_member_int(&ndevices, root, "devices", 1, 1,
+				 TESSEL_MAX_DEVICES, "");
+	if (!rc)
+		rc = tsl_json_member(&r.blocks, root, "blocks", JSON_ARRAY, 1, "");
+	if (rc)
+		return rc;
+	if (json_array_size(r.blocks) == 0)
+		return tsl_error(TESSEL_EINVAL, "\"blocks\" must not be empty");
+	if (json_array_size(r.blocks) > TESSEL_MAX_BLOCKS)
+		return tsl_error(TESSEL_ERANGE,
+				 "\"blocks\" has %zu blocks, at most %d are allowed",
+				 json_array_size(r.blocks), TESSEL_MAX_BLOCKS);
+	r.ndevices = (int)ndevices;
+	rc = tessel_graph_new(&r.g, r.ndevices);
+	if (rc)
+		return rc;
+	r.devs = tsl_calloc((size_t)r.ndevices, sizeof *r.devs);
+	r.seen = tsl_calloc((size_t)r.ndevices, sizeof *r.seen);
+	if (!r.devs || !r.seen)
+		rc = tsl_error_nomem();
+	else
+		rc = read_graph(&r, root);
+	tsl_free(r.devs);
+	tsl_free(r.seen);
+	if (rc) {
+		tessel_graph_free(r.g);
+		return rc;
+	}
+	*out = r.g;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_from_json(tessel_graph **out, const char *text,
+				      size_t length)
+{
+	json_t *root;
+
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	int rc = tsl_json_load_text(&root, text, length);
+	if (rc)
+		return rc;
+	rc = tsl_graph_from_jansson(out, root);
+	json_decref(root);
+	return rc;
+}
+
+TESSEL_API int tessel_graph_from_file(tessel_graph **out, const char *path)
+{
+	char prefix[512];
+	json_t *root;
+
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	int rc = tsl_json_load_file(&root, path);
+	if (rc)
+		return rc;
+	rc = tsl_graph_from_jansson(out, root);
+	json_decref(root);
+	if (rc) {
+		snprintf(prefix, sizeof prefix, "%s: ", path);
+		tsl_json_error_prefix(rc, prefix);
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing a placement                                                        */
+/* ------------------------------------------------------------------------ */
+
+const char *tsl_json_kind_name(int kind)
+{
+	switch (kind) {
+	case TESSEL_KIND_FORWARD: return "forward";
+	case TESSEL_KIND_BACKWARD: return "backward";
+	case TESSEL_KIND_WEIGHT: return "weight";
+	}
+	return "?";
+}
+
+/* A JSON string of a block name; *bad_utf8 set when it is not UTF-8. */
+static json_t *name_string(const char *name, int *bad_utf8)
+{
+	json_t *s = json_string(name);
+
+	if (!s && !*bad_utf8) {
+		/* json_string fails on bad UTF-8 and on lack of memory. */
+		json_t *raw = json_string_nocheck(name);
+		if (raw)
+			*bad_utf8 = 1;
+		json_decref(raw);
+	}
+	return s;
+}
+
+static json_t *int_array(const int *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < n; i++)
+		if (json_array_append_new(a, json_integer(v[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_t *block_object(const tessel_graph *g, int gid, int *bad_utf8)
+{
+	const tsl_block *b = &g->blocks[gid];
+	json_t *o = json_object();
+	int bad = !o;
+
+	if (bad)
+		return NULL;
+	bad |= json_object_set_new(o, "name", name_string(b->name, bad_utf8));
+	bad |= json_object_set_new(o, "kind",
+				   json_string(tsl_json_kind_name(b->kind)));
+	bad |= json_object_set_new(o, "span", json_integer(b->span));
+	bad |= json_object_set_new(o, "memory", json_integer(b->memory));
+	bad |= json_object_set_new(o, "devices",
+				   int_array(b->devices, b->ndevices));
+	if (b->ndeps > 0) {
+		json_t *after = json_array();
+		for (int i = 0; after && i < b->ndeps; i++)
+			bad |= json_array_append_new(after,
+				name_string(g->blocks[b->deps[i]].name, bad_utf8));
+		bad |= json_object_set_new(o, "after", after);
+	}
+	if (b->stage >= 0)
+		bad |= json_object_set_new(o, "stage", json_integer(b->stage));
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* memory_limit: one integer when all devices agree, an array otherwise,
+ * NULL (and *omit) when every device is unlimited. */
+static json_t *limits_value(const tessel_graph *g, int *omit)
+{
+	int same = 1;
+
+	*omit = 0;
+	for (int d = 1; d < g->ndevices; d++)
+		if (g->memory_limit[d] != g->memory_limit[0])
+			same = 0;
+	if (same && g->memory_limit[0] == TESSEL_UNLIMITED) {
+		*omit = 1;
+		return NULL;
+	}
+	if (same)
+		return json_integer(g->memory_limit[0]);
+	json_t *a = json_array();
+	for (int d = 0; a && d < g->ndevices; d++)
+		if (json_array_append_new(a, json_integer(g->memory_limit[d]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static int first_bad_name(const tessel_graph *g)
+{
+	for (int i = 0; i < g->nblocks; i++) {
+		json_t *s = json_string(g->blocks[i].name);
+		json_decref(s);
+		if (!s)
+			return i;
+	}
+	return 0;
+}
+
+int tsl_graph_to_jansson(json_t **out, const tessel_graph *g)
+{
+	json_t *root = json_object();
+	json_t *blocks = json_array();
+	int omit, bad_utf8 = 0;
+	int bad = !root || !blocks;
+
+	*out = NULL;
+	if (!bad) {
+		bad |= json_object_set_new(root, "devices",
+					   json_integer(g->ndevices));
+		json_t *limits = limits_value(g, &omit);
+		if (!omit)
+			bad |= json_object_set_new(root, "memory_limit", limits);
+	}
+	for (int i = 0; !bad && i < g->nblocks; i++)
+		bad |= json_array_append_new(blocks,
+					     block_object(g, i, &bad_utf8));
+	if (!bad) {
+		bad |= json_object_set_new(root, "blocks", blocks);
+		blocks = NULL;
+	}
+	json_decref(blocks);
+	if (bad) {
+		json_decref(root);
+		if (bad_utf8) {
+			int i = first_bad_name(g);
+			return tsl_error(TESSEL_EINVAL,
+					 "block %d: the name is not valid UTF-8",
+					 i);
+		}
+		return tsl_error_nomem();
+	}
+	*out = root;
+	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pretty writer                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Scalars and one-line containers: jansson's compact-with-spaces layout,
+ * reals with 15 significant digits. */
+#define INLINE_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER | \
+		      JSON_REAL_PRECISION(15))
+
+static int buf_sink(const char *text, size_t size, void *data)
+{
+	tsl_buf *b = data;
+
+	tsl_buf_append(b, text, size);
+	return b->failed ? -1 : 0;
+}
+
+static void write_inline(tsl_buf *b, json_t *v)
+{
+	if (json_dump_callback(v, buf_sink, b, INLINE_FLAGS))
+		b->failed = 1;
+}
+
+void tsl_json_indent(tsl_buf *b, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		tsl_buf_append(b, "  ", 2);
+}
+
+void tsl_json_write_string(tsl_buf *b, const char *s)
+{
+	json_t *v = json_string_nocheck(s);
+
+	if (!v) {
+		b->failed = 1;
+		return;
+	}
+	write_inline(b, v);
+	json_decref(v);
+}
+
+static int all_scalars(json_t *a)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(a, i, v)
+		if (json_is_object(v) || json_is_array(v))
+			return 0;
+	return 1;
+}
+
+static void write_object(tsl_buf *b, json_t *o, int depth)
+{
+	const char *key;
+	json_t *v;
+	size_t left = json_object_size(o);
+
+	tsl_buf_puts(b, "{\n");
+	json_object_foreach(o, key, v) {
+		tsl_json_indent(b, depth + 1);
+		tsl_json_write_string(b, key);
+		tsl_buf_puts(b, ": ");
+		tsl_json_write(b, v, depth + 1);
+		tsl_buf_puts(b, --left ? ",\n" : "\n");
+	}
+	tsl_json_indent(b, depth);
+	tsl_buf_puts(b, "}");
+}
+
+static void write_array(tsl_buf *b, json_t *a, int depth)
+{
+	size_t i, n = json_array_size(a);
+	json_t *v;
+
+	tsl_buf_puts(b, "[\n");
+	json_array_foreach(a, i, v) {
+		tsl_json_indent(b, depth + 1);
+		write_inline(b, v);
+		tsl_buf_puts(b, i + 1 < n ? ",\n" : "\n");
+	}
+	tsl_json_indent(b, depth);
+	tsl_buf_puts(b, "]");
+}
+
+void tsl_json_write(tsl_buf *b, json_t *v, int depth)
+{
+	if (json_is_object(v) && json_object_size(v) > 0)
+		write_object(b, v, depth);
+	else if (json_is_array(v) && !all_scalars(v))
+		write_array(b, v, depth);
+	else
+		write_inline(b, v);
+}
+
+TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *g)
+{
+	json_t *root;
+	tsl_buf b;
+
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	if (!g)
+		return tsl_error(TESSEL_EINVAL, "graph is NULL");
+	int rc = tsl_graph_to_jansson(&root, g);
+	if (rc)
+		return rc;
+	tsl_buf_init(&b);
+	tsl_json_write(&b, root, 0);
+	tsl_buf_puts(&b, "\n");
+	json_decref(root);
+	*out = tsl_buf_take(&b);
+	return *out ? TSL_OK : tsl_error_nomem();
+}

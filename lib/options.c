@@ -1,0 +1,98 @@
+/* Search options: an opaque, enum-keyed set of bounded integers. */
+#include <stdint.h>
+
+#include "error.h"
+#include "options.h"
+#include "util.h"
+
+typedef struct option_spec {
+	const char *name;
+	int64_t min, max, def;
+} option_spec;
+
+static const option_spec specs[TSL_NOPTIONS] = {
+	[TESSEL_OPT_MICRO_BATCHES] = {"micro-batches", 1, 1000000, 16},
+	[TESSEL_OPT_TIME_LIMIT_MS] = {"time limit (ms)", 0, 86400000, 0},
+	[TESSEL_OPT_THREADS] = {"threads", 0, 256, 0},
+	[TESSEL_OPT_FAST] = {"fast", 0, 1, 0},
+	[TESSEL_OPT_MAX_PERIOD] = {"max period", 0, (int64_t)1 << 40, 0},
+	[TESSEL_OPT_SEED] = {"seed", 0, UINT32_MAX, 0},
+	[TESSEL_OPT_MINIMIZE_DEPTH] = {"minimize depth", 0, 1, 1},
+	[TESSEL_OPT_SOLVER_MEMORY_MB] = {"solver memory (MB)", 0, 1 << 30, 0},
+};
+
+static int check_key(tessel_option key)
+{
+	if ((int)key < 0 || (int)key >= TSL_NOPTIONS)
+		return tsl_error(TESSEL_EINVAL, "unknown option key %d", (int)key);
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_options_new(tessel_options **out)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	tessel_options *o = tsl_calloc(1, sizeof *o);
+	if (!o)
+		return tsl_error_nomem();
+	tsl_options_defaults(o);
+	*out = o;
+	return TSL_OK;
+}
+
+void tsl_options_defaults(tessel_options *o)
+{
+	for (int k = 0; k < TSL_NOPTIONS; k++)
+		o->value[k] = specs[k].def;
+}
+
+TESSEL_API void tessel_options_free(tessel_options *o)
+{
+	tsl_free(o);
+}
+
+TESSEL_API int tessel_options_set(tessel_options *o, tessel_option key,
+				  int64_t value)
+{
+	if (!o)
+		return tsl_error(TESSEL_EINVAL, "options is NULL");
+	int rc = check_key(key);
+	if (rc)
+		return rc;
+	const option_spec *s = &specs[key];
+	if (value < s->min || value > s->max)
+		return tsl_error(TESSEL_ERANGE,
+				 "option %s must be %lld .. %lld, got %lld",
+				 s->name, (long long)s->min, (long long)s->max,
+				 (long long)value);
+	o->value[key] = value;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_options_get(int64_t *out, const tessel_options *o,
+				  tessel_option key)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	if (!o)
+		return tsl_error(TESSEL_EINVAL, "options is NULL");
+	int rc = check_key(key);
+	if (rc)
+		return rc;
+	*out = o->value[key];
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_options_bounds(int64_t *out_min, int64_t *out_max,
+				     tessel_option key)
+{
+	int rc = check_key(key);
+	if (rc)
+		return rc;
+	if (out_min)
+		*out_min = specs[key].min;
+	if (out_max)
+		*out_max = specs[key].max;
+	return TSL_OK;
+}

@@ -1,0 +1,476 @@
+/* The repetend as a modulo schedule, solved with Z3 (the only file that
+ * includes z3.h).
+ *
+ * For a fixed period P every block b gets q_b >= 0 and 0 <= r_b < P; block
+ * b of micro-batch m starts at T_b + m P with T_b = P q_b + r_b. Constraints:
+ * dependencies T_a + span_a <= T_b; device exclusivity of blocks sharing a
+ * device on the circle of length P (one ordering literal per pair); memory in
+ * steady state on device d just after block c starts:
+ *   sum_{b on d} mem_b ([r_b <= r_c] - q_b) <= limit_d.
+ * P runs upward from the resource bound: the first satisfiable P is optimal
+ * and the unsatisfiable ones below it are the proof. Then the depth
+ * L = max T_b + span_b is minimised by bisection at that P. */
+#include <stdlib.h>
+#include <string.h>
+#include <z3.h>
+
+#include "error.h"
+#include "search.h"
+#include "util.h"
+
+/* Z3 reports errors through a handler; one context is used by one thread,
+ * so a thread-local flag carries the error back. */
+static _Thread_local int z3_failed;
+static _Thread_local Z3_error_code z3_code;
+
+static void on_z3_error(Z3_context ctx, Z3_error_code code)
+{
+	(void)ctx;
+	if (!z3_failed) {
+		z3_failed = 1;
+		z3_code = code;
+	}
+}
+
+typedef struct pair {
+	int a, b;     /* a < b, sharing at least one device */
+	Z3_ast before; /* r_a < r_b */
+} pair;
+
+typedef struct model {
+	Z3_context ctx;
+	Z3_solver solver;
+	Z3_sort isort;
+	const tessel_graph *g;
+	const tsl_bounds *bnd;
+	int64_t P;
+	int n;
+	Z3_ast *q, *r, *t;  /* per block: q, r, and the term P q + r */
+	Z3_ast depth;      /* L */
+	pair *pairs;
+	int npairs;
+	int *pair_index;   /* n x n -> pair id or -1 (only for small n) */
+} model;
+
+static Z3_ast mk_int(model *m, int64_t v)
+{
+	return Z3_mk_int64(m->ctx, v, m->isort);
+}
+
+static Z3_ast mk_add2(model *m, Z3_ast x, Z3_ast y)
+{
+	Z3_ast args[2] = {x, y};
+	return Z3_mk_add(m->ctx, 2, args);
+}
+
+static Z3_ast mk_add_c(model *m, Z3_ast x, int64_t c)
+{
+	return c == 0 ? x : mk_add2(m, x, mk_int(m, c));
+}
+
+static void assert_le(model *m, Z3_ast x, Z3_ast y)
+{
+	Z3_solver_assert(m->ctx, m->solver, Z3_mk_le(m->ctx, x, y));
+}
+
+static int shares_device(const tsl_block *a, const tsl_block *b)
+{
+	int i = 0, j = 0;
+	while (i < a->ndevices && j < b->ndevices) {
+		if (a->devices[i] == b->devices[j])
+			return 1;
+		if (a->devices[i] < b->devices[j])
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+static void model_release(model *m)
+{
+	if (m->solver)
+		Z3_solver_dec_ref(m->ctx, m->solver);
+	if (m->ctx)
+		Z3_del_context(m->ctx);
+	tsl_free(m->q);
+	tsl_free(m->r);
+	tsl_free(m->t);
+	tsl_free(m->pairs);
+	tsl_free(m->pair_index);
+	memset(m, 0, sizeof *m);
+}
+
+/* Literal for [r_x <= r_y] (x != y, sharing a device). */
+static Z3_ast le_literal(model *m, int x, int y)
+{
+	int id = m->pair_index[(size_t)x * m->n + y];
+	pair *p = &m->pairs[id];
+	return p->a == x ? p->before : Z3_mk_not(m->ctx, p->before);
+}
+
+static void add_exclusivity(model *m)
+{
+	for (int k = 0; k < m->npairs; k++) {
+		pair *p = &m->pairs[k];
+		const tsl_block *A = &m->g->blocks[p->a], *B = &m->g->blocks[p->b];
+		Z3_ast ra = m->r[p->a], rb = m->r[p->b];
+		Z3_ast c1[2] = {
+			Z3_mk_le(m->ctx, mk_add_c(m, ra, A->span), rb),
+			Z3_mk_le(m->ctx, mk_add_c(m, rb, B->span),
+				 mk_add_c(m, ra, m->P)),
+		};
+		Z3_ast c2[2] = {
+			Z3_mk_le(m->ctx, mk_add_c(m, rb, B->span), ra),
+			Z3_mk_le(m->ctx, mk_add_c(m, ra, A->span),
+				 mk_add_c(m, rb, m->P)),
+		};
+		Z3_solver_assert(m->ctx, m->solver,
+				 Z3_mk_implies(m->ctx, p->before,
+					       Z3_mk_and(m->ctx, 2, c1)));
+		Z3_solver_assert(m->ctx, m->solver,
+				 Z3_mk_implies(m->ctx, Z3_mk_not(m->ctx, p->before),
+					       Z3_mk_and(m->ctx, 2, c2)));
+	}
+}
+
+static int add_memory(model *m)
+{
+	const tessel_graph *g = m->g;
+	int *on = tsl_calloc((size_t)m->n, sizeof *on);
+	Z3_ast *terms = tsl_calloc((size_t)m->n * 2 + 1, sizeof *terms);
+	if (!on || !terms) {
+		tsl_free(on);
+		tsl_free(terms);
+		return tsl_error_nomem();
+	}
+	for (int d = 0; d < g->ndevices; d++) {
+		int64_t limit = g->memory_limit[d];
+		if (limit == TESSEL_UNLIMITED)
+			continue;
+		int non = 0, any = 0;
+		for (int b = 0; b < m->n; b++)
+			if (tsl_block_on_device(&g->blocks[b], d)) {
+				on[non++] = b;
+				any |= g->blocks[b].memory != 0;
+			}
+		if (!any)
+			continue;
+		for (int i = 0; i < non; i++) {
+			int c = on[i];
+			if (g->blocks[c].memory <= 0)
+				continue;
+			int nt = 0;
+			terms[nt++] = mk_int(m, g->blocks[c].memory);
+			for (int j = 0; j < non; j++) {
+				int b = on[j];
+				int64_t mem = g->blocks[b].memory;
+				if (mem == 0)
+					continue;
+				if (b != c)
+					terms[nt++] = Z3_mk_ite(m->ctx,
+						le_literal(m, b, c), mk_int(m, mem),
+						mk_int(m, 0));
+				Z3_ast qa[2] = {mk_int(m, -mem), m->q[b]};
+				terms[nt++] = Z3_mk_mul(m->ctx, 2, qa);
+			}
+			assert_le(m, Z3_mk_add(m->ctx, (unsigned)nt, terms),
+				  mk_int(m, limit));
+		}
+	}
+	tsl_free(on);
+	tsl_free(terms);
+	return TSL_OK;
+}
+
+/* Build the model for period P (no bound on the depth beyond `max_depth`). */
+static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
+		       int64_t P, int64_t max_depth, const tsl_opts *opts)
+{
+	memset(m, 0, sizeof *m);
+	m->g = g;
+	m->bnd = bnd;
+	m->P = P;
+	m->n = g->nblocks;
+	int n = m->n;
+
+	m->q = tsl_calloc((size_t)n, sizeof *m->q);
+	m->r = tsl_calloc((size_t)n, sizeof *m->r);
+	m->t = tsl_calloc((size_t)n, sizeof *m->t);
+	m->pair_index = tsl_reallocarray(NULL, (size_t)n * n, sizeof(int));
+	if (!m->q || !m->r || !m->t || !m->pair_index) {
+		model_release(m);
+		return tsl_error_nomem();
+	}
+	memset(m->pair_index, 0xff, (size_t)n * n * sizeof(int));
+
+	Z3_config cfg = Z3_mk_config();
+	if (!cfg) {
+		model_release(m);
+		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a configuration");
+	}
+	Z3_set_param_value(cfg, "model", "true");
+	m->ctx = Z3_mk_context(cfg);
+	Z3_del_config(cfg);
+	if (!m->ctx) {
+		model_release(m);
+		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a context");
+	}
+	Z3_set_error_handler(m->ctx, on_z3_error);
+	m->isort = Z3_mk_int_sort(m->ctx);
+	m->solver = Z3_mk_solver_for_logic(m->ctx,
+					   Z3_mk_string_symbol(m->ctx, "QF_LIA"));
+	Z3_solver_inc_ref(m->ctx, m->solver);
+
+	Z3_params params = Z3_mk_params(m->ctx);
+	Z3_params_inc_ref(m->ctx, params);
+	Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "random_seed"),
+			   (unsigned)opts->seed);
+	Z3_solver_set_params(m->ctx, m->solver, params);
+	Z3_params_dec_ref(m->ctx, params);
+
+	m->depth = Z3_mk_const(m->ctx, Z3_mk_string_symbol(m->ctx, "L"), m->isort);
+	/* lo: the earliest start. Shifting a whole repetend in time changes
+	 * nothing, so the first block in topological order is pinned at 0
+	 * (q = r = 0) and other blocks may start before it (q < 0). */
+	Z3_ast lo = Z3_mk_const(m->ctx, Z3_mk_string_symbol(m->ctx, "lo"), m->isort);
+	int pinned = bnd->topo[0];
+	for (int b = 0; b < n; b++) {
+		const tsl_block *B = &g->blocks[b];
+		m->q[b] = Z3_mk_const(m->ctx, Z3_mk_int_symbol(m->ctx, 2 * b), m->isort);
+		m->r[b] = Z3_mk_const(m->ctx, Z3_mk_int_symbol(m->ctx, 2 * b + 1),
+				      m->isort);
+		Z3_ast pq[2] = {mk_int(m, P), m->q[b]};
+		m->t[b] = mk_add2(m, Z3_mk_mul(m->ctx, 2, pq), m->r[b]);
+		if (b == pinned) {
+			assert_le(m, m->q[b], mk_int(m, 0));
+			assert_le(m, mk_int(m, 0), m->q[b]);
+			assert_le(m, m->r[b], mk_int(m, 0));
+		}
+		assert_le(m, mk_int(m, 0), m->r[b]);
+		assert_le(m, m->r[b], mk_int(m, P - 1));
+		/* earliest start from the critical path into b */
+		assert_le(m, mk_add_c(m, lo, bnd->head[b]), m->t[b]);
+		/* depth covers b and what must follow it */
+		Z3_ast sub[2] = {mk_add_c(m, m->t[b], B->span + bnd->tail[b]), lo};
+		assert_le(m, Z3_mk_sub(m->ctx, 2, sub), m->depth);
+		for (int k = 0; k < B->ndeps; k++) {
+			int a = B->deps[k];
+			assert_le(m, mk_add_c(m, m->t[a], g->blocks[a].span), m->t[b]);
+		}
+	}
+	assert_le(m, m->depth, mk_int(m, max_depth));
+
+	/* ordering literals for pairs of blocks sharing a device */
+	int cap = 0;
+	for (int a = 0; a < n; a++)
+		for (int b = a + 1; b < n; b++) {
+			if (!shares_device(&g->blocks[a], &g->blocks[b]))
+				continue;
+			if (m->npairs == cap) {
+				cap = cap ? cap * 2 : 64;
+				pair *np = tsl_reallocarray(m->pairs, (size_t)cap,
+							    sizeof *np);
+				if (!np) {
+					model_release(m);
+					return tsl_error_nomem();
+				}
+				m->pairs = np;
+			}
+			pair *p = &m->pairs[m->npairs];
+			p->a = a;
+			p->b = b;
+			p->before = Z3_mk_const(m->ctx,
+				Z3_mk_int_symbol(m->ctx, 2 * n + m->npairs),
+				Z3_mk_bool_sort(m->ctx));
+			m->pair_index[(size_t)a * n + b] = m->npairs;
+			m->pair_index[(size_t)b * n + a] = m->npairs;
+			m->npairs++;
+		}
+	add_exclusivity(m);
+	int rc = add_memory(m);
+	if (rc) {
+		model_release(m);
+		return rc;
+	}
+	if (z3_failed) {
+		rc = tsl_error(TESSEL_ESOLVER, "Z3 error while building the model: %s",
+			       Z3_get_error_msg(m->ctx, z3_code));
+		model_release(m);
+		return rc;
+	}
+	return TSL_OK;
+}
+
+/* Check with the time left; 1 sat, 0 unsat, -1 unknown (time), <-1 error. */
+static int model_check(model *m, const tsl_deadline *dl)
+{
+	int64_t left = tsl_deadline_left_ms(dl);
+	if (left <= 0)
+		return -1;
+	Z3_params params = Z3_mk_params(m->ctx);
+	Z3_params_inc_ref(m->ctx, params);
+	Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "timeout"),
+			   left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
+	Z3_solver_set_params(m->ctx, m->solver, params);
+	Z3_params_dec_ref(m->ctx, params);
+	Z3_lbool res = Z3_solver_check(m->ctx, m->solver);
+	if (z3_failed) {
+		/* a canceled check is a timeout, anything else a failure */
+		if (z3_code == Z3_EXCEPTION && tsl_deadline_left_ms(dl) <= 0) {
+			z3_failed = 0;
+			return -1;
+		}
+		return tsl_error(TESSEL_ESOLVER, "Z3 error during the search: %s",
+				 Z3_get_error_msg(m->ctx, z3_code));
+	}
+	if (res == Z3_L_TRUE)
+		return 1;
+	if (res == Z3_L_FALSE)
+		return 0;
+	return -1;
+}
+
+static int64_t model_value(model *m, Z3_model mdl, Z3_ast term)
+{
+	Z3_ast v = NULL;
+	int64_t x = 0;
+	if (Z3_model_eval(m->ctx, mdl, term, true, &v) && v)
+		Z3_get_numeral_int64(m->ctx, v, &x);
+	return x;
+}
+
+/* Read T and the depth from the current model into rep. */
+static int model_read(model *m, tsl_repetend *rep)
+{
+	Z3_model mdl = Z3_solver_get_model(m->ctx, m->solver);
+	if (!mdl || z3_failed)
+		return tsl_error(TESSEL_ESOLVER, "Z3 returned no model");
+	Z3_model_inc_ref(m->ctx, mdl);
+	int64_t minT = INT64_MAX, depth = 0;
+	for (int b = 0; b < m->n; b++) {
+		rep->T[b] = model_value(m, mdl, m->t[b]);
+		if (rep->T[b] < minT)
+			minT = rep->T[b];
+	}
+	Z3_model_dec_ref(m->ctx, mdl);
+	/* shift so that the earliest block starts at 0 */
+	int64_t shift = minT;
+	for (int b = 0; b < m->n; b++) {
+		rep->T[b] -= shift;
+		int64_t e = rep->T[b] + m->g->blocks[b].span;
+		if (e > depth)
+			depth = e;
+	}
+	rep->period = m->P;
+	rep->depth = depth;
+	return TSL_OK;
+}
+
+/* Bisection on the depth at the period of `m`, starting from a solution
+ * of depth rep->depth. Keeps the best solution in rep. */
+static int minimise_depth(model *m, tsl_repetend *rep, const tsl_deadline *dl)
+{
+	int64_t lo = m->bnd->critical_path, hi = rep->depth;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		Z3_solver_push(m->ctx, m->solver);
+		assert_le(m, m->depth, mk_int(m, mid));
+		int res = model_check(m, dl);
+		int rc = TSL_OK;
+		if (res == 1) {
+			rc = model_read(m, rep);
+			hi = rep->depth;
+		} else if (res == 0) {
+			lo = mid + 1;
+		}
+		Z3_solver_pop(m->ctx, m->solver, 1);
+		if (rc)
+			return rc;
+		if (res < -1)
+			return res;
+		if (res == -1)
+			break; /* out of time: keep the best so far */
+	}
+	return TSL_OK;
+}
+
+/* One period: 1 found (rep filled), 0 proven impossible, -1 unknown. */
+static int try_period(tsl_repetend *rep, const tessel_graph *g,
+		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
+		      const tsl_deadline *dl)
+{
+	model m;
+	z3_failed = 0;
+	/* a repetend needs no more than n repetitions in flight */
+	int64_t max_depth = bnd->critical_path + (int64_t)g->nblocks * P + P;
+	int rc = model_build(&m, g, bnd, P, max_depth, opts);
+	if (rc)
+		return rc;
+	int res = model_check(&m, dl);
+	if (res == 1) {
+		rc = model_read(&m, rep);
+		if (!rc && opts->minimize_depth)
+			rc = minimise_depth(&m, rep, dl);
+		if (rc)
+			res = rc;
+	}
+	model_release(&m);
+	z3_failed = 0;
+	return res;
+}
+
+int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
+		    const tsl_bounds *bnd, const tsl_opts *opts,
+		    const tsl_deadline *dl)
+{
+	int64_t lo = bnd->resource_bound;
+	int64_t hi = opts->max_period ? opts->max_period : bnd->total_span;
+	for (int b = 0; b < g->nblocks; b++)
+		if (g->blocks[b].span > lo)
+			lo = g->blocks[b].span;
+	if (hi < lo)
+		return tsl_error(TESSEL_EINFEASIBLE,
+				 "the period cap %lld is below the resource bound %lld",
+				 (long long)hi, (long long)lo);
+	int proven = 1;
+	for (int64_t P = lo; P <= hi; P++) {
+		int res = try_period(rep, g, bnd, P, opts, dl);
+		if (res < -1)
+			return res;
+		if (res == 1) {
+			rep->optimal = proven;
+			return TSL_OK;
+		}
+		if (res == -1) {
+			proven = 0;
+			if (tsl_deadline_left_ms(dl) <= 0)
+				return tsl_error(TESSEL_ETIMEOUT,
+						 "time limit reached while trying period %lld",
+						 (long long)P);
+		}
+		if (P == lo && res == 0 && hi > lo + 1) {
+			/* Before scanning upwards, make sure some period works
+			 * at all: the largest one holds any single micro-batch
+			 * schedule that fits in memory. */
+			tsl_repetend probe = {0};
+			probe.T = tsl_calloc((size_t)g->nblocks, sizeof *probe.T);
+			if (!probe.T)
+				return tsl_error_nomem();
+			tsl_opts quick = *opts;
+			quick.minimize_depth = 0;
+			int r2 = try_period(&probe, g, bnd, hi, &quick, dl);
+			tsl_free(probe.T);
+			if (r2 < -1)
+				return r2;
+			if (r2 == 0)
+				return tsl_error(TESSEL_EINFEASIBLE,
+						 "no repetend with period %lld .. %lld fits the memory limits",
+						 (long long)lo, (long long)hi);
+		}
+	}
+	return tsl_error(proven ? TESSEL_EINFEASIBLE : TESSEL_ETIMEOUT,
+			 "no repetend with period %lld .. %lld fits the memory limits%s",
+			 (long long)lo, (long long)hi,
+			 proven ? "" : " (some periods were not decided in time)");
+}

@@ -1,0 +1,653 @@
+/* Schedules: creation, figures, peak memory, entries and iterators.
+ *
+ * A schedule is read-only once built: every reader (figures, iterators,
+ * peaks) works on its own scratch memory, so a const schedule can be read
+ * from several threads at once. */
+#include "schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "graph.h"
+#include "util.h"
+
+#define TSL_MAX_MICROS 1000000
+#define TSL_MAX_ENTRIES 100000000
+/* Largest start step accepted: keeps start + span far from overflow. */
+#define TSL_MAX_STEP ((int64_t)1000000000000000)
+
+/* ------------------------------------------------------------------------ */
+/* Sort keys: (start, tie), tie encodes the rest of the order and the entry.  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct sched_key {
+	int64_t start;
+	int64_t tie;
+} sched_key;
+
+static int key_less(const sched_key *a, const sched_key *b)
+{
+	if (a->start != b->start)
+		return a->start < b->start;
+	return a->tie < b->tie;
+}
+
+/* Merge sort of a[0..n) using tmp (n keys). Skips merges of runs already in
+ * order, so the nearly sorted arrays schedules give sort in about O(n). */
+static void key_sort_rec(sched_key *a, sched_key *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	if (n <= 16) {
+		for (size_t i = 1; i < n; i++) {
+			sched_key k = a[i];
+			size_t j = i;
+			while (j > 0 && key_less(&k, &a[j - 1])) {
+				a[j] = a[j - 1];
+				j--;
+			}
+			a[j] = k;
+		}
+		return;
+	}
+	size_t half = n / 2;
+	key_sort_rec(a, tmp, half);
+	key_sort_rec(a + half, tmp, n - half);
+	if (!key_less(&a[half], &a[half - 1]))
+		return;
+	memcpy(tmp, a, half * sizeof *a);
+	size_t i = 0, j = half, k = 0;
+	while (i < half && j < n) {
+		if (key_less(&a[j], &tmp[i]))
+			a[k++] = a[j++];
+		else
+			a[k++] = tmp[i++];
+	}
+	while (i < half)
+		a[k++] = tmp[i++];
+}
+
+static int key_sort(sched_key *a, size_t n)
+{
+	if (n < 2)
+		return TSL_OK;
+	sched_key *tmp = tsl_reallocarray(NULL, n / 2 + 1, sizeof *tmp);
+	if (!tmp)
+		return tsl_error_nomem();
+	key_sort_rec(a, tmp, n);
+	tsl_free(tmp);
+	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Blocks of each device (compressed rows: gids of device d are              */
+/* list[off[d] .. off[d + 1]))                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef struct dev_index {
+	size_t *off;
+	int *list;
+} dev_index;
+
+static void dev_index_release(dev_index *x)
+{
+	tsl_free(x->off);
+	tsl_free(x->list);
+	x->off = NULL;
+	x->list = NULL;
+}
+
+static int dev_index_build(dev_index *x, const tessel_graph *g)
+{
+	size_t total = 0;
+	for (int b = 0; b < g->nblocks; b++)
+		total += (size_t)g->blocks[b].ndevices;
+	x->off = tsl_calloc((size_t)g->ndevices + 1, sizeof *x->off);
+	x->list = tsl_reallocarray(NULL, total, sizeof *x->list);
+	if (!x->off || !x->list) {
+		dev_index_release(x);
+		return tsl_error_nomem();
+	}
+	for (int b = 0; b < g->nblocks; b++)
+		for (int i = 0; i < g->blocks[b].ndevices; i++)
+			x->off[g->blocks[b].devices[i] + 1]++;
+	for (int d = 0; d < g->ndevices; d++)
+		x->off[d + 1] += x->off[d];
+	size_t *fill = tsl_calloc((size_t)g->ndevices, sizeof *fill);
+	if (!fill) {
+		dev_index_release(x);
+		return tsl_error_nomem();
+	}
+	for (int b = 0; b < g->nblocks; b++) {
+		for (int i = 0; i < g->blocks[b].ndevices; i++) {
+			int d = g->blocks[b].devices[i];
+			x->list[x->off[d] + fill[d]++] = b;
+		}
+	}
+	tsl_free(fill);
+	return TSL_OK;
+}
+
+/* Placed entries of device d as keys (start, gid * nmicros + mid), sorted.
+ * *out: new (tsl_free), *count its length. */
+static int device_keys(sched_key **out, size_t *count,
+		       const tessel_schedule *s, const dev_index *x, int d)
+{
+	size_t nb = x->off[d + 1] - x->off[d];
+	size_t cap = nb * (size_t)s->nmicros;
+	sched_key *keys = tsl_reallocarray(NULL, cap, sizeof *keys);
+	if (!keys)
+		return tsl_error_nomem();
+	size_t n = 0;
+	for (size_t i = x->off[d]; i < x->off[d + 1]; i++) {
+		int gid = x->list[i];
+		for (int64_t m = 0; m < s->nmicros; m++) {
+			const struct tessel_entry *e = tsl_entry_at(s, gid, m);
+			if (e->start < 0)
+				continue;
+			keys[n].start = e->start;
+			keys[n].tie = (int64_t)gid * s->nmicros + m;
+			n++;
+		}
+	}
+	int rc = key_sort(keys, n);
+	if (rc) {
+		tsl_free(keys);
+		return rc;
+	}
+	*out = keys;
+	*count = n;
+	return TSL_OK;
+}
+
+/* All placed entries as keys ordered by (start, first device, gid, mid). */
+static int all_keys(sched_key **out, size_t *count, const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	size_t cap = (size_t)g->nblocks * (size_t)s->nmicros;
+	sched_key *keys = tsl_reallocarray(NULL, cap, sizeof *keys);
+	if (!keys)
+		return tsl_error_nomem();
+	int64_t per_dev = (int64_t)g->nblocks * s->nmicros;
+	size_t n = 0;
+	for (size_t i = 0; i < cap; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		if (e->start < 0)
+			continue;
+		const tsl_block *b = &g->blocks[e->gid];
+		int dev0 = b->ndevices > 0 ? b->devices[0] : 0;
+		keys[n].start = e->start;
+		keys[n].tie = dev0 * per_dev + (int64_t)e->gid * s->nmicros
+			      + e->mid;
+		n++;
+	}
+	int rc = key_sort(keys, n);
+	if (rc) {
+		tsl_free(keys);
+		return rc;
+	}
+	*out = keys;
+	*count = n;
+	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation and release                                                       */
+/* ------------------------------------------------------------------------ */
+
+int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
+		       int64_t nmicros)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "schedule: out is NULL");
+	*out = NULL;
+	if (!g)
+		return tsl_error(TESSEL_EINVAL, "schedule: graph is NULL");
+	if (nmicros < 1 || nmicros > TSL_MAX_MICROS)
+		return tsl_error(TESSEL_ERANGE,
+				 "schedule: nmicros %lld is out of range 1 .. %d",
+				 (long long)nmicros, TSL_MAX_MICROS);
+	if (g->nblocks < 0 || (int64_t)g->nblocks * nmicros > TSL_MAX_ENTRIES)
+		return tsl_error(TESSEL_ERANGE,
+				 "schedule: %d blocks x %lld micro-batches "
+				 "exceeds %d entries",
+				 g->nblocks, (long long)nmicros, TSL_MAX_ENTRIES);
+
+	tessel_schedule *s = tsl_calloc(1, sizeof *s);
+	if (!s)
+		return tsl_error_nomem();
+	int rc = tessel_graph_dup(&s->graph, g);
+	if (rc) {
+		tsl_free(s);
+		return rc;
+	}
+	size_t n = (size_t)g->nblocks * (size_t)nmicros;
+	s->entries = tsl_reallocarray(NULL, n, sizeof *s->entries);
+	if (!s->entries) {
+		tessel_schedule_free(s);
+		return tsl_error_nomem();
+	}
+	s->nmicros = nmicros;
+	for (int64_t m = 0; m < nmicros; m++) {
+		for (int b = 0; b < g->nblocks; b++) {
+			struct tessel_entry *e = tsl_entry_at(s, b, m);
+			e->sched = s;
+			e->gid = b;
+			e->phase = TESSEL_PHASE_REPETEND;
+			e->mid = m;
+			e->start = -1;
+		}
+	}
+	*out = s;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_schedule_new(tessel_schedule **out,
+				   const tessel_graph *graph, int64_t nmicros)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "tessel_schedule_new: out is NULL");
+	*out = NULL;
+	if (!graph)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_new: graph is NULL");
+	if (nmicros < 1 || nmicros > TSL_MAX_MICROS)
+		return tsl_error(TESSEL_ERANGE,
+				 "tessel_schedule_new: nmicros %lld is out of "
+				 "range 1 .. %d", (long long)nmicros,
+				 TSL_MAX_MICROS);
+	int rc = tessel_graph_validate(graph);
+	if (rc)
+		return rc;
+	return tsl_schedule_alloc(out, graph, nmicros);
+}
+
+TESSEL_API void tessel_schedule_free(tessel_schedule *schedule)
+{
+	if (!schedule)
+		return;
+	tessel_graph_free(schedule->graph);
+	tsl_free(schedule->entries);
+	tsl_free(schedule);
+}
+
+/* Check gid and mid of a schedule; `fn` names the caller in messages. */
+static int check_entry_args(const tessel_schedule *s, int gid, int64_t mid,
+			   const char *fn)
+{
+	if (gid < 0 || gid >= s->graph->nblocks)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "%s: gid %d is out of range 0 .. %d", fn, gid,
+				 s->graph->nblocks - 1);
+	if (mid < 0 || mid >= s->nmicros)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "%s: micro-batch %lld is out of range 0 .. %lld",
+				 fn, (long long)mid, (long long)(s->nmicros - 1));
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_schedule_set_step(tessel_schedule *schedule, int gid,
+					int64_t mid, int64_t step)
+{
+	static const char fn[] = "tessel_schedule_set_step";
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	int rc = check_entry_args(schedule, gid, mid, fn);
+	if (rc)
+		return rc;
+	if (step < 0 || step > TSL_MAX_STEP)
+		return tsl_error(TESSEL_ERANGE,
+				 "%s: step %lld of block '%s' micro-batch %lld "
+				 "is out of range 0 .. %lld", fn, (long long)step,
+				 schedule->graph->blocks[gid].name,
+				 (long long)mid, (long long)TSL_MAX_STEP);
+	tsl_entry_at(schedule, gid, mid)->start = step;
+	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Figures                                                                    */
+/* ------------------------------------------------------------------------ */
+
+int64_t tsl_schedule_makespan(const tessel_schedule *s)
+{
+	int64_t end = 0;
+	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	for (size_t i = 0; i < n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		if (e->start < 0)
+			continue;
+		int64_t fin = e->start + s->graph->blocks[e->gid].span;
+		if (fin > end)
+			end = fin;
+	}
+	return end;
+}
+
+/* Peak of one device from its sorted keys: the running sum after all the
+ * blocks starting at a step have applied their delta, at least 0. */
+static int64_t keys_peak(const sched_key *keys, size_t n,
+			 const tessel_schedule *s)
+{
+	int64_t sum = 0, peak = 0;
+	for (size_t i = 0; i < n; i++) {
+		int gid = (int)(keys[i].tie / s->nmicros);
+		sum += s->graph->blocks[gid].memory;
+		if (i + 1 < n && keys[i + 1].start == keys[i].start)
+			continue;
+		if (sum > peak)
+			peak = sum;
+	}
+	return peak;
+}
+
+static int device_peak(int64_t *out, const tessel_schedule *s,
+		       const dev_index *x, int d)
+{
+	sched_key *keys = NULL;
+	size_t n = 0;
+	int rc = device_keys(&keys, &n, s, x, d);
+	if (rc)
+		return rc;
+	*out = keys_peak(keys, n, s);
+	tsl_free(keys);
+	return TSL_OK;
+}
+
+int tsl_schedule_peaks(int64_t *peaks, const tessel_schedule *s)
+{
+	dev_index x;
+	int rc = dev_index_build(&x, s->graph);
+	if (rc)
+		return rc;
+	for (int d = 0; d < s->graph->ndevices && !rc; d++)
+		rc = device_peak(&peaks[d], s, &x, d);
+	dev_index_release(&x);
+	return rc;
+}
+
+static int check_device(const tessel_schedule *s, int device, const char *fn)
+{
+	if (device < 0 || device >= s->graph->ndevices)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "%s: device %d is out of range 0 .. %d", fn,
+				 device, s->graph->ndevices - 1);
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_schedule_peak_memory(int64_t *out,
+					   const tessel_schedule *schedule,
+					   int device)
+{
+	static const char fn[] = "tessel_schedule_peak_memory";
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	int rc = check_device(schedule, device, fn);
+	if (rc)
+		return rc;
+	dev_index x;
+	rc = dev_index_build(&x, schedule->graph);
+	if (rc)
+		return rc;
+	rc = device_peak(out, schedule, &x, device);
+	dev_index_release(&x);
+	return rc;
+}
+
+static int figure_resource_bound(int64_t *out, const tessel_schedule *s)
+{
+	if (s->resource_bound) {
+		*out = s->resource_bound;
+		return TSL_OK;
+	}
+	return tessel_graph_get(out, s->graph, TESSEL_GRAPH_RESOURCE_BOUND);
+}
+
+static int figure_lower_bound(int64_t *out, const tessel_schedule *s)
+{
+	if (s->lower_bound) {
+		*out = s->lower_bound;
+		return TSL_OK;
+	}
+	return tessel_graph_lower_bound(out, s->graph, s->nmicros);
+}
+
+TESSEL_API int tessel_schedule_get(int64_t *out,
+				   const tessel_schedule *schedule,
+				   tessel_schedule_attr attr)
+{
+	static const char fn[] = "tessel_schedule_get";
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	const tessel_schedule *s = schedule;
+	int64_t v;
+	switch (attr) {
+	case TESSEL_SCHED_NDEVICES: v = s->graph->ndevices; break;
+	case TESSEL_SCHED_NBLOCKS: v = s->graph->nblocks; break;
+	case TESSEL_SCHED_NMICROS: v = s->nmicros; break;
+	case TESSEL_SCHED_NENTRIES: v = s->graph->nblocks * s->nmicros; break;
+	case TESSEL_SCHED_MAKESPAN: v = tsl_schedule_makespan(s); break;
+	case TESSEL_SCHED_PERIOD: v = s->period; break;
+	case TESSEL_SCHED_RESOURCE_BOUND: {
+		int rc = figure_resource_bound(&v, s);
+		if (rc)
+			return rc;
+		break;
+	}
+	case TESSEL_SCHED_PERIOD_OPTIMAL: v = s->period_optimal ? 1 : 0; break;
+	case TESSEL_SCHED_LOWER_BOUND: {
+		int rc = figure_lower_bound(&v, s);
+		if (rc)
+			return rc;
+		break;
+	}
+	case TESSEL_SCHED_REPETEND_BEGIN: v = s->rep_begin; break;
+	case TESSEL_SCHED_REPETEND_END: v = s->rep_end; break;
+	case TESSEL_SCHED_DEPTH: v = s->depth; break;
+	case TESSEL_SCHED_SEARCH_MICROSECONDS: v = s->search_us; break;
+	default:
+		return tsl_error(TESSEL_EINVAL, "%s: unknown attribute %d", fn,
+				 (int)attr);
+	}
+	*out = v;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_schedule_search_seconds(double *out,
+					      const tessel_schedule *schedule)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_search_seconds: out is NULL");
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_search_seconds: schedule is "
+				 "NULL");
+	*out = (double)schedule->search_us / 1e6;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_schedule_graph(const tessel_graph **out,
+				     const tessel_schedule *schedule)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_graph: out is NULL");
+	*out = NULL;
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_graph: schedule is NULL");
+	*out = schedule->graph;
+	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Iterators                                                                  */
+/* ------------------------------------------------------------------------ */
+
+struct tessel_iter {
+	const tessel_schedule *sched;
+	sched_key *keys;   /* owned, sorted; tie % nmicros = mid, */
+	size_t count;      /* (tie / nmicros) % nblocks = gid */
+	size_t pos;
+};
+
+TESSEL_API int tessel_iter_new(tessel_iter **out,
+			       const tessel_schedule *schedule, int device)
+{
+	static const char fn[] = "tessel_iter_new";
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	*out = NULL;
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	if (device != TESSEL_ALL_DEVICES) {
+		int rc = check_device(schedule, device, fn);
+		if (rc)
+			return rc;
+	}
+	tessel_iter *it = tsl_calloc(1, sizeof *it);
+	if (!it)
+		return tsl_error_nomem();
+	it->sched = schedule;
+	int rc;
+	if (device == TESSEL_ALL_DEVICES) {
+		rc = all_keys(&it->keys, &it->count, schedule);
+	} else {
+		dev_index x;
+		rc = dev_index_build(&x, schedule->graph);
+		if (!rc) {
+			rc = device_keys(&it->keys, &it->count, schedule, &x,
+					 device);
+			dev_index_release(&x);
+		}
+	}
+	if (rc) {
+		tsl_free(it);
+		return rc;
+	}
+	*out = it;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_iter_next(const tessel_entry **out, tessel_iter *iter)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "tessel_iter_next: out is NULL");
+	*out = NULL;
+	if (!iter)
+		return tsl_error(TESSEL_EINVAL, "tessel_iter_next: iter is NULL");
+	if (iter->pos >= iter->count)
+		return TESSEL_ITEROVER;
+	const tessel_schedule *s = iter->sched;
+	int64_t tie = iter->keys[iter->pos++].tie;
+	int64_t mid = tie % s->nmicros;
+	int gid = (int)((tie / s->nmicros) % s->graph->nblocks);
+	*out = tsl_entry_at(s, gid, mid);
+	return TSL_OK;
+}
+
+TESSEL_API void tessel_iter_free(tessel_iter *iter)
+{
+	if (!iter)
+		return;
+	tsl_free(iter->keys);
+	tsl_free(iter);
+}
+
+TESSEL_API int tessel_schedule_foreach(const tessel_schedule *schedule,
+				       int device, tessel_entry_cb cb,
+				       void *payload)
+{
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_foreach: schedule is NULL");
+	if (!cb)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_foreach: cb is NULL");
+	tessel_iter *it = NULL;
+	int rc = tessel_iter_new(&it, schedule, device);
+	if (rc)
+		return rc;
+	const tessel_entry *e;
+	while (tessel_iter_next(&e, it) == TESSEL_OK) {
+		rc = cb(e, payload);
+		if (rc)
+			break;
+	}
+	tessel_iter_free(it);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entries                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static const tsl_block *entry_block(const tessel_entry *e)
+{
+	return &e->sched->graph->blocks[e->gid];
+}
+
+TESSEL_API int tessel_entry_get(int64_t *out, const tessel_entry *entry,
+				tessel_entry_attr attr)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "tessel_entry_get: out is NULL");
+	if (!entry)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_entry_get: entry is NULL");
+	const tsl_block *b = entry_block(entry);
+	int64_t v;
+	switch (attr) {
+	case TESSEL_ENTRY_GID: v = entry->gid; break;
+	case TESSEL_ENTRY_MICRO_BATCH: v = entry->mid; break;
+	case TESSEL_ENTRY_START: v = entry->start; break;
+	case TESSEL_ENTRY_SPAN: v = b->span; break;
+	case TESSEL_ENTRY_PHASE: v = entry->phase; break;
+	case TESSEL_ENTRY_KIND: v = b->kind; break;
+	case TESSEL_ENTRY_MEMORY: v = b->memory; break;
+	case TESSEL_ENTRY_NDEVICES: v = b->ndevices; break;
+	default:
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_entry_get: unknown attribute %d",
+				 (int)attr);
+	}
+	*out = v;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_entry_name(const char **out, const tessel_entry *entry)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "tessel_entry_name: out is NULL");
+	*out = NULL;
+	if (!entry)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_entry_name: entry is NULL");
+	*out = entry_block(entry)->name;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_entry_device(int *out, const tessel_entry *entry,
+				   size_t index)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_entry_device: out is NULL");
+	if (!entry)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_entry_device: entry is NULL");
+	const tsl_block *b = entry_block(entry);
+	if (index >= (size_t)b->ndevices)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "tessel_entry_device: index %zu is out of range "
+				 "0 .. %d (block '%s')", index, b->ndevices - 1,
+				 b->name);
+	*out = b->devices[index];
+	return TSL_OK;
+}

@@ -1,0 +1,46 @@
+/* Internal layout of a schedule and of its entries. */
+#ifndef TESSEL_SCHEDULE_H
+#define TESSEL_SCHEDULE_H
+
+#include <stdint.h>
+
+#include "graph.h"
+
+struct tessel_entry {
+	const struct tessel_schedule *sched;
+	int gid;
+	int phase;      /* tessel_phase */
+	int64_t mid;
+	int64_t start;  /* -1: not placed */
+};
+
+struct tessel_schedule {
+	tessel_graph *graph;     /* owned copy */
+	int64_t nmicros;
+	struct tessel_entry *entries; /* index mid * nblocks + gid */
+	int64_t period;          /* 0: unknown */
+	int64_t resource_bound;
+	int period_optimal;
+	int64_t lower_bound;
+	int64_t rep_begin, rep_end;
+	int64_t depth;
+	int64_t search_us;
+};
+
+/* Allocate an empty schedule (all entries unplaced) for a copy of g. */
+int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
+		       int64_t nmicros);
+
+static inline struct tessel_entry *tsl_entry_at(const tessel_schedule *s,
+						int gid, int64_t mid)
+{
+	return &s->entries[mid * s->graph->nblocks + gid];
+}
+
+/* Makespan: max start + span over placed entries (0 if none). */
+int64_t tsl_schedule_makespan(const tessel_schedule *s);
+
+/* Peak memory of every device (ndevices values) from the placed entries. */
+int tsl_schedule_peaks(int64_t *peaks, const tessel_schedule *s);
+
+#endif

@@ -1,0 +1,728 @@
+/* Schedule JSON: writing a schedule with its placement, and reading it
+ * back (structure and consistency with the placement, not timing). */
+#include "json_internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "graph.h"
+#include "schedule.h"
+#include "util.h"
+
+#define FORMAT_NAME "tessel-schedule"
+#define FORMAT_VERSION 1
+/* Limits of the schedule model (as in schedule.c). */
+#define MAX_MICROS 1000000LL
+#define MAX_ENTRIES 100000000LL
+#define MAX_STEP 1000000000000000LL
+/* Largest search time read, in seconds (keeps microseconds in int64). */
+#define MAX_SECONDS 1e12
+
+static const char *const phase_names[] = { "warmup", "repetend", "cooldown" };
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static int cmp_entry(const void *pa, const void *pb)
+{
+	const struct tessel_entry *a = *(const struct tessel_entry *const *)pa;
+	const struct tessel_entry *b = *(const struct tessel_entry *const *)pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->gid != b->gid)
+		return a->gid < b->gid ? -1 : 1;
+	return (a->mid > b->mid) - (a->mid < b->mid);
+}
+
+/* Every entry placed and with a known phase. */
+static int check_complete(const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	int64_t n = s->nmicros * g->nblocks;
+
+	for (int64_t i = 0; i < n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		if (e->start < 0)
+			return tsl_error(TESSEL_EINVAL,
+					 "block %d (\"%s\") of micro-batch %lld is not placed",
+					 e->gid, g->blocks[e->gid].name,
+					 (long long)e->mid);
+		if (e->phase < TESSEL_PHASE_WARMUP ||
+		    e->phase > TESSEL_PHASE_COOLDOWN)
+			return tsl_error(TESSEL_ERROR,
+					 "block %d (\"%s\") of micro-batch %lld has phase %d",
+					 e->gid, g->blocks[e->gid].name,
+					 (long long)e->mid, e->phase);
+	}
+	return TSL_OK;
+}
+
+/* The entries sorted by step, then block id, then micro-batch. */
+static int sorted_entries(const struct tessel_entry ***out,
+			  const tessel_schedule *s)
+{
+	size_t n = (size_t)(s->nmicros * s->graph->nblocks);
+	const struct tessel_entry **v = tsl_reallocarray(NULL, n, sizeof *v);
+
+	*out = NULL;
+	if (!v)
+		return tsl_error_nomem();
+	for (size_t i = 0; i < n; i++)
+		v[i] = &s->entries[i];
+	qsort(v, n, sizeof *v, cmp_entry);
+	*out = v;
+	return TSL_OK;
+}
+
+static json_t *int64_array(const int64_t *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < n; i++)
+		if (json_array_append_new(a, json_integer(v[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+/* memory_limit (array, -1 for unlimited; NULL when all unlimited) */
+static json_t *limits_array(const tessel_graph *g, int *omit)
+{
+	*omit = 1;
+	for (int d = 0; d < g->ndevices; d++)
+		if (g->memory_limit[d] != TESSEL_UNLIMITED)
+			*omit = 0;
+	return *omit ? NULL : int64_array(g->memory_limit, g->ndevices);
+}
+
+static int set(json_t *o, const char *key, json_t *v)
+{
+	return json_object_set_new(o, key, v) ? 1 : 0;
+}
+
+/* Every top-level member but "blocks", in the documented order. */
+static int header_object(json_t **out, const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	int64_t *peaks = tsl_calloc((size_t)g->ndevices, sizeof *peaks);
+	json_t *o = json_object();
+	json_t *placement = NULL;
+	int omit, rc, bad;
+
+	*out = NULL;
+	if (!peaks || !o) {
+		rc = tsl_error_nomem();
+		goto out;
+	}
+	rc = tsl_schedule_peaks(peaks, s);
+	if (!rc)
+		rc = tsl_graph_to_jansson(&placement, g);
+	if (rc)
+		goto out;
+	bad = set(o, "format", json_string(FORMAT_NAME));
+	bad |= set(o, "version", json_integer(FORMAT_VERSION));
+	bad |= set(o, "ndevs", json_integer(g->ndevices));
+	bad |= set(o, "nmicros", json_integer(s->nmicros));
+	bad |= set(o, "nsteps", json_integer(tsl_schedule_makespan(s)));
+	bad |= set(o, "period", json_integer(s->period));
+	bad |= set(o, "resource_bound", json_integer(s->resource_bound));
+	bad |= set(o, "period_optimal", json_boolean(s->period_optimal));
+	bad |= set(o, "lower_bound", json_integer(s->lower_bound));
+	bad |= set(o, "repetend", json_pack("[II]", (json_int_t)s->rep_begin,
+					    (json_int_t)s->rep_end));
+	bad |= set(o, "depth", json_integer(s->depth));
+	json_t *limits = limits_array(g, &omit);
+	if (!omit)
+		bad |= set(o, "memory_limit", limits);
+	bad |= set(o, "peak_memory", int64_array(peaks, g->ndevices));
+	bad |= set(o, "search_seconds", json_real((double)s->search_us / 1e6));
+	bad |= set(o, "placement", placement);
+	placement = NULL;
+	if (bad) {
+		rc = tsl_error_nomem();
+		goto out;
+	}
+	*out = o;
+	o = NULL;
+out:
+	json_decref(placement);
+	json_decref(o);
+	tsl_free(peaks);
+	return rc;
+}
+
+/* Per block, the text around "mid" and "step" of its entries:
+ * pre = {"gid": G, "name": "N", ; post = "span": ..., "phase": */
+typedef struct entry_text {
+	char **pre;
+	char **post;
+	int n;
+} entry_text;
+
+static void entry_text_release(entry_text *t)
+{
+	for (int i = 0; i < t->n; i++) {
+		if (t->pre)
+			tsl_free(t->pre[i]);
+		if (t->post)
+			tsl_free(t->post[i]);
+	}
+	tsl_free(t->pre);
+	tsl_free(t->post);
+}
+
+static void block_post(tsl_buf *b, const tsl_block *blk)
+{
+	tsl_buf_printf(b, "\"span\": %d, \"memory\": %d, \"btype\": \"%s\", ",
+		       blk->span, blk->memory,
+		       blk->kind == TESSEL_KIND_FORWARD ? "forward" : "backward");
+	if (blk->kind == TESSEL_KIND_WEIGHT)
+		tsl_buf_puts(b, "\"kind\": \"weight\", ");
+	tsl_buf_puts(b, "\"device\": [");
+	for (int k = 0; k < blk->ndevices; k++)
+		tsl_buf_printf(b, k ? ", %d" : "%d", blk->devices[k]);
+	tsl_buf_puts(b, "], \"phase\": ");
+}
+
+static int entry_text_build(entry_text *t, const tessel_graph *g)
+{
+	tsl_buf b;
+
+	t->n = g->nblocks;
+	t->pre = tsl_calloc((size_t)t->n, sizeof *t->pre);
+	t->post = tsl_calloc((size_t)t->n, sizeof *t->post);
+	if (!t->pre || !t->post)
+		return tsl_error_nomem();
+	for (int i = 0; i < t->n; i++) {
+		tsl_buf_init(&b);
+		tsl_buf_printf(&b, "{\"gid\": %d, \"name\": ", i);
+		tsl_json_write_string(&b, g->blocks[i].name);
+		tsl_buf_puts(&b, ", ");
+		t->pre[i] = tsl_buf_take(&b);
+		block_post(&b, &g->blocks[i]);
+		t->post[i] = tsl_buf_take(&b);
+		if (!t->pre[i] || !t->post[i])
+			return tsl_error_nomem();
+	}
+	return TSL_OK;
+}
+
+static void write_header(tsl_buf *b, json_t *head)
+{
+	const char *key;
+	json_t *v;
+
+	tsl_buf_puts(b, "{\n");
+	json_object_foreach(head, key, v) {
+		tsl_json_indent(b, 1);
+		tsl_json_write_string(b, key);
+		tsl_buf_puts(b, ": ");
+		tsl_json_write(b, v, 1);
+		tsl_buf_puts(b, ",\n");
+	}
+}
+
+static void write_entries(tsl_buf *b, const entry_text *t,
+			  const struct tessel_entry **order, size_t n)
+{
+	tsl_buf_puts(b, "  \"blocks\": [");
+	for (size_t i = 0; i < n && !b->failed; i++) {
+		const struct tessel_entry *e = order[i];
+		tsl_buf_puts(b, i ? ",\n    " : "\n    ");
+		tsl_buf_puts(b, t->pre[e->gid]);
+		tsl_buf_printf(b, "\"mid\": %lld, \"step\": %lld, ",
+			       (long long)e->mid, (long long)e->start);
+		tsl_buf_puts(b, t->post[e->gid]);
+		tsl_buf_printf(b, "\"%s\"}", phase_names[e->phase]);
+	}
+	tsl_buf_puts(b, n ? "\n  ]\n}\n" : "]\n}\n");
+}
+
+TESSEL_API int tessel_schedule_to_json(char **out,
+				       const tessel_schedule *s)
+{
+	const struct tessel_entry **order = NULL;
+	entry_text text = { 0 };
+	json_t *head = NULL;
+	tsl_buf b;
+	int rc;
+
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	if (!s)
+		return tsl_error(TESSEL_EINVAL, "schedule is NULL");
+	tsl_buf_init(&b);
+	rc = check_complete(s);
+	if (!rc)
+		rc = header_object(&head, s);
+	if (!rc)
+		rc = entry_text_build(&text, s->graph);
+	if (!rc)
+		rc = sorted_entries(&order, s);
+	if (!rc) {
+		write_header(&b, head);
+		write_entries(&b, &text, order,
+			      (size_t)(s->nmicros * s->graph->nblocks));
+		*out = tsl_buf_take(&b);
+		if (!*out)
+			rc = tsl_error_nomem();
+	}
+	tsl_buf_release(&b);
+	tsl_free(order);
+	entry_text_release(&text);
+	json_decref(head);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Figures of the top level, all optional (0 when absent). */
+typedef struct figures {
+	long long period, resource_bound, lower_bound, depth;
+	long long rep_begin, rep_end;
+	int period_optimal;
+	int64_t search_us;
+} figures;
+
+static int read_header(long long *nmicros, const json_t *root,
+		       const tessel_graph *g)
+{
+	const char *format = NULL;
+	long long version = 0, ndevs = 0;
+	int rc = tsl_json_member_string(&format, root, "format", 1, "");
+
+	if (rc)
+		return rc;
+	if (strcmp(format, FORMAT_NAME))
+		return tsl_error(TESSEL_EPARSE,
+				 "\"format\" must be \"%s\", not \"%.100s\"",
+				 FORMAT_NAME, format);
+	rc = tsl_json_member_int(&version, root, "version", 1, LLONG_MIN,
+				 LLONG_MAX, "");
+	if (rc)
+		return rc;
+	if (version != FORMAT_VERSION)
+		return tsl_error(TESSEL_EUNSUPPORTED,
+				 "\"version\" %lld is not supported (this library reads version %d)",
+				 version, FORMAT_VERSION);
+	rc = tsl_json_member_int(&ndevs, root, "ndevs", 1, 1,
+				 TESSEL_MAX_DEVICES, "");
+	if (rc)
+		return rc;
+	if (ndevs != g->ndevices)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"ndevs\" is %lld but the placement has %d devices",
+				 ndevs, g->ndevices);
+	rc = tsl_json_member_int(nmicros, root, "nmicros", 1, 1, MAX_MICROS,
+				 "");
+	if (rc)
+		return rc;
+	if (*nmicros > MAX_ENTRIES / g->nblocks)
+		return tsl_error(TESSEL_ERANGE,
+				 "\"nmicros\" (%lld) times %d blocks is more than %lld entries",
+				 *nmicros, g->nblocks, MAX_ENTRIES);
+	return TSL_OK;
+}
+
+static int read_repetend(figures *f, const json_t *root)
+{
+	json_t *a;
+	int rc = tsl_json_member(&a, root, "repetend", JSON_ARRAY, 0, "");
+
+	if (rc || !a)
+		return rc;
+	if (json_array_size(a) != 2)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"repetend\" must be [begin, end], not an array of %zu values",
+				 json_array_size(a));
+	rc = tsl_json_int(&f->rep_begin, json_array_get(a, 0), 0, MAX_STEP, "",
+			  "\"repetend\"[0]");
+	if (!rc)
+		rc = tsl_json_int(&f->rep_end, json_array_get(a, 1), f->rep_begin,
+				  MAX_STEP, "", "\"repetend\"[1]");
+	return rc;
+}
+
+static int read_seconds(figures *f, const json_t *root)
+{
+	json_t *v = json_object_get(root, "search_seconds");
+
+	if (!v)
+		return TSL_OK;
+	if (!json_is_number(v))
+		return tsl_error(TESSEL_EPARSE,
+				 "\"search_seconds\" must be a number, not %s",
+				 tsl_json_type_name(v));
+	double sec = json_number_value(v);
+	if (!(sec >= 0 && sec <= MAX_SECONDS))
+		return tsl_error(TESSEL_ERANGE,
+				 "\"search_seconds\" must be in 0 .. %g, got %g",
+				 MAX_SECONDS, sec);
+	f->search_us = (int64_t)(sec * 1e6 + 0.5);
+	return TSL_OK;
+}
+
+static int read_optimal(figures *f, const json_t *root)
+{
+	json_t *v = json_object_get(root, "period_optimal");
+
+	if (!v)
+		return TSL_OK;
+	if (!json_is_boolean(v))
+		return tsl_error(TESSEL_EPARSE,
+				 "\"period_optimal\" must be true or false, not %s",
+				 tsl_json_type_name(v));
+	f->period_optimal = json_is_true(v);
+	return TSL_OK;
+}
+
+static int read_figures(figures *f, const json_t *root)
+{
+	long long nsteps = 0;
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	rc = tsl_json_member_int(&nsteps, root, "nsteps", 0, 0, LLONG_MAX, "");
+	if (!rc)
+		rc = tsl_json_member_int(&f->period, root, "period", 0, 0,
+					 LLONG_MAX, "");
+	if (!rc)
+		rc = tsl_json_member_int(&f->resource_bound, root,
+					 "resource_bound", 0, 0, LLONG_MAX, "");
+	if (!rc)
+		rc = tsl_json_member_int(&f->lower_bound, root, "lower_bound",
+					 0, 0, LLONG_MAX, "");
+	if (!rc)
+		rc = tsl_json_member_int(&f->depth, root, "depth", 0, 0,
+					 LLONG_MAX, "");
+	if (!rc)
+		rc = read_optimal(f, root);
+	if (!rc)
+		rc = read_repetend(f, root);
+	if (!rc)
+		rc = read_seconds(f, root);
+	return rc;
+}
+
+/* "memory_limit" (optional) must agree with the placement; "peak_memory"
+ * (optional, recomputed by the writer) must be one integer per device. */
+static int read_device_arrays(const json_t *root, const tessel_graph *g)
+{
+	char what[64];
+	long long v = 0;
+	json_t *a;
+	int rc = tsl_json_member(&a, root, "peak_memory", JSON_ARRAY, 0, "");
+
+	if (!rc && a && json_array_size(a) != (size_t)g->ndevices)
+		rc = tsl_error(TESSEL_EPARSE,
+			       "\"peak_memory\" has %zu entries, expected one per device (%d)",
+			       json_array_size(a), g->ndevices);
+	for (int d = 0; !rc && a && d < g->ndevices; d++) {
+		snprintf(what, sizeof what, "\"peak_memory\"[%d]", d);
+		rc = tsl_json_int(&v, json_array_get(a, (size_t)d), LLONG_MIN,
+				  LLONG_MAX, "", what);
+	}
+	if (!rc)
+		rc = tsl_json_member(&a, root, "memory_limit", JSON_ARRAY, 0, "");
+	if (!rc && a && json_array_size(a) != (size_t)g->ndevices)
+		rc = tsl_error(TESSEL_EPARSE,
+			       "\"memory_limit\" has %zu entries, expected one per device (%d)",
+			       json_array_size(a), g->ndevices);
+	for (int d = 0; !rc && a && d < g->ndevices; d++) {
+		snprintf(what, sizeof what, "\"memory_limit\"[%d]", d);
+		rc = tsl_json_int(&v, json_array_get(a, (size_t)d),
+				  TESSEL_UNLIMITED, LLONG_MAX, "", what);
+		if (!rc && v != g->memory_limit[d])
+			rc = tsl_error(TESSEL_EPARSE,
+				       "%s is %lld but the placement says %lld",
+				       what, v, (long long)g->memory_limit[d]);
+	}
+	return rc;
+}
+
+/* State of one "blocks" read. */
+typedef struct entries_reader {
+	tessel_schedule *s;
+	const tessel_graph *g;
+	int *tmp;  /* ndevices ints for sorting a "device" list */
+} entries_reader;
+
+static int mismatch_int(const char *where, const char *field, long long got,
+			const tsl_block *b, int gid, long long want)
+{
+	return tsl_error(TESSEL_EPARSE,
+			 "%s\"%s\" is %lld but block %d (\"%.200s\") has %s %lld in the placement",
+			 where, field, got, gid, b->name, field, want);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int check_devices(entries_reader *r, const json_t *obj, int gid,
+			 const char *where)
+{
+	const tsl_block *b = &r->g->blocks[gid];
+	char what[64];
+	long long d = 0;
+	json_t *a;
+	size_t n;
+	int rc = tsl_json_member(&a, obj, "device", JSON_ARRAY, 1, where);
+
+	if (rc)
+		return rc;
+	n = json_array_size(a);
+	if (n != (size_t)b->ndevices)
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"device\" lists %zu devices but block %d (\"%.200s\") has %d in the placement",
+				 where, n, gid, b->name, b->ndevices);
+	for (size_t k = 0; k < n; k++) {
+		snprintf(what, sizeof what, "\"device\"[%zu]", k);
+		rc = tsl_json_int(&d, json_array_get(a, k), 0,
+				  r->g->ndevices - 1, where, what);
+		if (rc)
+			return rc;
+		r->tmp[k] = (int)d;
+	}
+	qsort(r->tmp, n, sizeof *r->tmp, cmp_int);
+	for (size_t k = 0; k < n; k++)
+		if (r->tmp[k] != b->devices[k])
+			return tsl_error(TESSEL_EPARSE,
+					 "%s\"device\" does not match the devices of block %d (\"%.200s\") in the placement",
+					 where, gid, b->name);
+	return TSL_OK;
+}
+
+static int check_kind(const json_t *obj, int gid, const tsl_block *b,
+		      const char *where)
+{
+	const char *btype = NULL, *kind = NULL;
+	const char *want = b->kind == TESSEL_KIND_FORWARD ? "forward" : "backward";
+	int rc = tsl_json_member_string(&btype, obj, "btype", 1, where);
+
+	if (!rc)
+		rc = tsl_json_member_string(&kind, obj, "kind", 0, where);
+	if (rc)
+		return rc;
+	if (strcmp(btype, want))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"btype\" is \"%.100s\" but block %d (\"%.200s\") needs \"%s\"",
+				 where, btype, gid, b->name, want);
+	if (kind && strcmp(kind, tsl_json_kind_name(b->kind)))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"kind\" is \"%.100s\" but block %d (\"%.200s\") is \"%s\" in the placement",
+				 where, kind, gid, b->name,
+				 tsl_json_kind_name(b->kind));
+	return TSL_OK;
+}
+
+/* name, span, memory, btype/kind and device agree with the placement. */
+static int check_block(entries_reader *r, const json_t *obj, int gid,
+		       const char *where)
+{
+	const tsl_block *b = &r->g->blocks[gid];
+	const char *name = NULL;
+	long long span = 0, memory = 0;
+	int rc = tsl_json_member_string(&name, obj, "name", 1, where);
+
+	if (rc)
+		return rc;
+	if (strcmp(name, b->name))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"name\" is \"%.200s\" but block %d is \"%.200s\" in the placement",
+				 where, name, gid, b->name);
+	rc = tsl_json_member_int(&span, obj, "span", 1, LLONG_MIN, LLONG_MAX,
+				 where);
+	if (rc)
+		return rc;
+	if (span != b->span)
+		return mismatch_int(where, "span", span, b, gid, b->span);
+	rc = tsl_json_member_int(&memory, obj, "memory", 1, LLONG_MIN,
+				 LLONG_MAX, where);
+	if (rc)
+		return rc;
+	if (memory != b->memory)
+		return mismatch_int(where, "memory", memory, b, gid, b->memory);
+	rc = check_kind(obj, gid, b, where);
+	return rc ? rc : check_devices(r, obj, gid, where);
+}
+
+static int read_phase(int *phase, const json_t *obj, const char *where)
+{
+	const char *s = NULL;
+	int rc = tsl_json_member_string(&s, obj, "phase", 1, where);
+
+	if (rc)
+		return rc;
+	for (int p = 0; p < 3; p++)
+		if (!strcmp(s, phase_names[p])) {
+			*phase = p;
+			return TSL_OK;
+		}
+	return tsl_error(TESSEL_EPARSE,
+			 "%s\"phase\" must be \"warmup\", \"repetend\" or \"cooldown\", not \"%.100s\"",
+			 where, s);
+}
+
+static int read_entry(entries_reader *r, const json_t *obj, size_t idx)
+{
+	char where[64];
+	long long gid = 0, mid = 0, step = 0;
+	int phase = 0, rc;
+
+	snprintf(where, sizeof where, "\"blocks\"[%zu]: ", idx);
+	if (!json_is_object(obj))
+		return tsl_error(TESSEL_EPARSE, "%smust be an object, not %s",
+				 where, tsl_json_type_name(obj));
+	rc = tsl_json_member_int(&gid, obj, "gid", 1, 0, r->g->nblocks - 1,
+				 where);
+	if (!rc)
+		rc = tsl_json_member_int(&mid, obj, "mid", 1, 0,
+					 r->s->nmicros - 1, where);
+	if (!rc)
+		rc = tsl_json_member_int(&step, obj, "step", 1, 0, MAX_STEP,
+					 where);
+	if (!rc)
+		rc = check_block(r, obj, (int)gid, where);
+	if (!rc)
+		rc = read_phase(&phase, obj, where);
+	if (rc)
+		return rc;
+	struct tessel_entry *e = tsl_entry_at(r->s, (int)gid, mid);
+	if (e->start >= 0)
+		return tsl_error(TESSEL_EPARSE,
+				 "%sblock %lld (\"%.200s\") of micro-batch %lld appears twice",
+				 where, gid, r->g->blocks[gid].name, mid);
+	e->start = step;
+	e->phase = phase;
+	return TSL_OK;
+}
+
+static int read_entries(tessel_schedule *s, const json_t *blocks)
+{
+	entries_reader r = { s, s->graph, NULL };
+	const tessel_graph *g = s->graph;
+	int rc = TSL_OK;
+
+	r.tmp = tsl_calloc((size_t)g->ndevices, sizeof *r.tmp);
+	if (!r.tmp)
+		return tsl_error_nomem();
+	for (int64_t mid = 0; mid < s->nmicros; mid++)
+		for (int gid = 0; gid < g->nblocks; gid++)
+			tsl_entry_at(s, gid, mid)->start = -1;
+	for (size_t i = 0; !rc && i < json_array_size(blocks); i++)
+		rc = read_entry(&r, json_array_get(blocks, i), i);
+	tsl_free(r.tmp);
+	for (int64_t mid = 0; !rc && mid < s->nmicros; mid++)
+		for (int gid = 0; !rc && gid < g->nblocks; gid++)
+			if (tsl_entry_at(s, gid, mid)->start < 0)
+				rc = tsl_error(TESSEL_EPARSE,
+					       "\"blocks\" has no entry for block %d (\"%.200s\") of micro-batch %lld",
+					       gid, g->blocks[gid].name,
+					       (long long)mid);
+	return rc;
+}
+
+static void set_figures(tessel_schedule *s, const figures *f)
+{
+	s->period = f->period;
+	s->resource_bound = f->resource_bound;
+	s->period_optimal = f->period_optimal;
+	s->lower_bound = f->lower_bound;
+	s->rep_begin = f->rep_begin;
+	s->rep_end = f->rep_end;
+	s->depth = f->depth;
+	s->search_us = f->search_us;
+}
+
+/* The placement first (everything else is checked against it). */
+static int read_placement(tessel_graph **g, const json_t *root)
+{
+	json_t *p;
+	int rc = tsl_json_member(&p, root, "placement", JSON_OBJECT, 1, "");
+
+	if (rc)
+		return rc;
+	rc = tsl_graph_from_jansson(g, p);
+	return rc ? tsl_json_error_prefix(rc, "\"placement\": ") : TSL_OK;
+}
+
+static int schedule_from_jansson(tessel_schedule **out, const json_t *root)
+{
+	tessel_graph *g = NULL;
+	tessel_schedule *s = NULL;
+	json_t *blocks = NULL;
+	long long nmicros = 0;
+	figures f;
+	int rc = read_placement(&g, root);
+
+	if (!rc)
+		rc = read_header(&nmicros, root, g);
+	if (!rc)
+		rc = read_figures(&f, root);
+	if (!rc)
+		rc = read_device_arrays(root, g);
+	if (!rc)
+		rc = tsl_json_member(&blocks, root, "blocks", JSON_ARRAY, 1, "");
+	if (!rc)
+		rc = tsl_schedule_alloc(&s, g, nmicros);
+	if (!rc)
+		rc = read_entries(s, blocks);
+	tessel_graph_free(g);
+	if (rc) {
+		tessel_schedule_free(s);
+		return rc;
+	}
+	set_figures(s, &f);
+	*out = s;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_schedule_from_json(tessel_schedule **out,
+					 const char *text, size_t length)
+{
+	json_t *root;
+
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	int rc = tsl_json_load_text(&root, text, length);
+	if (rc)
+		return rc;
+	rc = schedule_from_jansson(out, root);
+	json_decref(root);
+	return rc;
+}
+
+TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
+					 const char *path)
+{
+	char prefix[512];
+	json_t *root;
+
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	int rc = tsl_json_load_file(&root, path);
+	if (rc)
+		return rc;
+	rc = schedule_from_jansson(out, root);
+	json_decref(root);
+	if (rc) {
+		snprintf(prefix, sizeof prefix, "%s: ", path);
+		tsl_json_error_prefix(rc, prefix);
+	}
+	return rc;
+}

@@ -1,0 +1,97 @@
+/* The search driver: validate, bound, find a repetend, complete, check. */
+#include <string.h>
+
+#include "error.h"
+#include "options.h"
+#include "search.h"
+#include "util.h"
+
+void tsl_repetend_release(tsl_repetend *r)
+{
+	tsl_free(r->T);
+	memset(r, 0, sizeof *r);
+}
+
+int64_t tsl_deadline_left_ms(const tsl_deadline *d)
+{
+	if (!d->end_us)
+		return INT64_MAX;
+	int64_t left = (d->end_us - tsl_now_us()) / 1000;
+	return left > 0 ? left : 0;
+}
+
+static void resolve_options(tsl_opts *o, const tessel_options *opts)
+{
+	tessel_options defaults;
+	if (!opts) {
+		tsl_options_defaults(&defaults);
+		opts = &defaults;
+	}
+	o->nmicros = opts->value[TESSEL_OPT_MICRO_BATCHES];
+	o->time_limit_ms = opts->value[TESSEL_OPT_TIME_LIMIT_MS];
+	o->threads = (int)opts->value[TESSEL_OPT_THREADS];
+	o->fast = (int)opts->value[TESSEL_OPT_FAST];
+	o->max_period = opts->value[TESSEL_OPT_MAX_PERIOD];
+	o->seed = opts->value[TESSEL_OPT_SEED];
+	o->minimize_depth = (int)opts->value[TESSEL_OPT_MINIMIZE_DEPTH];
+	o->solver_memory_mb = opts->value[TESSEL_OPT_SOLVER_MEMORY_MB];
+}
+
+static int find_repetend(tsl_repetend *rep, const tessel_graph *g,
+			 const tsl_bounds *bnd, const tsl_opts *o,
+			 const tsl_deadline *dl)
+{
+	if (o->fast)
+		return tsl_repetend_heuristic(rep, g, bnd);
+	return tsl_repetend_z3(rep, g, bnd, o, dl);
+}
+
+TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
+			     const tessel_options *options)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	int rc = tessel_graph_validate(g);
+	if (rc)
+		return rc;
+	tsl_opts o;
+	resolve_options(&o, options);
+	tsl_deadline dl = {tsl_now_us(), 0};
+	if (o.time_limit_ms)
+		dl.end_us = dl.start_us + o.time_limit_ms * 1000;
+
+	tsl_bounds bnd;
+	rc = tsl_bounds_compute(&bnd, g);
+	if (rc)
+		return rc;
+	tsl_repetend rep = {0};
+	tessel_schedule *s = NULL;
+	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
+	if (!rep.T)
+		rc = tsl_error_nomem();
+	if (!rc)
+		rc = find_repetend(&rep, g, &bnd, &o, &dl);
+	if (!rc)
+		rc = tsl_schedule_alloc(&s, g, o.nmicros);
+	if (!rc)
+		rc = tsl_complete(s, &rep, &bnd);
+	if (!rc) {
+		s->resource_bound = bnd.resource_bound;
+		s->lower_bound = tsl_bounds_lower(&bnd, o.nmicros);
+		s->search_us = tsl_now_us() - dl.start_us;
+		rc = tessel_schedule_validate(s);
+		if (rc == TESSEL_EVIOLATION)
+			rc = tsl_error(TESSEL_EINFEASIBLE,
+				       "the completed schedule breaks a limit: %s",
+				       tessel_error_last());
+	}
+	tsl_repetend_release(&rep);
+	tsl_bounds_release(&bnd);
+	if (rc) {
+		tessel_schedule_free(s);
+		return rc;
+	}
+	*out = s;
+	return TSL_OK;
+}

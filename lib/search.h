@@ -1,0 +1,61 @@
+/* Internal: the pieces of a search (repetend, completion) and their data. */
+#ifndef TESSEL_SEARCH_H
+#define TESSEL_SEARCH_H
+
+#include <stdint.h>
+
+#include "bounds.h"
+#include "graph.h"
+#include "schedule.h"
+
+/* Resolved search options. */
+typedef struct tsl_opts {
+	int64_t nmicros;
+	int64_t time_limit_ms; /* 0 = none */
+	int threads;
+	int fast;
+	int64_t max_period;    /* 0 = automatic */
+	int64_t seed;
+	int minimize_depth;
+	int64_t solver_memory_mb;
+} tsl_opts;
+
+/* A repetend as a modulo schedule: micro-batch m of block b starts at
+ * T[b] + m * period. */
+typedef struct tsl_repetend {
+	int64_t period;
+	int64_t *T;       /* nblocks entries, min T == 0 */
+	int64_t depth;    /* max T + span */
+	int optimal;      /* period proven minimal */
+} tsl_repetend;
+
+void tsl_repetend_release(tsl_repetend *r);
+
+/* Deadline bookkeeping shared by the search parts. */
+typedef struct tsl_deadline {
+	int64_t start_us;
+	int64_t end_us; /* 0: none */
+} tsl_deadline;
+
+/* Milliseconds left before the deadline (INT64_MAX without one, 0 if past). */
+int64_t tsl_deadline_left_ms(const tsl_deadline *d);
+
+/* Z3 search for the minimal period (and then the minimal depth at that
+ * period). On success fills *rep. TESSEL_EINFEASIBLE when no period up to
+ * the cap admits a repetend within the memory limits. */
+int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
+		    const tsl_bounds *bnd, const tsl_opts *opts,
+		    const tsl_deadline *deadline);
+
+/* Heuristic repetend (modulo list scheduling), no solver. Respects devices
+ * and dependencies; memory only if it can. TESSEL_EINFEASIBLE if it found
+ * none within the memory limits. */
+int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
+			   const tsl_bounds *bnd);
+
+/* Build the N-micro-batch schedule from a repetend: periodic unrolling,
+ * phase labels, then compaction (earlier starts, same per-device order). */
+int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
+		 const tsl_bounds *bnd);
+
+#endif

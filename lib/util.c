@@ -1,0 +1,147 @@
+/* Allocation, strings, clock and a growable text buffer. */
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void *tsl_malloc(size_t size)
+{
+	return malloc(size ? size : 1);
+}
+
+void *tsl_calloc(size_t count, size_t size)
+{
+	if (count == 0 || size == 0)
+		return calloc(1, 1);
+	return calloc(count, size);
+}
+
+void *tsl_realloc(void *ptr, size_t size)
+{
+	return realloc(ptr, size ? size : 1);
+}
+
+void *tsl_reallocarray(void *ptr, size_t count, size_t size)
+{
+	if (size && count > SIZE_MAX / size)
+		return NULL;
+	return tsl_realloc(ptr, count * size);
+}
+
+char *tsl_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = tsl_malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+void tsl_free(void *ptr)
+{
+	free(ptr);
+}
+
+TESSEL_API void tessel_free(void *ptr)
+{
+	free(ptr);
+}
+
+int64_t tsl_now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void tsl_buf_init(tsl_buf *b)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->failed = 0;
+}
+
+static int buf_reserve(tsl_buf *b, size_t extra)
+{
+	if (b->failed)
+		return -1;
+	if (extra > SIZE_MAX / 2 - b->len) {
+		b->failed = 1;
+		return -1;
+	}
+	if (b->len + extra + 1 <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	char *d = realloc(b->data, cap);
+	if (!d) {
+		b->failed = 1;
+		return -1;
+	}
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+void tsl_buf_append(tsl_buf *b, const char *s, size_t n)
+{
+	if (buf_reserve(b, n))
+		return;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void tsl_buf_puts(tsl_buf *b, const char *s)
+{
+	tsl_buf_append(b, s, strlen(s));
+}
+
+void tsl_buf_printf(tsl_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256];
+
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = 1;
+		return;
+	}
+	if ((size_t)n < sizeof small) {
+		tsl_buf_append(b, small, (size_t)n);
+		return;
+	}
+	if (buf_reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *tsl_buf_take(tsl_buf *b)
+{
+	if (!b->failed && !b->data)
+		buf_reserve(b, 0);
+	if (b->failed) {
+		tsl_buf_release(b);
+		return NULL;
+	}
+	b->data[b->len] = '\0';
+	char *d = b->data;
+	tsl_buf_init(b);
+	return d;
+}
+
+void tsl_buf_release(tsl_buf *b)
+{
+	free(b->data);
+	tsl_buf_init(b);
+}

@@ -1,0 +1,40 @@
+/* Internal helpers shared by the library's files: allocation, strings, time. */
+#ifndef TESSEL_UTIL_H
+#define TESSEL_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessel.h"
+
+/* Allocation wrappers; NULL on failure (the caller reports TESSEL_ENOMEM). */
+void *tsl_malloc(size_t size);
+void *tsl_calloc(size_t count, size_t size);
+void *tsl_realloc(void *ptr, size_t size);
+/* Array allocation with overflow check. */
+void *tsl_reallocarray(void *ptr, size_t count, size_t size);
+char *tsl_strdup(const char *s);
+void tsl_free(void *ptr);
+
+/* Monotonic clock in microseconds. */
+int64_t tsl_now_us(void);
+
+/* Growable text buffer used by the text and JSON writers. */
+typedef struct tsl_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	int failed; /* an allocation failed; the content is incomplete */
+} tsl_buf;
+
+void tsl_buf_init(tsl_buf *b);
+void tsl_buf_append(tsl_buf *b, const char *s, size_t n);
+void tsl_buf_puts(tsl_buf *b, const char *s);
+void tsl_buf_printf(tsl_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Hand the text over (NUL-terminated, release with tessel_free), or NULL
+ * if an allocation failed (the buffer is released then). */
+char *tsl_buf_take(tsl_buf *b);
+void tsl_buf_release(tsl_buf *b);
+
+#endif

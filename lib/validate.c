@@ -1,0 +1,297 @@
+/* The schedule validator.
+ *
+ * It exists to catch the search's mistakes, so it shares no code with the
+ * search (nor with the schedule readers): it reads the graph and the entries
+ * directly and checks the rules of a schedule in this order, reporting the
+ * first violation:
+ *   (a) every (block, micro-batch) is placed;
+ *   (b) on every device, no two entries overlap in time;
+ *   (c) every dependency is respected within each micro-batch;
+ *   (d) on every device with a limit, the running memory sum (deltas applied
+ *       at the start of each block, in start order) never exceeds the limit.
+ * Cost: O(E log E) for E (entry, device) pairs. */
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "graph.h"
+#include "schedule.h"
+#include "util.h"
+
+typedef struct v_key {
+	int64_t start;
+	int64_t tie; /* gid * nmicros + mid */
+} v_key;
+
+static int v_less(const v_key *a, const v_key *b)
+{
+	if (a->start != b->start)
+		return a->start < b->start;
+	return a->tie < b->tie;
+}
+
+/* Merge sort (tmp holds n / 2 + 1 keys); runs already in order are not
+ * merged again. */
+static void v_sort(v_key *a, v_key *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	if (n <= 16) {
+		for (size_t i = 1; i < n; i++) {
+			v_key k = a[i];
+			size_t j = i;
+			for (; j > 0 && v_less(&k, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = k;
+		}
+		return;
+	}
+	size_t half = n / 2;
+	v_sort(a, tmp, half);
+	v_sort(a + half, tmp, n - half);
+	if (!v_less(&a[half], &a[half - 1]))
+		return;
+	memcpy(tmp, a, half * sizeof *a);
+	size_t i = 0, j = half, k = 0;
+	while (i < half && j < n)
+		a[k++] = v_less(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+	while (i < half)
+		a[k++] = tmp[i++];
+}
+
+/* "device 3" or "devices 0,1,2" (truncated with "..." when long). */
+static void v_devices(char *buf, size_t size, const tsl_block *b)
+{
+	size_t len = (size_t)snprintf(buf, size, "device%s ",
+				      b->ndevices > 1 ? "s" : "");
+	for (int i = 0; i < b->ndevices && len < size; i++) {
+		if (len + 16 >= size) {
+			snprintf(buf + len, size - len, "...");
+			return;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%d",
+					i ? "," : "", b->devices[i]);
+	}
+}
+
+/* (a) every entry placed. */
+static int v_check_placed(const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	for (int64_t m = 0; m < s->nmicros; m++) {
+		for (int b = 0; b < g->nblocks; b++) {
+			if (tsl_entry_at(s, b, m)->start >= 0)
+				continue;
+			char devs[64];
+			v_devices(devs, sizeof devs, &g->blocks[b]);
+			return tsl_error(TESSEL_EVIOLATION,
+					 "block '%s' (gid %d) micro-batch %lld "
+					 "(%s) is not placed",
+					 g->blocks[b].name, b, (long long)m,
+					 devs);
+		}
+	}
+	return TSL_OK;
+}
+
+/* The first memory violation seen, reported only after (b) and (c). */
+typedef struct v_memory {
+	int found;
+	int device;
+	int gid;
+	int64_t mid;
+	int64_t step;
+	int64_t value;
+	int64_t limit;
+} v_memory;
+
+/* Blocks of each device: gids of device d are list[off[d] .. off[d + 1]). */
+typedef struct v_index {
+	size_t *off;
+	int *list;
+	size_t widest; /* most blocks on one device */
+} v_index;
+
+static void v_index_release(v_index *x)
+{
+	tsl_free(x->off);
+	tsl_free(x->list);
+}
+
+static int v_index_build(v_index *x, const tessel_graph *g)
+{
+	size_t total = 0;
+	for (int b = 0; b < g->nblocks; b++)
+		total += (size_t)g->blocks[b].ndevices;
+	x->off = tsl_calloc((size_t)g->ndevices + 2, sizeof *x->off);
+	x->list = tsl_reallocarray(NULL, total, sizeof *x->list);
+	x->widest = 0;
+	if (!x->off || !x->list) {
+		v_index_release(x);
+		return tsl_error_nomem();
+	}
+	/* Count into off[d + 2], prefix-sum, then fill using off[d + 1] as
+	 * the cursor of device d: afterwards off[d] .. off[d + 1] is d's. */
+	for (int b = 0; b < g->nblocks; b++)
+		for (int i = 0; i < g->blocks[b].ndevices; i++)
+			x->off[g->blocks[b].devices[i] + 2]++;
+	for (int d = 0; d < g->ndevices; d++) {
+		size_t n = x->off[d + 2];
+		if (n > x->widest)
+			x->widest = n;
+		x->off[d + 2] += x->off[d + 1];
+	}
+	for (int b = 0; b < g->nblocks; b++)
+		for (int i = 0; i < g->blocks[b].ndevices; i++)
+			x->list[x->off[g->blocks[b].devices[i] + 1]++] = b;
+	return TSL_OK;
+}
+
+static int v_overlap(const tessel_schedule *s, int d, const v_key *prev,
+		     const v_key *cur)
+{
+	const tessel_graph *g = s->graph;
+	int pg = (int)(prev->tie / s->nmicros), cg = (int)(cur->tie / s->nmicros);
+	int64_t pm = prev->tie % s->nmicros, cm = cur->tie % s->nmicros;
+	const tsl_block *pb = &g->blocks[pg], *cb = &g->blocks[cg];
+	return tsl_error(TESSEL_EVIOLATION,
+			 "device %d runs two blocks at once: block '%s' "
+			 "(gid %d) micro-batch %lld runs steps %lld..%lld and "
+			 "block '%s' (gid %d) micro-batch %lld starts at step "
+			 "%lld", d, pb->name, pg, (long long)pm,
+			 (long long)prev->start,
+			 (long long)(prev->start + pb->span - 1), cb->name, cg,
+			 (long long)cm, (long long)cur->start);
+}
+
+/* (b) on device d, and the first memory excess of d into *mv if none yet. */
+static int v_check_device(const tessel_schedule *s, int d,
+			  const v_index *x, v_key *keys, v_key *tmp,
+			  v_memory *mv)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = 0;
+	for (size_t i = x->off[d]; i < x->off[d + 1]; i++) {
+		int b = x->list[i];
+		for (int64_t m = 0; m < s->nmicros; m++) {
+			keys[n].start = tsl_entry_at(s, b, m)->start;
+			keys[n].tie = (int64_t)b * s->nmicros + m;
+			n++;
+		}
+	}
+	v_sort(keys, tmp, n);
+	int64_t limit = g->memory_limit[d];
+	int64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		int b = (int)(keys[i].tie / s->nmicros);
+		if (i > 0) {
+			int pb = (int)(keys[i - 1].tie / s->nmicros);
+			if (keys[i - 1].start + g->blocks[pb].span > keys[i].start)
+				return v_overlap(s, d, &keys[i - 1], &keys[i]);
+		}
+		sum += g->blocks[b].memory;
+		if (limit != TESSEL_UNLIMITED && sum > limit && !mv->found) {
+			mv->found = 1;
+			mv->device = d;
+			mv->gid = b;
+			mv->mid = keys[i].tie % s->nmicros;
+			mv->step = keys[i].start;
+			mv->value = sum;
+			mv->limit = limit;
+		}
+	}
+	return TSL_OK;
+}
+
+/* (b) for every device; (d) recorded into *mv. */
+static int v_check_devices(const tessel_schedule *s, v_memory *mv)
+{
+	const tessel_graph *g = s->graph;
+	v_index x;
+	int rc = v_index_build(&x, g);
+	if (rc)
+		return rc;
+	size_t most = x.widest * (size_t)s->nmicros;
+	v_key *keys = tsl_reallocarray(NULL, most, sizeof *keys);
+	v_key *tmp = tsl_reallocarray(NULL, most / 2 + 1, sizeof *tmp);
+	if (!keys || !tmp)
+		rc = tsl_error_nomem();
+	for (int d = 0; d < g->ndevices && !rc; d++)
+		rc = v_check_device(s, d, &x, keys, tmp, mv);
+	tsl_free(keys);
+	tsl_free(tmp);
+	v_index_release(&x);
+	return rc;
+}
+
+static int v_broken_dep(const tessel_schedule *s, int b, int a, int64_t m)
+{
+	const tessel_graph *g = s->graph;
+	const tsl_block *bb = &g->blocks[b], *ab = &g->blocks[a];
+	int64_t start = tsl_entry_at(s, b, m)->start;
+	int64_t fin = tsl_entry_at(s, a, m)->start + ab->span;
+	char bdevs[64], adevs[64];
+	v_devices(bdevs, sizeof bdevs, bb);
+	v_devices(adevs, sizeof adevs, ab);
+	return tsl_error(TESSEL_EVIOLATION,
+			 "dependency broken in micro-batch %lld: block '%s' "
+			 "(gid %d, %s) starts at step %lld but block '%s' "
+			 "(gid %d, %s) it waits for finishes at step %lld "
+			 "(%lld step%s too early)", (long long)m, bb->name, b,
+			 bdevs, (long long)start, ab->name, a, adevs,
+			 (long long)fin, (long long)(fin - start),
+			 fin - start == 1 ? "" : "s");
+}
+
+/* (c) every dependency in every micro-batch. */
+static int v_check_deps(const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	for (int64_t m = 0; m < s->nmicros; m++) {
+		for (int b = 0; b < g->nblocks; b++) {
+			const tsl_block *bb = &g->blocks[b];
+			int64_t start = tsl_entry_at(s, b, m)->start;
+			for (int i = 0; i < bb->ndeps; i++) {
+				int a = bb->deps[i];
+				int64_t fin = tsl_entry_at(s, a, m)->start
+					      + g->blocks[a].span;
+				if (fin > start)
+					return v_broken_dep(s, b, a, m);
+			}
+		}
+	}
+	return TSL_OK;
+}
+
+static int v_report_memory(const tessel_schedule *s, const v_memory *mv)
+{
+	const tsl_block *b = &s->graph->blocks[mv->gid];
+	return tsl_error(TESSEL_EVIOLATION,
+			 "memory over the limit on device %d: %lld at step "
+			 "%lld, limit %lld; block '%s' (gid %d) micro-batch "
+			 "%lld starting at step %lld pushed it over",
+			 mv->device, (long long)mv->value, (long long)mv->step,
+			 (long long)mv->limit, b->name, mv->gid,
+			 (long long)mv->mid, (long long)mv->step);
+}
+
+TESSEL_API int tessel_schedule_validate(const tessel_schedule *schedule)
+{
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_validate: schedule is NULL");
+	int rc = v_check_placed(schedule);
+	if (rc)
+		return rc;
+	v_memory mv;
+	memset(&mv, 0, sizeof mv);
+	rc = v_check_devices(schedule, &mv);
+	if (rc)
+		return rc;
+	rc = v_check_deps(schedule);
+	if (rc)
+		return rc;
+	if (mv.found)
+		return v_report_memory(schedule, &mv);
+	return TSL_OK;
+}

@@ -1,0 +1,9 @@
+#!/bin/sh
+# Install what is missing, build, and run the main job: a schedule search
+# on the built-in default (mshape on 4 devices, memory 6, 16 micro-batches).
+set -eu
+cd "$(dirname "$0")/.."
+sh scripts/setup-deps.sh
+[ -d build ] || meson setup build >/dev/null
+ninja -C build >/dev/null
+./build/tools/tessel search "$@"

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Install what libtessel needs to build and test on Debian 12, if missing.
+set -eu
+pkgs="libz3-dev libjansson-dev libcmocka-dev meson ninja-build pkg-config gcc valgrind"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi

@@ -1,0 +1,68 @@
+#include "helpers.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+char *th_read_file(const char *path, size_t *length)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	size_t n;
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len - 1 == 0) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (!buf)
+		return NULL;
+	buf[len] = '\0';
+	if (length)
+		*length = len;
+	return buf;
+}
+
+const char *th_data_path(const char *name)
+{
+	static char path[4096];
+	const char *dir = getenv("TESSEL_EXAMPLES");
+	snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/data", name);
+	return path;
+}
+
+void th_check_ok(int rc, const char *what, const char *file, int line)
+{
+	if (rc != TESSEL_OK) {
+		print_error("%s:%d: %s returned %d (%s): %s\n", file, line, what, rc,
+			    tessel_strerror(rc), tessel_error_last());
+		fail();
+	}
+}
+
+int64_t th_sched(const tessel_schedule *s, tessel_schedule_attr attr)
+{
+	int64_t v = -1;
+	TH_OK(tessel_schedule_get(&v, s, attr));
+	return v;
+}
+
+int th_under_valgrind(void)
+{
+	return getenv("TESSEL_UNDER_VALGRIND") != NULL;
+}

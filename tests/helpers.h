@@ -1,0 +1,26 @@
+/* Small helpers shared by the CMocka test programs. */
+#ifndef TESSEL_TEST_HELPERS_H
+#define TESSEL_TEST_HELPERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessel.h"
+
+/* Read a whole file (NUL-terminated); NULL if it cannot be read. Free with free(). */
+char *th_read_file(const char *path, size_t *length);
+
+/* Path of a file in tests/data (static buffer, overwritten by the next call). */
+const char *th_data_path(const char *name);
+
+/* Fail the current test, printing tessel_error_last(), unless rc == TESSEL_OK. */
+void th_check_ok(int rc, const char *what, const char *file, int line);
+#define TH_OK(expr) th_check_ok((expr), #expr, __FILE__, __LINE__)
+
+/* Read one schedule figure; fails the test on error. */
+int64_t th_sched(const tessel_schedule *s, tessel_schedule_attr attr);
+
+/* Whether running under valgrind (TESSEL_UNDER_VALGRIND set): heavy loops shrink. */
+int th_under_valgrind(void);
+
+#endif

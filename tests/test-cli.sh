@@ -1,0 +1,279 @@
+#!/bin/sh
+# End-to-end tests of the tessel command line.
+#
+# Usage: test-cli.sh TESSEL_EXE DATA_DIR
+#
+# Stops at the first failure with a message saying what was run, what was
+# expected and what happened.
+# SPDX-License-Identifier: MIT
+set -u
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 TESSEL_EXE DATA_DIR" >&2
+	exit 2
+fi
+TESSEL=$1
+DATA=$2
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tessel-cli.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 1' HUP INT TERM
+
+OUT=$TMP/stdout
+ERR=$TMP/stderr
+STATUS=0
+LAST=
+
+# ---------------------------------------------------------------- helpers
+
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -n "$LAST" ]; then
+		echo "  command: $LAST" >&2
+		echo "  exit status: $STATUS" >&2
+		echo "  --- stdout (first lines) ---" >&2
+		head -n 20 "$OUT" >&2 2>/dev/null
+		echo "  --- stderr ---" >&2
+		head -n 20 "$ERR" >&2 2>/dev/null
+	fi
+	exit 1
+}
+
+pass() {
+	echo "ok - $*"
+}
+
+# run ARGS...: run tessel, keeping stdout, stderr and the exit status.
+run() {
+	LAST="tessel $*"
+	"$TESSEL" "$@" >"$OUT" 2>"$ERR"
+	STATUS=$?
+}
+
+expect_status() {
+	[ "$STATUS" -eq "$1" ] || fail "expected exit status $1"
+}
+
+expect_stdout_has() {
+	grep -q -e "$1" "$OUT" || fail "expected '$1' on stdout"
+}
+
+expect_stderr_has() {
+	grep -q -e "$1" "$ERR" || fail "expected '$1' on stderr"
+}
+
+expect_stdout_empty() {
+	[ ! -s "$OUT" ] || fail "expected nothing on stdout"
+}
+
+expect_stderr_empty() {
+	[ ! -s "$ERR" ] || fail "expected nothing on stderr"
+}
+
+# A success: exit 0, something on stdout.
+expect_ok() {
+	expect_status 0
+	[ -s "$OUT" ] || fail "expected output on stdout"
+}
+
+# A refusal: exit STATUS, nothing on stdout, "tessel: reason" on stderr.
+expect_refused() {
+	expect_status "$1"
+	expect_stdout_empty
+	expect_stderr_has '^tessel: '
+}
+
+# A text grid: one row per device and the figures.
+expect_grid() {
+	expect_ok
+	expect_stdout_has 'period'
+	expect_stdout_has '|'
+}
+
+# ---------------------------------------------------------------- help, version
+
+run --help
+expect_ok
+expect_stdout_has 'search'
+expect_stdout_has 'validate'
+expect_stderr_empty
+pass "--help"
+
+run -h
+expect_ok
+pass "-h"
+
+run --version
+expect_ok
+expect_stdout_has '^tessel [0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*'
+pass "--version"
+
+for cmd in search validate presets; do
+	run "$cmd" --help
+	expect_ok
+	expect_stdout_has "tessel $cmd"
+	expect_stderr_empty
+	pass "$cmd --help"
+done
+
+# ---------------------------------------------------------------- presets
+
+run presets
+expect_ok
+for name in vshape xshape mshape nnshape kshape; do
+	expect_stdout_has "^$name"
+done
+pass "presets lists the five presets"
+
+# ---------------------------------------------------------------- search
+
+run search
+expect_grid
+expect_stderr_empty
+pass "search (default: mshape, 4 devices)"
+
+found=0
+for f in "$DATA"/*.json; do
+	[ -e "$f" ] || continue
+	found=1
+	run search "$f"
+	expect_grid
+	pass "search $(basename "$f")"
+done
+[ "$found" -eq 1 ] || fail "no placement files in $DATA"
+
+run search --preset vshape --devices 4 --micro-batches 8 --fast
+expect_grid
+pass "search --preset vshape --fast"
+
+run search --preset vshape --infer --micro-batches 4
+expect_grid
+pass "search --infer"
+
+run search --preset vshape --memory unlimited --micro-batches 4 --time-limit 60
+expect_grid
+pass "search --memory unlimited --time-limit"
+
+# ---------------------------------------------------------------- JSON, validate
+
+SCHED=$TMP/schedule.json
+run search --preset vshape --format json --output "$SCHED"
+expect_status 0
+expect_stdout_empty
+[ -s "$SCHED" ] || fail "--output did not write $SCHED"
+[ ! -e "$SCHED.tmp" ] || fail "--output left $SCHED.tmp behind"
+grep -q '"tessel-schedule"' "$SCHED" || fail "$SCHED is not schedule JSON"
+pass "search --format json --output"
+
+run validate "$SCHED"
+expect_ok
+expect_stdout_has '^valid: '
+pass "validate accepts the schedule search wrote"
+
+run search --preset mshape --format json
+expect_ok
+expect_stdout_has '"tessel-schedule"'
+cp "$OUT" "$TMP/stdout.json"
+run validate "$TMP/stdout.json"
+expect_ok
+pass "search --format json to stdout, validate"
+
+# Corrupt one block's step: start a block at the same step as another block
+# of the same device, so that the device does two things at once.
+BAD=$TMP/corrupt.json
+python3 - "$SCHED" "$BAD" <<'EOF' || fail "could not corrupt $SCHED"
+import json, sys
+with open(sys.argv[1]) as f:
+    doc = json.load(f)
+blocks = doc["blocks"]
+def corrupt():
+    for a in blocks:
+        for b in blocks:
+            if a is not b and set(a["device"]) & set(b["device"]) \
+                    and a["step"] != b["step"]:
+                b["step"] = a["step"]
+                return
+    sys.exit("no two blocks share a device")
+corrupt()
+with open(sys.argv[2], "w") as f:
+    json.dump(doc, f)
+EOF
+run validate "$BAD"
+expect_refused 1
+pass "validate rejects a corrupted schedule (exit 1)"
+
+printf '{"format": "tessel-schedule", "blocks": [' >"$TMP/truncated.json"
+run validate "$TMP/truncated.json"
+expect_refused 2
+pass "validate rejects malformed JSON (exit 2)"
+
+# ---------------------------------------------------------------- bad usage
+
+refused_usage() {
+	run "$@"
+	expect_refused 2
+	pass "refused (exit 2): tessel $*"
+}
+
+refused_usage
+refused_usage frobnicate
+refused_usage --frobnicate
+refused_usage search --frobnicate
+refused_usage search -Z
+refused_usage search --devices abc
+refused_usage search --devices 4x
+refused_usage search --devices ''
+refused_usage search --devices 99999999999999999999999
+refused_usage search --devices
+refused_usage search --micro-batches 0
+refused_usage search --micro-batches -3
+refused_usage search --threads 1.5
+refused_usage search --time-limit abc
+refused_usage search --time-limit -1
+refused_usage search --memory -2
+refused_usage search --format xml
+refused_usage search --fast=1
+refused_usage search --preset nosuchshape
+refused_usage search --preset kshape --devices 3
+refused_usage search "$TMP/does-not-exist.json"
+refused_usage search "$DATA/vshape-4dev.json" "$DATA/mshape-4dev.json"
+refused_usage search "$DATA/vshape-4dev.json" --infer
+refused_usage search "$DATA/vshape-4dev.json" --preset vshape
+refused_usage search "$TMP/truncated.json"
+refused_usage validate
+refused_usage validate "$TMP/does-not-exist.json"
+refused_usage validate "$SCHED" "$SCHED"
+refused_usage presets extra
+
+# ---------------------------------------------------------------- no schedule
+
+run search --preset vshape --memory 0
+expect_refused 1
+pass "vshape with --memory 0 has no schedule (exit 1)"
+
+run search "$DATA/vshape-4dev.json" --memory 0
+expect_refused 1
+pass "placement file with --memory 0 has no schedule (exit 1)"
+
+# ---------------------------------------------------------------- output failure
+
+NODIR=$TMP/no-such-dir/out.json
+run search --preset vshape --micro-batches 4 --output "$NODIR"
+[ "$STATUS" -ne 0 ] || fail "expected a non-zero exit status"
+expect_stdout_empty
+expect_stderr_has '^tessel: '
+if [ -e "$NODIR" ] || [ -e "$NODIR.tmp" ]; then
+	fail "a failed --output left a file behind"
+fi
+pass "--output into a missing directory fails and leaves no file"
+
+if [ -w /dev/full ]; then
+	LAST="tessel search --preset vshape --micro-batches 4 >/dev/full"
+	"$TESSEL" search --preset vshape --micro-batches 4 >/dev/full 2>"$ERR"
+	STATUS=$?
+	[ "$STATUS" -ne 0 ] || fail "writing to a full stdout must fail"
+	expect_stderr_has '^tessel: '
+	pass "a full standard output is an error"
+fi
+
+echo "all cli tests passed"

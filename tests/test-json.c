@@ -1,0 +1,916 @@
+/* Placement and schedule JSON: parsing, writing, round trips, errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "tessel.h"
+
+static const char *const data_files[] = {
+	"vshape-4dev.json", "mshape-4dev.json", "kshape-4dev.json",
+};
+/* Their "memory_limit" (the same for every device). */
+static const int64_t data_limits[] = { 4, 6, 4 };
+#define NDATA (sizeof data_files / sizeof data_files[0])
+
+static void expect_error(int rc, int code, const char *fragment,
+			 const char *what)
+{
+	if (rc != code || !strstr(tessel_error_last(), fragment))
+		print_error("%s: got %d (%s) \"%s\", wanted %d with \"%s\"\n",
+			    what, rc, tessel_strerror(rc), tessel_error_last(),
+			    code, fragment);
+	assert_int_equal(rc, code);
+	assert_int_equal(tessel_error_last_code(), code);
+	assert_non_null(strstr(tessel_error_last(), fragment));
+}
+
+/* A copy of `text` with the first `from` replaced by `to` (free()). */
+static char *replace_first(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	if (!at) {
+		print_error("\"%s\" not found in:\n%s\n", from, text);
+		fail();
+	}
+	size_t head = (size_t)(at - text), nf = strlen(from), nt = strlen(to);
+	char *out = malloc(strlen(text) - nf + nt + 1);
+	assert_non_null(out);
+	memcpy(out, text, head);
+	memcpy(out + head, to, nt);
+	strcpy(out + head + nt, at + nf);
+	return out;
+}
+
+static int64_t block_attr(const tessel_graph *g, int gid, tessel_block_attr a)
+{
+	int64_t v = -2;
+	TH_OK(tessel_graph_block_get(&v, g, gid, a));
+	return v;
+}
+
+/* The two graphs have the same devices, limits, blocks, deps and stages. */
+static void assert_same_graph(const tessel_graph *a, const tessel_graph *b)
+{
+	int64_t na, nb, la, lb;
+	TH_OK(tessel_graph_get(&na, a, TESSEL_GRAPH_NDEVICES));
+	TH_OK(tessel_graph_get(&nb, b, TESSEL_GRAPH_NDEVICES));
+	assert_int_equal(na, nb);
+	for (int d = 0; d < (int)na; d++) {
+		TH_OK(tessel_graph_memory_limit(&la, a, d));
+		TH_OK(tessel_graph_memory_limit(&lb, b, d));
+		assert_int_equal(la, lb);
+	}
+	TH_OK(tessel_graph_get(&na, a, TESSEL_GRAPH_NBLOCKS));
+	TH_OK(tessel_graph_get(&nb, b, TESSEL_GRAPH_NBLOCKS));
+	assert_int_equal(na, nb);
+	for (int gid = 0; gid < (int)na; gid++) {
+		const char *sa, *sb;
+		TH_OK(tessel_graph_block_name(&sa, a, gid));
+		TH_OK(tessel_graph_block_name(&sb, b, gid));
+		assert_string_equal(sa, sb);
+		for (int at = TESSEL_BLOCK_KIND; at <= TESSEL_BLOCK_STAGE; at++)
+			assert_int_equal(block_attr(a, gid, at),
+					 block_attr(b, gid, at));
+		int64_t nd = block_attr(a, gid, TESSEL_BLOCK_NDEVICES);
+		for (size_t i = 0; i < (size_t)nd; i++) {
+			int x, y;
+			TH_OK(tessel_graph_block_device(&x, a, gid, i));
+			TH_OK(tessel_graph_block_device(&y, b, gid, i));
+			assert_int_equal(x, y);
+		}
+		int64_t ndeps = block_attr(a, gid, TESSEL_BLOCK_NDEPS);
+		for (size_t i = 0; i < (size_t)ndeps; i++) {
+			int x, y;
+			TH_OK(tessel_graph_block_dep(&x, a, gid, i));
+			TH_OK(tessel_graph_block_dep(&y, b, gid, i));
+			assert_int_equal(x, y);
+		}
+	}
+}
+
+static tessel_graph *parse(const char *text)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_from_json(&g, text, strlen(text)));
+	assert_non_null(g);
+	return g;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Placements                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void test_data_files(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NDATA; i++) {
+		tessel_graph *g = NULL, *h = NULL;
+		size_t len;
+		int64_t v;
+		TH_OK(tessel_graph_from_file(&g, th_data_path(data_files[i])));
+		char *text = th_read_file(th_data_path(data_files[i]), &len);
+		assert_non_null(text);
+		TH_OK(tessel_graph_from_json(&h, text, len));
+		assert_same_graph(g, h);
+		TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_NDEVICES));
+		assert_int_equal(v, 4);
+		TH_OK(tessel_graph_memory_limit(&v, g, 3));
+		assert_int_equal(v, data_limits[i]);
+		TH_OK(tessel_graph_validate(g));
+		free(text);
+		tessel_graph_free(g);
+		tessel_graph_free(h);
+	}
+}
+
+static void test_vshape_content(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	int gid, x;
+	int64_t v;
+	TH_OK(tessel_graph_from_file(&g, th_data_path("vshape-4dev.json")));
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_NBLOCKS));
+	assert_int_equal(v, 8);
+	TH_OK(tessel_graph_find(&gid, g, "b4"));
+	assert_int_equal(gid, 4);
+	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_KIND), TESSEL_KIND_BACKWARD);
+	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_SPAN), 3);
+	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_MEMORY), -1);
+	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_STAGE), -1);
+	TH_OK(tessel_graph_block_device(&x, g, gid, 0));
+	assert_int_equal(x, 3);
+	TH_OK(tessel_graph_block_dep(&x, g, gid, 0));
+	assert_int_equal(x, 3);
+	tessel_graph_free(g);
+
+	TH_OK(tessel_graph_from_file(&g, th_data_path("kshape-4dev.json")));
+	TH_OK(tessel_graph_find(&gid, g, "mf"));
+	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_NDEVICES), 4);
+	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_NDEPS), 2);
+	tessel_graph_free(g);
+}
+
+/* from_json -> to_json -> from_json keeps everything; to_json is stable. */
+static void round_trip(const tessel_graph *g)
+{
+	char *a = NULL, *b = NULL;
+	tessel_graph *h = NULL;
+	TH_OK(tessel_graph_to_json(&a, g));
+	TH_OK(tessel_graph_from_json(&h, a, strlen(a)));
+	assert_same_graph(g, h);
+	TH_OK(tessel_graph_to_json(&b, h));
+	assert_string_equal(a, b);
+	tessel_free(a);
+	tessel_free(b);
+	tessel_graph_free(h);
+}
+
+static const char mixed_placement[] =
+	"{\"devices\": 3, \"memory_limit\": [5, -1, 7], \"comment\": \"ignored\",\n"
+	" \"blocks\": [\n"
+	"  {\"name\": \"s\", \"kind\": \"forward\", \"span\": 1, \"memory\": 0,"
+	"   \"devices\": [2, 0, 1], \"after\": [\"w1\", \"b0\"], \"stage\": 3},\n"
+	"  {\"name\": \"f0\", \"kind\": \"forward\", \"span\": 2, \"memory\": 3,"
+	"   \"devices\": [0], \"stage\": 0, \"extra\": [1, {\"x\": null}]},\n"
+	"  {\"name\": \"f1\", \"kind\": \"forward\", \"span\": 1, \"memory\": 2,"
+	"   \"devices\": [1], \"after\": [\"f0\"], \"stage\": 1},\n"
+	"  {\"name\": \"b1\", \"kind\": \"backward\", \"span\": 2, \"memory\": -1,"
+	"   \"devices\": [1], \"after\": [\"f1\"]},\n"
+	"  {\"name\": \"w1\", \"kind\": \"weight\", \"span\": 1, \"memory\": -1,"
+	"   \"devices\": [1, 2], \"after\": [\"b1\"]},\n"
+	"  {\"name\": \"b0\", \"kind\": \"backward\", \"span\": 3, \"memory\": -3,"
+	"   \"devices\": [0], \"after\": [\"b1\"]}\n"
+	" ]}\n";
+
+static void test_placement_round_trip(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NDATA; i++) {
+		tessel_graph *g = NULL;
+		TH_OK(tessel_graph_from_file(&g, th_data_path(data_files[i])));
+		round_trip(g);
+		tessel_graph_free(g);
+	}
+	tessel_graph *g = parse(mixed_placement);
+	int64_t v;
+	int x;
+	TH_OK(tessel_graph_memory_limit(&v, g, 1));
+	assert_int_equal(v, TESSEL_UNLIMITED);
+	TH_OK(tessel_graph_memory_limit(&v, g, 2));
+	assert_int_equal(v, 7);
+	assert_int_equal(block_attr(g, 0, TESSEL_BLOCK_STAGE), 3);
+	assert_int_equal(block_attr(g, 3, TESSEL_BLOCK_STAGE), -1);
+	assert_int_equal(block_attr(g, 4, TESSEL_BLOCK_KIND), TESSEL_KIND_WEIGHT);
+	TH_OK(tessel_graph_block_dep(&x, g, 0, 1));
+	assert_int_equal(x, 5);
+	round_trip(g);
+
+	char *text = NULL;
+	TH_OK(tessel_graph_to_json(&text, g));
+	assert_non_null(strstr(text, "\"memory_limit\": [5, -1, 7],\n"));
+	assert_non_null(strstr(text,
+		"\n    {\"name\": \"s\", \"kind\": \"forward\", \"span\": 1, "
+		"\"memory\": 0, \"devices\": [0, 1, 2], \"after\": [\"w1\", \"b0\"], "
+		"\"stage\": 3},\n"));
+	assert_non_null(strstr(text,
+		"\n    {\"name\": \"b1\", \"kind\": \"backward\", \"span\": 2, "
+		"\"memory\": -1, \"devices\": [1], \"after\": [\"f1\"]},\n"));
+	assert_null(strstr(text, "comment"));
+	tessel_free(text);
+
+	/* Equal limits: one integer; no limits: no key. */
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, 9));
+	TH_OK(tessel_graph_to_json(&text, g));
+	assert_non_null(strstr(text, "{\n  \"devices\": 3,\n  \"memory_limit\": 9,\n"
+				     "  \"blocks\": [\n    {"));
+	assert_int_equal(text[strlen(text) - 1], '\n');
+	tessel_free(text);
+	round_trip(g);
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, TESSEL_UNLIMITED));
+	TH_OK(tessel_graph_to_json(&text, g));
+	assert_null(strstr(text, "memory_limit"));
+	tessel_free(text);
+	round_trip(g);
+	tessel_graph_free(g);
+}
+
+static void test_placement_presets(void **state)
+{
+	(void)state;
+	const char *names[] = { "vshape", "xshape", "mshape", "nnshape", "kshape" };
+	for (size_t i = 0; i < 5; i++) {
+		tessel_graph *g = NULL;
+		int rc = tessel_preset(&g, names[i], 4, 0, 12);
+		if (rc) {
+			print_message("preset %s not available: %s\n", names[i],
+				      tessel_error_last());
+			continue;
+		}
+		round_trip(g);
+		tessel_graph_free(g);
+	}
+}
+
+static void test_text_length_and_nul(void **state)
+{
+	(void)state;
+	/* Only `length` bytes are read: the garbage after them is ignored. */
+	const char text[] = "{\"devices\": 1, \"blocks\": [{\"name\": \"a\", "
+			    "\"kind\": \"forward\", \"span\": 1, \"memory\": 0, "
+			    "\"devices\": [0]}]}GARBAGE";
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_from_json(&g, text, strlen(text) - 7));
+	tessel_graph_free(g);
+	g = (tessel_graph *)1;
+	expect_error(tessel_graph_from_json(&g, text, strlen(text)),
+		     TESSEL_EPARSE, "line 1, column", "garbage");
+	assert_null(g);
+	/* A NUL byte inside the text is a syntax error, not the end. */
+	const char nul[] = "{\"devices\": 1,\0 \"blocks\": []}";
+	expect_error(tessel_graph_from_json(&g, nul, sizeof nul - 1),
+		     TESSEL_EPARSE, "line 1", "NUL");
+	expect_error(tessel_graph_from_json(&g, NULL, 3), TESSEL_EINVAL, "NULL",
+		     "NULL text");
+	expect_error(tessel_graph_from_json(NULL, "{}", 2), TESSEL_EINVAL, "NULL",
+		     "NULL out");
+	g = (tessel_graph *)1;
+	expect_error(tessel_graph_from_file(&g, "/nonexistent/dir/p.json"),
+		     TESSEL_EIO, "/nonexistent/dir/p.json", "missing file");
+	assert_null(g);
+	char *out = (char *)1;
+	expect_error(tessel_graph_to_json(&out, NULL), TESSEL_EINVAL, "NULL",
+		     "NULL graph");
+	assert_null(out);
+}
+
+static void test_to_json_bad_utf8(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	int gid, dev = 0;
+	char *out = NULL;
+	TH_OK(tessel_graph_new(&g, 1));
+	TH_OK(tessel_graph_add_block(&gid, g, "ok", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_add_block(&gid, g, "bad\xff", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 0, &dev, 1));
+	TH_OK(tessel_graph_place(g, 1, &dev, 1));
+	expect_error(tessel_graph_to_json(&out, g), TESSEL_EINVAL, "block 1",
+		     "bad UTF-8");
+	assert_null(out);
+	tessel_graph_free(g);
+}
+
+/* One block "a" on device 0, with `extra` appended inside the block. */
+#define ONE(extra)                                                            \
+	"{\"devices\": 2, \"blocks\": [{\"name\": \"a\", \"kind\": \"forward\", " \
+	"\"span\": 1, \"memory\": 1, \"devices\": [0]" extra "}]}"
+/* Blocks "a" then "b" (after "a"), `b` the body of block b. */
+#define TWO(b)                                                                \
+	"{\"devices\": 2, \"blocks\": [{\"name\": \"a\", \"kind\": \"forward\", " \
+	"\"span\": 1, \"memory\": 1, \"devices\": [0]}, {" b "}]}"
+#define BODY_B "\"name\": \"b\", \"kind\": \"backward\", \"span\": 2, "
+
+struct bad_case {
+	const char *text;
+	int code;
+	const char *fragment;
+};
+
+static const struct bad_case bad_placements[] = {
+	/* syntax */
+	{ "{\n  \"devices\": 2,\n  \"blocks\": [\n    {\"name\": \"a\" \"kind\"}\n  ]\n}",
+	  TESSEL_EPARSE, "line 4, column " },
+	{ "", TESSEL_EPARSE, "empty" },
+	{ "{\"devices\": 2, \"devices\": 3, \"blocks\": []}", TESSEL_EPARSE,
+	  "duplicate" },
+	{ "{\"devices\": 2, \"blocks\": [}", TESSEL_EPARSE, "line 1, column " },
+	{ "{\"devices\": 99999999999999999999, \"blocks\": []}", TESSEL_EPARSE,
+	  "too big" },
+	/* root */
+	{ "[1, 2]", TESSEL_EPARSE, "must be a JSON object, not an array" },
+	{ "42", TESSEL_EPARSE, "must be a JSON object, not an integer" },
+	/* devices */
+	{ "{\"blocks\": []}", TESSEL_EPARSE, "\"devices\" is missing" },
+	{ "{\"devices\": \"2\", \"blocks\": []}", TESSEL_EPARSE,
+	  "\"devices\" must be an integer, not a string" },
+	{ "{\"devices\": 2.0, \"blocks\": []}", TESSEL_EPARSE,
+	  "\"devices\" must be an integer, not a real number" },
+	{ "{\"devices\": 0, \"blocks\": []}", TESSEL_ERANGE,
+	  "\"devices\" must be an integer in 1 .. 4096, got 0" },
+	{ "{\"devices\": 9223372036854775807, \"blocks\": []}", TESSEL_ERANGE,
+	  "got 9223372036854775807" },
+	/* blocks */
+	{ "{\"devices\": 2}", TESSEL_EPARSE, "\"blocks\" is missing" },
+	{ "{\"devices\": 2, \"blocks\": {}}", TESSEL_EPARSE,
+	  "\"blocks\" must be an array, not an object" },
+	{ "{\"devices\": 2, \"blocks\": []}", TESSEL_EINVAL,
+	  "\"blocks\" must not be empty" },
+	{ "{\"devices\": 2, \"blocks\": [3]}", TESSEL_EPARSE,
+	  "block 0: must be an object, not an integer" },
+	/* name */
+	{ TWO("\"kind\": \"forward\""), TESSEL_EPARSE,
+	  "block 1: \"name\" is missing" },
+	{ TWO("\"name\": 7"), TESSEL_EPARSE,
+	  "block 1: \"name\" must be a string, not an integer" },
+	{ TWO("\"name\": \"\""), TESSEL_EINVAL,
+	  "block 1: \"name\" must not be empty" },
+	{ TWO("\"name\": \"a\", \"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [1]"),
+	  TESSEL_EEXISTS, "block 1 (\"a\"): \"name\" is already used by block 0" },
+	/* kind */
+	{ TWO("\"name\": \"b\", \"kind\": \"sideways\""), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"kind\" must be \"forward\", \"backward\" or \"weight\", not \"sideways\"" },
+	{ TWO("\"name\": \"b\", \"kind\": null"), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"kind\" must be a string, not null" },
+	{ TWO("\"name\": \"b\""), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"kind\" is missing" },
+	/* span */
+	{ TWO("\"name\": \"b\", \"kind\": \"forward\", \"span\": 0"), TESSEL_ERANGE,
+	  "block 1 (\"b\"): \"span\" must be an integer in 1 .. 1000000, got 0" },
+	{ TWO("\"name\": \"b\", \"kind\": \"forward\", \"span\": 1.5"), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"span\" must be an integer, not a real number" },
+	{ TWO("\"name\": \"b\", \"kind\": \"forward\", \"span\": true"), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"span\" must be an integer, not true" },
+	{ TWO("\"name\": \"b\", \"kind\": \"forward\", \"span\": 4294967297"),
+	  TESSEL_ERANGE, "block 1 (\"b\"): \"span\" must be an integer in 1 .. 1000000" },
+	{ TWO("\"name\": \"b\", \"kind\": \"forward\""), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"span\" is missing" },
+	/* memory */
+	{ TWO(BODY_B "\"memory\": \"1\""), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"memory\" must be an integer, not a string" },
+	{ TWO(BODY_B "\"memory\": -2000000000"), TESSEL_ERANGE,
+	  "block 1 (\"b\"): \"memory\" must be an integer in -1000000000 .. 1000000000" },
+	{ TWO(BODY_B "\"devices\": [1]"), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"memory\" is missing" },
+	/* devices of a block */
+	{ TWO(BODY_B "\"memory\": -1"), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"devices\" is missing" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": 1"), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"devices\" must be an array, not an integer" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": []"), TESSEL_EINVAL,
+	  "block 1 (\"b\"): \"devices\" must not be empty" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [2]"), TESSEL_EINVAL,
+	  "block 1 (\"b\"): \"devices\"[0]: unknown device 2 (devices are 0 .. 1)" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [0, -1]"), TESSEL_EINVAL,
+	  "block 1 (\"b\"): \"devices\"[1]: unknown device -1" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1, 0, 1]"), TESSEL_EINVAL,
+	  "block 1 (\"b\"): \"devices\" lists device 1 twice" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [\"0\"]"), TESSEL_EPARSE,
+	  "block 1 (\"b\"): \"devices\"[0] must be an integer, not a string" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [99999999999]"), TESSEL_EINVAL,
+	  "unknown device 99999999999" },
+	/* after */
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": \"a\""),
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"after\" must be an array, not a string" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [0]"),
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"after\"[0] must be a block name (a string), not an integer" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [\"a\", \"zz\"]"),
+	  TESSEL_ENOTFOUND, "block 1 (\"b\"): \"after\"[1]: unknown block \"zz\"" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [\"a\", \"a\"]"),
+	  TESSEL_EEXISTS, "block 1 (\"b\"): \"after\": " },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [\"b\"]"),
+	  TESSEL_ECYCLE, "block 1 (\"b\"): \"after\": " },
+	{ "{\"devices\": 1, \"blocks\": ["
+	  "{\"name\": \"a\", \"kind\": \"forward\", \"span\": 1, \"memory\": 0, \"devices\": [0], \"after\": [\"c\"]},"
+	  "{\"name\": \"b\", \"kind\": \"forward\", \"span\": 1, \"memory\": 0, \"devices\": [0], \"after\": [\"a\"]},"
+	  "{\"name\": \"c\", \"kind\": \"forward\", \"span\": 1, \"memory\": 0, \"devices\": [0], \"after\": [\"b\"]}]}",
+	  TESSEL_ECYCLE, "cycle" },
+	/* stage */
+	{ ONE(", \"stage\": -3"), TESSEL_ERANGE,
+	  "block 0 (\"a\"): \"stage\" must be an integer in 0 .. 1000000, got -3" },
+	{ ONE(", \"stage\": \"x\""), TESSEL_EPARSE,
+	  "block 0 (\"a\"): \"stage\" must be an integer, not a string" },
+	/* memory_limit */
+	{ "{\"devices\": 2, \"memory_limit\": [4], \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_EPARSE, "\"memory_limit\" has 1 entries, expected one per device (2)" },
+	{ "{\"devices\": 2, \"memory_limit\": -5, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_ERANGE, "\"memory_limit\" must be an integer in -1 .. " },
+	{ "{\"devices\": 2, \"memory_limit\": [4, -2], \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_ERANGE, "\"memory_limit\"[1] must be an integer in -1 .. " },
+	{ "{\"devices\": 2, \"memory_limit\": [4, null], \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_EPARSE, "\"memory_limit\"[1] must be an integer, not null" },
+	{ "{\"devices\": 2, \"memory_limit\": \"lots\", \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_EPARSE, "\"memory_limit\" must be an integer or an array of integers, not a string" },
+	{ "{\"devices\": 2, \"memory_limit\": 1000000000000000000, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_ERANGE, "\"memory_limit\" must be an integer in -1 .. " },
+	{ "{\"devices\": 2, \"memory_limit\": [0, 5], \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_EINFEASIBLE, "device 0" },
+};
+
+static void test_bad_placements(void **state)
+{
+	(void)state;
+	size_t n = sizeof bad_placements / sizeof bad_placements[0];
+	assert_true(n >= 20);
+	for (size_t i = 0; i < n; i++) {
+		const struct bad_case *c = &bad_placements[i];
+		char what[64];
+		tessel_graph *g = (tessel_graph *)1;
+		snprintf(what, sizeof what, "bad placement %zu", i);
+		tessel_error_clear();
+		int rc = tessel_graph_from_json(&g, c->text, strlen(c->text));
+		expect_error(rc, c->code, c->fragment, what);
+		assert_null(g);
+	}
+}
+
+static void test_bad_file_message(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/tessel-json-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char text[] = "{\n  \"devices\": 2,\n  \"blocks\": [,]\n}\n";
+	assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+	close(fd);
+	tessel_graph *g = NULL;
+	expect_error(tessel_graph_from_file(&g, path), TESSEL_EPARSE, path,
+		     "file syntax");
+	assert_non_null(strstr(tessel_error_last(), ": line 3, column "));
+	assert_null(g);
+	unlink(path);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Schedules                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Two devices; a weight block and a block on both devices; run one
+ * micro-batch after the other (7 steps each). */
+static const char pipe_placement[] =
+	"{\"devices\": 2, \"memory_limit\": [3, -1], \"blocks\": [\n"
+	" {\"name\": \"f0\", \"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]},\n"
+	" {\"name\": \"f1\", \"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [1], \"after\": [\"f0\"]},\n"
+	" {\"name\": \"b1\", \"kind\": \"backward\", \"span\": 2, \"memory\": -1, \"devices\": [1], \"after\": [\"f1\"]},\n"
+	" {\"name\": \"w1\", \"kind\": \"weight\", \"span\": 1, \"memory\": 0, \"devices\": [1], \"after\": [\"b1\"]},\n"
+	" {\"name\": \"b0\", \"kind\": \"backward\", \"span\": 2, \"memory\": -1, \"devices\": [0], \"after\": [\"b1\"]},\n"
+	" {\"name\": \"s\", \"kind\": \"forward\", \"span\": 1, \"memory\": 0, \"devices\": [1, 0], \"after\": [\"w1\", \"b0\"], \"stage\": 2}\n"
+	"]}";
+
+#define PIPE_MICROS 3
+
+static tessel_schedule *pipe_schedule(void)
+{
+	static const int64_t offset[] = { 0, 1, 2, 4, 4, 6 };
+	tessel_graph *g = parse(pipe_placement);
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, PIPE_MICROS));
+	tessel_graph_free(g);
+	for (int64_t m = 0; m < PIPE_MICROS; m++)
+		for (int gid = 0; gid < 6; gid++)
+			TH_OK(tessel_schedule_set_step(s, gid, m, 7 * m + offset[gid]));
+	TH_OK(tessel_schedule_validate(s));
+	return s;
+}
+
+/* noinline: keeps GCC's -Wdangling-pointer from confusing the result with
+ * the address of the local it was written through. */
+static __attribute__((noinline)) char *sched_json(const tessel_schedule *s)
+{
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_json(&text, s));
+	assert_non_null(text);
+	return text;
+}
+
+static tessel_schedule *sched_parse(const char *text)
+{
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_from_json(&s, text, strlen(text)));
+	assert_non_null(s);
+	return s;
+}
+
+struct entry_list {
+	int64_t v[4096][5];
+	size_t n;
+};
+
+static int collect(const tessel_entry *e, void *payload)
+{
+	struct entry_list *l = payload;
+	if (l->n >= 4096)
+		return 1;
+	TH_OK(tessel_entry_get(&l->v[l->n][0], e, TESSEL_ENTRY_GID));
+	TH_OK(tessel_entry_get(&l->v[l->n][1], e, TESSEL_ENTRY_MICRO_BATCH));
+	TH_OK(tessel_entry_get(&l->v[l->n][2], e, TESSEL_ENTRY_START));
+	TH_OK(tessel_entry_get(&l->v[l->n][3], e, TESSEL_ENTRY_PHASE));
+	TH_OK(tessel_entry_get(&l->v[l->n][4], e, TESSEL_ENTRY_SPAN));
+	l->n++;
+	return 0;
+}
+
+/* Same graph, figures, search time and entries. */
+static void assert_same_schedule(const tessel_schedule *a,
+				 const tessel_schedule *b)
+{
+	const tessel_graph *ga, *gb;
+	TH_OK(tessel_schedule_graph(&ga, a));
+	TH_OK(tessel_schedule_graph(&gb, b));
+	assert_same_graph(ga, gb);
+	for (int at = TESSEL_SCHED_NDEVICES; at < TESSEL_SCHED_SEARCH_MICROSECONDS; at++)
+		assert_int_equal(th_sched(a, at), th_sched(b, at));
+	int64_t ua = th_sched(a, TESSEL_SCHED_SEARCH_MICROSECONDS);
+	int64_t ub = th_sched(b, TESSEL_SCHED_SEARCH_MICROSECONDS);
+	assert_true(ua - ub <= 1 && ub - ua <= 1);
+	double sa, sb;
+	TH_OK(tessel_schedule_search_seconds(&sa, a));
+	TH_OK(tessel_schedule_search_seconds(&sb, b));
+	assert_true(sa - sb < 1e-6 && sb - sa < 1e-6);
+	for (int d = 0; d < (int)th_sched(a, TESSEL_SCHED_NDEVICES); d++) {
+		int64_t pa, pb;
+		TH_OK(tessel_schedule_peak_memory(&pa, a, d));
+		TH_OK(tessel_schedule_peak_memory(&pb, b, d));
+		assert_int_equal(pa, pb);
+	}
+	struct entry_list *la = calloc(1, sizeof *la), *lb = calloc(1, sizeof *lb);
+	assert_non_null(la);
+	assert_non_null(lb);
+	TH_OK(tessel_schedule_foreach(a, TESSEL_ALL_DEVICES, collect, la));
+	TH_OK(tessel_schedule_foreach(b, TESSEL_ALL_DEVICES, collect, lb));
+	assert_int_equal(la->n, lb->n);
+	assert_memory_equal(la->v, lb->v, la->n * sizeof la->v[0]);
+	free(la);
+	free(lb);
+}
+
+/* to_json(from_json(to_json(s))) == to_json(s), byte for byte. */
+static void sched_round_trip(const tessel_schedule *s)
+{
+	char *a = sched_json(s);
+	tessel_schedule *t = sched_parse(a);
+	char *b = sched_json(t);
+	assert_string_equal(a, b);
+	assert_same_schedule(s, t);
+	tessel_free(a);
+	tessel_free(b);
+	tessel_schedule_free(t);
+}
+
+static void test_schedule_layout(void **state)
+{
+	(void)state;
+	tessel_schedule *s = pipe_schedule();
+	char *text = sched_json(s);
+	static const char *const expect[] = {
+		"{\n  \"format\": \"tessel-schedule\",\n  \"version\": 1,\n"
+		"  \"ndevs\": 2,\n  \"nmicros\": 3,\n  \"nsteps\": 21,\n",
+		"\n  \"repetend\": [0, 0],\n  \"depth\": 0,\n"
+		"  \"memory_limit\": [3, -1],\n  \"peak_memory\": [1, 1],\n",
+		"\n  \"period_optimal\": false,\n",
+		"\n  \"placement\": {\n    \"devices\": 2,\n"
+		"    \"memory_limit\": [3, -1],\n    \"blocks\": [\n      {\"name\": \"f0\", ",
+		"\"after\": [\"w1\", \"b0\"], \"stage\": 2}\n    ]\n  },\n  \"blocks\": [\n",
+		"\n    {\"gid\": 0, \"name\": \"f0\", \"mid\": 0, \"step\": 0, \"span\": 1, "
+		"\"memory\": 1, \"btype\": \"forward\", \"device\": [0], "
+		"\"phase\": \"repetend\"},\n",
+		"{\"gid\": 3, \"name\": \"w1\", \"mid\": 1, \"step\": 11, \"span\": 1, "
+		"\"memory\": 0, \"btype\": \"backward\", \"kind\": \"weight\", "
+		"\"device\": [1], \"phase\": \"repetend\"},\n"
+		"    {\"gid\": 4, \"name\": \"b0\", \"mid\": 1, \"step\": 11, ",
+		"\"device\": [0, 1], \"phase\": \"repetend\"}\n  ]\n}\n",
+	};
+	for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+		if (!strstr(text, expect[i]))
+			print_error("missing:\n%s\nin:\n%s\n", expect[i], text);
+		assert_non_null(strstr(text, expect[i]));
+	}
+	/* Starts never decrease along "blocks". */
+	int64_t last = -1;
+	size_t at = 0;
+	while (strstr(text + at, "\"step\": ")) {
+		at = (size_t)(strstr(text + at, "\"step\": ") - text) + 8;
+		int64_t step = strtoll(text + at, NULL, 10);
+		assert_true(step >= last);
+		last = step;
+	}
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+static void test_schedule_round_trip(void **state)
+{
+	(void)state;
+	tessel_schedule *s = pipe_schedule();
+	sched_round_trip(s);
+
+	/* Read back from a file too. */
+	char path[] = "/tmp/tessel-sched-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	char *a = sched_json(s);
+	assert_int_equal(write(fd, a, strlen(a)), (ssize_t)strlen(a));
+	close(fd);
+	tessel_schedule *t = NULL;
+	TH_OK(tessel_schedule_from_file(&t, path));
+	TH_OK(tessel_schedule_validate(t));
+	assert_same_schedule(s, t);
+	tessel_schedule_free(t);
+	unlink(path);
+	t = (tessel_schedule *)1;
+	expect_error(tessel_schedule_from_file(&t, path), TESSEL_EIO, path,
+		     "missing schedule file");
+	assert_null(t);
+	tessel_free(a);
+	tessel_schedule_free(s);
+}
+
+/* Figures the writer takes from the schedule survive a round trip. */
+static void test_schedule_figures(void **state)
+{
+	(void)state;
+	tessel_schedule *s = pipe_schedule();
+	char *a = sched_json(s);
+	static const char *const edits[][2] = {
+		{ "\"period\": 0", "\"period\": 7" },
+		{ "\"resource_bound\": 0", "\"resource_bound\": 5" },
+		{ "\"period_optimal\": false", "\"period_optimal\": true" },
+		{ "\"lower_bound\": 0", "\"lower_bound\": 19" },
+		{ "\"repetend\": [0, 0]", "\"repetend\": [7, 14]" },
+		{ "\"depth\": 0", "\"depth\": 7" },
+		{ "\"search_seconds\": 0.0", "\"search_seconds\": 0.012345" },
+		{ "\"mid\": 0, \"step\": 0, \"span\": 1, \"memory\": 1, \"btype\": \"forward\", \"device\": [0], \"phase\": \"repetend\"",
+		  "\"mid\": 0, \"step\": 0, \"span\": 1, \"memory\": 1, \"btype\": \"forward\", \"device\": [0], \"phase\": \"warmup\"" },
+		{ "\"step\": 20, \"span\": 1, \"memory\": 0, \"btype\": \"forward\", \"device\": [0, 1], \"phase\": \"repetend\"",
+		  "\"step\": 20, \"span\": 1, \"memory\": 0, \"btype\": \"forward\", \"device\": [1, 0], \"phase\": \"cooldown\"" },
+	};
+	for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+		char *b = replace_first(a, edits[i][0], edits[i][1]);
+		tessel_free(a);
+		a = b;
+	}
+	tessel_schedule *t = sched_parse(a);
+	assert_int_equal(th_sched(t, TESSEL_SCHED_PERIOD), 7);
+	assert_int_equal(th_sched(t, TESSEL_SCHED_RESOURCE_BOUND), 5);
+	assert_int_equal(th_sched(t, TESSEL_SCHED_PERIOD_OPTIMAL), 1);
+	assert_int_equal(th_sched(t, TESSEL_SCHED_LOWER_BOUND), 19);
+	assert_int_equal(th_sched(t, TESSEL_SCHED_REPETEND_BEGIN), 7);
+	assert_int_equal(th_sched(t, TESSEL_SCHED_REPETEND_END), 14);
+	assert_int_equal(th_sched(t, TESSEL_SCHED_DEPTH), 7);
+	assert_int_equal(th_sched(t, TESSEL_SCHED_SEARCH_MICROSECONDS), 12345);
+	assert_int_equal(th_sched(t, TESSEL_SCHED_MAKESPAN), 21);
+	double sec;
+	TH_OK(tessel_schedule_search_seconds(&sec, t));
+	assert_true(sec > 0.012345 - 1e-9 && sec < 0.012345 + 1e-9);
+	struct entry_list *l = calloc(1, sizeof *l);
+	assert_non_null(l);
+	TH_OK(tessel_schedule_foreach(t, TESSEL_ALL_DEVICES, collect, l));
+	assert_int_equal(l->n, 18);
+	assert_int_equal(l->v[0][3], TESSEL_PHASE_WARMUP);
+	assert_int_equal(l->v[1][3], TESSEL_PHASE_REPETEND);
+	assert_int_equal(l->v[17][3], TESSEL_PHASE_COOLDOWN);
+	free(l);
+	sched_round_trip(t);
+	char *b = sched_json(t);
+	assert_non_null(strstr(b, "\"search_seconds\": 0.012345,\n"));
+	assert_non_null(strstr(b, "\"repetend\": [7, 14],\n  \"depth\": 7,\n"));
+	tessel_free(b);
+	tessel_schedule_free(t);
+	tessel_free(a);
+	tessel_schedule_free(s);
+}
+
+static void test_schedule_unplaced(void **state)
+{
+	(void)state;
+	tessel_graph *g = parse(pipe_placement);
+	tessel_schedule *s = NULL;
+	char *out = (char *)1;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	expect_error(tessel_schedule_to_json(&out, s), TESSEL_EINVAL,
+		     "not placed", "unplaced");
+	assert_null(out);
+	expect_error(tessel_schedule_to_json(&out, NULL), TESSEL_EINVAL, "NULL",
+		     "NULL schedule");
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+/* One edit of the pipeline schedule's JSON and the error it must give. */
+struct bad_edit {
+	const char *from, *to;
+	int code;
+	const char *fragment;
+};
+
+#define LAST_ENTRY                                                            \
+	"{\"gid\": 5, \"name\": \"s\", \"mid\": 2, \"step\": 20, \"span\": 1, " \
+	"\"memory\": 0, \"btype\": \"forward\", \"device\": [0, 1], "         \
+	"\"phase\": \"repetend\"}"
+#define FIRST_ENTRY                                                           \
+	"{\"gid\": 0, \"name\": \"f0\", \"mid\": 0, \"step\": 0, \"span\": 1, " \
+	"\"memory\": 1, \"btype\": \"forward\", \"device\": [0], "            \
+	"\"phase\": \"repetend\"}"
+
+static const struct bad_edit bad_schedules[] = {
+	/* entries */
+	{ ",\n    " LAST_ENTRY, "", TESSEL_EPARSE,
+	  "\"blocks\" has no entry for block 5 (\"s\") of micro-batch 2" },
+	{ "\"name\": \"s\", \"mid\": 2", "\"name\": \"s\", \"mid\": 1",
+	  TESSEL_EPARSE, "\"blocks\"[17]: block 5 (\"s\") of micro-batch 1 appears twice" },
+	{ "{\"gid\": 5, \"name\": \"s\", \"mid\": 2", "{\"gid\": 6, \"name\": \"s\", \"mid\": 2",
+	  TESSEL_ERANGE, "\"blocks\"[17]: \"gid\" must be an integer in 0 .. 5, got 6" },
+	{ "{\"gid\": 5, \"name\": \"s\", \"mid\": 2", "{\"gid\": -1, \"name\": \"s\", \"mid\": 2",
+	  TESSEL_ERANGE, "\"blocks\"[17]: \"gid\"" },
+	{ "{\"gid\": 5, \"name\": \"s\", \"mid\": 2", "{\"gid\": \"5\", \"name\": \"s\", \"mid\": 2",
+	  TESSEL_EPARSE, "\"blocks\"[17]: \"gid\" must be an integer, not a string" },
+	{ "\"name\": \"s\", \"mid\": 2", "\"name\": \"s\", \"mid\": 3",
+	  TESSEL_ERANGE, "\"blocks\"[17]: \"mid\" must be an integer in 0 .. 2, got 3" },
+	{ "\"name\": \"s\", \"mid\": 2", "\"name\": \"s\"",
+	  TESSEL_EPARSE, "\"blocks\"[17]: \"mid\" is missing" },
+	{ "\"mid\": 0, \"step\": 0,", "\"mid\": 0, \"step\": -1,",
+	  TESSEL_ERANGE, "\"blocks\"[0]: \"step\" must be an integer in 0 .. " },
+	{ "\"mid\": 0, \"step\": 0,", "\"mid\": 0, \"step\": 0.5,",
+	  TESSEL_EPARSE, "\"blocks\"[0]: \"step\" must be an integer, not a real number" },
+	{ FIRST_ENTRY, "{\"gid\": 0, \"name\": \"f0\", \"mid\": 0, \"step\": 0, \"span\": 2, "
+	  "\"memory\": 1, \"btype\": \"forward\", \"device\": [0], \"phase\": \"repetend\"}",
+	  TESSEL_EPARSE, "\"blocks\"[0]: \"span\" is 2 but block 0 (\"f0\") has span 1" },
+	{ FIRST_ENTRY, "{\"gid\": 0, \"name\": \"f0\", \"mid\": 0, \"step\": 0, \"span\": 1, "
+	  "\"memory\": 4, \"btype\": \"forward\", \"device\": [0], \"phase\": \"repetend\"}",
+	  TESSEL_EPARSE, "\"blocks\"[0]: \"memory\" is 4 but block 0 (\"f0\") has memory 1" },
+	{ "\"gid\": 0, \"name\": \"f0\", \"mid\": 0", "\"gid\": 0, \"name\": \"f1\", \"mid\": 0",
+	  TESSEL_EPARSE, "\"blocks\"[0]: \"name\" is \"f1\" but block 0 is \"f0\"" },
+	{ FIRST_ENTRY, "{\"gid\": 0, \"name\": \"f0\", \"mid\": 0, \"step\": 0, \"span\": 1, "
+	  "\"memory\": 1, \"btype\": \"forward\", \"device\": [1], \"phase\": \"repetend\"}",
+	  TESSEL_EPARSE, "\"blocks\"[0]: \"device\" does not match the devices of block 0 (\"f0\")" },
+	{ FIRST_ENTRY, "{\"gid\": 0, \"name\": \"f0\", \"mid\": 0, \"step\": 0, \"span\": 1, "
+	  "\"memory\": 1, \"btype\": \"forward\", \"device\": [0, 1], \"phase\": \"repetend\"}",
+	  TESSEL_EPARSE, "\"blocks\"[0]: \"device\" lists 2 devices but block 0 (\"f0\") has 1" },
+	{ FIRST_ENTRY, "{\"gid\": 0, \"name\": \"f0\", \"mid\": 0, \"step\": 0, \"span\": 1, "
+	  "\"memory\": 1, \"btype\": \"backward\", \"device\": [0], \"phase\": \"repetend\"}",
+	  TESSEL_EPARSE, "\"blocks\"[0]: \"btype\" is \"backward\" but block 0 (\"f0\") needs \"forward\"" },
+	{ "\"btype\": \"backward\", \"kind\": \"weight\"", "\"btype\": \"backward\", \"kind\": \"forward\"",
+	  TESSEL_EPARSE, "\"kind\" is \"forward\" but block 3 (\"w1\") is \"weight\"" },
+	{ FIRST_ENTRY, "{\"gid\": 0, \"name\": \"f0\", \"mid\": 0, \"step\": 0, \"span\": 1, "
+	  "\"memory\": 1, \"btype\": \"forward\", \"device\": [0], \"phase\": \"steady\"}",
+	  TESSEL_EPARSE, "\"blocks\"[0]: \"phase\" must be \"warmup\", \"repetend\" or \"cooldown\", not \"steady\"" },
+	{ FIRST_ENTRY, "[]", TESSEL_EPARSE, "\"blocks\"[0]: must be an object, not an array" },
+	/* top level */
+	{ "\"format\": \"tessel-schedule\"", "\"format\": \"other\"", TESSEL_EPARSE,
+	  "\"format\" must be \"tessel-schedule\", not \"other\"" },
+	{ "\"format\": \"tessel-schedule\",", "", TESSEL_EPARSE, "\"format\" is missing" },
+	{ "\"version\": 1", "\"version\": 2", TESSEL_EUNSUPPORTED, "\"version\" 2" },
+	{ "\"ndevs\": 2", "\"ndevs\": 3", TESSEL_EPARSE,
+	  "\"ndevs\" is 3 but the placement has 2 devices" },
+	{ "\"nmicros\": 3", "\"nmicros\": 2000000", TESSEL_ERANGE, "\"nmicros\"" },
+	{ "\"nmicros\": 3", "\"nmicros\": 0", TESSEL_ERANGE, "\"nmicros\"" },
+	{ "\"period\": 0", "\"period\": -7", TESSEL_ERANGE, "\"period\" must be an integer >= 0" },
+	{ "\"period_optimal\": false", "\"period_optimal\": 1", TESSEL_EPARSE,
+	  "\"period_optimal\" must be true or false, not an integer" },
+	{ "\"repetend\": [0, 0]", "\"repetend\": [5, 2]", TESSEL_ERANGE, "\"repetend\"[1]" },
+	{ "\"repetend\": [0, 0]", "\"repetend\": [5]", TESSEL_EPARSE, "\"repetend\" must be [begin, end]" },
+	{ "\"search_seconds\": 0.0", "\"search_seconds\": -1.5", TESSEL_ERANGE, "\"search_seconds\"" },
+	{ "\"search_seconds\": 0.0", "\"search_seconds\": \"fast\"", TESSEL_EPARSE,
+	  "\"search_seconds\" must be a number, not a string" },
+	{ "\"memory_limit\": [3, -1],\n  \"peak", "\"memory_limit\": [4, -1],\n  \"peak",
+	  TESSEL_EPARSE, "\"memory_limit\"[0] is 4 but the placement says 3" },
+	{ "\"peak_memory\": [1, 1]", "\"peak_memory\": [1]", TESSEL_EPARSE,
+	  "\"peak_memory\" has 1 entries" },
+	{ "\"placement\": {", "\"placement\": 5, \"x\": {", TESSEL_EPARSE,
+	  "\"placement\" must be an object, not an integer" },
+	{ "\"devices\": 2", "\"devices\": 0", TESSEL_ERANGE,
+	  "\"placement\": \"devices\" must be an integer in 1 .. 4096" },
+	{ "\"name\": \"f1\", \"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [1], \"after\": [\"f0\"]",
+	  "\"name\": \"f1\", \"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [1], \"after\": [\"b0\"]",
+	  TESSEL_ECYCLE, "\"placement\": " },
+	{ "\"blocks\": [\n    {\"gid\"", "\"blocks\": {}, \"x\": [\n    {\"gid\"", TESSEL_EPARSE,
+	  "\"blocks\" must be an array, not an object" },
+	{ "\"nsteps\": 21,", "\"nsteps\": 21", TESSEL_EPARSE, "line 7, column " },
+};
+
+static void test_bad_schedules(void **state)
+{
+	(void)state;
+	tessel_schedule *s = pipe_schedule();
+	char *good = sched_json(s);
+	for (size_t i = 0; i < sizeof bad_schedules / sizeof bad_schedules[0]; i++) {
+		const struct bad_edit *c = &bad_schedules[i];
+		char what[64];
+		char *text = replace_first(good, c->from, c->to);
+		tessel_schedule *t = (tessel_schedule *)1;
+		snprintf(what, sizeof what, "bad schedule %zu", i);
+		expect_error(tessel_schedule_from_json(&t, text, strlen(text)),
+			     c->code, c->fragment, what);
+		assert_null(t);
+		free(text);
+	}
+	tessel_schedule *t = (tessel_schedule *)1;
+	expect_error(tessel_schedule_from_json(&t, "[]", 2), TESSEL_EPARSE,
+		     "must be a JSON object", "array root");
+	assert_null(t);
+	expect_error(tessel_schedule_from_json(&t, "", 0), TESSEL_EPARSE,
+		     "empty", "empty schedule");
+	expect_error(tessel_schedule_from_json(&t, "{}", 2), TESSEL_EPARSE,
+		     "\"placement\" is missing", "empty object");
+	tessel_free(good);
+	tessel_schedule_free(s);
+}
+
+/* A schedule found by the search, when the search works. */
+static void test_searched_round_trip(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_preset(&g, "vshape", 4, 0, 4));
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 8));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 60000));
+	if (th_under_valgrind())
+		TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+	int rc = tessel_search(&s, g, o);
+	if (rc == TESSEL_EUNSUPPORTED && th_under_valgrind()) {
+		/* no heuristics-only search: use the solver after all */
+		TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 0));
+		rc = tessel_search(&s, g, o);
+	}
+	tessel_options_free(o);
+	tessel_graph_free(g);
+	if (rc) {
+		print_message("search unavailable (%d): %s\n", rc, tessel_error_last());
+		skip();
+	}
+	sched_round_trip(s);
+	char *a = sched_json(s);
+	tessel_schedule *t = sched_parse(a);
+	TH_OK(tessel_schedule_validate(t));
+	tessel_free(a);
+	tessel_schedule_free(t);
+	tessel_schedule_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_data_files),
+		cmocka_unit_test(test_vshape_content),
+		cmocka_unit_test(test_placement_round_trip),
+		cmocka_unit_test(test_placement_presets),
+		cmocka_unit_test(test_text_length_and_nul),
+		cmocka_unit_test(test_to_json_bad_utf8),
+		cmocka_unit_test(test_bad_placements),
+		cmocka_unit_test(test_bad_file_message),
+		cmocka_unit_test(test_schedule_layout),
+		cmocka_unit_test(test_schedule_round_trip),
+		cmocka_unit_test(test_schedule_figures),
+		cmocka_unit_test(test_schedule_unplaced),
+		cmocka_unit_test(test_bad_schedules),
+		cmocka_unit_test(test_searched_round_trip),
+	};
+	return cmocka_run_group_tests_name("json", tests, NULL, NULL);
+}

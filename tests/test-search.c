@@ -1,0 +1,250 @@
+/* The search: valid schedules for every preset and example, proven optimal
+ * periods, makespans at least as good as the reference implementation's,
+ * infeasible inputs, options. Every schedule is checked by the validator. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "tessel.h"
+
+static tessel_schedule *search(const tessel_graph *g, int64_t nmicros)
+{
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
+	TH_OK(tessel_search(&s, g, o));
+	tessel_options_free(o);
+	return s;
+}
+
+/* Checks every schedule the search returns: the validator, exactly one
+ * entry per (block, micro-batch), figures consistent with the entries. */
+static void check_schedule(const tessel_schedule *s, int64_t nmicros)
+{
+	TH_OK(tessel_schedule_validate(s));
+	int64_t nb = th_sched(s, TESSEL_SCHED_NBLOCKS);
+	assert_int_equal(th_sched(s, TESSEL_SCHED_NMICROS), nmicros);
+	assert_int_equal(th_sched(s, TESSEL_SCHED_NENTRIES), nb * nmicros);
+	char *seen = calloc((size_t)(nb * nmicros), 1);
+	assert_non_null(seen);
+	tessel_iter *it = NULL;
+	const tessel_entry *e;
+	int64_t count = 0, last = -1, makespan = 0;
+	TH_OK(tessel_iter_new(&it, s, TESSEL_ALL_DEVICES));
+	while (tessel_iter_next(&e, it) == TESSEL_OK) {
+		int64_t gid, mid, start, span;
+		TH_OK(tessel_entry_get(&gid, e, TESSEL_ENTRY_GID));
+		TH_OK(tessel_entry_get(&mid, e, TESSEL_ENTRY_MICRO_BATCH));
+		TH_OK(tessel_entry_get(&start, e, TESSEL_ENTRY_START));
+		TH_OK(tessel_entry_get(&span, e, TESSEL_ENTRY_SPAN));
+		assert_true(start >= last);
+		last = start;
+		assert_false(seen[mid * nb + gid]);
+		seen[mid * nb + gid] = 1;
+		if (start + span > makespan)
+			makespan = start + span;
+		count++;
+	}
+	tessel_iter_free(it);
+	free(seen);
+	assert_int_equal(count, nb * nmicros);
+	assert_int_equal(makespan, th_sched(s, TESSEL_SCHED_MAKESPAN));
+	assert_true(th_sched(s, TESSEL_SCHED_MAKESPAN) >=
+		    th_sched(s, TESSEL_SCHED_LOWER_BOUND));
+	assert_true(th_sched(s, TESSEL_SCHED_PERIOD) >=
+		    th_sched(s, TESSEL_SCHED_RESOURCE_BOUND));
+}
+
+static void search_and_check(const tessel_graph *g, const char *what)
+{
+	const int64_t ns[] = {1, 4, 16, 128};
+	size_t count = th_under_valgrind() ? 2 : 4;
+	for (size_t i = 0; i < count; i++) {
+		tessel_schedule *s = search(g, ns[i]);
+		if (!s)
+			print_error("%s, N = %lld\n", what, (long long)ns[i]);
+		assert_non_null(s);
+		check_schedule(s, ns[i]);
+		tessel_schedule_free(s);
+	}
+}
+
+/* Every preset at D = 4, 6, 8, training and inference, N = 1, 4, 16, 128. */
+static void test_presets_valid(void **state)
+{
+	(void)state;
+	const char *names[] = {"vshape", "xshape", "mshape", "nnshape", "kshape"};
+	int maxD = th_under_valgrind() ? 4 : 8;
+	for (int D = 4; D <= maxD; D += 2)
+		for (size_t i = 0; i < 5; i++)
+			for (int infer = 0; infer <= 1; infer++) {
+				tessel_graph *g = NULL;
+				char what[64];
+				snprintf(what, sizeof what, "%s D=%d%s", names[i], D,
+					 infer ? " inference" : "");
+				/* memory for 1F1B-like depth plus the TP blocks */
+				TH_OK(tessel_preset(&g, names[i], D, infer, D + 2));
+				search_and_check(g, what);
+				tessel_graph_free(g);
+			}
+}
+
+static void test_examples_valid(void **state)
+{
+	(void)state;
+	const char *files[] = {"vshape-4dev.json", "mshape-4dev.json",
+			       "kshape-4dev.json"};
+	for (size_t i = 0; i < 3; i++) {
+		tessel_graph *g = NULL;
+		TH_OK(tessel_graph_from_file(&g, th_data_path(files[i])));
+		search_and_check(g, files[i]);
+		tessel_graph_free(g);
+	}
+}
+
+/* The reference's cases at D = 4: proven optimal periods and makespans for
+ * N = 16 no longer than the reference's (vshape matches 1F1B's 76). */
+static void test_reference_cases(void **state)
+{
+	(void)state;
+	struct {
+		const char *name;
+		int infer;
+		int64_t memory, period, makespan;
+	} cases[] = {
+		{"vshape", 0, 4, 4, 76},  {"xshape", 0, 4, 8, 175},
+		{"mshape", 0, 6, 6, 108}, {"nnshape", 0, 6, 8, 140},
+		{"kshape", 1, 4, 2, 34},  {"vshape", 1, 4, 1, 19},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tessel_graph *g = NULL;
+		TH_OK(tessel_preset(&g, cases[i].name, 4, cases[i].infer,
+				    cases[i].memory));
+		tessel_schedule *s = search(g, 16);
+		assert_non_null(s);
+		check_schedule(s, 16);
+		int64_t P = th_sched(s, TESSEL_SCHED_PERIOD);
+		int64_t M = th_sched(s, TESSEL_SCHED_MAKESPAN);
+		if (P != cases[i].period || M > cases[i].makespan)
+			print_error("%s%s: period %lld (want %lld), makespan %lld (want <= %lld)\n",
+				    cases[i].name, cases[i].infer ? " inference" : "",
+				    (long long)P, (long long)cases[i].period,
+				    (long long)M, (long long)cases[i].makespan);
+		assert_int_equal(P, cases[i].period);
+		assert_int_equal(th_sched(s, TESSEL_SCHED_PERIOD_OPTIMAL), 1);
+		assert_true(M <= cases[i].makespan);
+		tessel_schedule_free(s);
+		tessel_graph_free(g);
+	}
+}
+
+/* Memory below what one micro-batch needs: a distinct error, no schedule. */
+static void test_infeasible(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, "vshape", 4, 0, 4));
+	TH_OK(tessel_graph_set_memory_limit(g, 2, 0));
+	tessel_schedule *s = (tessel_schedule *)&s;
+	assert_int_equal(tessel_search(&s, g, NULL), TESSEL_EINFEASIBLE);
+	assert_null(s);
+	assert_non_null(strstr(tessel_error_last(), "device 2"));
+	tessel_graph_free(g);
+}
+
+/* Tight memory forces a longer period: vshape with memory 2 on device 0
+ * cannot keep 4 micro-batches in flight. The period grows and stays proven. */
+static void test_memory_forces_longer_period(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, "vshape", 4, 0, 2));
+	tessel_schedule *s = search(g, 16);
+	assert_non_null(s);
+	check_schedule(s, 16);
+	assert_true(th_sched(s, TESSEL_SCHED_PERIOD) > 4);
+	assert_int_equal(th_sched(s, TESSEL_SCHED_PERIOD_OPTIMAL), 1);
+	for (int d = 0; d < 4; d++) {
+		int64_t peak;
+		TH_OK(tessel_schedule_peak_memory(&peak, s, d));
+		assert_true(peak <= 2);
+	}
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+static void test_options(void **state)
+{
+	(void)state;
+	tessel_options *o = NULL;
+	int64_t v, lo, hi;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_get(&v, o, TESSEL_OPT_MICRO_BATCHES));
+	assert_int_equal(v, 16);
+	assert_int_equal(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 0),
+			 TESSEL_ERANGE);
+	assert_non_null(strstr(tessel_error_last(), "micro-batches"));
+	TH_OK(tessel_options_get(&v, o, TESSEL_OPT_MICRO_BATCHES));
+	assert_int_equal(v, 16);
+	assert_int_equal(tessel_options_set(o, (tessel_option)99, 1), TESSEL_EINVAL);
+	assert_int_equal(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, -1),
+			 TESSEL_ERANGE);
+	TH_OK(tessel_options_bounds(&lo, &hi, TESSEL_OPT_THREADS));
+	assert_int_equal(lo, 0);
+	assert_true(hi >= 64);
+	assert_int_equal(tessel_options_set(NULL, TESSEL_OPT_FAST, 1), TESSEL_EINVAL);
+	tessel_options_free(o);
+	tessel_options_free(NULL);
+
+	tessel_schedule *s = NULL;
+	assert_int_equal(tessel_search(&s, NULL, NULL), TESSEL_EINVAL);
+	assert_int_equal(tessel_search(NULL, NULL, NULL), TESSEL_EINVAL);
+}
+
+/* A search with defaults (NULL options) gives N = 16 and is deterministic. */
+static void test_defaults_deterministic(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, "mshape", 4, 0, 6));
+	tessel_schedule *a = NULL, *b = NULL;
+	TH_OK(tessel_search(&a, g, NULL));
+	TH_OK(tessel_search(&b, g, NULL));
+	assert_int_equal(th_sched(a, TESSEL_SCHED_NMICROS), 16);
+	char *ta = NULL, *tb = NULL;
+	TH_OK(tessel_schedule_to_text(&ta, a));
+	TH_OK(tessel_schedule_to_text(&tb, b));
+	/* identical apart from the search time line */
+	char *cut_a = strstr(ta, "search time"), *cut_b = strstr(tb, "search time");
+	if (cut_a)
+		*cut_a = '\0';
+	if (cut_b)
+		*cut_b = '\0';
+	assert_string_equal(ta, tb);
+	tessel_free(ta);
+	tessel_free(tb);
+	tessel_schedule_free(a);
+	tessel_schedule_free(b);
+	tessel_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reference_cases),
+		cmocka_unit_test(test_presets_valid),
+		cmocka_unit_test(test_examples_valid),
+		cmocka_unit_test(test_infeasible),
+		cmocka_unit_test(test_memory_forces_longer_period),
+		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_defaults_deterministic),
+	};
+	return cmocka_run_group_tests_name("search", tests, NULL, NULL);
+}

@@ -1,0 +1,59 @@
+/* The tessel command line: what its parts share.
+ *
+ * SPDX-License-Identifier: MIT
+ *
+ * Built only on the public API (tessel.h), never on lib/ internals.
+ */
+#ifndef TESSEL_CLI_H
+#define TESSEL_CLI_H
+
+#include <stdint.h>
+
+/* Exit statuses (see tools/tessel.1). */
+enum cli_exit {
+	CLI_EXIT_OK = 0,     /* success */
+	CLI_EXIT_FAIL = 1,   /* no schedule within the limits, invalid schedule */
+	CLI_EXIT_USAGE = 2   /* bad usage or bad input */
+};
+
+/* Print "tessel: <message>\n" on stderr. */
+void cli_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Report a failed library call: "tessel: <what>: <detail>" where the detail
+ * is tessel_error_last() (or tessel_strerror(code) when that is empty).
+ * Returns the exit status for `code` (cli_exit_status). */
+int cli_lib_error(int code, const char *what);
+
+/* Exit status for a libtessel error code. */
+int cli_exit_status(int code);
+
+/* Report an option that getopt_long refused (unknown or missing argument)
+ * and return CLI_EXIT_USAGE. `c` is what getopt_long returned. */
+int cli_getopt_error(int c, char **argv);
+
+/* Strict integer parsing: the whole of `arg` must be a decimal integer in
+ * [min, max]. On failure print "tessel: <option>: ..." and return -1. */
+int cli_parse_int(int64_t *out, const char *option, const char *arg,
+		  int64_t min, int64_t max);
+
+/* Strict parsing of a non-negative number of seconds (may be fractional,
+ * "0.5") into milliseconds, rounded up so that a positive value never
+ * becomes 0. On failure print the reason and return -1. */
+int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg);
+
+/* Write `text` (followed by a newline if it lacks one) to stdout when `path`
+ * is NULL, else to `path` through `path`.tmp and a rename, so that a failure
+ * leaves no partial file. On failure print the reason and return -1. */
+int cli_write_output(const char *path, const char *text);
+
+/* Flush stdout; print the reason and return -1 if it failed. */
+int cli_flush_stdout(void);
+
+/* The commands: argv[0] is the command's name. Each returns an exit
+ * status. */
+int cli_search(int argc, char **argv);
+int cli_validate(int argc, char **argv);
+int cli_presets(int argc, char **argv);
+
+#endif /* TESSEL_CLI_H */

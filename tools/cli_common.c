@@ -1,0 +1,234 @@
+/* The tessel command line: errors, number parsing and output files. */
+#include "cli.h"
+
+#include <tessel.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <getopt.h>
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("tessel: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_exit_status(int code)
+{
+	switch (code) {
+	case TESSEL_OK:
+		return CLI_EXIT_OK;
+	case TESSEL_EINVAL:
+	case TESSEL_ENOTFOUND:
+	case TESSEL_EEXISTS:
+	case TESSEL_ECYCLE:
+	case TESSEL_EPARSE:
+	case TESSEL_EIO:
+	case TESSEL_EUNSUPPORTED:
+	case TESSEL_ERANGE:
+		return CLI_EXIT_USAGE;
+	default:
+		/* EINFEASIBLE, EVIOLATION, ETIMEOUT, and failures that are
+		 * nobody's input: no result. */
+		return CLI_EXIT_FAIL;
+	}
+}
+
+/* Does `detail` already start with "<what>:"? (File errors from the
+ * library name the file themselves.) */
+static int names_itself(const char *detail, const char *what)
+{
+	size_t n = strlen(what);
+
+	return strncmp(detail, what, n) == 0 && detail[n] == ':';
+}
+
+int cli_lib_error(int code, const char *what)
+{
+	const char *detail = tessel_error_last();
+
+	if (!detail[0])
+		detail = tessel_strerror(code);
+	if (names_itself(detail, what))
+		cli_error("%s", detail);
+	else
+		cli_error("%s: %s", what, detail);
+	return cli_exit_status(code);
+}
+
+/* "--name=value" -> "--name" into buf. */
+static const char *option_name(char *buf, size_t size, const char *arg)
+{
+	size_t n = strcspn(arg, "=");
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, arg, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+int cli_getopt_error(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	int is_long = arg[0] == '-' && arg[1] == '-';
+	char name[64];
+
+	if (is_long)
+		option_name(name, sizeof name, arg);
+	else
+		snprintf(name, sizeof name, "-%c", optopt);
+	if (c == ':')
+		cli_error("%s: option %s needs an argument", argv[0], name);
+	else if (is_long && optopt && strchr(arg, '='))
+		cli_error("%s: option %s takes no argument", argv[0], name);
+	else
+		cli_error("%s: unknown option %s", argv[0], name);
+	cli_error("try 'tessel %s --help'", argv[0]);
+	return CLI_EXIT_USAGE;
+}
+
+int cli_parse_int(int64_t *out, const char *option, const char *arg,
+		  int64_t min, int64_t max)
+{
+	char *end = NULL;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (end == arg || *end != '\0' || isspace((unsigned char)arg[0])) {
+		cli_error("%s: '%s' is not an integer", option, arg);
+		return -1;
+	}
+	if (errno == ERANGE || v < min || v > max) {
+		cli_error("%s: %s is out of range [%lld, %lld]", option, arg,
+			  (long long)min, (long long)max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg)
+{
+	/* Beyond a year the library refuses anyway; this bound only keeps the
+	 * conversion to an integer defined. */
+	const double max_seconds = 1e12;
+	char *end = NULL;
+	double s;
+
+	errno = 0;
+	s = strtod(arg, &end);
+	if (end == arg || *end != '\0' || isspace((unsigned char)arg[0]) ||
+	    !isfinite(s)) {
+		cli_error("%s: '%s' is not a number of seconds", option, arg);
+		return -1;
+	}
+	if (errno == ERANGE && s != 0.0) {
+		cli_error("%s: %s is out of range", option, arg);
+		return -1;
+	}
+	if (s < 0.0 || s > max_seconds) {
+		cli_error("%s: %s is out of range [0, %.0f]", option, arg,
+			  max_seconds);
+		return -1;
+	}
+	*out_ms = (int64_t)ceil(s * 1000.0);
+	return 0;
+}
+
+static int ends_with_newline(const char *text)
+{
+	size_t n = strlen(text);
+
+	return n > 0 && text[n - 1] == '\n';
+}
+
+static int write_stream(FILE *f, const char *text)
+{
+	if (fputs(text, f) == EOF)
+		return -1;
+	if (!ends_with_newline(text) && fputc('\n', f) == EOF)
+		return -1;
+	return 0;
+}
+
+int cli_flush_stdout(void)
+{
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		cli_error("cannot write the standard output: %s",
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static char *temporary_name(const char *path)
+{
+	size_t n = strlen(path);
+	char *tmp = malloc(n + sizeof ".tmp");
+
+	if (tmp) {
+		memcpy(tmp, path, n);
+		memcpy(tmp + n, ".tmp", sizeof ".tmp");
+	}
+	return tmp;
+}
+
+/* Write `text` to a new file `tmp`; 0 or -1 with errno set. */
+static int write_file(const char *tmp, const char *text)
+{
+	FILE *f = fopen(tmp, "w");
+	int err;
+
+	if (!f)
+		return -1;
+	if (write_stream(f, text) || fflush(f) == EOF || fsync(fileno(f))) {
+		err = errno;
+		fclose(f);
+		errno = err;
+		return -1;
+	}
+	return fclose(f) == EOF ? -1 : 0;
+}
+
+int cli_write_output(const char *path, const char *text)
+{
+	char *tmp;
+	int err;
+
+	if (!path) {
+		if (write_stream(stdout, text) == 0)
+			return 0;
+		cli_error("cannot write the standard output: %s",
+			  strerror(errno));
+		return -1;
+	}
+	tmp = temporary_name(path);
+	if (!tmp) {
+		cli_error("%s: out of memory", path);
+		return -1;
+	}
+	if (write_file(tmp, text) || rename(tmp, path)) {
+		err = errno;
+		unlink(tmp);
+		cli_error("cannot write %s: %s", path, strerror(err));
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

@@ -1,0 +1,336 @@
+/* tessel search: build or read a placement, find a schedule, print it. */
+#include "cli.h"
+
+#include <tessel.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The built-in default: tessel search with no arguments. */
+#define DEFAULT_PRESET "mshape"
+#define DEFAULT_DEVICES 4
+#define DEFAULT_MEMORY 6
+
+static const char search_usage[] =
+	"Usage: tessel search [PLACEMENT.json] [OPTIONS]\n"
+	"\n"
+	"Find a schedule of minimal period for a placement read from\n"
+	"PLACEMENT.json (doc/formats.md) or built from a preset. With neither,\n"
+	"search preset " DEFAULT_PRESET " on 4 devices, memory 6, 16 micro-batches,\n"
+	"training.\n"
+	"\n"
+	"Placement:\n"
+	"  -p, --preset NAME         built-in placement (see 'tessel presets')\n"
+	"  -d, --devices D           devices of the preset (default 4)\n"
+	"  -m, --memory M            memory limit of every device: an integer\n"
+	"                            >= 0 or 'unlimited' (preset default 6;\n"
+	"                            overrides the limits of PLACEMENT.json)\n"
+	"      --infer               inference variant of the preset\n"
+	"Search:\n"
+	"  -n, --micro-batches N     micro-batches to schedule (default 16)\n"
+	"  -t, --time-limit SECONDS  give up after SECONDS (may be fractional;\n"
+	"                            default 0: no limit)\n"
+	"  -j, --threads N           solver threads (default 0: all cores)\n"
+	"      --fast                heuristics only, no solver\n"
+	"Output:\n"
+	"      --format text|json    text grid (default) or schedule JSON\n"
+	"  -o, --output FILE         write to FILE instead of the standard output\n"
+	"  -h, --help                show this help and exit\n"
+	"\n"
+	"Exit status: 0 schedule found, 1 no schedule within the limits or the\n"
+	"time limit, 2 bad usage or bad input.\n";
+
+enum output_format { FORMAT_TEXT, FORMAT_JSON };
+
+/* Long options without a short form. */
+enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT };
+
+static const struct option search_options[] = {
+	{ "preset", required_argument, NULL, 'p' },
+	{ "devices", required_argument, NULL, 'd' },
+	{ "memory", required_argument, NULL, 'm' },
+	{ "infer", no_argument, NULL, OPT_INFER },
+	{ "micro-batches", required_argument, NULL, 'n' },
+	{ "time-limit", required_argument, NULL, 't' },
+	{ "threads", required_argument, NULL, 'j' },
+	{ "fast", no_argument, NULL, OPT_FAST },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct search_args {
+	const char *file;            /* NULL: use a preset */
+	const char *preset;          /* NULL: not given */
+	int64_t devices;             /* 0: not given */
+	int64_t memory;
+	int memory_given;
+	int infer;
+	enum output_format format;
+	const char *output;          /* NULL: stdout */
+	tessel_options *options;
+};
+
+/* Set a search option from the command line; -1 with the reason printed. */
+static int set_option(struct search_args *a, tessel_option key,
+		      const char *option, int64_t value)
+{
+	int rc = tessel_options_set(a->options, key, value);
+
+	if (rc) {
+		cli_error("%s: %s", option, tessel_error_last());
+		return -1;
+	}
+	return 0;
+}
+
+/* An integer option checked against the library's own bounds. */
+static int int_option(struct search_args *a, tessel_option key,
+		      const char *option, const char *arg)
+{
+	int64_t min = INT64_MIN, max = INT64_MAX, v;
+
+	tessel_options_bounds(&min, &max, key);
+	if (cli_parse_int(&v, option, arg, min, max))
+		return -1;
+	return set_option(a, key, option, v);
+}
+
+static int time_limit_option(struct search_args *a, const char *arg)
+{
+	int64_t max_ms = INT64_MAX, ms;
+
+	if (cli_parse_seconds(&ms, "--time-limit", arg))
+		return -1;
+	tessel_options_bounds(NULL, &max_ms, TESSEL_OPT_TIME_LIMIT_MS);
+	if (ms > max_ms) {
+		cli_error("--time-limit: %s is out of range [0, %lld] seconds",
+			  arg, (long long)(max_ms / 1000));
+		return -1;
+	}
+	return set_option(a, TESSEL_OPT_TIME_LIMIT_MS, "--time-limit", ms);
+}
+
+static int memory_option(struct search_args *a, const char *arg)
+{
+	a->memory_given = 1;
+	if (strcmp(arg, "unlimited") == 0) {
+		a->memory = TESSEL_UNLIMITED;
+		return 0;
+	}
+	return cli_parse_int(&a->memory, "--memory", arg, 0, INT64_MAX);
+}
+
+static int format_option(struct search_args *a, const char *arg)
+{
+	if (strcmp(arg, "text") == 0)
+		a->format = FORMAT_TEXT;
+	else if (strcmp(arg, "json") == 0)
+		a->format = FORMAT_JSON;
+	else {
+		cli_error("--format: '%s' is not text or json", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Apply one option; 0, or -1 with the reason printed. */
+static int apply_option(struct search_args *a, int c, const char *arg)
+{
+	switch (c) {
+	case 'p':
+		a->preset = arg;
+		return 0;
+	case 'd':
+		return cli_parse_int(&a->devices, "--devices", arg, 1,
+				     TESSEL_MAX_DEVICES);
+	case 'm':
+		return memory_option(a, arg);
+	case OPT_INFER:
+		a->infer = 1;
+		return 0;
+	case 'n':
+		return int_option(a, TESSEL_OPT_MICRO_BATCHES,
+				  "--micro-batches", arg);
+	case 't':
+		return time_limit_option(a, arg);
+	case 'j':
+		return int_option(a, TESSEL_OPT_THREADS, "--threads", arg);
+	case OPT_FAST:
+		return set_option(a, TESSEL_OPT_FAST, "--fast", 1);
+	case OPT_FORMAT:
+		return format_option(a, arg);
+	case 'o':
+		a->output = arg;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Options that only make sense together or apart; -1 with the reason. */
+static int check_combination(const struct search_args *a)
+{
+	if (!a->file)
+		return 0;
+	if (a->preset)
+		cli_error("search: give a placement file or --preset, not both");
+	else if (a->devices)
+		cli_error("search: --devices applies to presets only (%s gives "
+			  "its devices)", a->file);
+	else if (a->infer)
+		cli_error("search: --infer applies to presets only");
+	else
+		return 0;
+	return -1;
+}
+
+static int usage_error(void)
+{
+	cli_error("try 'tessel search --help'");
+	return CLI_EXIT_USAGE;
+}
+
+/* Parse the command line into *a. Returns -1 to go on, else an exit
+ * status. */
+static int parse_args(struct search_args *a, int argc, char **argv)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:d:m:n:t:j:o:h", search_options,
+				NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return cli_getopt_error(c, argv);
+		if (c == 'h') {
+			fputs(search_usage, stdout);
+			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+		}
+		if (apply_option(a, c, optarg))
+			return CLI_EXIT_USAGE;
+	}
+	if (argc - optind > 1) {
+		cli_error("search: too many arguments ('%s')", argv[optind + 1]);
+		return usage_error();
+	}
+	if (optind < argc)
+		a->file = argv[optind];
+	if (check_combination(a))
+		return usage_error();
+	return -1;
+}
+
+/* Give every device the --memory limit and check the graph again. */
+static int override_memory(tessel_graph *g, const struct search_args *a,
+			   const char *what)
+{
+	int rc;
+
+	if (!a->memory_given)
+		return 0;
+	rc = tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, a->memory);
+	if (rc)
+		return cli_lib_error(rc, "--memory");
+	rc = tessel_graph_validate(g);
+	if (rc)
+		return cli_lib_error(rc, what);
+	return 0;
+}
+
+static int load_file(tessel_graph **out, const struct search_args *a)
+{
+	int rc = tessel_graph_from_file(out, a->file);
+
+	if (rc)
+		return cli_lib_error(rc, a->file);
+	return override_memory(*out, a, a->file);
+}
+
+static int build_preset(tessel_graph **out, const struct search_args *a)
+{
+	const char *name = a->preset ? a->preset : DEFAULT_PRESET;
+	int devices = a->devices ? (int)a->devices : DEFAULT_DEVICES;
+	int64_t memory = a->memory_given ? a->memory : DEFAULT_MEMORY;
+	char what[128];
+	int rc;
+
+	snprintf(what, sizeof what, "preset %s on %d devices", name, devices);
+	rc = tessel_preset(out, name, devices, a->infer, memory);
+	if (rc == TESSEL_ENOTFOUND) {
+		cli_lib_error(rc, what);
+		cli_error("run 'tessel presets' for the list");
+		return CLI_EXIT_USAGE;
+	}
+	if (rc)
+		return cli_lib_error(rc, what);
+	rc = tessel_graph_validate(*out);
+	if (rc)
+		return cli_lib_error(rc, what);
+	return 0;
+}
+
+/* The placement to schedule; 0, or an exit status with the reason
+ * printed. */
+static int load_graph(tessel_graph **out, const struct search_args *a)
+{
+	return a->file ? load_file(out, a) : build_preset(out, a);
+}
+
+/* Render the schedule and write it where asked; 0 or an exit status. */
+static int emit(const tessel_schedule *s, const struct search_args *a)
+{
+	char *text = NULL;
+	int rc;
+
+	if (a->format == FORMAT_JSON)
+		rc = tessel_schedule_to_json(&text, s);
+	else
+		rc = tessel_schedule_to_text(&text, s);
+	if (rc)
+		return cli_lib_error(rc, "output");
+	rc = cli_write_output(a->output, text);
+	tessel_free(text);
+	if (rc)
+		return CLI_EXIT_USAGE;
+	if (!a->output && cli_flush_stdout())
+		return CLI_EXIT_USAGE;
+	return CLI_EXIT_OK;
+}
+
+static int run_search(const struct search_args *a)
+{
+	tessel_graph *g = NULL;
+	tessel_schedule *s = NULL;
+	int status = load_graph(&g, a);
+	int rc;
+
+	if (status) {
+		tessel_graph_free(g);
+		return status;
+	}
+	rc = tessel_search(&s, g, a->options);
+	if (rc)
+		status = cli_lib_error(rc, "search");
+	else
+		status = emit(s, a);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+	return status;
+}
+
+int cli_search(int argc, char **argv)
+{
+	struct search_args a = { .format = FORMAT_TEXT };
+	int status;
+	int rc = tessel_options_new(&a.options);
+
+	if (rc)
+		return cli_lib_error(rc, "search");
+	status = parse_args(&a, argc, argv);
+	if (status < 0)
+		status = run_search(&a);
+	tessel_options_free(a.options);
+	return status;
+}

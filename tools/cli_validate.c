@@ -1,0 +1,119 @@
+/* tessel validate: check a schedule file against the rules. */
+#include "cli.h"
+
+#include <tessel.h>
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+static const char validate_usage[] =
+	"Usage: tessel validate SCHEDULE.json\n"
+	"\n"
+	"Check a schedule file (as written by 'tessel search --format json'):\n"
+	"every block of every micro-batch placed exactly once, no device doing\n"
+	"two blocks at once, dependencies respected, memory within the limits.\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help  show this help and exit\n"
+	"\n"
+	"Exit status: 0 valid, 1 the schedule breaks a rule (the first violation\n"
+	"is printed on stderr), 2 bad usage or unreadable or malformed file.\n";
+
+static const struct option validate_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Parse the command line into *path. Returns -1 to go on, else an exit
+ * status. */
+static int parse_args(const char **path, int argc, char **argv)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", validate_options, NULL)) != -1) {
+		if (c != 'h')
+			return cli_getopt_error(c, argv);
+		fputs(validate_usage, stdout);
+		return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+	}
+	if (argc - optind != 1) {
+		cli_error(argc == optind ? "validate: no schedule file given"
+					 : "validate: too many arguments");
+		cli_error("try 'tessel validate --help'");
+		return CLI_EXIT_USAGE;
+	}
+	*path = argv[optind];
+	return -1;
+}
+
+static int64_t figure(const tessel_schedule *s, tessel_schedule_attr attr)
+{
+	int64_t v = 0;
+
+	if (tessel_schedule_get(&v, s, attr))
+		return 0;
+	return v;
+}
+
+/* LB(N) from the schedule's own graph, 0 if it cannot be had. */
+static int64_t lower_bound(const tessel_schedule *s, int64_t nmicros)
+{
+	const tessel_graph *g = NULL;
+	int64_t lb = 0;
+
+	if (tessel_schedule_graph(&g, s) ||
+	    tessel_graph_lower_bound(&lb, g, nmicros))
+		return 0;
+	return lb;
+}
+
+static void print_summary(const tessel_schedule *s)
+{
+	int64_t nmicros = figure(s, TESSEL_SCHED_NMICROS);
+	int64_t makespan = figure(s, TESSEL_SCHED_MAKESPAN);
+	int64_t period = figure(s, TESSEL_SCHED_PERIOD);
+	int64_t lb = lower_bound(s, nmicros);
+
+	printf("valid: %" PRId64 " micro-batches, makespan %" PRId64, nmicros,
+	       makespan);
+	if (lb > 0 && makespan > 0)
+		printf(", lower bound %" PRId64 " (efficiency %.3f)", lb,
+		       (double)lb / (double)makespan);
+	if (period > 0)
+		printf(", period %" PRId64, period);
+	printf(", %" PRId64 " devices, %" PRId64 " blocks per micro-batch\n",
+	       figure(s, TESSEL_SCHED_NDEVICES), figure(s, TESSEL_SCHED_NBLOCKS));
+}
+
+static int validate_file(const char *path)
+{
+	tessel_schedule *s = NULL;
+	int rc = tessel_schedule_from_file(&s, path);
+
+	if (rc)
+		return cli_lib_error(rc, path);
+	rc = tessel_schedule_validate(s);
+	if (rc == TESSEL_EVIOLATION) {
+		cli_error("%s: invalid schedule: %s", path, tessel_error_last());
+	} else if (rc) {
+		cli_lib_error(rc, path);
+	} else {
+		print_summary(s);
+	}
+	tessel_schedule_free(s);
+	if (rc)
+		return cli_exit_status(rc);
+	return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+}
+
+int cli_validate(int argc, char **argv)
+{
+	const char *path = NULL;
+	int status = parse_args(&path, argc, argv);
+
+	if (status >= 0)
+		return status;
+	return validate_file(path);
+}
