@@ -6,14 +6,18 @@
  * the warm-up, those after the cool-down. The periodic schedule is then
  * compacted: entries are taken in periodic start order and each starts as
  * early as its dependencies and its devices allow, keeping every device's
- * order. The order on each device is unchanged, so each device sees the
- * same sequence of memory deltas and the same peaks. */
+ * order; a local search then reorders instances on the critical path while
+ * that shortens the makespan within the memory limits (compact.c). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "compact.h"
 #include "error.h"
 #include "search.h"
 #include "util.h"
+
+/* Work bound of the local search, in instance visits (deterministic). */
+#define TSL_COMPACT_EFFORT ((int64_t)20000000)
 
 typedef struct inst {
 	int64_t start;
@@ -58,33 +62,6 @@ static void label_phases(tessel_schedule *s, const tsl_repetend *rep)
 	}
 }
 
-/* ASAP in the given order, keeping every device's order. */
-static int compact(tessel_schedule *s, inst *order, size_t count)
-{
-	const tessel_graph *g = s->graph;
-	int64_t *free_at = tsl_calloc((size_t)g->ndevices, sizeof *free_at);
-	if (!free_at)
-		return tsl_error_nomem();
-	for (size_t i = 0; i < count; i++) {
-		const tsl_block *B = &g->blocks[order[i].gid];
-		int64_t m = order[i].mid, t = 0;
-		for (int k = 0; k < B->ndeps; k++) {
-			const struct tessel_entry *d = tsl_entry_at(s, B->deps[k], m);
-			int64_t e = d->start + g->blocks[B->deps[k]].span;
-			if (e > t)
-				t = e;
-		}
-		for (int k = 0; k < B->ndevices; k++)
-			if (free_at[B->devices[k]] > t)
-				t = free_at[B->devices[k]];
-		tsl_entry_at(s, order[i].gid, m)->start = t;
-		for (int k = 0; k < B->ndevices; k++)
-			free_at[B->devices[k]] = t + B->span;
-	}
-	tsl_free(free_at);
-	return TSL_OK;
-}
-
 static void repetend_range(tessel_schedule *s)
 {
 	const tessel_graph *g = s->graph;
@@ -124,8 +101,18 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		}
 	qsort(order, count, sizeof *order, cmp_inst);
 	label_phases(s, rep);
-	int rc = compact(s, order, count);
+	tsl_inst *seq = tsl_reallocarray(NULL, count, sizeof *seq);
+	if (!seq) {
+		tsl_free(order);
+		return tsl_error_nomem();
+	}
+	for (i = 0; i < count; i++) {
+		seq[i].gid = order[i].gid;
+		seq[i].mid = order[i].mid;
+	}
 	tsl_free(order);
+	int rc = tsl_compact(s, seq, count, TSL_COMPACT_EFFORT);
+	tsl_free(seq);
 	if (rc)
 		return rc;
 	repetend_range(s);

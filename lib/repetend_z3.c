@@ -18,6 +18,10 @@
 #include "search.h"
 #include "util.h"
 
+/* Alternative repetends of the smallest depth tried for a better
+ * completion. */
+#define TSL_ALTERNATIVES 8
+
 /* Z3 reports errors through a handler; one context is used by one thread,
  * so a thread-local flag carries the error back. */
 static _Thread_local int z3_failed;
@@ -369,7 +373,8 @@ static int model_read(model *m, tsl_repetend *rep)
 
 /* Bisection on the depth at the period of `m`, starting from a solution
  * of depth rep->depth. Keeps the best solution in rep. */
-static int minimise_depth(model *m, tsl_repetend *rep, const tsl_deadline *dl)
+static int minimise_depth(model *m, tsl_repetend *rep, const tsl_deadline *dl,
+			  tsl_candidate_fn cb, void *payload)
 {
 	int64_t lo = m->bnd->critical_path, hi = rep->depth;
 	while (lo < hi) {
@@ -381,6 +386,8 @@ static int minimise_depth(model *m, tsl_repetend *rep, const tsl_deadline *dl)
 		if (res == 1) {
 			rc = model_read(m, rep);
 			hi = rep->depth;
+			if (!rc)
+				rc = cb(rep, payload);
 		} else if (res == 0) {
 			lo = mid + 1;
 		}
@@ -395,10 +402,55 @@ static int minimise_depth(model *m, tsl_repetend *rep, const tsl_deadline *dl)
 	return TSL_OK;
 }
 
+/* Further repetends of depth at most rep->depth whose device orders or
+ * repetition offsets differ from all seen so far; each goes to cb. */
+static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
+			int count, tsl_candidate_fn cb, void *payload)
+{
+	int rc = TSL_OK;
+	Z3_ast *lits = tsl_calloc((size_t)m->npairs + (size_t)m->n, sizeof *lits);
+	if (!lits)
+		return tsl_error_nomem();
+	Z3_solver_push(m->ctx, m->solver);
+	assert_le(m, m->depth, mk_int(m, rep->depth));
+	for (int k = 0; k < count && !rc; k++) {
+		Z3_model mdl = Z3_solver_get_model(m->ctx, m->solver);
+		if (!mdl || z3_failed)
+			break;
+		Z3_model_inc_ref(m->ctx, mdl);
+		int nl = 0;
+		for (int i = 0; i < m->npairs; i++) {
+			Z3_ast v = NULL;
+			Z3_model_eval(m->ctx, mdl, m->pairs[i].before, true, &v);
+			int is_true = v && Z3_get_bool_value(m->ctx, v) == Z3_L_TRUE;
+			lits[nl++] = is_true ? Z3_mk_not(m->ctx, m->pairs[i].before)
+					     : m->pairs[i].before;
+		}
+		for (int b = 0; b < m->n; b++) {
+			int64_t q = model_value(m, mdl, m->q[b]);
+			lits[nl++] = Z3_mk_not(m->ctx,
+					       Z3_mk_eq(m->ctx, m->q[b], mk_int(m, q)));
+		}
+		Z3_model_dec_ref(m->ctx, mdl);
+		Z3_solver_assert(m->ctx, m->solver, Z3_mk_or(m->ctx, (unsigned)nl, lits));
+		int res = model_check(m, dl);
+		if (res < -1)
+			rc = res;
+		if (res != 1)
+			break;
+		rc = model_read(m, rep);
+		if (!rc)
+			rc = cb(rep, payload);
+	}
+	Z3_solver_pop(m->ctx, m->solver, 1);
+	tsl_free(lits);
+	return rc;
+}
+
 /* One period: 1 found (rep filled), 0 proven impossible, -1 unknown. */
 static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
-		      const tsl_deadline *dl)
+		      const tsl_deadline *dl, tsl_candidate_fn cb, void *payload)
 {
 	model m;
 	z3_failed = 0;
@@ -410,8 +462,12 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 	int res = model_check(&m, dl);
 	if (res == 1) {
 		rc = model_read(&m, rep);
-		if (!rc && opts->minimize_depth)
-			rc = minimise_depth(&m, rep, dl);
+		if (!rc && cb)
+			rc = cb(rep, payload);
+		if (!rc && cb && opts->minimize_depth)
+			rc = minimise_depth(&m, rep, dl, cb, payload);
+		if (!rc && cb && opts->minimize_depth)
+			rc = alternatives(&m, rep, dl, TSL_ALTERNATIVES, cb, payload);
 		if (rc)
 			res = rc;
 	}
@@ -422,7 +478,7 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 
 int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    const tsl_bounds *bnd, const tsl_opts *opts,
-		    const tsl_deadline *dl)
+		    const tsl_deadline *dl, tsl_candidate_fn cb, void *payload)
 {
 	int64_t lo = bnd->resource_bound;
 	int64_t hi = opts->max_period ? opts->max_period : bnd->total_span;
@@ -435,7 +491,8 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 				 (long long)hi, (long long)lo);
 	int proven = 1;
 	for (int64_t P = lo; P <= hi; P++) {
-		int res = try_period(rep, g, bnd, P, opts, dl);
+		rep->optimal = proven;
+		int res = try_period(rep, g, bnd, P, opts, dl, cb, payload);
 		if (res < -1)
 			return res;
 		if (res == 1) {
@@ -459,7 +516,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 				return tsl_error_nomem();
 			tsl_opts quick = *opts;
 			quick.minimize_depth = 0;
-			int r2 = try_period(&probe, g, bnd, hi, &quick, dl);
+			int r2 = try_period(&probe, g, bnd, hi, &quick, dl, NULL, NULL);
 			tsl_free(probe.T);
 			if (r2 < -1)
 				return r2;

@@ -1,4 +1,5 @@
 /* The search driver: validate, bound, find a repetend, complete, check. */
+#include <stdio.h>
 #include <string.h>
 
 #include "error.h"
@@ -37,13 +38,66 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 	o->solver_memory_mb = opts->value[TESSEL_OPT_SOLVER_MEMORY_MB];
 }
 
-static int find_repetend(tsl_repetend *rep, const tessel_graph *g,
+/* The best complete schedule so far among the candidate repetends. */
+typedef struct best {
+	const tessel_graph *g;
+	const tsl_bounds *bnd;
+	int64_t nmicros;
+	tessel_schedule *schedule;
+	int64_t makespan;
+	int rejected;          /* candidates whose completion broke a limit */
+	char reason[512];
+} best;
+
+static int consider(const tsl_repetend *rep, void *payload)
+{
+	best *b = payload;
+	tessel_schedule *s = NULL;
+	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
+	if (!rc)
+		rc = tsl_complete(s, rep, b->bnd);
+	if (rc) {
+		tessel_schedule_free(s);
+		return rc;
+	}
+	if (tessel_schedule_validate(s) != TESSEL_OK) {
+		b->rejected++;
+		snprintf(b->reason, sizeof b->reason, "%s", tessel_error_last());
+		tessel_schedule_free(s);
+		return TSL_OK;
+	}
+	int64_t makespan = tsl_schedule_makespan(s);
+	if (!b->schedule || makespan < b->makespan) {
+		tessel_schedule_free(b->schedule);
+		b->schedule = s;
+		b->makespan = makespan;
+	} else {
+		tessel_schedule_free(s);
+	}
+	return TSL_OK;
+}
+
+static int find_schedule(best *b, tsl_repetend *rep, const tessel_graph *g,
 			 const tsl_bounds *bnd, const tsl_opts *o,
 			 const tsl_deadline *dl)
 {
-	if (o->fast)
-		return tsl_repetend_heuristic(rep, g, bnd);
-	return tsl_repetend_z3(rep, g, bnd, o, dl);
+	int rc;
+	if (o->fast) {
+		rc = tsl_repetend_heuristic(rep, g, bnd);
+		if (!rc)
+			rc = consider(rep, b);
+	} else {
+		rc = tsl_repetend_z3(rep, g, bnd, o, dl, consider, b);
+	}
+	/* a time limit that ends the search after a schedule was found
+	 * still returns the best so far */
+	if (rc == TESSEL_ETIMEOUT && b->schedule)
+		rc = TSL_OK;
+	if (!rc && !b->schedule)
+		rc = tsl_error(TESSEL_EINFEASIBLE,
+			       "every repetend found breaks a limit once completed: %s",
+			       b->reason);
+	return rc;
 }
 
 TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
@@ -66,25 +120,21 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	if (rc)
 		return rc;
 	tsl_repetend rep = {0};
-	tessel_schedule *s = NULL;
+	best b = {g, &bnd, o.nmicros, NULL, 0, 0, ""};
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	if (!rep.T)
 		rc = tsl_error_nomem();
 	if (!rc)
-		rc = find_repetend(&rep, g, &bnd, &o, &dl);
-	if (!rc)
-		rc = tsl_schedule_alloc(&s, g, o.nmicros);
-	if (!rc)
-		rc = tsl_complete(s, &rep, &bnd);
+		rc = find_schedule(&b, &rep, g, &bnd, &o, &dl);
+	tessel_schedule *s = b.schedule;
 	if (!rc) {
 		s->resource_bound = bnd.resource_bound;
 		s->lower_bound = tsl_bounds_lower(&bnd, o.nmicros);
 		s->search_us = tsl_now_us() - dl.start_us;
+		/* every schedule returned has passed the validator */
 		rc = tessel_schedule_validate(s);
-		if (rc == TESSEL_EVIOLATION)
-			rc = tsl_error(TESSEL_EINFEASIBLE,
-				       "the completed schedule breaks a limit: %s",
-				       tessel_error_last());
+		if (rc)
+			rc = tsl_error(TESSEL_ERROR, "internal: %s", tessel_error_last());
 	}
 	tsl_repetend_release(&rep);
 	tsl_bounds_release(&bnd);

@@ -40,12 +40,19 @@ typedef struct tsl_deadline {
 /* Milliseconds left before the deadline (INT64_MAX without one, 0 if past). */
 int64_t tsl_deadline_left_ms(const tsl_deadline *d);
 
-/* Z3 search for the minimal period (and then the minimal depth at that
- * period). On success fills *rep. TESSEL_EINFEASIBLE when no period up to
- * the cap admits a repetend within the memory limits. */
+/* Receives each candidate repetend a search finds; returns TESSEL_OK to go
+ * on or an error code to stop the search with it. */
+typedef int (*tsl_candidate_fn)(const tsl_repetend *rep, void *payload);
+
+/* Z3 search for the minimal period, then shallow repetends at that period:
+ * every improving solution and a few alternatives of the smallest depth
+ * found are passed to `cb`. TESSEL_EINFEASIBLE when no period up to the cap
+ * admits a repetend within the memory limits. `rep` is work space with
+ * rep->T allocated for every block. */
 int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    const tsl_bounds *bnd, const tsl_opts *opts,
-		    const tsl_deadline *deadline);
+		    const tsl_deadline *deadline, tsl_candidate_fn cb,
+		    void *payload);
 
 /* Heuristic repetend (modulo list scheduling), no solver. Respects devices
  * and dependencies; memory only if it can. TESSEL_EINFEASIBLE if it found

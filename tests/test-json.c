@@ -860,6 +860,32 @@ static void test_bad_schedules(void **state)
 	tessel_schedule_free(s);
 }
 
+/* nmicros x blocks beyond 100 million entries is refused before any
+ * allocation. */
+static void test_schedule_too_many_entries(void **state)
+{
+	(void)state;
+	size_t cap = 64 * 1024, len = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len,
+		"{\"format\": \"tessel-schedule\", \"version\": 1, \"ndevs\": 1, "
+		"\"nmicros\": 1000000, \"blocks\": [], "
+		"\"placement\": {\"devices\": 1, \"blocks\": [");
+	for (int i = 0; i < 101; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+			"%s{\"name\": \"b%d\", \"kind\": \"forward\", \"span\": 1, "
+			"\"memory\": 0, \"devices\": [0]}", i ? ", " : "", i);
+	len += (size_t)snprintf(text + len, cap - len, "]}}");
+	assert_true(len < cap);
+	tessel_schedule *t = (tessel_schedule *)1;
+	expect_error(tessel_schedule_from_json(&t, text, len), TESSEL_ERANGE,
+		     "\"nmicros\" (1000000) times 101 blocks is more than 100000000 entries",
+		     "too many entries");
+	assert_null(t);
+	free(text);
+}
+
 /* A schedule found by the search, when the search works. */
 static void test_searched_round_trip(void **state)
 {
@@ -910,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_schedule_figures),
 		cmocka_unit_test(test_schedule_unplaced),
 		cmocka_unit_test(test_bad_schedules),
+		cmocka_unit_test(test_schedule_too_many_entries),
 		cmocka_unit_test(test_searched_round_trip),
 	};
 	return cmocka_run_group_tests_name("json", tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -665,6 +666,65 @@ static void test_text_long(void **state)
 	tessel_schedule_free(s);
 }
 
+/* Read-only use of one const schedule from several threads at once. */
+struct reader {
+	const tessel_schedule *s;
+	int entries;
+	int64_t peak0;
+	int valid;
+	char *text;
+};
+
+static void *read_schedule(void *arg)
+{
+	struct reader *r = arg;
+	for (int round = 0; round < 50; round++) {
+		tessel_iter *it = NULL;
+		const tessel_entry *e;
+		r->entries = 0;
+		if (tessel_iter_new(&it, r->s, TESSEL_ALL_DEVICES) != TESSEL_OK)
+			return NULL;
+		while (tessel_iter_next(&e, it) == TESSEL_OK)
+			r->entries++;
+		tessel_iter_free(it);
+		if (tessel_schedule_peak_memory(&r->peak0, r->s, 0) != TESSEL_OK)
+			return NULL;
+		r->valid = tessel_schedule_validate(r->s) == TESSEL_OK;
+		tessel_free(r->text);
+		r->text = NULL;
+		if (tessel_schedule_to_text(&r->text, r->s) != TESSEL_OK)
+			return NULL;
+	}
+	return NULL;
+}
+
+static void test_concurrent_readers(void **state)
+{
+	(void)state;
+	tessel_schedule *s = schedule_1f1b(2);
+	char *want = NULL;
+	TH_OK(tessel_schedule_to_text(&want, s));
+	enum { NT = 4 };
+	pthread_t th[NT];
+	struct reader r[NT];
+	for (int i = 0; i < NT; i++) {
+		r[i] = (struct reader){s, 0, 0, 0, NULL};
+		assert_int_equal(pthread_create(&th[i], NULL, read_schedule,
+						&r[i]), 0);
+	}
+	for (int i = 0; i < NT; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(r[i].entries, 4 * NM);
+		assert_int_equal(r[i].peak0, 2);
+		assert_true(r[i].valid);
+		assert_non_null(r[i].text);
+		assert_string_equal(r[i].text, want);
+		tessel_free(r[i].text);
+	}
+	tessel_free(want);
+	tessel_schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -680,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_text_grid),
 		cmocka_unit_test(test_text_spans),
 		cmocka_unit_test(test_text_long),
+		cmocka_unit_test(test_concurrent_readers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

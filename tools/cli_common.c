@@ -37,12 +37,11 @@ int cli_exit_status(int code)
 	case TESSEL_ECYCLE:
 	case TESSEL_EPARSE:
 	case TESSEL_EIO:
-	case TESSEL_EUNSUPPORTED:
 	case TESSEL_ERANGE:
 		return CLI_EXIT_USAGE;
 	default:
-		/* EINFEASIBLE, EVIOLATION, ETIMEOUT, and failures that are
-		 * nobody's input: no result. */
+		/* EINFEASIBLE, EVIOLATION, ETIMEOUT, EUNSUPPORTED, and
+		 * failures that are nobody's input: no result. */
 		return CLI_EXIT_FAIL;
 	}
 }

@@ -163,6 +163,10 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 	case OPT_FORMAT:
 		return format_option(a, arg);
 	case 'o':
+		if (!arg[0]) {
+			cli_error("--output: empty file name");
+			return -1;
+		}
 		a->output = arg;
 		return 0;
 	default:

@@ -1,0 +1,27 @@
+/* Internal: compaction of a schedule given as a priority order of its
+ * (block, micro-batch) instances. */
+#ifndef TESSEL_COMPACT_H
+#define TESSEL_COMPACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedule.h"
+
+typedef struct tsl_inst {
+	int gid;
+	int64_t mid;
+} tsl_inst;
+
+/* Start every instance as early as its dependencies and its devices allow,
+ * taking them in the order of `seq` (which must list each (gid, mid) of the
+ * schedule once, dependencies first) and keeping that order on every device.
+ * Then improve the makespan by local search: move an instance ahead of its
+ * device predecessor on a critical path while the makespan (then the sum of
+ * starts) drops and memory stays within the limits. `effort` bounds the
+ * work (instance visits) of the local search; 0 skips it. The result is
+ * written into the schedule's entries; `seq` holds the final order. */
+int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
+		int64_t effort);
+
+#endif
