@@ -1,12 +1,214 @@
-/* Heuristic repetends without a solver (modulo list scheduling). */
+/* Heuristic repetends without a solver: modulo list scheduling.
+ *
+ * For P = resource bound, bound + 1, ...: place the blocks in a topological
+ * order, each at the earliest start after its dependencies whose slots
+ * (start + i) mod P, i < span, are free on all its devices (a modulo
+ * reservation table per device). Placing early keeps few micro-batches in
+ * flight, which keeps memory low; the steady-state memory of the result is
+ * then checked against the limits. Several placement orders are tried and
+ * the shallowest repetend of the smallest period wins. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "error.h"
 #include "search.h"
+#include "util.h"
+
+typedef struct heur {
+	const tessel_graph *g;
+	const tsl_bounds *bnd;
+	int n;
+	int64_t P;
+	unsigned char *busy; /* ndevices x P */
+	int *order;
+	int64_t *T;
+} heur;
+
+/* Whether block b fits at start t (mod P) on all its devices. */
+static int fits(const heur *h, int b, int64_t t)
+{
+	const tsl_block *B = &h->g->blocks[b];
+	for (int k = 0; k < B->ndevices; k++) {
+		const unsigned char *row = h->busy + (size_t)B->devices[k] * h->P;
+		for (int i = 0; i < B->span; i++)
+			if (row[(t + i) % h->P])
+				return 0;
+	}
+	return 1;
+}
+
+static void occupy(heur *h, int b, int64_t t)
+{
+	const tsl_block *B = &h->g->blocks[b];
+	for (int k = 0; k < B->ndevices; k++) {
+		unsigned char *row = h->busy + (size_t)B->devices[k] * h->P;
+		for (int i = 0; i < B->span; i++)
+			row[(t + i) % h->P] = 1;
+	}
+}
+
+/* Steady-state memory check (the formula of repetend_z3.c). */
+static int memory_fits(const heur *h)
+{
+	const tessel_graph *g = h->g;
+	for (int d = 0; d < g->ndevices; d++) {
+		int64_t limit = g->memory_limit[d];
+		if (limit == TESSEL_UNLIMITED)
+			continue;
+		for (int c = 0; c < h->n; c++) {
+			const tsl_block *C = &g->blocks[c];
+			if (C->memory <= 0 || !tsl_block_on_device(C, d))
+				continue;
+			int64_t rc = h->T[c] % h->P, mem = 0;
+			for (int b = 0; b < h->n; b++) {
+				const tsl_block *B = &g->blocks[b];
+				if (B->memory == 0 || !tsl_block_on_device(B, d))
+					continue;
+				int64_t q = h->T[b] / h->P, r = h->T[b] % h->P;
+				mem += B->memory * ((r <= rc ? 1 : 0) - q);
+			}
+			if (mem > limit)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* Try period P with the current order; 1 placed and fits memory, 0 not. */
+static int place_all(heur *h)
+{
+	const tessel_graph *g = h->g;
+	memset(h->busy, 0, (size_t)g->ndevices * (size_t)h->P);
+	for (int k = 0; k < h->n; k++) {
+		int b = h->order[k];
+		const tsl_block *B = &g->blocks[b];
+		if (B->span > h->P)
+			return 0;
+		int64_t e = 0;
+		for (int j = 0; j < B->ndeps; j++) {
+			int a = B->deps[j];
+			int64_t f = h->T[a] + g->blocks[a].span;
+			if (f > e)
+				e = f;
+		}
+		int64_t t = e;
+		while (t < e + h->P && !fits(h, b, t))
+			t++;
+		if (t == e + h->P)
+			return 0;
+		occupy(h, b, t);
+		h->T[b] = t;
+	}
+	return memory_fits(h);
+}
+
+static int64_t depth_of(const heur *h)
+{
+	int64_t lo = INT64_MAX, hi = 0;
+	for (int b = 0; b < h->n; b++) {
+		if (h->T[b] < lo)
+			lo = h->T[b];
+		if (h->T[b] + h->g->blocks[b].span > hi)
+			hi = h->T[b] + h->g->blocks[b].span;
+	}
+	return hi - lo;
+}
+
+/* Sort keys for the placement orders: topological order is kept for ties
+ * by a stable merge of (key, topo position). */
+typedef struct keyed {
+	int64_t key;
+	int pos;
+	int b;
+} keyed;
+
+static int cmp_keyed(const void *x, const void *y)
+{
+	const keyed *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* Orders: 0 topological; 1 by earliest start (head); 2 by head, longest
+ * tail first among equals. Sorting by head keeps dependencies first since
+ * head grows strictly along every dependency. */
+static void make_order(heur *h, int variant, keyed *tmp)
+{
+	for (int k = 0; k < h->n; k++) {
+		int b = h->bnd->topo[k];
+		tmp[k].b = b;
+		tmp[k].pos = k;
+		switch (variant) {
+		case 0: tmp[k].key = 0; break;
+		case 1: tmp[k].key = h->bnd->head[b]; break;
+		default:
+			tmp[k].key = h->bnd->head[b] * (h->bnd->critical_path + 1) -
+				     h->bnd->tail[b];
+			break;
+		}
+	}
+	qsort(tmp, (size_t)h->n, sizeof *tmp, cmp_keyed);
+	for (int k = 0; k < h->n; k++)
+		h->order[k] = tmp[k].b;
+}
+
+#define NVARIANTS 3
 
 int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 			   const tsl_bounds *bnd)
 {
-	(void)rep;
-	(void)g;
-	(void)bnd;
-	return tsl_error(TESSEL_EUNSUPPORTED, "the heuristic search is not available yet");
+	heur h = {0};
+	h.g = g;
+	h.bnd = bnd;
+	h.n = g->nblocks;
+	int64_t lo = bnd->resource_bound, hi = bnd->total_span;
+	h.order = tsl_calloc((size_t)h.n, sizeof *h.order);
+	h.T = tsl_calloc((size_t)h.n, sizeof *h.T);
+	keyed *tmp = tsl_calloc((size_t)h.n, sizeof *tmp);
+	int rc = TSL_OK;
+	if (!h.order || !h.T || !tmp) {
+		rc = tsl_error_nomem();
+		goto out;
+	}
+	int found = 0;
+	for (int64_t P = lo; P <= hi && !found; P++) {
+		h.P = P;
+		h.busy = tsl_reallocarray(h.busy, (size_t)g->ndevices, (size_t)P);
+		if (!h.busy) {
+			rc = tsl_error_nomem();
+			goto out;
+		}
+		for (int v = 0; v < NVARIANTS; v++) {
+			make_order(&h, v, tmp);
+			if (!place_all(&h))
+				continue;
+			int64_t depth = depth_of(&h);
+			if (!found || depth < rep->depth) {
+				int64_t minT = INT64_MAX;
+				for (int b = 0; b < h.n; b++)
+					if (h.T[b] < minT)
+						minT = h.T[b];
+				for (int b = 0; b < h.n; b++)
+					rep->T[b] = h.T[b] - minT;
+				rep->depth = depth;
+				rep->period = P;
+				rep->optimal = P == bnd->resource_bound;
+				found = 1;
+			}
+		}
+		/* large periods: step faster, the fine scan is for the solver */
+		if (!found && P - lo > 64)
+			P += (P - lo) / 8;
+	}
+	if (!found)
+		rc = tsl_error(TESSEL_EINFEASIBLE,
+			       "the heuristic found no repetend within the memory limits "
+			       "(periods %lld .. %lld)", (long long)lo, (long long)hi);
+out:
+	tsl_free(h.busy);
+	tsl_free(h.order);
+	tsl_free(h.T);
+	tsl_free(tmp);
+	return rc;
 }

@@ -22,6 +22,12 @@
  * completion. */
 #define TSL_ALTERNATIVES 8
 
+/* Work bounds (Z3 resource units, deterministic, roughly 1.5 million a
+ * second here) of one step of the depth bisection and of one alternative;
+ * a step that runs out ends that phase with the best repetend so far. */
+#define TSL_DEPTH_RLIMIT 250000u
+#define TSL_ALTERNATIVE_RLIMIT 150000u
+
 /* Z3 reports errors through a handler; one context is used by one thread,
  * so a thread-local flag carries the error back. */
 static _Thread_local int z3_failed;
@@ -306,8 +312,10 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 	return TSL_OK;
 }
 
-/* Check with the time left; 1 sat, 0 unsat, -1 unknown (time), <-1 error. */
-static int model_check(model *m, const tsl_deadline *dl)
+/* Check with the time left and, if `rlimit` > 0, at most that much of Z3's
+ * deterministic resource count; 1 sat, 0 unsat, -1 unknown (time or
+ * resource limit), <-1 error. */
+static int model_check(model *m, const tsl_deadline *dl, unsigned rlimit)
 {
 	int64_t left = tsl_deadline_left_ms(dl);
 	if (left <= 0)
@@ -316,6 +324,8 @@ static int model_check(model *m, const tsl_deadline *dl)
 	Z3_params_inc_ref(m->ctx, params);
 	Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "timeout"),
 			   left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
+	Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "rlimit"),
+			   rlimit);
 	Z3_solver_set_params(m->ctx, m->solver, params);
 	Z3_params_dec_ref(m->ctx, params);
 	Z3_lbool res = Z3_solver_check(m->ctx, m->solver);
@@ -371,33 +381,42 @@ static int model_read(model *m, tsl_repetend *rep)
 	return TSL_OK;
 }
 
-/* Bisection on the depth at the period of `m`, starting from a solution
- * of depth rep->depth. Keeps the best solution in rep. */
+/* Lower the depth at the period of `m`, starting from a solution of depth
+ * rep->depth: ask for depth <= hi - step, growing the step after each
+ * success and shrinking it after a failure, until the bound is proven or
+ * the work bounds run out. Each improvement goes to cb. */
 static int minimise_depth(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 			  tsl_candidate_fn cb, void *payload)
 {
 	int64_t lo = m->bnd->critical_path, hi = rep->depth;
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo) / 2;
+	int64_t step = (hi - lo) / 4 > 1 ? (hi - lo) / 4 : 1;
+	int undecided = 0;
+	while (lo < hi && undecided < 2) {
+		int64_t target = hi - step > lo ? hi - step : lo;
 		Z3_solver_push(m->ctx, m->solver);
-		assert_le(m, m->depth, mk_int(m, mid));
-		int res = model_check(m, dl);
+		assert_le(m, m->depth, mk_int(m, target));
+		int res = model_check(m, dl, TSL_DEPTH_RLIMIT);
 		int rc = TSL_OK;
 		if (res == 1) {
 			rc = model_read(m, rep);
 			hi = rep->depth;
+			step *= 2;
 			if (!rc)
 				rc = cb(rep, payload);
 		} else if (res == 0) {
-			lo = mid + 1;
+			lo = target + 1;
+			step = step / 2 > 1 ? step / 2 : 1;
+		} else if (res == -1) {
+			undecided++;
+			if (step == 1 || tsl_deadline_left_ms(dl) <= 0)
+				undecided = 2;
+			step = step / 4 > 1 ? step / 4 : 1;
 		}
 		Z3_solver_pop(m->ctx, m->solver, 1);
 		if (rc)
 			return rc;
 		if (res < -1)
 			return res;
-		if (res == -1)
-			break; /* out of time: keep the best so far */
 	}
 	return TSL_OK;
 }
@@ -433,7 +452,7 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 		}
 		Z3_model_dec_ref(m->ctx, mdl);
 		Z3_solver_assert(m->ctx, m->solver, Z3_mk_or(m->ctx, (unsigned)nl, lits));
-		int res = model_check(m, dl);
+		int res = model_check(m, dl, TSL_ALTERNATIVE_RLIMIT);
 		if (res < -1)
 			rc = res;
 		if (res != 1)
@@ -459,7 +478,7 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 	int rc = model_build(&m, g, bnd, P, max_depth, opts);
 	if (rc)
 		return rc;
-	int res = model_check(&m, dl);
+	int res = model_check(&m, dl, 0);
 	if (res == 1) {
 		rc = model_read(&m, rep);
 		if (!rc && cb)
