@@ -180,7 +180,7 @@ static int improve_once(state *st, tsl_inst *seq, size_t *pos,
 }
 
 int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
-		int64_t effort)
+		int64_t effort, int64_t bound)
 {
 	state st = {0};
 	st.s = s;
@@ -209,7 +209,8 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 			pos[index_of(&st, &seq[i])] = i;
 		int64_t budget = effort;
 		int r = 0;
-		while (budget > 0 && (r = improve_once(&st, seq, pos, &budget)) > 0)
+		while (budget > 0 && st.makespan > bound &&
+		       (r = improve_once(&st, seq, pos, &budget)) > 0)
 			;
 		if (r < 0) {
 			rc = tsl_error_nomem();

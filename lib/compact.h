@@ -18,10 +18,11 @@ typedef struct tsl_inst {
  * schedule once, dependencies first) and keeping that order on every device.
  * Then improve the makespan by local search: move an instance ahead of its
  * device predecessor on a critical path while the makespan (then the sum of
- * starts) drops and memory stays within the limits. `effort` bounds the
- * work (instance visits) of the local search; 0 skips it. The result is
- * written into the schedule's entries; `seq` holds the final order. */
+ * starts) drops and memory stays within the limits, until the makespan
+ * reaches `bound` (a lower bound) or the work, counted in instance visits,
+ * reaches `effort` (0 skips the local search). The result is written into
+ * the schedule's entries; `seq` holds the final order. */
 int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
-		int64_t effort);
+		int64_t effort, int64_t bound);
 
 #endif

@@ -16,9 +16,6 @@
 #include "search.h"
 #include "util.h"
 
-/* Work bound of the local search, in instance visits (deterministic). */
-#define TSL_COMPACT_EFFORT ((int64_t)20000000)
-
 typedef struct inst {
 	int64_t start;
 	int gid;
@@ -83,9 +80,8 @@ static void repetend_range(tessel_schedule *s)
 }
 
 int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
-		 const tsl_bounds *bnd)
+		 const tsl_bounds *bnd, int64_t effort)
 {
-	(void)bnd;
 	const tessel_graph *g = s->graph;
 	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
 	inst *order = tsl_reallocarray(NULL, count, sizeof *order);
@@ -111,7 +107,8 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		seq[i].mid = order[i].mid;
 	}
 	tsl_free(order);
-	int rc = tsl_compact(s, seq, count, TSL_COMPACT_EFFORT);
+	int rc = tsl_compact(s, seq, count, effort,
+			     tsl_bounds_lower(bnd, s->nmicros));
 	tsl_free(seq);
 	if (rc)
 		return rc;

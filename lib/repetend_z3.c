@@ -25,8 +25,8 @@
 /* Work bounds (Z3 resource units, deterministic, roughly 1.5 million a
  * second here) of one step of the depth bisection and of one alternative;
  * a step that runs out ends that phase with the best repetend so far. */
-#define TSL_DEPTH_RLIMIT 250000u
-#define TSL_ALTERNATIVE_RLIMIT 150000u
+#define TSL_DEPTH_RLIMIT 100000u
+#define TSL_ALTERNATIVE_RLIMIT 100000u
 
 /* Z3 reports errors through a handler; one context is used by one thread,
  * so a thread-local flag carries the error back. */

@@ -38,24 +38,44 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 	o->solver_memory_mb = opts->value[TESSEL_OPT_SOLVER_MEMORY_MB];
 }
 
-/* The best complete schedule so far among the candidate repetends. */
+/* Candidates are ranked by the makespan of their plain compaction; the
+ * best few then get the local search and the best result wins. */
+#define TSL_FINALISTS 3
+/* Work bound of the local search, in instance visits (deterministic). */
+#define TSL_COMPACT_EFFORT ((int64_t)5000000)
+
+typedef struct finalist {
+	tsl_repetend rep;      /* copy, T owned */
+	int64_t makespan;      /* after plain compaction */
+} finalist;
+
 typedef struct best {
 	const tessel_graph *g;
 	const tsl_bounds *bnd;
 	int64_t nmicros;
-	tessel_schedule *schedule;
-	int64_t makespan;
+	finalist fin[TSL_FINALISTS];
+	int nfin;
 	int rejected;          /* candidates whose completion broke a limit */
 	char reason[512];
 } best;
 
-static int consider(const tsl_repetend *rep, void *payload)
+static void best_release(best *b)
 {
-	best *b = payload;
+	for (int i = 0; i < b->nfin; i++)
+		tsl_repetend_release(&b->fin[i].rep);
+	b->nfin = 0;
+}
+
+/* Complete `rep` into a new validated schedule; *out NULL (and the reason
+ * kept) when the completion breaks a limit. */
+static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
+			int64_t effort)
+{
 	tessel_schedule *s = NULL;
+	*out = NULL;
 	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
 	if (!rc)
-		rc = tsl_complete(s, rep, b->bnd);
+		rc = tsl_complete(s, rep, b->bnd, effort);
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;
@@ -66,20 +86,71 @@ static int consider(const tsl_repetend *rep, void *payload)
 		tessel_schedule_free(s);
 		return TSL_OK;
 	}
-	int64_t makespan = tsl_schedule_makespan(s);
-	if (!b->schedule || makespan < b->makespan) {
-		tessel_schedule_free(b->schedule);
-		b->schedule = s;
-		b->makespan = makespan;
-	} else {
-		tessel_schedule_free(s);
-	}
+	*out = s;
 	return TSL_OK;
 }
 
-static int find_schedule(best *b, tsl_repetend *rep, const tessel_graph *g,
-			 const tsl_bounds *bnd, const tsl_opts *o,
-			 const tsl_deadline *dl)
+static int consider(const tsl_repetend *rep, void *payload)
+{
+	best *b = payload;
+	tessel_schedule *s;
+	int rc = complete_one(&s, b, rep, 0);
+	if (rc || !s)
+		return rc;
+	int64_t makespan = tsl_schedule_makespan(s);
+	tessel_schedule_free(s);
+	/* insert into the sorted finalists (stable: earlier wins ties) */
+	int pos = b->nfin;
+	while (pos > 0 && b->fin[pos - 1].makespan > makespan)
+		pos--;
+	if (pos >= TSL_FINALISTS)
+		return TSL_OK;
+	tsl_repetend copy = *rep;
+	copy.T = tsl_reallocarray(NULL, (size_t)b->g->nblocks, sizeof *copy.T);
+	if (!copy.T)
+		return tsl_error_nomem();
+	memcpy(copy.T, rep->T, (size_t)b->g->nblocks * sizeof *copy.T);
+	if (b->nfin == TSL_FINALISTS)
+		tsl_repetend_release(&b->fin[--b->nfin].rep);
+	memmove(&b->fin[pos + 1], &b->fin[pos],
+		(size_t)(b->nfin - pos) * sizeof b->fin[0]);
+	b->fin[pos].rep = copy;
+	b->fin[pos].makespan = makespan;
+	b->nfin++;
+	return TSL_OK;
+}
+
+/* The local search on each finalist; the shortest result wins. */
+static int finish(tessel_schedule **out, best *b)
+{
+	tessel_schedule *winner = NULL;
+	int64_t wm = 0;
+	*out = NULL;
+	for (int i = 0; i < b->nfin; i++) {
+		tessel_schedule *s;
+		int rc = complete_one(&s, b, &b->fin[i].rep, TSL_COMPACT_EFFORT);
+		if (rc) {
+			tessel_schedule_free(winner);
+			return rc;
+		}
+		if (!s)
+			continue;
+		int64_t m = tsl_schedule_makespan(s);
+		if (!winner || m < wm) {
+			tessel_schedule_free(winner);
+			winner = s;
+			wm = m;
+		} else {
+			tessel_schedule_free(s);
+		}
+	}
+	*out = winner;
+	return TSL_OK;
+}
+
+static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
+			 const tessel_graph *g, const tsl_bounds *bnd,
+			 const tsl_opts *o, const tsl_deadline *dl)
 {
 	int rc;
 	if (o->fast) {
@@ -91,9 +162,11 @@ static int find_schedule(best *b, tsl_repetend *rep, const tessel_graph *g,
 	}
 	/* a time limit that ends the search after a schedule was found
 	 * still returns the best so far */
-	if (rc == TESSEL_ETIMEOUT && b->schedule)
+	if (rc == TESSEL_ETIMEOUT && b->nfin)
 		rc = TSL_OK;
-	if (!rc && !b->schedule)
+	if (!rc)
+		rc = finish(out, b);
+	if (!rc && !*out)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
 			       "every repetend found breaks a limit once completed: %s",
 			       b->reason);
@@ -120,13 +193,14 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	if (rc)
 		return rc;
 	tsl_repetend rep = {0};
-	best b = {g, &bnd, o.nmicros, NULL, 0, 0, ""};
+	best b = {.g = g, .bnd = &bnd, .nmicros = o.nmicros};
+	tessel_schedule *s = NULL;
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	if (!rep.T)
 		rc = tsl_error_nomem();
 	if (!rc)
-		rc = find_schedule(&b, &rep, g, &bnd, &o, &dl);
-	tessel_schedule *s = b.schedule;
+		rc = find_schedule(&s, &b, &rep, g, &bnd, &o, &dl);
+	best_release(&b);
 	if (!rc) {
 		s->resource_bound = bnd.resource_bound;
 		s->lower_bound = tsl_bounds_lower(&bnd, o.nmicros);

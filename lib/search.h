@@ -61,8 +61,9 @@ int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 			   const tsl_bounds *bnd);
 
 /* Build the N-micro-batch schedule from a repetend: periodic unrolling,
- * phase labels, then compaction (earlier starts, same per-device order). */
+ * phase labels, then compaction (ASAP in periodic order, then a local
+ * search bounded by `effort` instance visits; 0 skips it). */
 int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
-		 const tsl_bounds *bnd);
+		 const tsl_bounds *bnd, int64_t effort);
 
 #endif

@@ -55,5 +55,6 @@ int cli_flush_stdout(void);
 int cli_search(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_presets(int argc, char **argv);
+int cli_bench(int argc, char **argv);
 
 #endif /* TESSEL_CLI_H */

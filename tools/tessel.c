@@ -25,6 +25,7 @@ static const char usage_text[] =
 	"                                     memory 6, 16 micro-batches)\n"
 	"  validate SCHEDULE.json             check a schedule file\n"
 	"  presets                            list the built-in placements\n"
+	"  bench [OPTIONS]                    run the benchmark suite\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help and exit\n"
@@ -49,6 +50,7 @@ static const struct command commands[] = {
 	{ "search", cli_search },
 	{ "validate", cli_validate },
 	{ "presets", cli_presets },
+	{ "bench", cli_bench },
 };
 
 static int is_help(const char *arg)
@@ -125,7 +127,7 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 
 	if (argc < 2) {
-		cli_error("no command given (search, validate or presets)");
+		cli_error("no command given (search, validate, presets or bench)");
 		return usage_error();
 	}
 	if (is_help(argv[1]))

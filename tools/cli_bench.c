@@ -1,0 +1,183 @@
+/* tessel bench: run a fixed suite of searches and print one row per case. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tessel.h"
+
+static const char bench_usage[] =
+	"Usage: tessel bench [--suite reference] [--fast] [--time-limit SECONDS]\n"
+	"                    [--threads N]\n"
+	"\n"
+	"Run a fixed suite of schedule searches and print one row per case:\n"
+	"placement, devices, memory limit, micro-batches N, period, resource\n"
+	"bound, whether the period is proven optimal, makespan, lower bound\n"
+	"LB(N), efficiency LB/makespan, the highest peak memory against the\n"
+	"limit, and the seconds the whole search took.\n"
+	"\n"
+	"Suites:\n"
+	"  reference  the published Tessel cases on 4 devices (vshape memory 4,\n"
+	"             xshape 4, mshape 6, nnshape 6, kshape and vshape inference\n"
+	"             with memory 4) for N = 16 and 128 (default)\n"
+	"\n"
+	"Options:\n"
+	"  --fast                 heuristic search only, no solver\n"
+	"  -t, --time-limit SECS  time limit of each search\n"
+	"  -j, --threads N        solver threads (0 = all cores)\n"
+	"  -h, --help             show this help and exit\n";
+
+typedef struct bench_case {
+	const char *preset;
+	int devices;
+	int infer;
+	int64_t memory;
+	int64_t nmicros;
+} bench_case;
+
+static const bench_case reference_suite[] = {
+	{"vshape", 4, 0, 4, 16},  {"xshape", 4, 0, 4, 16},
+	{"mshape", 4, 0, 6, 16},  {"nnshape", 4, 0, 6, 16},
+	{"kshape", 4, 1, 4, 16},  {"vshape", 4, 1, 4, 16},
+	{"vshape", 4, 0, 4, 128}, {"xshape", 4, 0, 4, 128},
+	{"mshape", 4, 0, 6, 128}, {"nnshape", 4, 0, 6, 128},
+	{"kshape", 4, 1, 4, 128}, {"vshape", 4, 1, 4, 128},
+};
+
+typedef struct bench_opts {
+	int fast;
+	int64_t time_limit_ms;
+	int64_t threads;
+} bench_opts;
+
+static int64_t fig(const tessel_schedule *s, tessel_schedule_attr a)
+{
+	int64_t v = 0;
+	tessel_schedule_get(&v, s, a);
+	return v;
+}
+
+static void print_header(void)
+{
+	printf("%-10s %3s %6s %4s %6s %5s %6s %8s %8s %5s %9s %8s\n", "placement",
+	       "D", "memory", "N", "period", "bound", "proven", "makespan", "LB",
+	       "eff", "peak/lim", "seconds");
+}
+
+/* Run one case; prints its row. Returns 0, or 1 if it failed. */
+static int run_case(const bench_case *c, const bench_opts *bo)
+{
+	tessel_graph *g = NULL;
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	char name[32];
+	snprintf(name, sizeof name, "%s%s", c->preset, c->infer ? "-inf" : "");
+	int rc = tessel_preset(&g, c->preset, c->devices, c->infer, c->memory);
+	if (!rc)
+		rc = tessel_options_new(&o);
+	if (!rc)
+		rc = tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, c->nmicros);
+	if (!rc)
+		rc = tessel_options_set(o, TESSEL_OPT_FAST, bo->fast);
+	if (!rc)
+		rc = tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, bo->time_limit_ms);
+	if (!rc)
+		rc = tessel_options_set(o, TESSEL_OPT_THREADS, bo->threads);
+	if (!rc)
+		rc = tessel_search(&s, g, o);
+	if (!rc)
+		rc = tessel_schedule_validate(s);
+	if (rc) {
+		printf("%-10s %3d %6lld %4lld  failed: %s\n", name, c->devices,
+		       (long long)c->memory, (long long)c->nmicros,
+		       tessel_error_last());
+	} else {
+		int64_t peak = 0;
+		for (int d = 0; d < c->devices; d++) {
+			int64_t p = 0;
+			tessel_schedule_peak_memory(&p, s, d);
+			if (p > peak)
+				peak = p;
+		}
+		double secs = 0;
+		tessel_schedule_search_seconds(&secs, s);
+		int64_t makespan = fig(s, TESSEL_SCHED_MAKESPAN);
+		int64_t lb = fig(s, TESSEL_SCHED_LOWER_BOUND);
+		char peakbuf[32];
+		snprintf(peakbuf, sizeof peakbuf, "%lld/%lld", (long long)peak,
+			 (long long)c->memory);
+		printf("%-10s %3d %6lld %4lld %6lld %5lld %6s %8lld %8lld %5.2f %9s %8.3f\n",
+		       name, c->devices, (long long)c->memory,
+		       (long long)c->nmicros, (long long)fig(s, TESSEL_SCHED_PERIOD),
+		       (long long)fig(s, TESSEL_SCHED_RESOURCE_BOUND),
+		       fig(s, TESSEL_SCHED_PERIOD_OPTIMAL) ? "yes" : "no",
+		       (long long)makespan, (long long)lb,
+		       makespan ? (double)lb / (double)makespan : 0.0, peakbuf, secs);
+	}
+	fflush(stdout);
+	tessel_schedule_free(s);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+	return rc ? 1 : 0;
+}
+
+int cli_bench(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"suite", required_argument, NULL, 's'},
+		{"fast", no_argument, NULL, 'f'},
+		{"time-limit", required_argument, NULL, 't'},
+		{"threads", required_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bench_opts bo = {0, 0, 0};
+	const char *suite = "reference";
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:ft:j:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			suite = optarg;
+			break;
+		case 'f':
+			bo.fast = 1;
+			break;
+		case 't':
+			if (cli_parse_seconds(&bo.time_limit_ms, "--time-limit", optarg))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'j':
+			if (cli_parse_int(&bo.threads, "--threads", optarg, 0, 256))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(bench_usage, stdout);
+			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+		default:
+			return cli_getopt_error(c, argv);
+		}
+	}
+	if (optind < argc) {
+		cli_error("bench: unexpected argument '%s'", argv[optind]);
+		return CLI_EXIT_USAGE;
+	}
+	const bench_case *cases;
+	size_t ncases;
+	if (strcmp(suite, "reference") == 0) {
+		cases = reference_suite;
+		ncases = sizeof reference_suite / sizeof reference_suite[0];
+	} else {
+		cli_error("bench: unknown suite '%s' (suites: reference)", suite);
+		return CLI_EXIT_USAGE;
+	}
+	print_header();
+	int failed = 0;
+	for (size_t i = 0; i < ncases; i++)
+		failed += run_case(&cases[i], &bo);
+	printf("%zu cases, %d failed\n", ncases, failed);
+	if (cli_flush_stdout())
+		return CLI_EXIT_USAGE;
+	return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
