@@ -15,6 +15,13 @@ typedef struct tsl_bounds {
 	int64_t *load;      /* per device: summed spans */
 	int64_t *dev_head;  /* per device: min head over its blocks */
 	int64_t *dev_tail;  /* per device: min tail over its blocks */
+	/* Blocks on every device run while every device is busy with them;
+	 * the rest of a device's work fits in the remaining time only. */
+	int64_t sync_span;    /* summed spans of blocks on every device */
+	int64_t *sync_head;   /* per device: min over its other blocks of the
+			       * longest path into them, counting other blocks */
+	int64_t *sync_tail;   /* per device: same, after them */
+	int64_t *sync_load;   /* per device: load outside blocks on every device */
 	int64_t resource_bound;
 	int64_t critical_path;
 	int64_t total_span; /* sum of all spans */
@@ -23,7 +30,10 @@ typedef struct tsl_bounds {
 /* Compute the bounds; the graph must be structurally valid. */
 int tsl_bounds_compute(tsl_bounds *b, const tessel_graph *g);
 void tsl_bounds_release(tsl_bounds *b);
-/* LB(N) = max_d dev_head + N * load + dev_tail (devices with no block skip). */
+/* LB(N): the largest of the critical path, max_d dev_head + N * load +
+ * dev_tail, and max_d N * sync_span + sync_head + N * sync_load + sync_tail
+ * (time on blocks that occupy every device cannot overlap a device's other
+ * work, and that work waits for the other blocks on its paths). */
 int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros);
 
 #endif
