@@ -25,4 +25,11 @@ typedef struct tsl_inst {
 int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 		int64_t effort, int64_t bound);
 
+/* Serial schedule generation with insertion (sgs.c): place the instances
+ * in the priority order `prio` (dependencies first), each at the earliest
+ * step its dependencies, free windows on its devices and the memory limits
+ * allow. TESSEL_EINFEASIBLE (without a message) if some instance found no
+ * step within the memory limits. */
+int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count);
+
 #endif

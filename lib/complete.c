@@ -79,8 +79,10 @@ static void repetend_range(tessel_schedule *s)
 	s->rep_end = end;
 }
 
-int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
-		 const tsl_bounds *bnd, int64_t effort)
+/* seq = the instances sorted by key (periodic starts when rep is given,
+ * else the schedule's current starts), ties by block then micro-batch. */
+static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
+			    const tsl_repetend *rep)
 {
 	const tessel_graph *g = s->graph;
 	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
@@ -90,31 +92,80 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	size_t i = 0;
 	for (int64_t m = 0; m < s->nmicros; m++)
 		for (int b = 0; b < g->nblocks; b++) {
-			order[i].start = rep->T[b] + m * rep->period;
+			order[i].start = rep ? rep->T[b] + m * rep->period
+					     : tsl_entry_at(s, b, m)->start;
 			order[i].gid = b;
 			order[i].mid = m;
 			i++;
 		}
 	qsort(order, count, sizeof *order, cmp_inst);
-	label_phases(s, rep);
-	tsl_inst *seq = tsl_reallocarray(NULL, count, sizeof *seq);
-	if (!seq) {
-		tsl_free(order);
-		return tsl_error_nomem();
-	}
 	for (i = 0; i < count; i++) {
 		seq[i].gid = order[i].gid;
 		seq[i].mid = order[i].mid;
 	}
 	tsl_free(order);
-	int rc = tsl_compact(s, seq, count, effort,
-			     tsl_bounds_lower(bnd, s->nmicros));
-	tsl_free(seq);
+	return TSL_OK;
+}
+
+static void save_starts(int64_t *dst, const tessel_schedule *s, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		dst[i] = s->entries[i].start;
+}
+
+static void load_starts(tessel_schedule *s, const int64_t *src, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		s->entries[i].start = src[i];
+}
+
+/* Two completions, the shorter one kept: (a) the periodic order compacted
+ * and improved by local search; (b) serial generation with insertion in
+ * periodic priority, then the same compaction on its order. */
+int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
+		 const tsl_bounds *bnd, int64_t effort)
+{
+	const tessel_graph *g = s->graph;
+	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
+	int64_t bound = tsl_bounds_lower(bnd, s->nmicros);
+	tsl_inst *seq = tsl_reallocarray(NULL, count, sizeof *seq);
+	int64_t *kept = tsl_reallocarray(NULL, count, sizeof *kept);
+	int rc = TSL_OK;
+	if (!seq || !kept) {
+		rc = tsl_error_nomem();
+		goto out;
+	}
+	label_phases(s, rep);
+	rc = sorted_instances(seq, s, rep);
+	if (!rc)
+		rc = tsl_compact(s, seq, count, effort, bound);
 	if (rc)
-		return rc;
+		goto out;
+	int64_t best = tsl_schedule_makespan(s);
+	if (best > bound) {
+		save_starts(kept, s, count);
+		rc = sorted_instances(seq, s, rep);
+		if (!rc)
+			rc = tsl_sgs(s, seq, count);
+		if (rc == TESSEL_EINFEASIBLE) {
+			rc = TSL_OK; /* (b) found nothing: keep (a) */
+			load_starts(s, kept, count);
+		} else if (!rc) {
+			rc = sorted_instances(seq, s, NULL);
+			if (!rc)
+				rc = tsl_compact(s, seq, count, effort, bound);
+			if (!rc && tsl_schedule_makespan(s) >= best)
+				load_starts(s, kept, count);
+		}
+		if (rc)
+			goto out;
+	}
 	repetend_range(s);
 	s->period = rep->period;
 	s->period_optimal = rep->optimal;
 	s->depth = rep->depth;
-	return TSL_OK;
+out:
+	tsl_free(seq);
+	tsl_free(kept);
+	return rc;
 }
