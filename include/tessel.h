@@ -314,6 +314,19 @@ typedef struct tessel_schedule tessel_schedule;
 TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *graph,
 			     const tessel_options *options);
 
+/* The smallest memory limit, the same on every device, under which a
+ * repetend of period `period` (0: the resource bound) exists; the graph's
+ * own limits are ignored. Uses the solver within the options' time limit.
+ * *out_proven (may be NULL) is 1 when one unit less was shown impossible,
+ * 0 when the time limit ended the search first (then *out is the smallest
+ * limit found). TESSEL_EINFEASIBLE when no repetend of that period exists
+ * at all, TESSEL_ETIMEOUT when none was found in time. The warm-up and
+ * cool-down of a complete schedule usually need no more than the steady
+ * state; tessel_search checks every step. */
+TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
+				 const tessel_graph *graph, int64_t period,
+				 const tessel_options *options);
+
 /* An empty schedule of `nmicros` micro-batches for `graph` (copied), every
  * (block, micro-batch) unplaced; fill it with tessel_schedule_set_step and
  * check it with tessel_schedule_validate. *out: new, release with

@@ -57,6 +57,7 @@ typedef struct model {
 	int n;
 	Z3_ast *q, *r, *t;  /* per block: q, r, and the term P q + r */
 	Z3_ast depth;      /* L */
+	Z3_ast memvar;     /* one memory limit for all devices, or NULL */
 	pair *pairs;
 	int npairs;
 	int *pair_index;   /* n x n -> pair id or -1 (only for small n) */
@@ -156,7 +157,7 @@ static int add_memory(model *m)
 	}
 	for (int d = 0; d < g->ndevices; d++) {
 		int64_t limit = g->memory_limit[d];
-		if (limit == TESSEL_UNLIMITED)
+		if (limit == TESSEL_UNLIMITED && !m->memvar)
 			continue;
 		int non = 0, any = 0;
 		for (int b = 0; b < m->n; b++)
@@ -185,7 +186,7 @@ static int add_memory(model *m)
 				terms[nt++] = Z3_mk_mul(m->ctx, 2, qa);
 			}
 			assert_le(m, Z3_mk_add(m->ctx, (unsigned)nt, terms),
-				  mk_int(m, limit));
+				  m->memvar ? m->memvar : mk_int(m, limit));
 		}
 	}
 	tsl_free(on);
@@ -195,7 +196,8 @@ static int add_memory(model *m)
 
 /* Build the model for period P (no bound on the depth beyond `max_depth`). */
 static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
-		       int64_t P, int64_t max_depth, const tsl_opts *opts)
+		       int64_t P, int64_t max_depth, const tsl_opts *opts,
+		       int memory_variable)
 {
 	memset(m, 0, sizeof *m);
 	m->g = g;
@@ -240,6 +242,9 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 	Z3_params_dec_ref(m->ctx, params);
 
 	m->depth = Z3_mk_const(m->ctx, Z3_mk_string_symbol(m->ctx, "L"), m->isort);
+	if (memory_variable)
+		m->memvar = Z3_mk_const(m->ctx, Z3_mk_string_symbol(m->ctx, "M"),
+					m->isort);
 	/* lo: the earliest start. Shifting a whole repetend in time changes
 	 * nothing, so the first block in topological order is pinned at 0
 	 * (q = r = 0) and other blocks may start before it (q < 0). */
@@ -475,7 +480,7 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 	z3_failed = 0;
 	/* a repetend needs no more than n repetitions in flight */
 	int64_t max_depth = bnd->critical_path + (int64_t)g->nblocks * P + P;
-	int rc = model_build(&m, g, bnd, P, max_depth, opts);
+	int rc = model_build(&m, g, bnd, P, max_depth, opts, 0);
 	if (rc)
 		return rc;
 	int res = model_check(&m, dl, 0);
@@ -549,4 +554,64 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 			 "no repetend with period %lld .. %lld fits the memory limits%s",
 			 (long long)lo, (long long)hi,
 			 proven ? "" : " (some periods were not decided in time)");
+}
+
+int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
+		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
+		      const tsl_deadline *dl)
+{
+	model m;
+	z3_failed = 0;
+	*proven = 0;
+	int64_t max_depth = bnd->critical_path + (int64_t)g->nblocks * P + P;
+	int rc = model_build(&m, g, bnd, P, max_depth, opts, 1);
+	if (rc)
+		return rc;
+	int res = model_check(&m, dl, 0);
+	if (res == 0)
+		rc = tsl_error(TESSEL_EINFEASIBLE,
+			       "no repetend of period %lld exists at any memory limit",
+			       (long long)P);
+	else if (res == -1)
+		rc = tsl_error(TESSEL_ETIMEOUT,
+			       "time limit reached before any repetend of period %lld",
+			       (long long)P);
+	else if (res < -1)
+		rc = res;
+	int64_t lo = 0, hi = 0;
+	if (!rc) {
+		Z3_model mdl = Z3_solver_get_model(m.ctx, m.solver);
+		Z3_model_inc_ref(m.ctx, mdl);
+		hi = model_value(&m, mdl, m.memvar);
+		Z3_model_dec_ref(m.ctx, mdl);
+		if (hi < 0)
+			hi = 0;
+	}
+	while (!rc && lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		Z3_solver_push(m.ctx, m.solver);
+		assert_le(&m, m.memvar, mk_int(&m, mid));
+		res = model_check(&m, dl, 0);
+		if (res == 1) {
+			Z3_model mdl = Z3_solver_get_model(m.ctx, m.solver);
+			Z3_model_inc_ref(m.ctx, mdl);
+			int64_t v = model_value(&m, mdl, m.memvar);
+			Z3_model_dec_ref(m.ctx, mdl);
+			hi = v < mid ? (v > lo ? v : lo) : mid;
+		} else if (res == 0) {
+			lo = mid + 1;
+		}
+		Z3_solver_pop(m.ctx, m.solver, 1);
+		if (res < -1)
+			rc = res;
+		if (res == -1)
+			break;
+	}
+	if (!rc) {
+		*out = hi;
+		*proven = lo == hi;
+	}
+	model_release(&m);
+	z3_failed = 0;
+	return rc;
 }

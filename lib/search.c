@@ -219,3 +219,43 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	*out = s;
 	return TSL_OK;
 }
+
+TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
+				 const tessel_graph *g, int64_t period,
+				 const tessel_options *options)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	int rc = tsl_graph_check_structure(g);
+	if (rc)
+		return rc;
+	if (period < 0)
+		return tsl_error(TESSEL_ERANGE, "period must be >= 0, got %lld",
+				 (long long)period);
+	tsl_opts o;
+	resolve_options(&o, options);
+	tsl_deadline dl = {tsl_now_us(), 0};
+	if (o.time_limit_ms)
+		dl.end_us = dl.start_us + o.time_limit_ms * 1000;
+	tsl_bounds bnd;
+	rc = tsl_bounds_compute(&bnd, g);
+	if (rc)
+		return rc;
+	if (period == 0)
+		period = bnd.resource_bound;
+	int proven = 0;
+	int64_t value = 0;
+	if (period < bnd.resource_bound)
+		rc = tsl_error(TESSEL_EINFEASIBLE,
+			       "period %lld is below the resource bound %lld",
+			       (long long)period, (long long)bnd.resource_bound);
+	else
+		rc = tsl_min_memory_z3(&value, &proven, g, &bnd, period, &o, &dl);
+	tsl_bounds_release(&bnd);
+	if (rc)
+		return rc;
+	*out = value;
+	if (out_proven)
+		*out_proven = proven;
+	return TSL_OK;
+}

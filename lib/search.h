@@ -54,6 +54,13 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    const tsl_deadline *deadline, tsl_candidate_fn cb,
 		    void *payload);
 
+/* Smallest memory limit, the same on every device (the graph's limits are
+ * ignored), under which a repetend of period P exists; *proven is 1 when
+ * the limit below it was shown impossible. */
+int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
+		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
+		      const tsl_deadline *deadline);
+
 /* Heuristic repetend (modulo list scheduling), no solver. Respects devices
  * and dependencies; memory only if it can. TESSEL_EINFEASIBLE if it found
  * none within the memory limits. */

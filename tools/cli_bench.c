@@ -20,11 +20,18 @@ static const char bench_usage[] =
 	"  reference  the published Tessel cases on 4 devices (vshape memory 4,\n"
 	"             xshape 4, mshape 6, nnshape 6, kshape and vshape inference\n"
 	"             with memory 4) for N = 16 and 128 (default)\n"
+	"  full       every preset on 4, 8, 16, 32 and 64 devices, N = 16 and\n"
+	"             128; training with a tight memory limit (the smallest that\n"
+	"             admits the resource-bound period, found first with\n"
+	"             tessel_min_memory) and a generous one (twice that), and\n"
+	"             inference\n"
 	"\n"
 	"Options:\n"
 	"  --fast                 heuristic search only, no solver\n"
 	"  -t, --time-limit SECS  time limit of each search\n"
 	"  -j, --threads N        solver threads (0 = all cores)\n"
+	"  --max-devices D        full suite: only cases with at most D devices\n"
+	"  --preset NAME          full suite: only this preset\n"
 	"  -h, --help             show this help and exit\n";
 
 typedef struct bench_case {
@@ -33,21 +40,24 @@ typedef struct bench_case {
 	int infer;
 	int64_t memory;
 	int64_t nmicros;
+	const char *label; /* suffix of the name, e.g. "-tight" */
 } bench_case;
 
 static const bench_case reference_suite[] = {
-	{"vshape", 4, 0, 4, 16},  {"xshape", 4, 0, 4, 16},
-	{"mshape", 4, 0, 6, 16},  {"nnshape", 4, 0, 6, 16},
-	{"kshape", 4, 1, 4, 16},  {"vshape", 4, 1, 4, 16},
-	{"vshape", 4, 0, 4, 128}, {"xshape", 4, 0, 4, 128},
-	{"mshape", 4, 0, 6, 128}, {"nnshape", 4, 0, 6, 128},
-	{"kshape", 4, 1, 4, 128}, {"vshape", 4, 1, 4, 128},
+	{"vshape", 4, 0, 4, 16, NULL},  {"xshape", 4, 0, 4, 16, NULL},
+	{"mshape", 4, 0, 6, 16, NULL},  {"nnshape", 4, 0, 6, 16, NULL},
+	{"kshape", 4, 1, 4, 16, NULL},  {"vshape", 4, 1, 4, 16, NULL},
+	{"vshape", 4, 0, 4, 128, NULL}, {"xshape", 4, 0, 4, 128, NULL},
+	{"mshape", 4, 0, 6, 128, NULL}, {"nnshape", 4, 0, 6, 128, NULL},
+	{"kshape", 4, 1, 4, 128, NULL}, {"vshape", 4, 1, 4, 128, NULL},
 };
 
 typedef struct bench_opts {
 	int fast;
 	int64_t time_limit_ms;
 	int64_t threads;
+	int64_t max_devices;
+	const char *preset;
 } bench_opts;
 
 static int64_t fig(const tessel_schedule *s, tessel_schedule_attr a)
@@ -59,7 +69,7 @@ static int64_t fig(const tessel_schedule *s, tessel_schedule_attr a)
 
 static void print_header(void)
 {
-	printf("%-10s %3s %6s %4s %6s %5s %6s %8s %8s %5s %9s %8s\n", "placement",
+	printf("%-14s %3s %6s %4s %6s %5s %6s %8s %8s %5s %9s %8s\n", "placement",
 	       "D", "memory", "N", "period", "bound", "proven", "makespan", "LB",
 	       "eff", "peak/lim", "seconds");
 }
@@ -71,7 +81,8 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 	tessel_options *o = NULL;
 	tessel_schedule *s = NULL;
 	char name[32];
-	snprintf(name, sizeof name, "%s%s", c->preset, c->infer ? "-inf" : "");
+	snprintf(name, sizeof name, "%s%s", c->preset,
+		 c->infer ? "-inf" : c->label ? c->label : "");
 	int rc = tessel_preset(&g, c->preset, c->devices, c->infer, c->memory);
 	if (!rc)
 		rc = tessel_options_new(&o);
@@ -88,7 +99,7 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 	if (!rc)
 		rc = tessel_schedule_validate(s);
 	if (rc) {
-		printf("%-10s %3d %6lld %4lld  failed: %s\n", name, c->devices,
+		printf("%-14s %3d %6lld %4lld  failed: %s\n", name, c->devices,
 		       (long long)c->memory, (long long)c->nmicros,
 		       tessel_error_last());
 	} else {
@@ -106,7 +117,7 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 		char peakbuf[32];
 		snprintf(peakbuf, sizeof peakbuf, "%lld/%lld", (long long)peak,
 			 (long long)c->memory);
-		printf("%-10s %3d %6lld %4lld %6lld %5lld %6s %8lld %8lld %5.2f %9s %8.3f\n",
+		printf("%-14s %3d %6lld %4lld %6lld %5lld %6s %8lld %8lld %5.2f %9s %8.3f\n",
 		       name, c->devices, (long long)c->memory,
 		       (long long)c->nmicros, (long long)fig(s, TESSEL_SCHED_PERIOD),
 		       (long long)fig(s, TESSEL_SCHED_RESOURCE_BOUND),
@@ -121,6 +132,68 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 	return rc ? 1 : 0;
 }
 
+/* The tight limit of a training preset: the smallest memory limit that
+ * admits the resource-bound period. 0 if it could not be found. */
+static int64_t tight_memory(const char *preset, int devices,
+			    const bench_opts *bo)
+{
+	tessel_graph *g = NULL;
+	tessel_options *o = NULL;
+	int64_t mem = 0;
+	int proven = 0;
+	int rc = tessel_preset(&g, preset, devices, 0, TESSEL_UNLIMITED);
+	if (!rc)
+		rc = tessel_options_new(&o);
+	if (!rc)
+		rc = tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS,
+					bo->time_limit_ms ? bo->time_limit_ms : 60000);
+	if (!rc)
+		rc = tessel_min_memory(&mem, &proven, g, 0, o);
+	if (rc) {
+		printf("# %s on %d devices: no tight memory limit: %s\n", preset,
+		       devices, tessel_error_last());
+		mem = 0;
+	} else {
+		printf("# %s on %d devices: tight memory limit %lld (%s)\n", preset,
+		       devices, (long long)mem,
+		       proven ? "proven minimal" : "smallest found in time");
+	}
+	tessel_options_free(o);
+	tessel_graph_free(g);
+	return mem;
+}
+
+static int run_full(const bench_opts *bo, size_t *ncases)
+{
+	static const char *presets[] = {"vshape", "xshape", "mshape", "nnshape",
+					"kshape"};
+	static const int devices[] = {4, 8, 16, 32, 64};
+	static const int64_t micros[] = {16, 128};
+	int failed = 0;
+	*ncases = 0;
+	for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++) {
+		if (bo->max_devices && devices[d] > bo->max_devices)
+			continue;
+		for (size_t p = 0; p < sizeof presets / sizeof presets[0]; p++) {
+			if (bo->preset && strcmp(bo->preset, presets[p]) != 0)
+				continue;
+			int64_t tight = tight_memory(presets[p], devices[d], bo);
+			for (size_t n = 0; n < 2; n++) {
+				bench_case c[3] = {
+					{presets[p], devices[d], 0, tight, micros[n], "-tight"},
+					{presets[p], devices[d], 0, 2 * tight, micros[n], "-gen"},
+					{presets[p], devices[d], 1, 0, micros[n], NULL},
+				};
+				for (int k = tight ? 0 : 2; k < 3; k++) {
+					failed += run_case(&c[k], bo);
+					(*ncases)++;
+				}
+			}
+		}
+	}
+	return failed;
+}
+
 int cli_bench(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -128,15 +201,17 @@ int cli_bench(int argc, char **argv)
 		{"fast", no_argument, NULL, 'f'},
 		{"time-limit", required_argument, NULL, 't'},
 		{"threads", required_argument, NULL, 'j'},
+		{"max-devices", required_argument, NULL, 'D'},
+		{"preset", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	bench_opts bo = {0, 0, 0};
+	bench_opts bo = {0, 0, 0, 0, NULL};
 	const char *suite = "reference";
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:ft:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:ft:j:D:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			suite = optarg;
@@ -152,6 +227,14 @@ int cli_bench(int argc, char **argv)
 			if (cli_parse_int(&bo.threads, "--threads", optarg, 0, 256))
 				return CLI_EXIT_USAGE;
 			break;
+		case 'D':
+			if (cli_parse_int(&bo.max_devices, "--max-devices", optarg, 1,
+					  TESSEL_MAX_DEVICES))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'p':
+			bo.preset = optarg;
+			break;
 		case 'h':
 			fputs(bench_usage, stdout);
 			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
@@ -163,19 +246,20 @@ int cli_bench(int argc, char **argv)
 		cli_error("bench: unexpected argument '%s'", argv[optind]);
 		return CLI_EXIT_USAGE;
 	}
-	const bench_case *cases;
 	size_t ncases;
+	int failed = 0;
 	if (strcmp(suite, "reference") == 0) {
-		cases = reference_suite;
 		ncases = sizeof reference_suite / sizeof reference_suite[0];
+		print_header();
+		for (size_t i = 0; i < ncases; i++)
+			failed += run_case(&reference_suite[i], &bo);
+	} else if (strcmp(suite, "full") == 0) {
+		print_header();
+		failed = run_full(&bo, &ncases);
 	} else {
-		cli_error("bench: unknown suite '%s' (suites: reference)", suite);
+		cli_error("bench: unknown suite '%s' (suites: reference, full)", suite);
 		return CLI_EXIT_USAGE;
 	}
-	print_header();
-	int failed = 0;
-	for (size_t i = 0; i < ncases; i++)
-		failed += run_case(&cases[i], &bo);
 	printf("%zu cases, %d failed\n", ncases, failed);
 	if (cli_flush_stdout())
 		return CLI_EXIT_USAGE;
