@@ -296,6 +296,33 @@ TESSEL_API int tessel_options_get(int64_t *out, const tessel_options *options,
 TESSEL_API int tessel_options_bounds(int64_t *out_min, int64_t *out_max,
 				     tessel_option key);
 
+/* Progress callback: called from the searching thread each time the search
+ * finds a schedule better than all before, with that schedule's period,
+ * its makespan for the requested number of micro-batches (before the final
+ * compaction, which can only shorten it), the lower bound LB(N) and whether
+ * the period is proven optimal. Return 0 to go on; anything else stops the
+ * search, which then returns the best schedule found so far. */
+typedef int (*tessel_progress_cb)(int64_t period, int64_t makespan,
+				  int64_t lower_bound, int period_proven,
+				  void *payload);
+
+/* Set (or with cb = NULL remove) the progress callback of searches using
+ * these options. `payload` is passed through untouched (borrowed). */
+TESSEL_API int tessel_options_set_progress(tessel_options *options,
+					   tessel_progress_cb cb,
+					   void *payload);
+
+/* Ask every search running with these options to stop as soon as it can.
+ * Safe to call from any thread while searches run (the one function on an
+ * options object that is). A stopped search returns the best schedule
+ * found so far, or TESSEL_ECANCELLED if it had none. The request stays in
+ * force, also for searches started later, until tessel_options_clear_cancel. */
+TESSEL_API int tessel_options_cancel(tessel_options *options);
+
+/* Withdraw a cancel request, so that the options can be used again. Not to
+ * be called while a search uses these options. */
+TESSEL_API int tessel_options_clear_cancel(tessel_options *options);
+
 /* ------------------------------------------------------------------------ */
 /* Schedules                                                                  */
 /* ------------------------------------------------------------------------ */

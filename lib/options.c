@@ -36,6 +36,11 @@ TESSEL_API int tessel_options_new(tessel_options **out)
 	tessel_options *o = tsl_calloc(1, sizeof *o);
 	if (!o)
 		return tsl_error_nomem();
+	if (pthread_mutex_init(&o->lock, NULL)) {
+		tsl_free(o);
+		return tsl_error(TESSEL_ERROR, "cannot create a mutex");
+	}
+	atomic_init(&o->cancelled, 0);
 	tsl_options_defaults(o);
 	*out = o;
 	return TSL_OK;
@@ -49,7 +54,72 @@ void tsl_options_defaults(tessel_options *o)
 
 TESSEL_API void tessel_options_free(tessel_options *o)
 {
+	if (!o)
+		return;
+	pthread_mutex_destroy(&o->lock);
 	tsl_free(o);
+}
+
+TESSEL_API int tessel_options_set_progress(tessel_options *o,
+					   tessel_progress_cb cb, void *payload)
+{
+	if (!o)
+		return tsl_error(TESSEL_EINVAL, "options is NULL");
+	o->progress = cb;
+	o->progress_payload = cb ? payload : NULL;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_options_cancel(tessel_options *o)
+{
+	if (!o)
+		return tsl_error(TESSEL_EINVAL, "options is NULL");
+	atomic_store(&o->cancelled, 1);
+	pthread_mutex_lock(&o->lock);
+	for (tsl_interrupt *it = o->running; it; it = it->next)
+		it->fn(it->ctx);
+	pthread_mutex_unlock(&o->lock);
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_options_clear_cancel(tessel_options *o)
+{
+	if (!o)
+		return tsl_error(TESSEL_EINVAL, "options is NULL");
+	atomic_store(&o->cancelled, 0);
+	return TSL_OK;
+}
+
+int tsl_options_cancelled(const tessel_options *o)
+{
+	return o && atomic_load(&((tessel_options *)o)->cancelled);
+}
+
+void tsl_options_watch(const tessel_options *co, tsl_interrupt *it)
+{
+	tessel_options *o = (tessel_options *)co; /* the mutable part */
+	if (!o)
+		return;
+	pthread_mutex_lock(&o->lock);
+	it->next = o->running;
+	o->running = it;
+	if (atomic_load(&o->cancelled))
+		it->fn(it->ctx);
+	pthread_mutex_unlock(&o->lock);
+}
+
+void tsl_options_unwatch(const tessel_options *co, tsl_interrupt *it)
+{
+	tessel_options *o = (tessel_options *)co;
+	if (!o)
+		return;
+	pthread_mutex_lock(&o->lock);
+	for (tsl_interrupt **p = &o->running; *p; p = &(*p)->next)
+		if (*p == it) {
+			*p = it->next;
+			break;
+		}
+	pthread_mutex_unlock(&o->lock);
 }
 
 TESSEL_API int tessel_options_set(tessel_options *o, tessel_option key,

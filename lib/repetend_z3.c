@@ -15,6 +15,7 @@
 #include <z3.h>
 
 #include "error.h"
+#include "options.h"
 #include "search.h"
 #include "util.h"
 
@@ -58,6 +59,9 @@ typedef struct model {
 	Z3_ast *q, *r, *t;  /* per block: q, r, and the term P q + r */
 	Z3_ast depth;      /* L */
 	Z3_ast memvar;     /* one memory limit for all devices, or NULL */
+	int have_model;    /* the last check was satisfiable */
+	const tsl_opts *opts;
+	tsl_interrupt watch; /* lets a cancel request interrupt the solver */
 	pair *pairs;
 	int npairs;
 	int *pair_index;   /* n x n -> pair id or -1 (only for small n) */
@@ -98,8 +102,15 @@ static int shares_device(const tsl_block *a, const tsl_block *b)
 	return 0;
 }
 
+static void interrupt_ctx(void *ctx)
+{
+	Z3_interrupt((Z3_context)ctx);
+}
+
 static void model_release(model *m)
 {
+	if (m->watch.ctx)
+		tsl_options_unwatch(m->opts->src, &m->watch);
 	if (m->solver)
 		Z3_solver_dec_ref(m->ctx, m->solver);
 	if (m->ctx)
@@ -229,6 +240,10 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a context");
 	}
 	Z3_set_error_handler(m->ctx, on_z3_error);
+	m->opts = opts;
+	m->watch.fn = interrupt_ctx;
+	m->watch.ctx = m->ctx;
+	tsl_options_watch(opts->src, &m->watch);
 	m->isort = Z3_mk_int_sort(m->ctx);
 	m->solver = Z3_mk_solver_for_logic(m->ctx,
 					   Z3_mk_string_symbol(m->ctx, "QF_LIA"));
@@ -323,7 +338,7 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 static int model_check(model *m, const tsl_deadline *dl, unsigned rlimit)
 {
 	int64_t left = tsl_deadline_left_ms(dl);
-	if (left <= 0)
+	if (left <= 0 || tsl_options_cancelled(m->opts->src))
 		return -1;
 	Z3_params params = Z3_mk_params(m->ctx);
 	Z3_params_inc_ref(m->ctx, params);
@@ -336,13 +351,15 @@ static int model_check(model *m, const tsl_deadline *dl, unsigned rlimit)
 	Z3_lbool res = Z3_solver_check(m->ctx, m->solver);
 	if (z3_failed) {
 		/* a canceled check is a timeout, anything else a failure */
-		if (z3_code == Z3_EXCEPTION && tsl_deadline_left_ms(dl) <= 0) {
+		if (z3_code == Z3_EXCEPTION && (tsl_deadline_left_ms(dl) <= 0 ||
+						tsl_options_cancelled(m->opts->src))) {
 			z3_failed = 0;
 			return -1;
 		}
 		return tsl_error(TESSEL_ESOLVER, "Z3 error during the search: %s",
 				 Z3_get_error_msg(m->ctx, z3_code));
 	}
+	m->have_model = res == Z3_L_TRUE;
 	if (res == Z3_L_TRUE)
 		return 1;
 	if (res == Z3_L_FALSE)
@@ -435,6 +452,18 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 	Z3_ast *lits = tsl_calloc((size_t)m->npairs + (size_t)m->n, sizeof *lits);
 	if (!lits)
 		return tsl_error_nomem();
+	if (!m->have_model) {
+		/* the last check was a failed descent step: find the current
+		 * depth again to start from */
+		Z3_solver_push(m->ctx, m->solver);
+		assert_le(m, m->depth, mk_int(m, rep->depth));
+		int res = model_check(m, dl, TSL_ALTERNATIVE_RLIMIT);
+		Z3_solver_pop(m->ctx, m->solver, 1);
+		if (res != 1) {
+			tsl_free(lits);
+			return res < -1 ? res : TSL_OK;
+		}
+	}
 	Z3_solver_push(m->ctx, m->solver);
 	assert_le(m, m->depth, mk_int(m, rep->depth));
 	for (int k = 0; k < count && !rc; k++) {
@@ -474,7 +503,8 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 /* One period: 1 found (rep filled), 0 proven impossible, -1 unknown. */
 static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
-		      const tsl_deadline *dl, tsl_candidate_fn cb, void *payload)
+		      const tsl_deadline *dl, const tsl_repetend *hint,
+		      tsl_candidate_fn cb, void *payload)
 {
 	model m;
 	z3_failed = 0;
@@ -483,11 +513,21 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 	int rc = model_build(&m, g, bnd, P, max_depth, opts, 0);
 	if (rc)
 		return rc;
-	int res = model_check(&m, dl, 0);
-	if (res == 1) {
-		rc = model_read(&m, rep);
-		if (!rc && cb)
+	int res;
+	if (hint && hint->period == P) {
+		/* a repetend of this period is known: only lower its depth */
+		memcpy(rep->T, hint->T, (size_t)g->nblocks * sizeof *rep->T);
+		rep->period = P;
+		rep->depth = hint->depth;
+		res = 1;
+	} else {
+		res = model_check(&m, dl, 0);
+		if (res == 1)
+			rc = model_read(&m, rep);
+		if (!rc && res == 1 && cb)
 			rc = cb(rep, payload);
+	}
+	if (res == 1) {
 		if (!rc && cb && opts->minimize_depth)
 			rc = minimise_depth(&m, rep, dl, cb, payload);
 		if (!rc && cb && opts->minimize_depth)
@@ -502,10 +542,13 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 
 int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    const tsl_bounds *bnd, const tsl_opts *opts,
-		    const tsl_deadline *dl, tsl_candidate_fn cb, void *payload)
+		    const tsl_deadline *dl, const tsl_repetend *hint,
+		    tsl_candidate_fn cb, void *payload)
 {
 	int64_t lo = bnd->resource_bound;
 	int64_t hi = opts->max_period ? opts->max_period : bnd->total_span;
+	if (hint && hint->period < hi)
+		hi = hint->period;
 	for (int b = 0; b < g->nblocks; b++)
 		if (g->blocks[b].span > lo)
 			lo = g->blocks[b].span;
@@ -516,7 +559,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 	int proven = 1;
 	for (int64_t P = lo; P <= hi; P++) {
 		rep->optimal = proven;
-		int res = try_period(rep, g, bnd, P, opts, dl, cb, payload);
+		int res = try_period(rep, g, bnd, P, opts, dl, hint, cb, payload);
 		if (res < -1)
 			return res;
 		if (res == 1) {
@@ -525,12 +568,16 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		}
 		if (res == -1) {
 			proven = 0;
+			if (tsl_options_cancelled(opts->src))
+				return tsl_error(TESSEL_ECANCELLED,
+						 "the search was cancelled while trying period %lld",
+						 (long long)P);
 			if (tsl_deadline_left_ms(dl) <= 0)
 				return tsl_error(TESSEL_ETIMEOUT,
 						 "time limit reached while trying period %lld",
 						 (long long)P);
 		}
-		if (P == lo && res == 0 && hi > lo + 1) {
+		if (P == lo && res == 0 && hi > lo + 1 && !hint) {
 			/* Before scanning upwards, make sure some period works
 			 * at all: the largest one holds any single micro-batch
 			 * schedule that fits in memory. */
@@ -540,7 +587,8 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 				return tsl_error_nomem();
 			tsl_opts quick = *opts;
 			quick.minimize_depth = 0;
-			int r2 = try_period(&probe, g, bnd, hi, &quick, dl, NULL, NULL);
+			int r2 = try_period(&probe, g, bnd, hi, &quick, dl, NULL, NULL,
+					    NULL);
 			tsl_free(probe.T);
 			if (r2 < -1)
 				return r2;

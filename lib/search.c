@@ -24,6 +24,7 @@ int64_t tsl_deadline_left_ms(const tsl_deadline *d)
 static void resolve_options(tsl_opts *o, const tessel_options *opts)
 {
 	tessel_options defaults;
+	o->src = opts;
 	if (!opts) {
 		tsl_options_defaults(&defaults);
 		opts = &defaults;
@@ -52,6 +53,7 @@ typedef struct finalist {
 typedef struct best {
 	const tessel_graph *g;
 	const tsl_bounds *bnd;
+	const tsl_opts *opts;
 	int64_t nmicros;
 	finalist fin[TSL_FINALISTS];
 	int nfin;
@@ -101,7 +103,9 @@ static int consider(const tsl_repetend *rep, void *payload)
 	tessel_schedule_free(s);
 	/* insert into the sorted finalists (stable: earlier wins ties) */
 	int pos = b->nfin;
-	while (pos > 0 && b->fin[pos - 1].makespan > makespan)
+	while (pos > 0 && (b->fin[pos - 1].makespan > makespan ||
+			   (b->fin[pos - 1].makespan == makespan &&
+			    b->fin[pos - 1].rep.period > rep->period)))
 		pos--;
 	if (pos >= TSL_FINALISTS)
 		return TSL_OK;
@@ -117,6 +121,13 @@ static int consider(const tsl_repetend *rep, void *payload)
 	b->fin[pos].rep = copy;
 	b->fin[pos].makespan = makespan;
 	b->nfin++;
+	const tessel_options *src = b->opts->src;
+	if (pos == 0 && src && src->progress &&
+	    src->progress(rep->period, makespan,
+			  tsl_bounds_lower(b->bnd, b->nmicros), rep->optimal,
+			  src->progress_payload))
+		return tsl_error(TESSEL_ECANCELLED,
+				 "the search was stopped by its progress callback");
 	return TSL_OK;
 }
 
@@ -152,17 +163,31 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 			 const tessel_graph *g, const tsl_bounds *bnd,
 			 const tsl_opts *o, const tsl_deadline *dl)
 {
-	int rc;
-	if (o->fast) {
-		rc = tsl_repetend_heuristic(rep, g, bnd);
-		if (!rc)
-			rc = consider(rep, b);
-	} else {
-		rc = tsl_repetend_z3(rep, g, bnd, o, dl, consider, b);
-	}
+	/* The heuristic first: a valid schedule in milliseconds, kept when
+	 * the time runs out, and an upper bound for the solver. */
+	tsl_repetend hint = {0};
+	hint.T = tsl_calloc((size_t)g->nblocks, sizeof *hint.T);
+	if (!hint.T)
+		return tsl_error_nomem();
+	int rc = tsl_repetend_heuristic(&hint, g, bnd);
+	int have_hint = rc == TSL_OK;
+	if (have_hint)
+		rc = consider(&hint, b);
+	else if (rc == TESSEL_EINFEASIBLE && !o->fast)
+		rc = TSL_OK; /* the solver may still find one */
+	if (!rc && !o->fast)
+		rc = tsl_repetend_z3(rep, g, bnd, o, dl, have_hint ? &hint : NULL,
+				     consider, b);
+	tsl_repetend_release(&hint);
+	/* the solver proved its period minimal: so is any candidate's
+	 * (the heuristic's) of the same period */
+	if (!rc && !o->fast && rep->optimal)
+		for (int i = 0; i < b->nfin; i++)
+			if (b->fin[i].rep.period == rep->period)
+				b->fin[i].rep.optimal = 1;
 	/* a time limit that ends the search after a schedule was found
 	 * still returns the best so far */
-	if (rc == TESSEL_ETIMEOUT && b->nfin)
+	if ((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && b->nfin)
 		rc = TSL_OK;
 	if (!rc)
 		rc = finish(out, b);
@@ -193,7 +218,7 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	if (rc)
 		return rc;
 	tsl_repetend rep = {0};
-	best b = {.g = g, .bnd = &bnd, .nmicros = o.nmicros};
+	best b = {.g = g, .bnd = &bnd, .opts = &o, .nmicros = o.nmicros};
 	tessel_schedule *s = NULL;
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	if (!rep.T)

@@ -18,6 +18,7 @@ typedef struct tsl_opts {
 	int64_t seed;
 	int minimize_depth;
 	int64_t solver_memory_mb;
+	const tessel_options *src; /* for cancellation and progress; may be NULL */
 } tsl_opts;
 
 /* A repetend as a modulo schedule: micro-batch m of block b starts at
@@ -48,11 +49,13 @@ typedef int (*tsl_candidate_fn)(const tsl_repetend *rep, void *payload);
  * every improving solution and a few alternatives of the smallest depth
  * found are passed to `cb`. TESSEL_EINFEASIBLE when no period up to the cap
  * admits a repetend within the memory limits. `rep` is work space with
- * rep->T allocated for every block. */
+ * rep->T allocated for every block. `hint` (may be NULL) is a repetend
+ * already known (from the heuristic): periods above it are not tried and at
+ * its period only its depth is lowered. */
 int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    const tsl_bounds *bnd, const tsl_opts *opts,
-		    const tsl_deadline *deadline, tsl_candidate_fn cb,
-		    void *payload);
+		    const tsl_deadline *deadline, const tsl_repetend *hint,
+		    tsl_candidate_fn cb, void *payload);
 
 /* Smallest memory limit, the same on every device (the graph's limits are
  * ignored), under which a repetend of period P exists; *proven is 1 when

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "tessel.h"
@@ -235,6 +237,102 @@ static void test_defaults_deterministic(void **state)
 	tessel_graph_free(g);
 }
 
+static int progress_calls;
+
+static int stop_at_first(int64_t period, int64_t makespan, int64_t lower_bound,
+			 int proven, void *payload)
+{
+	assert_ptr_equal(payload, &progress_calls);
+	assert_true(period >= 1);
+	assert_true(makespan >= lower_bound);
+	assert_true(proven == 0 || proven == 1);
+	progress_calls++;
+	return 1; /* stop */
+}
+
+static int count_progress(int64_t period, int64_t makespan, int64_t lower_bound,
+			  int proven, void *payload)
+{
+	(void)period;
+	(void)makespan;
+	(void)lower_bound;
+	(void)proven;
+	(*(int *)payload)++;
+	return 0;
+}
+
+/* A progress callback sees each improvement and can stop the search, which
+ * then returns the best schedule so far. */
+static void test_progress(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_preset(&g, "nnshape", 4, 0, 6));
+	TH_OK(tessel_options_new(&o));
+	int calls = 0;
+	TH_OK(tessel_options_set_progress(o, count_progress, &calls));
+	TH_OK(tessel_search(&s, g, o));
+	assert_true(calls >= 1);
+	check_schedule(s, 16);
+	tessel_schedule_free(s);
+
+	progress_calls = 0;
+	TH_OK(tessel_options_set_progress(o, stop_at_first, &progress_calls));
+	TH_OK(tessel_search(&s, g, o));
+	assert_int_equal(progress_calls, 1);
+	check_schedule(s, 16);
+	tessel_schedule_free(s);
+	TH_OK(tessel_options_set_progress(o, NULL, NULL));
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
+static void *cancel_later(void *arg)
+{
+	usleep(20000);
+	tessel_options_cancel(arg);
+	return NULL;
+}
+
+/* Cancelling from another thread ends a long search promptly with the best
+ * schedule so far (the heuristic's at least), or TESSEL_ECANCELLED. */
+static void test_cancel(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	/* a memory-tight search that takes seconds without a cancel */
+	TH_OK(tessel_preset(&g, "nnshape", 8, 0, 10));
+	TH_OK(tessel_options_new(&o));
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, cancel_later, o), 0);
+	int rc = tessel_search(&s, g, o);
+	pthread_join(t, NULL);
+	if (rc == TESSEL_OK) {
+		check_schedule(s, 16);
+		tessel_schedule_free(s);
+	} else {
+		assert_int_equal(rc, TESSEL_ECANCELLED);
+		assert_null(s);
+	}
+	/* still cancelled: a new search stops at once */
+	rc = tessel_search(&s, g, o);
+	assert_true(rc == TESSEL_OK || rc == TESSEL_ECANCELLED);
+	tessel_schedule_free(s);
+	s = NULL;
+	TH_OK(tessel_options_clear_cancel(o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+	TH_OK(tessel_search(&s, g, o));
+	check_schedule(s, 16);
+	tessel_schedule_free(s);
+	assert_int_equal(tessel_options_cancel(NULL), TESSEL_EINVAL);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +343,8 @@ int main(void)
 		cmocka_unit_test(test_memory_forces_longer_period),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_defaults_deterministic),
+		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_cancel),
 	};
 	return cmocka_run_group_tests_name("search", tests, NULL, NULL);
 }
