@@ -332,6 +332,16 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 	return TSL_OK;
 }
 
+/* The work bounds are for a model of about 16 blocks; larger models get
+ * proportionally more. */
+static unsigned scaled(unsigned base, const model *m)
+{
+	uint64_t v = (uint64_t)base * (uint64_t)(m->n + m->npairs) / 32;
+	if (v < base)
+		v = base;
+	return v > 200000000u ? 200000000u : (unsigned)v;
+}
+
 /* Check with the time left and, if `rlimit` > 0, at most that much of Z3's
  * deterministic resource count; 1 sat, 0 unsat, -1 unknown (time or
  * resource limit), <-1 error. */
@@ -417,7 +427,7 @@ static int minimise_depth(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 		int64_t target = hi - step > lo ? hi - step : lo;
 		Z3_solver_push(m->ctx, m->solver);
 		assert_le(m, m->depth, mk_int(m, target));
-		int res = model_check(m, dl, TSL_DEPTH_RLIMIT);
+		int res = model_check(m, dl, scaled(TSL_DEPTH_RLIMIT, m));
 		int rc = TSL_OK;
 		if (res == 1) {
 			rc = model_read(m, rep);
@@ -457,7 +467,7 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 		 * depth again to start from */
 		Z3_solver_push(m->ctx, m->solver);
 		assert_le(m, m->depth, mk_int(m, rep->depth));
-		int res = model_check(m, dl, TSL_ALTERNATIVE_RLIMIT);
+		int res = model_check(m, dl, scaled(TSL_ALTERNATIVE_RLIMIT, m));
 		Z3_solver_pop(m->ctx, m->solver, 1);
 		if (res != 1) {
 			tsl_free(lits);
@@ -486,7 +496,7 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 		}
 		Z3_model_dec_ref(m->ctx, mdl);
 		Z3_solver_assert(m->ctx, m->solver, Z3_mk_or(m->ctx, (unsigned)nl, lits));
-		int res = model_check(m, dl, TSL_ALTERNATIVE_RLIMIT);
+		int res = model_check(m, dl, scaled(TSL_ALTERNATIVE_RLIMIT, m));
 		if (res < -1)
 			rc = res;
 		if (res != 1)

@@ -39,8 +39,9 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 	o->solver_memory_mb = opts->value[TESSEL_OPT_SOLVER_MEMORY_MB];
 }
 
-/* Candidates are ranked by the makespan of their plain compaction; the
- * best few then get the local search and the best result wins. */
+/* Candidates are ranked by period (the steady state's throughput), then by
+ * the makespan of their plain compaction; the best few then get the local
+ * search and the shortest result of the smallest period wins. */
 #define TSL_FINALISTS 3
 /* Work bound of the local search, in instance visits (deterministic). */
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
@@ -103,9 +104,9 @@ static int consider(const tsl_repetend *rep, void *payload)
 	tessel_schedule_free(s);
 	/* insert into the sorted finalists (stable: earlier wins ties) */
 	int pos = b->nfin;
-	while (pos > 0 && (b->fin[pos - 1].makespan > makespan ||
-			   (b->fin[pos - 1].makespan == makespan &&
-			    b->fin[pos - 1].rep.period > rep->period)))
+	while (pos > 0 && (b->fin[pos - 1].rep.period > rep->period ||
+			   (b->fin[pos - 1].rep.period == rep->period &&
+			    b->fin[pos - 1].makespan > makespan)))
 		pos--;
 	if (pos >= TSL_FINALISTS)
 		return TSL_OK;
@@ -147,7 +148,8 @@ static int finish(tessel_schedule **out, best *b)
 		if (!s)
 			continue;
 		int64_t m = tsl_schedule_makespan(s);
-		if (!winner || m < wm) {
+		if (!winner || s->period < winner->period ||
+		    (s->period == winner->period && m < wm)) {
 			tessel_schedule_free(winner);
 			winner = s;
 			wm = m;
