@@ -22,6 +22,11 @@ typedef struct heur {
 	unsigned char *busy; /* ndevices x P */
 	int *order;
 	int64_t *T;
+	/* iterative modulo scheduling */
+	int *owner;          /* ndevices x P: block in the slot, -1 free */
+	int *succ, *succ_start; /* successor lists */
+	int64_t *last;       /* per block: last start tried, -1 none */
+	char *placed;
 } heur;
 
 /* Whether block b fits at start t (mod P) on all its devices. */
@@ -141,6 +146,9 @@ static void make_order(heur *h, int variant, keyed *tmp)
 		tmp[k].pos = k;
 		switch (variant) {
 		case 0: tmp[k].key = 0; break;
+		case 3: /* decreasing height */
+			tmp[k].key = -(h->bnd->tail[b] + h->g->blocks[b].span);
+			break;
 		case 1: tmp[k].key = h->bnd->head[b]; break;
 		default:
 			tmp[k].key = h->bnd->head[b] * (h->bnd->critical_path + 1) -
@@ -155,6 +163,97 @@ static void make_order(heur *h, int variant, keyed *tmp)
 
 #define NVARIANTS 3
 
+/* Iterative modulo scheduling (after Rau): blocks in order of decreasing
+ * height are placed at the first free start within one period after their
+ * placed dependencies; when there is none, the block takes a start anyway
+ * and evicts what conflicts with it, and placed successors it now runs too
+ * late for. A work bound ends the attempt. */
+static void ims_unplace(heur *h, int b)
+{
+	const tsl_block *B = &h->g->blocks[b];
+	for (int k = 0; k < B->ndevices; k++) {
+		int *row = h->owner + (size_t)B->devices[k] * h->P;
+		for (int i = 0; i < B->span; i++)
+			if (row[(h->T[b] + i) % h->P] == b)
+				row[(h->T[b] + i) % h->P] = -1;
+	}
+	h->placed[b] = 0;
+}
+
+static int ims_conflicts(const heur *h, int b, int64_t t)
+{
+	const tsl_block *B = &h->g->blocks[b];
+	for (int k = 0; k < B->ndevices; k++) {
+		const int *row = h->owner + (size_t)B->devices[k] * h->P;
+		for (int i = 0; i < B->span; i++)
+			if (row[(t + i) % h->P] >= 0)
+				return 1;
+	}
+	return 0;
+}
+
+static void ims_place(heur *h, int b, int64_t t)
+{
+	const tsl_block *B = &h->g->blocks[b];
+	for (int k = 0; k < B->ndevices; k++) {
+		int *row = h->owner + (size_t)B->devices[k] * h->P;
+		for (int i = 0; i < B->span; i++) {
+			int o = row[(t + i) % h->P];
+			if (o >= 0)
+				ims_unplace(h, o);
+			row[(t + i) % h->P] = b;
+		}
+	}
+	h->T[b] = t;
+	h->last[b] = t;
+	h->placed[b] = 1;
+	/* successors placed too early for b */
+	for (int k = h->succ_start[b]; k < h->succ_start[b + 1]; k++) {
+		int v = h->succ[k];
+		if (h->placed[v] && h->T[v] < t + B->span)
+			ims_unplace(h, v);
+	}
+}
+
+static int ims(heur *h)
+{
+	const tessel_graph *g = h->g;
+	for (size_t i = 0; i < (size_t)g->ndevices * (size_t)h->P; i++)
+		h->owner[i] = -1;
+	for (int b = 0; b < h->n; b++) {
+		h->placed[b] = 0;
+		h->last[b] = -1;
+	}
+	int64_t budget = (int64_t)h->n * 40;
+	for (;;) {
+		/* highest-priority block not placed (order is by priority) */
+		int b = -1;
+		for (int k = 0; k < h->n && b < 0; k++)
+			if (!h->placed[h->order[k]])
+				b = h->order[k];
+		if (b < 0)
+			break;
+		if (budget-- <= 0)
+			return 0;
+		const tsl_block *B = &g->blocks[b];
+		if (B->span > h->P)
+			return 0;
+		int64_t e = 0;
+		for (int j = 0; j < B->ndeps; j++) {
+			int a = B->deps[j];
+			if (h->placed[a] && h->T[a] + g->blocks[a].span > e)
+				e = h->T[a] + g->blocks[a].span;
+		}
+		int64_t t = e;
+		while (t < e + h->P && ims_conflicts(h, b, t))
+			t++;
+		if (t == e + h->P)
+			t = h->last[b] < 0 || e > h->last[b] ? e : h->last[b] + 1;
+		ims_place(h, b, t);
+	}
+	return memory_fits(h);
+}
+
 int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 			   const tsl_bounds *bnd)
 {
@@ -165,23 +264,44 @@ int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 	int64_t lo = bnd->resource_bound, hi = bnd->total_span;
 	h.order = tsl_calloc((size_t)h.n, sizeof *h.order);
 	h.T = tsl_calloc((size_t)h.n, sizeof *h.T);
+	h.last = tsl_calloc((size_t)h.n, sizeof *h.last);
+	h.placed = tsl_calloc((size_t)h.n, 1);
+	h.succ_start = tsl_calloc((size_t)h.n + 1, sizeof *h.succ_start);
+	int ndeps = 0;
+	for (int b = 0; b < h.n; b++)
+		ndeps += g->blocks[b].ndeps;
+	h.succ = tsl_calloc((size_t)ndeps, sizeof *h.succ);
 	keyed *tmp = tsl_calloc((size_t)h.n, sizeof *tmp);
 	int rc = TSL_OK;
-	if (!h.order || !h.T || !tmp) {
+	if (!h.order || !h.T || !tmp || !h.last || !h.placed || !h.succ_start ||
+	    !h.succ) {
 		rc = tsl_error_nomem();
 		goto out;
 	}
+	for (int b = 0; b < h.n; b++)
+		for (int j = 0; j < g->blocks[b].ndeps; j++)
+			h.succ_start[g->blocks[b].deps[j] + 1]++;
+	for (int b = 0; b < h.n; b++)
+		h.succ_start[b + 1] += h.succ_start[b];
+	/* T serves as fill counters here; it is zero from calloc */
+	for (int b = 0; b < h.n; b++)
+		for (int j = 0; j < g->blocks[b].ndeps; j++) {
+			int a = g->blocks[b].deps[j];
+			h.succ[h.succ_start[a] + h.T[a]++] = b;
+		}
 	int found = 0;
 	for (int64_t P = lo; P <= hi && !found; P++) {
 		h.P = P;
 		h.busy = tsl_reallocarray(h.busy, (size_t)g->ndevices, (size_t)P);
-		if (!h.busy) {
+		h.owner = tsl_reallocarray(h.owner, (size_t)g->ndevices * (size_t)P,
+					   sizeof *h.owner);
+		if (!h.busy || !h.owner) {
 			rc = tsl_error_nomem();
 			goto out;
 		}
-		for (int v = 0; v < NVARIANTS; v++) {
+		for (int v = 0; v <= NVARIANTS; v++) {
 			make_order(&h, v, tmp);
-			if (!place_all(&h))
+			if (v < NVARIANTS ? !place_all(&h) : !ims(&h))
 				continue;
 			int64_t depth = depth_of(&h);
 			if (!found || depth < rep->depth) {
@@ -207,6 +327,11 @@ int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 			       "(periods %lld .. %lld)", (long long)lo, (long long)hi);
 out:
 	tsl_free(h.busy);
+	tsl_free(h.owner);
+	tsl_free(h.last);
+	tsl_free(h.placed);
+	tsl_free(h.succ);
+	tsl_free(h.succ_start);
 	tsl_free(h.order);
 	tsl_free(h.T);
 	tsl_free(tmp);
