@@ -180,7 +180,7 @@ static int improve_once(state *st, tsl_inst *seq, size_t *pos,
 }
 
 int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
-		int64_t effort, int64_t bound)
+		int64_t effort, int64_t bound, const tsl_deadline *dl)
 {
 	state st = {0};
 	st.s = s;
@@ -210,6 +210,7 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 		int64_t budget = effort;
 		int r = 0;
 		while (budget > 0 && st.makespan > bound &&
+		       tsl_deadline_left_ms(dl) > 0 &&
 		       (r = improve_once(&st, seq, pos, &budget)) > 0)
 			;
 		if (r < 0) {

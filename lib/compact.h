@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "schedule.h"
+#include "util.h"
 
 typedef struct tsl_inst {
 	int gid;
@@ -20,10 +21,11 @@ typedef struct tsl_inst {
  * device predecessor on a critical path while the makespan (then the sum of
  * starts) drops and memory stays within the limits, until the makespan
  * reaches `bound` (a lower bound) or the work, counted in instance visits,
- * reaches `effort` (0 skips the local search). The result is written into
+ * reaches `effort` (0 skips the local search) or the deadline `dl` (may be
+ * NULL) passes. The result is written into
  * the schedule's entries; `seq` holds the final order. */
 int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
-		int64_t effort, int64_t bound);
+		int64_t effort, int64_t bound, const tsl_deadline *dl);
 
 /* Serial schedule generation with insertion (sgs.c): place the instances
  * in the priority order `prio` (dependencies first), each at the earliest

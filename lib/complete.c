@@ -123,7 +123,7 @@ static void load_starts(tessel_schedule *s, const int64_t *src, size_t count)
  * and improved by local search; (b) serial generation with insertion in
  * periodic priority, then the same compaction on its order. */
 int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
-		 const tsl_bounds *bnd, int64_t effort)
+		 const tsl_bounds *bnd, int64_t effort, const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
 	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
@@ -138,11 +138,11 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	label_phases(s, rep);
 	rc = sorted_instances(seq, s, rep);
 	if (!rc)
-		rc = tsl_compact(s, seq, count, effort, bound);
+		rc = tsl_compact(s, seq, count, effort, bound, dl);
 	if (rc)
 		goto out;
 	int64_t best = tsl_schedule_makespan(s);
-	if (best > bound) {
+	if (best > bound && tsl_deadline_left_ms(dl) > 0) {
 		save_starts(kept, s, count);
 		rc = sorted_instances(seq, s, rep);
 		if (!rc)
@@ -153,7 +153,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		} else if (!rc) {
 			rc = sorted_instances(seq, s, NULL);
 			if (!rc)
-				rc = tsl_compact(s, seq, count, effort, bound);
+				rc = tsl_compact(s, seq, count, effort, bound, dl);
 			if (!rc && tsl_schedule_makespan(s) >= best)
 				load_starts(s, kept, count);
 		}

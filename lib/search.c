@@ -13,13 +13,6 @@ void tsl_repetend_release(tsl_repetend *r)
 	memset(r, 0, sizeof *r);
 }
 
-int64_t tsl_deadline_left_ms(const tsl_deadline *d)
-{
-	if (!d->end_us)
-		return INT64_MAX;
-	int64_t left = (d->end_us - tsl_now_us()) / 1000;
-	return left > 0 ? left : 0;
-}
 
 static void resolve_options(tsl_opts *o, const tessel_options *opts)
 {
@@ -45,6 +38,7 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 #define TSL_FINALISTS 3
 /* Work bound of the local search, in instance visits (deterministic). */
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
+#define TSL_FAST_EFFORT ((int64_t)300000)
 
 typedef struct finalist {
 	tsl_repetend rep;      /* copy, T owned */
@@ -55,6 +49,7 @@ typedef struct best {
 	const tessel_graph *g;
 	const tsl_bounds *bnd;
 	const tsl_opts *opts;
+	const tsl_deadline *dl;
 	int64_t nmicros;
 	finalist fin[TSL_FINALISTS];
 	int nfin;
@@ -78,7 +73,7 @@ static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
 	*out = NULL;
 	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
 	if (!rc)
-		rc = tsl_complete(s, rep, b->bnd, effort);
+		rc = tsl_complete(s, rep, b->bnd, effort, b->dl);
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;
@@ -140,7 +135,12 @@ static int finish(tessel_schedule **out, best *b)
 	*out = NULL;
 	for (int i = 0; i < b->nfin; i++) {
 		tessel_schedule *s;
-		int rc = complete_one(&s, b, &b->fin[i].rep, TSL_COMPACT_EFFORT);
+		/* past the deadline only the first finalist, uncompacted */
+		if (i > 0 && tsl_deadline_left_ms(b->dl) <= 0)
+			break;
+		int rc = complete_one(&s, b, &b->fin[i].rep,
+				      b->opts->fast ? TSL_FAST_EFFORT
+						    : TSL_COMPACT_EFFORT);
 		if (rc) {
 			tessel_schedule_free(winner);
 			return rc;
@@ -161,6 +161,23 @@ static int finish(tessel_schedule **out, best *b)
 	return TSL_OK;
 }
 
+/* Whether the heuristic's repetend is already optimal in every respect:
+ * its period is the resource bound and its completed makespan the lower
+ * bound. Then the solver has nothing to add. */
+static int reaches_bounds(int *done, best *b, const tsl_repetend *hint)
+{
+	*done = 0;
+	if (hint->period != b->bnd->resource_bound)
+		return TSL_OK;
+	tessel_schedule *s;
+	int rc = complete_one(&s, b, hint, TSL_COMPACT_EFFORT);
+	if (rc || !s)
+		return rc;
+	*done = tsl_schedule_makespan(s) <= tsl_bounds_lower(b->bnd, b->nmicros);
+	tessel_schedule_free(s);
+	return TSL_OK;
+}
+
 static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 			 const tessel_graph *g, const tsl_bounds *bnd,
 			 const tsl_opts *o, const tsl_deadline *dl)
@@ -172,12 +189,14 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 	if (!hint.T)
 		return tsl_error_nomem();
 	int rc = tsl_repetend_heuristic(&hint, g, bnd);
-	int have_hint = rc == TSL_OK;
+	int have_hint = rc == TSL_OK, done = 0;
 	if (have_hint)
 		rc = consider(&hint, b);
 	else if (rc == TESSEL_EINFEASIBLE && !o->fast)
 		rc = TSL_OK; /* the solver may still find one */
-	if (!rc && !o->fast)
+	if (!rc && have_hint && !o->fast)
+		rc = reaches_bounds(&done, b, &hint);
+	if (!rc && !o->fast && !done)
 		rc = tsl_repetend_z3(rep, g, bnd, o, dl, have_hint ? &hint : NULL,
 				     consider, b);
 	tsl_repetend_release(&hint);
@@ -220,7 +239,8 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	if (rc)
 		return rc;
 	tsl_repetend rep = {0};
-	best b = {.g = g, .bnd = &bnd, .opts = &o, .nmicros = o.nmicros};
+	best b = {.g = g, .bnd = &bnd, .opts = &o, .dl = &dl,
+		  .nmicros = o.nmicros};
 	tessel_schedule *s = NULL;
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	if (!rep.T)

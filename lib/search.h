@@ -7,6 +7,7 @@
 #include "bounds.h"
 #include "graph.h"
 #include "schedule.h"
+#include "util.h"
 
 /* Resolved search options. */
 typedef struct tsl_opts {
@@ -32,14 +33,6 @@ typedef struct tsl_repetend {
 
 void tsl_repetend_release(tsl_repetend *r);
 
-/* Deadline bookkeeping shared by the search parts. */
-typedef struct tsl_deadline {
-	int64_t start_us;
-	int64_t end_us; /* 0: none */
-} tsl_deadline;
-
-/* Milliseconds left before the deadline (INT64_MAX without one, 0 if past). */
-int64_t tsl_deadline_left_ms(const tsl_deadline *d);
 
 /* Receives each candidate repetend a search finds; returns TESSEL_OK to go
  * on or an error code to stop the search with it. */
@@ -72,8 +65,9 @@ int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 
 /* Build the N-micro-batch schedule from a repetend: periodic unrolling,
  * phase labels, then compaction (ASAP in periodic order, then a local
- * search bounded by `effort` instance visits; 0 skips it). */
+ * search bounded by `effort` instance visits, 0 skips it, and stopped at
+ * the deadline `dl`, which may be NULL). */
 int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
-		 const tsl_bounds *bnd, int64_t effort);
+		 const tsl_bounds *bnd, int64_t effort, const tsl_deadline *dl);
 
 #endif

@@ -19,6 +19,16 @@ void tsl_free(void *ptr);
 /* Monotonic clock in microseconds. */
 int64_t tsl_now_us(void);
 
+/* Deadline bookkeeping of a search. */
+typedef struct tsl_deadline {
+	int64_t start_us;
+	int64_t end_us; /* 0: none */
+} tsl_deadline;
+
+/* Milliseconds left before the deadline (INT64_MAX without one or when d
+ * is NULL, 0 if past). */
+int64_t tsl_deadline_left_ms(const tsl_deadline *d);
+
 /* Growable text buffer used by the text and JSON writers. */
 typedef struct tsl_buf {
 	char *data;
