@@ -49,7 +49,8 @@ typedef struct best {
 	const tessel_graph *g;
 	const tsl_bounds *bnd;
 	const tsl_opts *opts;
-	const tsl_deadline *dl;
+	const tsl_deadline *dl;     /* of the solver's part */
+	const tsl_deadline *fin_dl; /* of the final compaction */
 	int64_t nmicros;
 	finalist fin[TSL_FINALISTS];
 	int nfin;
@@ -67,13 +68,13 @@ static void best_release(best *b)
 /* Complete `rep` into a new validated schedule; *out NULL (and the reason
  * kept) when the completion breaks a limit. */
 static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
-			int64_t effort)
+			int64_t effort, const tsl_deadline *dl)
 {
 	tessel_schedule *s = NULL;
 	*out = NULL;
 	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
 	if (!rc)
-		rc = tsl_complete(s, rep, b->bnd, effort, b->dl);
+		rc = tsl_complete(s, rep, b->bnd, effort, dl);
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;
@@ -92,7 +93,7 @@ static int consider(const tsl_repetend *rep, void *payload)
 {
 	best *b = payload;
 	tessel_schedule *s;
-	int rc = complete_one(&s, b, rep, 0);
+	int rc = complete_one(&s, b, rep, 0, b->dl);
 	if (rc || !s)
 		return rc;
 	int64_t makespan = tsl_schedule_makespan(s);
@@ -135,12 +136,13 @@ static int finish(tessel_schedule **out, best *b)
 	*out = NULL;
 	for (int i = 0; i < b->nfin; i++) {
 		tessel_schedule *s;
-		/* past the deadline only the first finalist, uncompacted */
-		if (i > 0 && tsl_deadline_left_ms(b->dl) <= 0)
+		/* past the deadline only the first finalist */
+		if (i > 0 && tsl_deadline_left_ms(b->fin_dl) <= 0)
 			break;
 		int rc = complete_one(&s, b, &b->fin[i].rep,
 				      b->opts->fast ? TSL_FAST_EFFORT
-						    : TSL_COMPACT_EFFORT);
+						    : TSL_COMPACT_EFFORT,
+				      b->fin_dl);
 		if (rc) {
 			tessel_schedule_free(winner);
 			return rc;
@@ -170,7 +172,7 @@ static int reaches_bounds(int *done, best *b, const tsl_repetend *hint)
 	if (hint->period != b->bnd->resource_bound)
 		return TSL_OK;
 	tessel_schedule *s;
-	int rc = complete_one(&s, b, hint, TSL_COMPACT_EFFORT);
+	int rc = complete_one(&s, b, hint, TSL_COMPACT_EFFORT, b->dl);
 	if (rc || !s)
 		return rc;
 	*done = tsl_schedule_makespan(s) <= tsl_bounds_lower(b->bnd, b->nmicros);
@@ -230,16 +232,20 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	tsl_opts o;
 	resolve_options(&o, options);
-	tsl_deadline dl = {tsl_now_us(), 0};
-	if (o.time_limit_ms)
-		dl.end_us = dl.start_us + o.time_limit_ms * 1000;
+	/* With a time limit, the solver's part ends at 70% of it and the
+	 * final compaction at 95%, leaving time to check and return. */
+	tsl_deadline dl = {tsl_now_us(), 0}, fin_dl = dl;
+	if (o.time_limit_ms) {
+		dl.end_us = dl.start_us + o.time_limit_ms * 700;
+		fin_dl.end_us = dl.start_us + o.time_limit_ms * 950;
+	}
 
 	tsl_bounds bnd;
 	rc = tsl_bounds_compute(&bnd, g);
 	if (rc)
 		return rc;
 	tsl_repetend rep = {0};
-	best b = {.g = g, .bnd = &bnd, .opts = &o, .dl = &dl,
+	best b = {.g = g, .bnd = &bnd, .opts = &o, .dl = &dl, .fin_dl = &fin_dl,
 		  .nmicros = o.nmicros};
 	tessel_schedule *s = NULL;
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
