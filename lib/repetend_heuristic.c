@@ -27,6 +27,7 @@ typedef struct heur {
 	int *succ, *succ_start; /* successor lists */
 	int64_t *last;       /* per block: last start tried, -1 none */
 	char *placed;
+	int64_t *pin;        /* per block: required start mod P, -1 free */
 } heur;
 
 /* Whether block b fits at start t (mod P) on all its devices. */
@@ -215,6 +216,25 @@ static void ims_place(heur *h, int b, int64_t t)
 	}
 }
 
+/* Pin the blocks on every device to consecutive residues, in priority
+ * order (packed), or leave every block free. 0 if they do not fit. */
+static int pin_full_width(heur *h, int packed)
+{
+	int64_t at = 0;
+	for (int k = 0; k < h->n; k++) {
+		int b = h->order[k];
+		const tsl_block *B = &h->g->blocks[b];
+		h->pin[b] = -1;
+		if (!packed || B->ndevices != h->g->ndevices || h->g->ndevices == 1)
+			continue;
+		if (at + B->span > h->P)
+			return 0;
+		h->pin[b] = at;
+		at += B->span;
+	}
+	return 1;
+}
+
 static int ims(heur *h)
 {
 	const tessel_graph *g = h->g;
@@ -245,10 +265,16 @@ static int ims(heur *h)
 				e = h->T[a] + g->blocks[a].span;
 		}
 		int64_t t = e;
-		while (t < e + h->P && ims_conflicts(h, b, t))
-			t++;
-		if (t == e + h->P)
-			t = h->last[b] < 0 || e > h->last[b] ? e : h->last[b] + 1;
+		if (h->pin[b] >= 0) {
+			/* the one start in the window with the pinned residue */
+			t = e + ((h->pin[b] - e % h->P) + h->P) % h->P;
+		} else {
+			while (t < e + h->P && ims_conflicts(h, b, t))
+				t++;
+			if (t == e + h->P)
+				t = h->last[b] < 0 || e > h->last[b] ? e
+								   : h->last[b] + 1;
+		}
 		ims_place(h, b, t);
 	}
 	return memory_fits(h);
@@ -266,6 +292,7 @@ int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 	h.T = tsl_calloc((size_t)h.n, sizeof *h.T);
 	h.last = tsl_calloc((size_t)h.n, sizeof *h.last);
 	h.placed = tsl_calloc((size_t)h.n, 1);
+	h.pin = tsl_calloc((size_t)h.n, sizeof *h.pin);
 	h.succ_start = tsl_calloc((size_t)h.n + 1, sizeof *h.succ_start);
 	int ndeps = 0;
 	for (int b = 0; b < h.n; b++)
@@ -274,7 +301,7 @@ int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 	keyed *tmp = tsl_calloc((size_t)h.n, sizeof *tmp);
 	int rc = TSL_OK;
 	if (!h.order || !h.T || !tmp || !h.last || !h.placed || !h.succ_start ||
-	    !h.succ) {
+	    !h.succ || !h.pin) {
 		rc = tsl_error_nomem();
 		goto out;
 	}
@@ -299,8 +326,13 @@ int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 			rc = tsl_error_nomem();
 			goto out;
 		}
-		for (int v = 0; v <= NVARIANTS; v++) {
-			make_order(&h, v, tmp);
+		for (int v = 0; v <= NVARIANTS + 1; v++) {
+			/* the last variant packs the blocks that occupy every
+			 * device side by side on the circle */
+			int packed = v == NVARIANTS + 1;
+			make_order(&h, v < NVARIANTS ? v : NVARIANTS, tmp);
+			if (!pin_full_width(&h, packed))
+				continue;
 			if (v < NVARIANTS ? !place_all(&h) : !ims(&h))
 				continue;
 			int64_t depth = depth_of(&h);
@@ -330,6 +362,7 @@ out:
 	tsl_free(h.owner);
 	tsl_free(h.last);
 	tsl_free(h.placed);
+	tsl_free(h.pin);
 	tsl_free(h.succ);
 	tsl_free(h.succ_start);
 	tsl_free(h.order);
