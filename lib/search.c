@@ -1,6 +1,8 @@
 /* The search driver: validate, bound, find a repetend, complete, check. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "options.h"
@@ -55,7 +57,7 @@ typedef struct best {
 	finalist fin[TSL_FINALISTS];
 	int nfin;
 	int rejected;          /* candidates whose completion broke a limit */
-	char reason[512];
+	char reason[256];
 } best;
 
 static void best_release(best *b)
@@ -68,7 +70,7 @@ static void best_release(best *b)
 /* Complete `rep` into a new validated schedule; *out NULL (and the reason
  * kept) when the completion breaks a limit. */
 static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
-			int64_t effort, const tsl_deadline *dl)
+			int64_t effort, const tsl_deadline *dl, char *reason)
 {
 	tessel_schedule *s = NULL;
 	*out = NULL;
@@ -80,8 +82,7 @@ static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
 		return rc;
 	}
 	if (tessel_schedule_validate(s) != TESSEL_OK) {
-		b->rejected++;
-		snprintf(b->reason, sizeof b->reason, "%s", tessel_error_last());
+		snprintf(reason, 256, "%s", tessel_error_last());
 		tessel_schedule_free(s);
 		return TSL_OK;
 	}
@@ -93,7 +94,9 @@ static int consider(const tsl_repetend *rep, void *payload)
 {
 	best *b = payload;
 	tessel_schedule *s;
-	int rc = complete_one(&s, b, rep, 0, b->dl);
+	int rc = complete_one(&s, b, rep, 0, b->dl, b->reason);
+	if (!rc && !s)
+		b->rejected++;
 	if (rc || !s)
 		return rc;
 	int64_t makespan = tsl_schedule_makespan(s);
@@ -128,27 +131,84 @@ static int consider(const tsl_repetend *rep, void *payload)
 	return TSL_OK;
 }
 
-/* The local search on each finalist; the shortest result wins. */
-static int finish(tessel_schedule **out, best *b)
+/* One finalist's final compaction, possibly on a worker thread: it writes
+ * only its own job. */
+typedef struct job {
+	best *b;
+	int first, step;          /* finalists first, first + step, ... */
+	tessel_schedule **result; /* per finalist */
+	int *rc;                  /* per finalist */
+	char (*msg)[256];         /* per finalist: error message */
+} job;
+
+static void *run_job(void *arg)
 {
-	tessel_schedule *winner = NULL;
-	int64_t wm = 0;
-	*out = NULL;
-	for (int i = 0; i < b->nfin; i++) {
-		tessel_schedule *s;
+	job *j = arg;
+	best *b = j->b;
+	for (int i = j->first; i < b->nfin; i += j->step) {
 		/* past the deadline only the first finalist */
 		if (i > 0 && tsl_deadline_left_ms(b->fin_dl) <= 0)
 			break;
-		int rc = complete_one(&s, b, &b->fin[i].rep,
-				      b->opts->fast ? TSL_FAST_EFFORT
-						    : TSL_COMPACT_EFFORT,
-				      b->fin_dl);
-		if (rc) {
-			tessel_schedule_free(winner);
-			return rc;
+		j->rc[i] = complete_one(&j->result[i], b, &b->fin[i].rep,
+					b->opts->fast ? TSL_FAST_EFFORT
+						      : TSL_COMPACT_EFFORT,
+					b->fin_dl, j->msg[i]);
+		if (j->rc[i])
+			snprintf(j->msg[i], sizeof j->msg[i], "%s", tessel_error_last());
+	}
+	return NULL;
+}
+
+static int thread_count(const tsl_opts *o, int jobs)
+{
+	long n = o->threads;
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	return n < jobs ? (int)n : jobs;
+}
+
+/* The local search on each finalist (on up to `threads` threads); the
+ * shortest result of the smallest period wins, ties to the earlier
+ * finalist, so the result does not depend on the thread count. */
+static int finish(tessel_schedule **out, best *b)
+{
+	tessel_schedule *result[TSL_FINALISTS] = {NULL};
+	int rcs[TSL_FINALISTS] = {0};
+	char msg[TSL_FINALISTS][256] = {""};
+	int nthreads = thread_count(b->opts, b->nfin);
+	job jobs[TSL_FINALISTS];
+	pthread_t tid[TSL_FINALISTS];
+	int started[TSL_FINALISTS] = {0};
+	*out = NULL;
+	for (int t = 0; t < nthreads; t++) {
+		jobs[t] = (job){b, t, nthreads, result, rcs, msg};
+		if (t > 0)
+			started[t] = pthread_create(&tid[t], NULL, run_job, &jobs[t]) == 0;
+	}
+	run_job(&jobs[0]);
+	for (int t = 1; t < nthreads; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			run_job(&jobs[t]); /* no thread: do it here */
+	}
+	int rc = TSL_OK;
+	tessel_schedule *winner = NULL;
+	int64_t wm = 0;
+	for (int i = 0; i < b->nfin; i++) {
+		tessel_schedule *s = result[i];
+		if (rcs[i] && !rc)
+			rc = tsl_error(rcs[i], "%s", msg[i]);
+		if (!rcs[i] && !s && msg[i][0]) {
+			b->rejected++;
+			snprintf(b->reason, sizeof b->reason, "%s", msg[i]);
 		}
-		if (!s)
+		if (!s || rc) {
+			tessel_schedule_free(s);
 			continue;
+		}
 		int64_t m = tsl_schedule_makespan(s);
 		if (!winner || s->period < winner->period ||
 		    (s->period == winner->period && m < wm)) {
@@ -158,6 +218,10 @@ static int finish(tessel_schedule **out, best *b)
 		} else {
 			tessel_schedule_free(s);
 		}
+	}
+	if (rc) {
+		tessel_schedule_free(winner);
+		return rc;
 	}
 	*out = winner;
 	return TSL_OK;
@@ -172,7 +236,8 @@ static int reaches_bounds(int *done, best *b, const tsl_repetend *hint)
 	if (hint->period != b->bnd->resource_bound)
 		return TSL_OK;
 	tessel_schedule *s;
-	int rc = complete_one(&s, b, hint, TSL_COMPACT_EFFORT, b->dl);
+	char reason[256];
+	int rc = complete_one(&s, b, hint, TSL_COMPACT_EFFORT, b->dl, reason);
 	if (rc || !s)
 		return rc;
 	*done = tsl_schedule_makespan(s) <= tsl_bounds_lower(b->bnd, b->nmicros);
