@@ -333,6 +333,120 @@ static void test_cancel(void **state)
 	tessel_graph_free(g);
 }
 
+static tessel_schedule *search_opts(const tessel_graph *g, int64_t nmicros,
+				    int fast, int64_t time_limit_ms, int threads)
+{
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, fast));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, time_limit_ms));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, threads));
+	TH_OK(tessel_search(&s, g, o));
+	tessel_options_free(o);
+	return s;
+}
+
+/* The heuristic mode gives valid schedules for every preset up to 64
+ * devices, training and inference. */
+static void test_fast_every_preset(void **state)
+{
+	(void)state;
+	const char *names[] = {"vshape", "xshape", "mshape", "nnshape", "kshape"};
+	int maxD = th_under_valgrind() ? 8 : 64;
+	for (int D = 4; D <= maxD; D *= 2)
+		for (size_t i = 0; i < 5; i++)
+			for (int infer = 0; infer <= 1; infer++) {
+				tessel_graph *g = NULL;
+				TH_OK(tessel_preset(&g, names[i], D, infer, 3 * D));
+				tessel_schedule *s = search_opts(g, 16, 1, 0, 0);
+				check_schedule(s, 16);
+				tessel_schedule_free(s);
+				tessel_graph_free(g);
+			}
+}
+
+/* With a time limit the search returns a valid schedule, the best so far. */
+static void test_time_limit(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	int D = th_under_valgrind() ? 8 : 32;
+	TH_OK(tessel_preset(&g, "nnshape", D, 0, 3 * D));
+	tessel_schedule *s = search_opts(g, 128, 0, 300, 0);
+	check_schedule(s, 128);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+static char *schedule_text(const tessel_schedule *s)
+{
+	/* the JSON without its timing line */
+	char *json = NULL;
+	TH_OK(tessel_schedule_to_json(&json, s));
+	char *t = strstr(json, "\"search_seconds\"");
+	if (t) {
+		char *end = strchr(t, '\n');
+		memmove(t, end, strlen(end) + 1);
+	}
+	return json;
+}
+
+/* The same input, options and thread count give the same schedule; so do
+ * different thread counts. */
+static void test_deterministic_threads(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, "xshape", 8, 0, 12));
+	tessel_schedule *a = search_opts(g, 32, 0, 0, 1);
+	tessel_schedule *b = search_opts(g, 32, 0, 0, 2);
+	tessel_schedule *c = search_opts(g, 32, 0, 0, 2);
+	char *ta = schedule_text(a), *tb = schedule_text(b), *tc = schedule_text(c);
+	assert_string_equal(ta, tb);
+	assert_string_equal(tb, tc);
+	tessel_free(ta);
+	tessel_free(tb);
+	tessel_free(tc);
+	tessel_schedule_free(a);
+	tessel_schedule_free(b);
+	tessel_schedule_free(c);
+	tessel_graph_free(g);
+}
+
+/* The smallest memory that admits the resource-bound period. */
+static void test_min_memory(void **state)
+{
+	(void)state;
+	struct {
+		const char *name;
+		int64_t want;
+	} cases[] = {{"vshape", 4}, {"mshape", 5}, {"kshape", 3}, {"nnshape", 6}};
+	for (size_t i = 0; i < 4; i++) {
+		tessel_graph *g = NULL;
+		int64_t mem = -1;
+		int proven = -1;
+		TH_OK(tessel_preset(&g, cases[i].name, 4, 0, TESSEL_UNLIMITED));
+		TH_OK(tessel_min_memory(&mem, &proven, g, 0, NULL));
+		assert_int_equal(mem, cases[i].want);
+		assert_int_equal(proven, 1);
+		/* and a search with that limit reaches the bound */
+		TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, mem));
+		tessel_schedule *s = search(g, 16);
+		check_schedule(s, 16);
+		assert_int_equal(th_sched(s, TESSEL_SCHED_PERIOD),
+				 th_sched(s, TESSEL_SCHED_RESOURCE_BOUND));
+		tessel_schedule_free(s);
+		int64_t bound;
+		TH_OK(tessel_graph_get(&bound, g, TESSEL_GRAPH_RESOURCE_BOUND));
+		assert_int_equal(tessel_min_memory(&mem, NULL, g, bound - 1, NULL),
+				 TESSEL_EINFEASIBLE);
+		assert_int_equal(tessel_min_memory(NULL, NULL, g, 0, NULL), TESSEL_EINVAL);
+		tessel_graph_free(g);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +459,10 @@ int main(void)
 		cmocka_unit_test(test_defaults_deterministic),
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_fast_every_preset),
+		cmocka_unit_test(test_time_limit),
+		cmocka_unit_test(test_deterministic_threads),
+		cmocka_unit_test(test_min_memory),
 	};
 	return cmocka_run_group_tests_name("search", tests, NULL, NULL);
 }
