@@ -105,7 +105,7 @@ static int place_all(heur *h)
 		occupy(h, b, t);
 		h->T[b] = t;
 	}
-	return memory_fits(h);
+	return 1;
 }
 
 static int64_t depth_of(const heur *h)
@@ -277,11 +277,25 @@ static int ims(heur *h)
 		}
 		ims_place(h, b, t);
 	}
-	return memory_fits(h);
+	return 1;
 }
 
-int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
-			   const tsl_bounds *bnd)
+/* Copy h's placement, shifted to start at 0, into r. */
+static void store(tsl_repetend *r, const heur *h, int64_t depth)
+{
+	int64_t minT = INT64_MAX;
+	for (int b = 0; b < h->n; b++)
+		if (h->T[b] < minT)
+			minT = h->T[b];
+	for (int b = 0; b < h->n; b++)
+		r->T[b] = h->T[b] - minT;
+	r->depth = depth;
+	r->period = h->P;
+	r->optimal = h->P == h->bnd->resource_bound;
+}
+
+int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
+			   const tessel_graph *g, const tsl_bounds *bnd)
 {
 	heur h = {0};
 	h.g = g;
@@ -316,7 +330,7 @@ int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 			int a = g->blocks[b].deps[j];
 			h.succ[h.succ_start[a] + h.T[a]++] = b;
 		}
-	int found = 0;
+	int found = 0, have_relaxed = 0;
 	for (int64_t P = lo; P <= hi && !found; P++) {
 		h.P = P;
 		h.busy = tsl_reallocarray(h.busy, (size_t)g->ndevices, (size_t)P);
@@ -336,16 +350,15 @@ int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
 			if (v < NVARIANTS ? !place_all(&h) : !ims(&h))
 				continue;
 			int64_t depth = depth_of(&h);
+			if (relaxed && (!have_relaxed ||
+					(relaxed->period == P && depth < relaxed->depth))) {
+				store(relaxed, &h, depth);
+				have_relaxed = 1;
+			}
+			if (!memory_fits(&h))
+				continue;
 			if (!found || depth < rep->depth) {
-				int64_t minT = INT64_MAX;
-				for (int b = 0; b < h.n; b++)
-					if (h.T[b] < minT)
-						minT = h.T[b];
-				for (int b = 0; b < h.n; b++)
-					rep->T[b] = h.T[b] - minT;
-				rep->depth = depth;
-				rep->period = P;
-				rep->optimal = P == bnd->resource_bound;
+				store(rep, &h, depth);
 				found = 1;
 			}
 		}

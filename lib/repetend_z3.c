@@ -511,10 +511,79 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 }
 
 /* One period: 1 found (rep filled), 0 proven impossible, -1 unknown. */
+/* First check at a period guided by a repetend that ignores memory: assume
+ * its device orders, dropping those in each unsatisfiable core, for a few
+ * bounded rounds. 1 sat, 0 unsat, -1 undecided. */
+static int guided_check(model *m, const tsl_deadline *dl,
+			const tsl_repetend *guide)
+{
+	Z3_ast *lits = tsl_calloc((size_t)m->npairs + 1, sizeof *lits);
+	if (!lits)
+		return tsl_error_nomem();
+	int nl = 0;
+	for (int i = 0; i < m->npairs; i++) {
+		int a = m->pairs[i].a, b = m->pairs[i].b;
+		int64_t ra = guide->T[a] % m->P, rb = guide->T[b] % m->P;
+		lits[nl++] = ra < rb ? m->pairs[i].before
+				     : Z3_mk_not(m->ctx, m->pairs[i].before);
+	}
+	int res = -1;
+	for (int round = 0; round < 8 && nl > 0; round++) {
+		if (tsl_deadline_left_ms(dl) <= 0 || tsl_options_cancelled(m->opts->src))
+			break;
+		Z3_params params = Z3_mk_params(m->ctx);
+		Z3_params_inc_ref(m->ctx, params);
+		int64_t left = tsl_deadline_left_ms(dl);
+		Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "timeout"),
+				   left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
+		Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "rlimit"),
+				   scaled(TSL_DEPTH_RLIMIT, m));
+		Z3_solver_set_params(m->ctx, m->solver, params);
+		Z3_params_dec_ref(m->ctx, params);
+		Z3_lbool r = Z3_solver_check_assumptions(m->ctx, m->solver,
+							 (unsigned)nl, lits);
+		if (z3_failed) {
+			z3_failed = 0;
+			break;
+		}
+		if (r == Z3_L_TRUE) {
+			m->have_model = 1;
+			res = 1;
+			break;
+		}
+		if (r != Z3_L_FALSE)
+			break;
+		/* drop the assumed orders in the core */
+		Z3_ast_vector core = Z3_solver_get_unsat_core(m->ctx, m->solver);
+		Z3_ast_vector_inc_ref(m->ctx, core);
+		unsigned nc = Z3_ast_vector_size(m->ctx, core);
+		if (nc == 0) {
+			/* unsatisfiable without assumptions */
+			Z3_ast_vector_dec_ref(m->ctx, core);
+			res = 0;
+			break;
+		}
+		int kept = 0;
+		for (int i = 0; i < nl; i++) {
+			int in_core = 0;
+			for (unsigned k = 0; k < nc && !in_core; k++)
+				in_core = Z3_is_eq_ast(m->ctx, lits[i],
+						       Z3_ast_vector_get(m->ctx, core, k));
+			if (!in_core)
+				lits[kept++] = lits[i];
+		}
+		Z3_ast_vector_dec_ref(m->ctx, core);
+		nl = kept;
+	}
+	tsl_free(lits);
+	return res;
+}
+
 static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
 		      const tsl_deadline *dl, const tsl_repetend *hint,
-		      tsl_candidate_fn cb, void *payload)
+		      const tsl_repetend *guide, tsl_candidate_fn cb,
+		      void *payload)
 {
 	model m;
 	z3_failed = 0;
@@ -531,7 +600,13 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		rep->depth = hint->depth;
 		res = 1;
 	} else {
-		res = model_check(&m, dl, 0);
+		res = -1;
+		if (guide && guide->period == P)
+			res = guided_check(&m, dl, guide);
+		/* undecided: on in the same solver, which keeps what the
+		 * guided rounds learnt */
+		if (res == -1)
+			res = model_check(&m, dl, 0);
 		if (res == 1)
 			rc = model_read(&m, rep);
 		if (!rc && res == 1 && cb)
@@ -553,7 +628,8 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    const tsl_bounds *bnd, const tsl_opts *opts,
 		    const tsl_deadline *dl, const tsl_repetend *hint,
-		    tsl_candidate_fn cb, void *payload)
+		    const tsl_repetend *guide, tsl_candidate_fn cb,
+		    void *payload)
 {
 	int64_t lo = bnd->resource_bound;
 	int64_t hi = opts->max_period ? opts->max_period : bnd->total_span;
@@ -569,7 +645,8 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 	int proven = 1;
 	for (int64_t P = lo; P <= hi; P++) {
 		rep->optimal = proven;
-		int res = try_period(rep, g, bnd, P, opts, dl, hint, cb, payload);
+		int res = try_period(rep, g, bnd, P, opts, dl, hint, guide, cb,
+				     payload);
 		if (res < -1)
 			return res;
 		if (res == 1) {
@@ -598,7 +675,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 			tsl_opts quick = *opts;
 			quick.minimize_depth = 0;
 			int r2 = try_period(&probe, g, bnd, hi, &quick, dl, NULL, NULL,
-					    NULL);
+					    NULL, NULL);
 			tsl_free(probe.T);
 			if (r2 < -1)
 				return r2;

@@ -203,7 +203,7 @@ static int finish(tessel_schedule **out, best *b)
 			rc = tsl_error(rcs[i], "%s", msg[i]);
 		if (!rcs[i] && !s && msg[i][0]) {
 			b->rejected++;
-			snprintf(b->reason, sizeof b->reason, "%s", msg[i]);
+			snprintf(b->reason, sizeof b->reason, "%.255s", msg[i]);
 		}
 		if (!s || rc) {
 			tessel_schedule_free(s);
@@ -251,11 +251,15 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 {
 	/* The heuristic first: a valid schedule in milliseconds, kept when
 	 * the time runs out, and an upper bound for the solver. */
-	tsl_repetend hint = {0};
+	tsl_repetend hint = {0}, guide = {0};
 	hint.T = tsl_calloc((size_t)g->nblocks, sizeof *hint.T);
-	if (!hint.T)
+	guide.T = tsl_calloc((size_t)g->nblocks, sizeof *guide.T);
+	if (!hint.T || !guide.T) {
+		tsl_repetend_release(&hint);
+		tsl_repetend_release(&guide);
 		return tsl_error_nomem();
-	int rc = tsl_repetend_heuristic(&hint, g, bnd);
+	}
+	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd);
 	int have_hint = rc == TSL_OK, done = 0;
 	if (have_hint)
 		rc = consider(&hint, b);
@@ -265,8 +269,9 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 		rc = reaches_bounds(&done, b, &hint);
 	if (!rc && !o->fast && !done)
 		rc = tsl_repetend_z3(rep, g, bnd, o, dl, have_hint ? &hint : NULL,
-				     consider, b);
+				     guide.period ? &guide : NULL, consider, b);
 	tsl_repetend_release(&hint);
+	tsl_repetend_release(&guide);
 	/* the solver proved its period minimal: so is any candidate's
 	 * (the heuristic's) of the same period */
 	if (!rc && !o->fast && rep->optimal)

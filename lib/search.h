@@ -44,11 +44,14 @@ typedef int (*tsl_candidate_fn)(const tsl_repetend *rep, void *payload);
  * admits a repetend within the memory limits. `rep` is work space with
  * rep->T allocated for every block. `hint` (may be NULL) is a repetend
  * already known (from the heuristic): periods above it are not tried and at
- * its period only its depth is lowered. */
+ * its period only its depth is lowered. `guide` (may be NULL) is a
+ * repetend that ignores memory: at its period the solver first tries the
+ * device orders it has. */
 int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    const tsl_bounds *bnd, const tsl_opts *opts,
 		    const tsl_deadline *deadline, const tsl_repetend *hint,
-		    tsl_candidate_fn cb, void *payload);
+		    const tsl_repetend *guide, tsl_candidate_fn cb,
+		    void *payload);
 
 /* Smallest memory limit, the same on every device (the graph's limits are
  * ignored), under which a repetend of period P exists; *proven is 1 when
@@ -59,9 +62,11 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 
 /* Heuristic repetend (modulo list scheduling), no solver. Respects devices
  * and dependencies; memory only if it can. TESSEL_EINFEASIBLE if it found
- * none within the memory limits. */
-int tsl_repetend_heuristic(tsl_repetend *rep, const tessel_graph *g,
-			   const tsl_bounds *bnd);
+ * none within the memory limits. `relaxed` (may be NULL; T allocated) gets
+ * the first repetend found that ignores memory (period 0 if none), a guide
+ * for the solver. */
+int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
+			   const tessel_graph *g, const tsl_bounds *bnd);
 
 /* Build the N-micro-batch schedule from a repetend: periodic unrolling,
  * phase labels, then compaction (ASAP in periodic order, then a local
