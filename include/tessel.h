@@ -388,7 +388,12 @@ typedef enum tessel_schedule_attr {
 	TESSEL_SCHED_REPETEND_BEGIN = 9, /* first step of the steady state */
 	TESSEL_SCHED_REPETEND_END = 10,  /* step after the steady state */
 	TESSEL_SCHED_DEPTH = 11,         /* length of one micro-batch in the repetend */
-	TESSEL_SCHED_SEARCH_MICROSECONDS = 12
+	TESSEL_SCHED_SEARCH_MICROSECONDS = 12,
+	TESSEL_SCHED_MAKESPAN_OPTIMAL = 13 /* 1 when no schedule of these
+					    * micro-batches is shorter (it
+					    * meets the lower bound, or the
+					    * solver showed one step less
+					    * impossible) */
 } tessel_schedule_attr;
 
 /* Read a figure of a schedule. Figures a schedule does not know (the period

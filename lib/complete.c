@@ -59,7 +59,7 @@ static void label_phases(tessel_schedule *s, const tsl_repetend *rep)
 	}
 }
 
-static void repetend_range(tessel_schedule *s)
+void tsl_repetend_range(tessel_schedule *s)
 {
 	const tessel_graph *g = s->graph;
 	int64_t begin = INT64_MAX, end = 0;
@@ -160,7 +160,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		if (rc)
 			goto out;
 	}
-	repetend_range(s);
+	tsl_repetend_range(s);
 	s->period = rep->period;
 	s->period_optimal = rep->optimal;
 	s->depth = rep->depth;

@@ -440,6 +440,7 @@ TESSEL_API int tessel_schedule_get(int64_t *out,
 		break;
 	}
 	case TESSEL_SCHED_PERIOD_OPTIMAL: v = s->period_optimal ? 1 : 0; break;
+	case TESSEL_SCHED_MAKESPAN_OPTIMAL: v = s->makespan_optimal ? 1 : 0; break;
 	case TESSEL_SCHED_LOWER_BOUND: {
 		int rc = figure_lower_bound(&v, s);
 		if (rc)

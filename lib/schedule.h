@@ -21,6 +21,7 @@ struct tessel_schedule {
 	int64_t period;          /* 0: unknown */
 	int64_t resource_bound;
 	int period_optimal;
+	int makespan_optimal;
 	int64_t lower_bound;
 	int64_t rep_begin, rep_end;
 	int64_t depth;

@@ -133,6 +133,7 @@ static int header_object(json_t **out, const tessel_schedule *s)
 	bad |= set(o, "period", json_integer(s->period));
 	bad |= set(o, "resource_bound", json_integer(s->resource_bound));
 	bad |= set(o, "period_optimal", json_boolean(s->period_optimal));
+	bad |= set(o, "makespan_optimal", json_boolean(s->makespan_optimal));
 	bad |= set(o, "lower_bound", json_integer(s->lower_bound));
 	bad |= set(o, "repetend", json_pack("[II]", (json_int_t)s->rep_begin,
 					    (json_int_t)s->rep_end));
@@ -290,6 +291,7 @@ typedef struct figures {
 	long long period, resource_bound, lower_bound, depth;
 	long long rep_begin, rep_end;
 	int period_optimal;
+	int makespan_optimal;
 	int64_t search_us;
 } figures;
 
@@ -382,6 +384,14 @@ static int read_optimal(figures *f, const json_t *root)
 				 "\"period_optimal\" must be true or false, not %s",
 				 tsl_json_type_name(v));
 	f->period_optimal = json_is_true(v);
+	v = json_object_get(root, "makespan_optimal");
+	if (!v)
+		return TSL_OK;
+	if (!json_is_boolean(v))
+		return tsl_error(TESSEL_EPARSE,
+				 "\"makespan_optimal\" must be true or false, not %s",
+				 tsl_json_type_name(v));
+	f->makespan_optimal = json_is_true(v);
 	return TSL_OK;
 }
 
@@ -640,6 +650,7 @@ static void set_figures(tessel_schedule *s, const figures *f)
 	s->period = f->period;
 	s->resource_bound = f->resource_bound;
 	s->period_optimal = f->period_optimal;
+	s->makespan_optimal = f->makespan_optimal;
 	s->lower_bound = f->lower_bound;
 	s->rep_begin = f->rep_begin;
 	s->rep_end = f->rep_end;

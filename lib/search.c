@@ -284,6 +284,17 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 		rc = TSL_OK;
 	if (!rc)
 		rc = finish(out, b);
+	/* few micro-batches: scheduling them all directly may do better */
+	if (!rc && *out && !o->fast) {
+		rc = tsl_direct_z3(*out, bnd, o, b->fin_dl,
+				   &(*out)->makespan_optimal);
+		if (!rc)
+			tsl_repetend_range(*out);
+		if (rc) {
+			tessel_schedule_free(*out);
+			*out = NULL;
+		}
+	}
 	if (!rc && !*out)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
 			       "every repetend found breaks a limit once completed: %s",
@@ -327,6 +338,8 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	if (!rc) {
 		s->resource_bound = bnd.resource_bound;
 		s->lower_bound = tsl_bounds_lower(&bnd, o.nmicros);
+		if (tsl_schedule_makespan(s) <= s->lower_bound)
+			s->makespan_optimal = 1;
 		s->search_us = tsl_now_us() - dl.start_us;
 		/* every schedule returned has passed the validator */
 		rc = tessel_schedule_validate(s);

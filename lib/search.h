@@ -53,6 +53,18 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    const tsl_repetend *guide, tsl_candidate_fn cb,
 		    void *payload);
 
+/* For small problems (a few micro-batches): schedule all N micro-batches
+ * directly with the solver, below the makespan of the schedule s; on
+ * success s's starts are replaced (phases kept). Does nothing for larger
+ * problems or when s already reaches the lower bound. *proven: 1 when
+ * s's makespan is then known to be minimal. */
+int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
+		  const tsl_opts *opts, const tsl_deadline *deadline,
+		  int *proven);
+
+/* The repetend range of s from its entries' phases (complete.c). */
+void tsl_repetend_range(tessel_schedule *s);
+
 /* Smallest memory limit, the same on every device (the graph's limits are
  * ignored), under which a repetend of period P exists; *proven is 1 when
  * the limit below it was shown impossible. */

@@ -255,8 +255,9 @@ static int put_figures(tsl_buf *b, const tessel_schedule *s)
 			       (long long)rb, opt);
 	int64_t m = tsl_schedule_makespan(s);
 	double eff = m > 0 ? (double)lb / (double)m : 0.0;
-	tsl_buf_printf(b, "makespan %lld (lower bound %lld, efficiency %.2f)\n",
-		       (long long)m, (long long)lb, eff);
+	tsl_buf_printf(b, "makespan %lld (lower bound %lld, efficiency %.2f%s)\n",
+		       (long long)m, (long long)lb, eff,
+		       s->makespan_optimal ? ", optimal" : "");
 	rc = put_peaks(b, s);
 	if (rc)
 		return rc;

@@ -1,0 +1,280 @@
+/* Direct scheduling of all N micro-batches with Z3, for small instances:
+ * one start per (block, micro-batch), one ordering literal per pair of
+ * instances sharing a device, memory after each positive start as the sum
+ * of the deltas ordered before it, and the makespan lowered step by step
+ * below a known schedule's. Where a steady state hardly exists (small N),
+ * this can beat any completed repetend. */
+#include <stdlib.h>
+#include <string.h>
+#include <z3.h>
+
+#include "error.h"
+#include "options.h"
+#include "search.h"
+#include "util.h"
+
+/* Work bound (Z3 resource units) of each step. */
+#define TSL_DIRECT_RLIMIT 500000u
+/* Largest problems tried: instances and device-sharing pairs. */
+#define TSL_DIRECT_MAX_INSTANCES 160
+#define TSL_DIRECT_MAX_PAIRS 8000
+/* ... and micro-batches: beyond, the steady state dominates. */
+#define TSL_DIRECT_MAX_MICROS 8
+
+static _Thread_local int z3_failed;
+
+static void on_z3_error(Z3_context ctx, Z3_error_code code)
+{
+	(void)ctx;
+	(void)code;
+	z3_failed = 1;
+}
+
+static void interrupt_ctx(void *ctx)
+{
+	Z3_interrupt((Z3_context)ctx);
+}
+
+typedef struct dmodel {
+	Z3_context ctx;
+	Z3_solver solver;
+	Z3_sort isort;
+	Z3_ast *start; /* per entry index */
+	Z3_ast makespan;
+	tsl_interrupt watch;
+	const tsl_opts *opts;
+} dmodel;
+
+static Z3_ast num(dmodel *m, int64_t v)
+{
+	return Z3_mk_int64(m->ctx, v, m->isort);
+}
+
+static Z3_ast plus(dmodel *m, Z3_ast x, int64_t c)
+{
+	Z3_ast a[2] = {x, num(m, c)};
+	return c ? Z3_mk_add(m->ctx, 2, a) : x;
+}
+
+static void le(dmodel *m, Z3_ast x, Z3_ast y)
+{
+	Z3_solver_assert(m->ctx, m->solver, Z3_mk_le(m->ctx, x, y));
+}
+
+static int shares(const tsl_block *a, const tsl_block *b)
+{
+	for (int i = 0; i < a->ndevices; i++)
+		for (int j = 0; j < b->ndevices; j++)
+			if (a->devices[i] == b->devices[j])
+				return 1;
+	return 0;
+}
+
+/* 1 sat, 0 unsat, -1 undecided. */
+static int check(dmodel *m, const tsl_deadline *dl)
+{
+	int64_t left = tsl_deadline_left_ms(dl);
+	if (left <= 0 || tsl_options_cancelled(m->opts->src))
+		return -1;
+	Z3_params p = Z3_mk_params(m->ctx);
+	Z3_params_inc_ref(m->ctx, p);
+	Z3_params_set_uint(m->ctx, p, Z3_mk_string_symbol(m->ctx, "timeout"),
+			   left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
+	Z3_params_set_uint(m->ctx, p, Z3_mk_string_symbol(m->ctx, "rlimit"),
+			   TSL_DIRECT_RLIMIT);
+	Z3_solver_set_params(m->ctx, m->solver, p);
+	Z3_params_dec_ref(m->ctx, p);
+	Z3_lbool r = Z3_solver_check(m->ctx, m->solver);
+	if (z3_failed) {
+		z3_failed = 0;
+		return -1;
+	}
+	return r == Z3_L_TRUE ? 1 : r == Z3_L_FALSE ? 0 : -1;
+}
+
+static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
+		 const int *pairs, size_t npairs)
+{
+	const tessel_graph *g = s->graph;
+	size_t E = (size_t)g->nblocks * (size_t)s->nmicros;
+	Z3_config cfg = Z3_mk_config();
+	if (!cfg)
+		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a configuration");
+	m->ctx = Z3_mk_context(cfg);
+	Z3_del_config(cfg);
+	if (!m->ctx)
+		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a context");
+	Z3_set_error_handler(m->ctx, on_z3_error);
+	m->watch.fn = interrupt_ctx;
+	m->watch.ctx = m->ctx;
+	tsl_options_watch(m->opts->src, &m->watch);
+	m->isort = Z3_mk_int_sort(m->ctx);
+	m->solver = Z3_mk_solver_for_logic(m->ctx,
+					   Z3_mk_string_symbol(m->ctx, "QF_LIA"));
+	Z3_solver_inc_ref(m->ctx, m->solver);
+	m->makespan = Z3_mk_const(m->ctx, Z3_mk_string_symbol(m->ctx, "M"), m->isort);
+	for (size_t i = 0; i < E; i++) {
+		int b = (int)(i % (size_t)g->nblocks);
+		const tsl_block *B = &g->blocks[b];
+		m->start[i] = Z3_mk_const(m->ctx, Z3_mk_int_symbol(m->ctx, (int)i),
+					  m->isort);
+		le(m, num(m, bnd->head[b]), m->start[i]);
+		le(m, plus(m, m->start[i], B->span + bnd->tail[b]), m->makespan);
+		size_t base = i - (size_t)b;
+		for (int k = 0; k < B->ndeps; k++)
+			le(m, plus(m, m->start[base + (size_t)B->deps[k]],
+				   g->blocks[B->deps[k]].span), m->start[i]);
+	}
+	/* micro-batches are interchangeable: number them in the order their
+	 * first block starts */
+	int first = bnd->topo[0];
+	for (int64_t mb = 0; mb + 1 < s->nmicros; mb++)
+		le(m, plus(m, m->start[(size_t)mb * g->nblocks + first],
+			   g->blocks[first].span),
+		   m->start[(size_t)(mb + 1) * g->nblocks + first]);
+
+	Z3_ast *before = tsl_calloc(npairs, sizeof *before);
+	if (!before)
+		return tsl_error_nomem();
+	for (size_t k = 0; k < npairs; k++) {
+		int i = pairs[2 * k], j = pairs[2 * k + 1];
+		const tsl_block *A = &g->blocks[i % g->nblocks];
+		const tsl_block *B = &g->blocks[j % g->nblocks];
+		before[k] = Z3_mk_const(m->ctx, Z3_mk_int_symbol(m->ctx, (int)(E + k)),
+					Z3_mk_bool_sort(m->ctx));
+		Z3_solver_assert(m->ctx, m->solver, Z3_mk_implies(m->ctx, before[k],
+			Z3_mk_le(m->ctx, plus(m, m->start[i], A->span), m->start[j])));
+		Z3_solver_assert(m->ctx, m->solver, Z3_mk_implies(m->ctx,
+			Z3_mk_not(m->ctx, before[k]),
+			Z3_mk_le(m->ctx, plus(m, m->start[j], B->span), m->start[i])));
+	}
+	/* memory just after each positive start on a limited device */
+	Z3_ast *terms = tsl_calloc(E + 1, sizeof *terms);
+	if (!terms) {
+		tsl_free(before);
+		return tsl_error_nomem();
+	}
+	for (int d = 0; d < g->ndevices; d++) {
+		int64_t limit = g->memory_limit[d];
+		if (limit == TESSEL_UNLIMITED)
+			continue;
+		for (size_t c = 0; c < E; c++) {
+			const tsl_block *C = &g->blocks[c % g->nblocks];
+			if (C->memory <= 0 || !tsl_block_on_device(C, d))
+				continue;
+			unsigned nt = 0;
+			terms[nt++] = num(m, C->memory);
+			for (size_t k = 0; k < npairs; k++) {
+				size_t i = (size_t)pairs[2 * k], j = (size_t)pairs[2 * k + 1];
+				size_t other = i == c ? j : j == c ? i : E;
+				if (other == E)
+					continue;
+				const tsl_block *O = &g->blocks[other % g->nblocks];
+				if (O->memory == 0 || !tsl_block_on_device(O, d))
+					continue;
+				/* other starts before c */
+				Z3_ast lit = other == i ? before[k] : Z3_mk_not(m->ctx, before[k]);
+				terms[nt++] = Z3_mk_ite(m->ctx, lit, num(m, O->memory), num(m, 0));
+			}
+			le(m, Z3_mk_add(m->ctx, nt, terms), num(m, limit));
+		}
+	}
+	tsl_free(terms);
+	tsl_free(before);
+	if (z3_failed) {
+		z3_failed = 0;
+		return tsl_error(TESSEL_ESOLVER, "Z3 error while building the direct model");
+	}
+	return TSL_OK;
+}
+
+static void release(dmodel *m)
+{
+	if (m->watch.ctx)
+		tsl_options_unwatch(m->opts->src, &m->watch);
+	if (m->solver)
+		Z3_solver_dec_ref(m->ctx, m->solver);
+	if (m->ctx)
+		Z3_del_context(m->ctx);
+}
+
+int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
+		  const tsl_opts *opts, const tsl_deadline *dl, int *proven)
+{
+	const tessel_graph *g = s->graph;
+	size_t E = (size_t)g->nblocks * (size_t)s->nmicros;
+	int64_t best = tsl_schedule_makespan(s);
+	int64_t lb = tsl_bounds_lower(bnd, s->nmicros);
+	*proven = best <= lb;
+	if (E > TSL_DIRECT_MAX_INSTANCES || s->nmicros > TSL_DIRECT_MAX_MICROS ||
+	    best <= lb)
+		return TSL_OK;
+	/* instance pairs that share a device */
+	int *pairs = NULL;
+	size_t npairs = 0, cap = 0;
+	for (size_t i = 0; i < E; i++)
+		for (size_t j = i + 1; j < E; j++) {
+			if (!shares(&g->blocks[i % g->nblocks], &g->blocks[j % g->nblocks]))
+				continue;
+			if (npairs == TSL_DIRECT_MAX_PAIRS) {
+				tsl_free(pairs);
+				return TSL_OK; /* too large to be worth it */
+			}
+			if (npairs == cap) {
+				cap = cap ? cap * 2 : 256;
+				int *np = tsl_reallocarray(pairs, cap, 2 * sizeof *np);
+				if (!np) {
+					tsl_free(pairs);
+					return tsl_error_nomem();
+				}
+				pairs = np;
+			}
+			pairs[2 * npairs] = (int)i;
+			pairs[2 * npairs + 1] = (int)j;
+			npairs++;
+		}
+	dmodel m = {0};
+	m.opts = opts;
+	m.start = tsl_calloc(E, sizeof *m.start);
+	int64_t *found = tsl_calloc(E, sizeof *found);
+	int rc = !m.start || !found ? tsl_error_nomem() : TSL_OK;
+	if (!rc)
+		rc = build(&m, s, bnd, pairs, npairs);
+	tsl_free(pairs);
+	int improved = 0;
+	while (!rc && best > lb) {
+		le(&m, m.makespan, num(&m, best - 1));
+		int res = check(&m, dl);
+		*proven = res == 0;
+		if (res != 1)
+			break;
+		Z3_model mdl = Z3_solver_get_model(m.ctx, m.solver);
+		if (!mdl)
+			break;
+		Z3_model_inc_ref(m.ctx, mdl);
+		int64_t span = 0;
+		for (size_t i = 0; i < E; i++) {
+			Z3_ast v = NULL;
+			int64_t x = 0;
+			if (Z3_model_eval(m.ctx, mdl, m.start[i], true, &v) && v)
+				Z3_get_numeral_int64(m.ctx, v, &x);
+			found[i] = x;
+			int64_t e = x + g->blocks[i % g->nblocks].span;
+			if (e > span)
+				span = e;
+		}
+		Z3_model_dec_ref(m.ctx, mdl);
+		if (span >= best)
+			break;
+		best = span;
+		improved = 1;
+		*proven = best <= lb;
+	}
+	if (!rc && improved)
+		for (size_t i = 0; i < E; i++)
+			s->entries[i].start = found[i];
+	release(&m);
+	tsl_free(m.start);
+	tsl_free(found);
+	return rc;
+}
