@@ -214,8 +214,12 @@ TESSEL_API int tessel_graph_block_dep(int *out, const tessel_graph *graph,
 TESSEL_API int tessel_graph_memory_limit(int64_t *out,
 					 const tessel_graph *graph, int device);
 
-/* LB(N): the lower bound on the makespan of any schedule of `nmicros`
- * micro-batches: max over devices of head + N * load + tail. */
+/* LB(N): a lower bound on the makespan of any schedule of `nmicros`
+ * micro-batches: the largest of the critical path, max over devices of
+ * head + N * load + tail, and, for blocks that occupy every device (their
+ * time cannot overlap other work), max over devices of N * (their spans +
+ * the device's other load) + the device's head and tail counted without
+ * them. See doc/guide.md. */
 TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *graph,
 					int64_t nmicros);
 

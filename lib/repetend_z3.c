@@ -707,6 +707,10 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 		rc = tsl_error(TESSEL_EINFEASIBLE,
 			       "no repetend of period %lld exists at any memory limit",
 			       (long long)P);
+	else if (res == -1 && tsl_options_cancelled(opts->src))
+		rc = tsl_error(TESSEL_ECANCELLED,
+			       "cancelled before any repetend of period %lld",
+			       (long long)P);
 	else if (res == -1)
 		rc = tsl_error(TESSEL_ETIMEOUT,
 			       "time limit reached before any repetend of period %lld",

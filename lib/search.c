@@ -260,6 +260,11 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 		return tsl_error_nomem();
 	}
 	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd);
+	/* a period cap applies to the heuristic's repetend too */
+	if (!rc && o->max_period && hint.period > o->max_period)
+		rc = tsl_error(TESSEL_EINFEASIBLE,
+			       "the heuristic found no repetend with period at most %lld",
+			       (long long)o->max_period);
 	int have_hint = rc == TSL_OK, done = 0;
 	if (have_hint)
 		rc = consider(&hint, b);

@@ -29,7 +29,7 @@ static const char bench_usage[] =
 	"Options:\n"
 	"  --fast                 heuristic search only, no solver\n"
 	"  -t, --time-limit SECS  time limit of each search\n"
-	"  -j, --threads N        solver threads (0 = all cores)\n"
+	"  -j, --threads N        threads for the final compaction (0 = all cores)\n"
 	"  --max-devices D        full suite: only cases with at most D devices\n"
 	"  --preset NAME          full suite: only this preset\n"
 	"  -h, --help             show this help and exit\n";
