@@ -17,7 +17,74 @@ void tsl_bounds_release(tsl_bounds *b)
 	tsl_free(b->sync_head);
 	tsl_free(b->sync_tail);
 	tsl_free(b->sync_load);
+	tsl_free(b->dev_start);
+	tsl_free(b->dev_block);
+	tsl_free(b->span);
 	memset(b, 0, sizeof *b);
+}
+
+/* Each device's blocks, for the subset bound. */
+static int device_lists(tsl_bounds *b, const tessel_graph *g)
+{
+	int n = g->nblocks, nd = g->ndevices;
+	size_t total = 0;
+	for (int v = 0; v < n; v++)
+		total += (size_t)g->blocks[v].ndevices;
+	b->dev_start = tsl_calloc((size_t)nd + 1, sizeof *b->dev_start);
+	b->dev_block = tsl_calloc(total, sizeof *b->dev_block);
+	b->span = tsl_calloc((size_t)n, sizeof *b->span);
+	int *fill = tsl_calloc((size_t)nd, sizeof *fill);
+	if (!b->dev_start || !b->dev_block || !b->span || !fill) {
+		tsl_free(fill);
+		tsl_bounds_release(b);
+		return tsl_error_nomem();
+	}
+	for (int v = 0; v < n; v++) {
+		b->span[v] = g->blocks[v].span;
+		for (int k = 0; k < g->blocks[v].ndevices; k++)
+			b->dev_start[g->blocks[v].devices[k] + 1]++;
+	}
+	for (int d = 0; d < nd; d++)
+		b->dev_start[d + 1] += b->dev_start[d];
+	for (int v = 0; v < n; v++)
+		for (int k = 0; k < g->blocks[v].ndevices; k++) {
+			int d = g->blocks[v].devices[k];
+			b->dev_block[b->dev_start[d] + fill[d]++] = v;
+		}
+	tsl_free(fill);
+	return TSL_OK;
+}
+
+/* Subsets larger than this are not enumerated (the whole-device bound
+ * still applies). */
+#define TSL_SUBSET_MAX 64
+
+/* max over S = {j on d : head_j >= head_a, tail_j >= tail_c} of
+ * min head(S) + N * span(S) + min tail(S). */
+static int64_t subset_bound(const tsl_bounds *b, int d, int64_t nmicros)
+{
+	int lo = b->dev_start[d], hi = b->dev_start[d + 1];
+	if (hi - lo > TSL_SUBSET_MAX)
+		return 0;
+	int64_t best = 0;
+	for (int i = lo; i < hi; i++)
+		for (int j = lo; j < hi; j++) {
+			int64_t r = b->head[b->dev_block[i]], q = b->tail[b->dev_block[j]];
+			int64_t rmin = INT64_MAX, qmin = INT64_MAX, work = 0;
+			for (int k = lo; k < hi; k++) {
+				int v = b->dev_block[k];
+				if (b->head[v] < r || b->tail[v] < q)
+					continue;
+				work += b->span[v];
+				if (b->head[v] < rmin)
+					rmin = b->head[v];
+				if (b->tail[v] < qmin)
+					qmin = b->tail[v];
+			}
+			if (work && rmin + nmicros * work + qmin > best)
+				best = rmin + nmicros * work + qmin;
+		}
+	return best;
 }
 
 /* Paths that count only blocks not on every device. */
@@ -145,7 +212,8 @@ int tsl_bounds_compute(tsl_bounds *b, const tessel_graph *g)
 	for (int d = 0; d < nd; d++)
 		if (b->load[d] > b->resource_bound)
 			b->resource_bound = b->load[d];
-	return sync_bounds(b, g);
+	rc = device_lists(b, g);
+	return rc ? rc : sync_bounds(b, g);
 }
 
 int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros)
@@ -155,6 +223,9 @@ int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros)
 		if (b->load[d] == 0)
 			continue;
 		int64_t v = b->dev_head[d] + nmicros * b->load[d] + b->dev_tail[d];
+		if (v > lb)
+			lb = v;
+		v = subset_bound(b, d, nmicros);
 		if (v > lb)
 			lb = v;
 		if (b->sync_load[d] == 0)

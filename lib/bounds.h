@@ -22,6 +22,9 @@ typedef struct tsl_bounds {
 			       * longest path into them, counting other blocks */
 	int64_t *sync_tail;   /* per device: same, after them */
 	int64_t *sync_load;   /* per device: load outside blocks on every device */
+	int *dev_start;       /* per device d: its blocks are */
+	int *dev_block;       /* dev_block[dev_start[d] .. dev_start[d+1]) */
+	int64_t *span;        /* per block */
 	int64_t resource_bound;
 	int64_t critical_path;
 	int64_t total_span; /* sum of all spans */
@@ -30,8 +33,10 @@ typedef struct tsl_bounds {
 /* Compute the bounds; the graph must be structurally valid. */
 int tsl_bounds_compute(tsl_bounds *b, const tessel_graph *g);
 void tsl_bounds_release(tsl_bounds *b);
-/* LB(N): the largest of the critical path, max_d dev_head + N * load +
- * dev_tail, and max_d N * sync_span + sync_head + N * sync_load + sync_tail
+/* LB(N): the largest of the critical path, max_d over subsets S of the
+ * device's blocks of min head(S) + N * span(S) + min tail(S) (one device
+ * as a one-machine problem with release and delivery times; S = all its
+ * blocks gives dev_head + N * load + dev_tail), and max_d N * sync_span + sync_head + N * sync_load + sync_tail
  * (time on blocks that occupy every device cannot overlap a device's other
  * work, and that work waits for the other blocks on its paths). */
 int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros);

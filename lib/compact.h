@@ -34,4 +34,11 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
  * step within the memory limits. */
 int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count);
 
+/* The mirror image (sgs.c): take the instances in `prio` (successors
+ * first, e.g. by decreasing finish) and place each as late as its
+ * successors and free windows allow, then shift so the first starts at 0.
+ * Memory is not looked at: a forward pass (tsl_sgs) follows. Together they
+ * form a forward-backward improvement pass. */
+int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count);
+
 #endif

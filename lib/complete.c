@@ -107,6 +107,36 @@ static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
 	return TSL_OK;
 }
 
+/* seq = the instances by decreasing finish (ties by block, micro-batch
+ * reversed), the order of a backward pass. */
+static int by_decreasing_finish(tsl_inst *seq, const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
+	inst *order = tsl_reallocarray(NULL, count, sizeof *order);
+	if (!order)
+		return tsl_error_nomem();
+	size_t i = 0;
+	for (int64_t m = 0; m < s->nmicros; m++)
+		for (int b = 0; b < g->nblocks; b++) {
+			/* negated finish sorts the latest first */
+			order[i].start = -(tsl_entry_at(s, b, m)->start + g->blocks[b].span);
+			order[i].gid = b;
+			order[i].mid = m;
+			i++;
+		}
+	qsort(order, count, sizeof *order, cmp_inst);
+	for (i = 0; i < count; i++) {
+		seq[count - 1 - i].gid = order[count - 1 - i].gid;
+		seq[count - 1 - i].mid = order[count - 1 - i].mid;
+	}
+	/* ties: a successor must come first; the negated finish already puts
+	 * a block after its successors unless they finish together, which a
+	 * dependency excludes */
+	tsl_free(order);
+	return TSL_OK;
+}
+
 static void save_starts(int64_t *dst, const tessel_schedule *s, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
@@ -160,6 +190,35 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		if (rc)
 			goto out;
 	}
+	/* forward-backward improvement: justify right, then left again */
+	for (int round = 0; round < 6 && !rc; round++) {
+		best = tsl_schedule_makespan(s);
+		if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
+			break;
+		save_starts(kept, s, count);
+		rc = by_decreasing_finish(seq, s);
+		if (!rc)
+			rc = tsl_sgs_backward(s, seq, count);
+		if (!rc)
+			rc = sorted_instances(seq, s, NULL);
+		if (!rc)
+			rc = tsl_sgs(s, seq, count);
+		if (rc == TESSEL_EINFEASIBLE) {
+			rc = TSL_OK;
+			load_starts(s, kept, count);
+			break;
+		}
+		if (!rc)
+			rc = sorted_instances(seq, s, NULL);
+		if (!rc)
+			rc = tsl_compact(s, seq, count, effort, bound, dl);
+		if (!rc && tsl_schedule_makespan(s) >= best) {
+			load_starts(s, kept, count);
+			break;
+		}
+	}
+	if (rc)
+		goto out;
 	tsl_repetend_range(s);
 	s->period = rep->period;
 	s->period_optimal = rep->optimal;

@@ -188,3 +188,87 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count)
 	tsl_free(devs);
 	return rc;
 }
+
+int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count)
+{
+	const tessel_graph *g = s->graph;
+	int nd = g->ndevices, n = g->nblocks;
+	dev *devs = tsl_calloc((size_t)nd, sizeof *devs);
+	int *succ_start = tsl_calloc((size_t)n + 1, sizeof *succ_start);
+	int nsucc = 0;
+	for (int b = 0; b < n; b++)
+		nsucc += g->blocks[b].ndeps;
+	int *succ = tsl_calloc((size_t)nsucc + 1, sizeof *succ);
+	int *fill = tsl_calloc((size_t)n, sizeof *fill);
+	int64_t *u = tsl_reallocarray(NULL, count, sizeof *u); /* mirrored starts */
+	int rc = TSL_OK;
+	if (!devs || !succ_start || !succ || !fill || !u) {
+		rc = tsl_error_nomem();
+		goto out;
+	}
+	for (int b = 0; b < n; b++)
+		for (int k = 0; k < g->blocks[b].ndeps; k++)
+			succ_start[g->blocks[b].deps[k] + 1]++;
+	for (int b = 0; b < n; b++)
+		succ_start[b + 1] += succ_start[b];
+	for (int b = 0; b < n; b++)
+		for (int k = 0; k < g->blocks[b].ndeps; k++) {
+			int a = g->blocks[b].deps[k];
+			succ[succ_start[a] + fill[a]++] = b;
+		}
+	for (size_t i = 0; i < count; i++)
+		u[i] = -1;
+	int64_t horizon = 0;
+	for (size_t i = 0; i < count && !rc; i++) {
+		int b = prio[i].gid;
+		const tsl_block *B = &g->blocks[b];
+		size_t base = (size_t)prio[i].mid * (size_t)n;
+		int64_t t = 0;
+		for (int k = succ_start[b]; k < succ_start[b + 1]; k++) {
+			int64_t us = u[base + (size_t)succ[k]];
+			if (us < 0) {
+				rc = tsl_error(TESSEL_ERROR,
+					       "internal: backward order puts a block before its successor");
+				break;
+			}
+			if (us + g->blocks[succ[k]].span > t)
+				t = us + g->blocks[succ[k]].span;
+		}
+		if (rc)
+			break;
+		for (int moved = 1; moved;) {
+			moved = 0;
+			for (int k = 0; k < B->ndevices; k++) {
+				int64_t v = earliest_free(&devs[B->devices[k]], t, B->span);
+				if (v != t) {
+					t = v;
+					moved = 1;
+				}
+			}
+		}
+		for (int k = 0; k < B->ndevices && !rc; k++)
+			if (insert_busy(&devs[B->devices[k]], t, t + B->span))
+				rc = tsl_error_nomem();
+		u[base + (size_t)b] = t;
+		if (t + B->span > horizon)
+			horizon = t + B->span;
+	}
+	/* back to real time: the block that ends last in mirrored time
+	 * starts at 0 */
+	for (size_t i = 0; i < count && !rc; i++) {
+		size_t idx = (size_t)prio[i].mid * (size_t)n + (size_t)prio[i].gid;
+		s->entries[idx].start = horizon - u[idx] - g->blocks[prio[i].gid].span;
+	}
+out:
+	if (devs)
+		for (int d = 0; d < nd; d++) {
+			tsl_free(devs[d].busy);
+			tsl_free(devs[d].mem);
+		}
+	tsl_free(devs);
+	tsl_free(succ_start);
+	tsl_free(succ);
+	tsl_free(fill);
+	tsl_free(u);
+	return rc;
+}

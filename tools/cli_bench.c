@@ -32,6 +32,8 @@ static const char bench_usage[] =
 	"  -j, --threads N        threads for the final compaction (0 = all cores)\n"
 	"  --max-devices D        full suite: only cases with at most D devices\n"
 	"  --preset NAME          full suite: only this preset\n"
+	"  --tight-cache FILE     full suite: read tight limits from FILE (lines\n"
+	"                         \"PRESET D LIMIT\") and append those computed\n"
 	"  -h, --help             show this help and exit\n";
 
 typedef struct bench_case {
@@ -58,6 +60,7 @@ typedef struct bench_opts {
 	int64_t threads;
 	int64_t max_devices;
 	const char *preset;
+	const char *tight_file; /* cache of tight limits, or NULL */
 } bench_opts;
 
 static int64_t fig(const tessel_schedule *s, tessel_schedule_attr a)
@@ -134,9 +137,35 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 
 /* The tight limit of a training preset: the smallest memory limit that
  * admits the resource-bound period. 0 if it could not be found. */
+/* Time for finding one tight limit, whatever the searches get. */
+#define TIGHT_TIME_LIMIT_MS 60000
+
+/* A tight limit recorded in the cache file: lines "PRESET D LIMIT". */
+static int64_t cached_tight(const char *path, const char *preset, int devices)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+	if (!f)
+		return 0;
+	char name[64];
+	int d;
+	long long v;
+	int64_t found = 0;
+	while (fscanf(f, "%63s %d %lld", name, &d, &v) == 3)
+		if (strcmp(name, preset) == 0 && d == devices && v > 0)
+			found = v;
+	fclose(f);
+	return found;
+}
+
 static int64_t tight_memory(const char *preset, int devices,
 			    const bench_opts *bo)
 {
+	int64_t cached = cached_tight(bo->tight_file, preset, devices);
+	if (cached) {
+		printf("# %s on %d devices: tight memory limit %lld (from %s)\n",
+		       preset, devices, (long long)cached, bo->tight_file);
+		return cached;
+	}
 	tessel_graph *g = NULL;
 	tessel_options *o = NULL;
 	int64_t mem = 0;
@@ -146,7 +175,7 @@ static int64_t tight_memory(const char *preset, int devices,
 		rc = tessel_options_new(&o);
 	if (!rc)
 		rc = tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS,
-					bo->time_limit_ms ? bo->time_limit_ms : 60000);
+					TIGHT_TIME_LIMIT_MS);
 	if (!rc)
 		rc = tessel_min_memory(&mem, &proven, g, 0, o);
 	if (rc) {
@@ -160,6 +189,11 @@ static int64_t tight_memory(const char *preset, int devices,
 	}
 	tessel_options_free(o);
 	tessel_graph_free(g);
+	FILE *f = mem && bo->tight_file ? fopen(bo->tight_file, "a") : NULL;
+	if (f) {
+		fprintf(f, "%s %d %lld\n", preset, devices, (long long)mem);
+		fclose(f);
+	}
 	return mem;
 }
 
@@ -203,15 +237,16 @@ int cli_bench(int argc, char **argv)
 		{"threads", required_argument, NULL, 'j'},
 		{"max-devices", required_argument, NULL, 'D'},
 		{"preset", required_argument, NULL, 'p'},
+		{"tight-cache", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	bench_opts bo = {0, 0, 0, 0, NULL};
+	bench_opts bo = {0, 0, 0, 0, NULL, NULL};
 	const char *suite = "reference";
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:ft:j:D:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:ft:j:D:p:c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			suite = optarg;
@@ -234,6 +269,9 @@ int cli_bench(int argc, char **argv)
 			break;
 		case 'p':
 			bo.preset = optarg;
+			break;
+		case 'c':
+			bo.tight_file = optarg;
 			break;
 		case 'h':
 			fputs(bench_usage, stdout);
