@@ -142,6 +142,35 @@ static void test_bad_preset_arguments(void **state)
 	assert_null(g);
 }
 
+/* LB(N): the device bound, the bound for blocks on every device, and the
+ * one-device subset bound each decide some preset. */
+static void test_lower_bounds(void **state)
+{
+	(void)state;
+	struct {
+		const char *name;
+		int D;
+		int64_t N, want;
+	} cases[] = {
+		/* 1F1B: head 3 + 16 x 4 + tail 9 on the last device */
+		{"vshape", 4, 16, 76},
+		/* tensor-parallel blocks: 16 x 2 + 3 + 16 x 4 + 9 */
+		{"mshape", 4, 16, 108},
+		/* crossing pipelines: on device 31 the blocks of chain x alone,
+		 * head 31 + 16 x 4 + tail 93... the best subset gives 218 */
+		{"xshape", 32, 16, 218},
+		{"vshape", 4, 1, 16}, /* the critical path */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tessel_graph *g = NULL;
+		int64_t lb = 0;
+		TH_OK(tessel_preset(&g, cases[i].name, cases[i].D, 0, TESSEL_UNLIMITED));
+		TH_OK(tessel_graph_lower_bound(&lb, g, cases[i].N));
+		assert_int_equal(lb, cases[i].want);
+		tessel_graph_free(g);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_nnshape_order),
 		cmocka_unit_test(test_kshape_structure),
 		cmocka_unit_test(test_bad_preset_arguments),
+		cmocka_unit_test(test_lower_bounds),
 	};
 	return cmocka_run_group_tests_name("presets", tests, NULL, NULL);
 }

@@ -447,6 +447,29 @@ static void test_min_memory(void **state)
 	}
 }
 
+/* Few micro-batches are also scheduled directly; a makespan at the lower
+ * bound is reported optimal. */
+static void test_direct_small(void **state)
+{
+	(void)state;
+	const char *names[] = {"xshape", "nnshape"};
+	for (size_t i = 0; i < 2; i++)
+		for (int64_t n = 2; n <= 4; n++) {
+			tessel_graph *g = NULL;
+			TH_OK(tessel_preset(&g, names[i], 4, 0, 5));
+			tessel_schedule *s = search(g, n);
+			check_schedule(s, n);
+			int64_t m = th_sched(s, TESSEL_SCHED_MAKESPAN);
+			int64_t lb = th_sched(s, TESSEL_SCHED_LOWER_BOUND);
+			int64_t opt = th_sched(s, TESSEL_SCHED_MAKESPAN_OPTIMAL);
+			assert_true(opt == 0 || opt == 1);
+			if (m == lb)
+				assert_int_equal(opt, 1);
+			tessel_schedule_free(s);
+			tessel_graph_free(g);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_time_limit),
 		cmocka_unit_test(test_deterministic_threads),
 		cmocka_unit_test(test_min_memory),
+		cmocka_unit_test(test_direct_small),
 	};
 	return cmocka_run_group_tests_name("search", tests, NULL, NULL);
 }
