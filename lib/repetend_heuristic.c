@@ -54,28 +54,36 @@ static void occupy(heur *h, int b, int64_t t)
 }
 
 /* Steady-state memory check (the formula of repetend_z3.c). */
+int64_t tsl_repetend_peak(const tessel_graph *g, const int64_t *T,
+			  int64_t P, int d)
+{
+	int64_t peak = 0;
+	for (int c = 0; c < g->nblocks; c++) {
+		const tsl_block *C = &g->blocks[c];
+		if (C->memory <= 0 || !tsl_block_on_device(C, d))
+			continue;
+		int64_t rc = T[c] % P, mem = 0;
+		for (int b = 0; b < g->nblocks; b++) {
+			const tsl_block *B = &g->blocks[b];
+			if (B->memory == 0 || !tsl_block_on_device(B, d))
+				continue;
+			int64_t q = T[b] / P, r = T[b] % P;
+			mem += B->memory * ((r <= rc ? 1 : 0) - q);
+		}
+		if (mem > peak)
+			peak = mem;
+	}
+	return peak;
+}
+
 static int memory_fits(const heur *h)
 {
 	const tessel_graph *g = h->g;
 	for (int d = 0; d < g->ndevices; d++) {
 		int64_t limit = g->memory_limit[d];
-		if (limit == TESSEL_UNLIMITED)
-			continue;
-		for (int c = 0; c < h->n; c++) {
-			const tsl_block *C = &g->blocks[c];
-			if (C->memory <= 0 || !tsl_block_on_device(C, d))
-				continue;
-			int64_t rc = h->T[c] % h->P, mem = 0;
-			for (int b = 0; b < h->n; b++) {
-				const tsl_block *B = &g->blocks[b];
-				if (B->memory == 0 || !tsl_block_on_device(B, d))
-					continue;
-				int64_t q = h->T[b] / h->P, r = h->T[b] % h->P;
-				mem += B->memory * ((r <= rc ? 1 : 0) - q);
-			}
-			if (mem > limit)
-				return 0;
-		}
+		if (limit != TESSEL_UNLIMITED &&
+		    tsl_repetend_peak(g, h->T, h->P, d) > limit)
+			return 0;
 	}
 	return 1;
 }

@@ -693,7 +693,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 
 int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
-		      const tsl_deadline *dl)
+		      const tsl_deadline *dl, int64_t known)
 {
 	model m;
 	z3_failed = 0;
@@ -702,7 +702,26 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 	int rc = model_build(&m, g, bnd, P, max_depth, opts, 1);
 	if (rc)
 		return rc;
-	int res = model_check(&m, dl, 0);
+	int res;
+	if (known > 0) {
+		/* a limit that works is known: look below it only */
+		Z3_solver_push(m.ctx, m.solver);
+		assert_le(&m, m.memvar, mk_int(&m, known - 1));
+		res = model_check(&m, dl, 0);
+		if (res != 1) {
+			Z3_solver_pop(m.ctx, m.solver, 1);
+			if (res >= -1) {
+				*out = known;
+				*proven = res == 0;
+				res = TSL_OK;
+			}
+			model_release(&m);
+			z3_failed = 0;
+			return res;
+		}
+	} else {
+		res = model_check(&m, dl, 0);
+	}
 	if (res == 0)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
 			       "no repetend of period %lld exists at any memory limit",

@@ -361,6 +361,44 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	return TSL_OK;
 }
 
+/* The heuristic's repetend (memory ignored) gives a limit that works when
+ * its period is the one asked for; the solver then looks below it. */
+static int min_memory(int64_t *out, int *proven, const tessel_graph *g,
+		      const tsl_bounds *bnd, int64_t period, const tsl_opts *o,
+		      const tsl_deadline *dl)
+{
+	tessel_graph *free_g = NULL;
+	tsl_repetend rep = {0};
+	int64_t known = 0;
+	int rc = tessel_graph_dup(&free_g, g);
+	if (!rc)
+		rc = tessel_graph_set_memory_limit(free_g, TESSEL_ALL_DEVICES,
+						   TESSEL_UNLIMITED);
+	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
+	if (!rc && !rep.T)
+		rc = tsl_error_nomem();
+	if (!rc && tsl_repetend_heuristic(&rep, NULL, free_g, bnd) == TSL_OK &&
+	    rep.period == period) {
+		for (int d = 0; d < g->ndevices; d++) {
+			int64_t p = tsl_repetend_peak(g, rep.T, period, d);
+			if (p > known)
+				known = p;
+		}
+		if (known == 0) { /* nothing to store: 0 is the minimum */
+			*out = 0;
+			*proven = 1;
+			tsl_repetend_release(&rep);
+			tessel_graph_free(free_g);
+			return TSL_OK;
+		}
+	}
+	tsl_repetend_release(&rep);
+	tessel_graph_free(free_g);
+	if (rc)
+		return rc;
+	return tsl_min_memory_z3(out, proven, g, bnd, period, o, dl, known);
+}
+
 TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 				 const tessel_graph *g, int64_t period,
 				 const tessel_options *options)
@@ -391,7 +429,7 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 			       "period %lld is below the resource bound %lld",
 			       (long long)period, (long long)bnd.resource_bound);
 	else
-		rc = tsl_min_memory_z3(&value, &proven, g, &bnd, period, &o, &dl);
+		rc = min_memory(&value, &proven, g, &bnd, period, &o, &dl);
 	tsl_bounds_release(&bnd);
 	if (rc)
 		return rc;

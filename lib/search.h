@@ -67,10 +67,17 @@ void tsl_repetend_range(tessel_schedule *s);
 
 /* Smallest memory limit, the same on every device (the graph's limits are
  * ignored), under which a repetend of period P exists; *proven is 1 when
- * the limit below it was shown impossible. */
+ * the limit below it was shown impossible. `known` > 0 is a limit already
+ * known to admit one (from the heuristic): the solver starts below it and
+ * returns it when it finds nothing smaller. */
 int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
-		      const tsl_deadline *deadline);
+		      const tsl_deadline *deadline, int64_t known);
+
+/* Steady-state peak memory of device d for starts T at period P (the
+ * formula of repetend_z3.c; T >= 0). */
+int64_t tsl_repetend_peak(const tessel_graph *g, const int64_t *T,
+			  int64_t P, int d);
 
 /* Heuristic repetend (modulo list scheduling), no solver. Respects devices
  * and dependencies; memory only if it can. TESSEL_EINFEASIBLE if it found
