@@ -1,26 +1,55 @@
 #!/bin/sh
 # Install what is missing, build, and run the whole test suite. The last
 # line is the summary "N passed, N failed" from meson's test counts.
+#
+#   sh scripts/check.sh          the suite
+#   sh scripts/check.sh --full   the suite, then again under valgrind and in
+#                                a build with -Db_sanitize=address,undefined
+#                                (what CI runs; a few minutes more)
 set -u
 cd "$(dirname "$0")/.."
+full=0
+[ "${1:-}" = "--full" ] && full=1
 sh scripts/setup-deps.sh || exit 1
+
+passed=0
+failed=0
+skipped=0
+
+# run_suite BUILDDIR [meson test arguments]: build, test, add up the counts
+run_suite() {
+	dir=$1
+	shift
+	ninja -C "$dir" >/dev/null || { ninja -C "$dir"; failed=$((failed + 1)); return; }
+	log=$(mktemp)
+	meson test -C "$dir" --print-errorlogs "$@" 2>&1 | tee "$log"
+	status=$?
+	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	exp=$(sed -n 's/^Expected Fail: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	fail=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	upass=$(sed -n 's/^Unexpected Pass: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	timeo=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	skip=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	rm -f "$log"
+	p=$(( ${ok:-0} + ${exp:-0} ))
+	f=$(( ${fail:-0} + ${upass:-0} + ${timeo:-0} ))
+	# no test ran, or meson failed without counting: a failure
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	if [ "$f" -eq 0 ] && [ "$status" -ne 0 ]; then f=1; fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + ${skip:-0}))
+}
+
 [ -d build ] || meson setup build >/dev/null || exit 1
-ninja -C build >/dev/null || { ninja -C build; exit 1; }
-log=$(mktemp)
-meson test -C build --print-errorlogs "$@" 2>&1 | tee "$log"
-status=$?
-ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-exp=$(sed -n 's/^Expected Fail: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-fail=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-upass=$(sed -n 's/^Unexpected Pass: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-timeo=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-skip=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-rm -f "$log"
-passed=$(( ${ok:-0} + ${exp:-0} ))
-failed=$(( ${fail:-0} + ${upass:-0} + ${timeo:-0} ))
-if [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ]; then
-	failed=1 # no test ran: that is a failure
+run_suite build
+if [ "$full" -eq 1 ]; then
+	echo "== the suite under valgrind"
+	run_suite build --setup=valgrind
+	echo "== the suite with AddressSanitizer and UndefinedBehaviorSanitizer"
+	[ -d build-sanitize ] || meson setup build-sanitize \
+		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null || exit 1
+	run_suite build-sanitize
 fi
-[ "$failed" -eq 0 ] && [ "$status" -ne 0 ] && failed=1
-echo "${passed} passed, ${failed} failed, ${skip:-0} skipped"
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]
