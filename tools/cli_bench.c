@@ -146,12 +146,14 @@ static int64_t cached_tight(const char *path, const char *preset, int devices)
 	FILE *f = path ? fopen(path, "r") : NULL;
 	if (!f)
 		return 0;
-	char name[64];
+	char line[256], name[64];
 	int d;
 	long long v;
 	int64_t found = 0;
-	while (fscanf(f, "%63s %d %lld", name, &d, &v) == 3)
-		if (strcmp(name, preset) == 0 && d == devices && v > 0)
+	/* other lines (comments, anything malformed) are skipped */
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "%63s %d %lld", name, &d, &v) == 3 &&
+		    strcmp(name, preset) == 0 && d == devices && v > 0)
 			found = v;
 	fclose(f);
 	return found;
