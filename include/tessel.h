@@ -502,6 +502,149 @@ TESSEL_API int tessel_entry_name(const char **out, const tessel_entry *entry);
 TESSEL_API int tessel_entry_device(int *out, const tessel_entry *entry,
 				   size_t index);
 
+/* ------------------------------------------------------------------------ */
+/* Action streams: what each device does, communication included             */
+/* ------------------------------------------------------------------------ */
+
+/* One action of a device's stream. Always borrowed from its iterator and
+ * valid until the iterator's next call to tessel_action_iter_next or its
+ * release. */
+typedef struct tessel_action tessel_action;
+
+typedef enum tessel_action_kind {
+	TESSEL_ACTION_COMPUTE = 0, /* run a block of a micro-batch */
+	TESSEL_ACTION_SEND = 1,    /* send a block's output to a peer device */
+	TESSEL_ACTION_RECV = 2     /* receive a dependency's output */
+} tessel_action_kind;
+
+typedef enum tessel_action_attr {
+	TESSEL_ACTION_KIND = 0,        /* a tessel_action_kind */
+	TESSEL_ACTION_GID = 1,         /* compute: the block; send: the producer
+					* block; receive: the consumer block */
+	TESSEL_ACTION_MICRO_BATCH = 2,
+	TESSEL_ACTION_PEER = 3,        /* send/receive: the other device; -1
+					* for compute */
+	TESSEL_ACTION_PEER_GID = 4,    /* send: the consumer block; receive:
+					* the producer block; -1 for compute */
+	TESSEL_ACTION_STEP = 5         /* compute: start step; send: the
+					* producer's finish step; receive: the
+					* consumer's start step */
+} tessel_action_attr;
+
+typedef struct tessel_action_iter tessel_action_iter;
+
+/* Iterate over the action stream of `device`: its compute actions in time
+ * order, each preceded by a receive for every dependency produced on
+ * another device (one per producer device and dependency) and followed by
+ * a send for every consumer on another device. A runtime can execute the
+ * stream top to bottom. The schedule must outlive the iterator.
+ * *out: new, release with tessel_action_iter_free. */
+TESSEL_API int tessel_action_iter_new(tessel_action_iter **out,
+				      const tessel_schedule *schedule,
+				      int device);
+
+/* Next action (*out borrowed from the iterator); TESSEL_ITEROVER after the
+ * last. */
+TESSEL_API int tessel_action_iter_next(const tessel_action **out,
+				       tessel_action_iter *iter);
+
+/* Release an action iterator. NULL is a no-op. */
+TESSEL_API void tessel_action_iter_free(tessel_action_iter *iter);
+
+/* Read a figure of an action. */
+TESSEL_API int tessel_action_get(int64_t *out, const tessel_action *action,
+				 tessel_action_attr attr);
+
+/* Every device's action stream as JSON (doc/formats.md). *out: new
+ * NUL-terminated text, release with tessel_free. */
+TESSEL_API int tessel_schedule_to_actions_json(char **out,
+					       const tessel_schedule *schedule);
+
+/* ------------------------------------------------------------------------ */
+/* Exports                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The schedule as the CSV that torch.distributed.pipelining reads
+ * (_PipelineScheduleRuntime._load_csv): one row per rank (device), actions
+ * in execution order, each "{stage}{F|B|I|W}{micro-batch}"; with
+ * `with_comms` = 1 also SEND_F / RECV_F / SEND_B / RECV_B actions. Stages
+ * come from the blocks' stage numbers. TESSEL_EUNSUPPORTED, naming the
+ * block or stage, where PyTorch's model does not fit (a block on several
+ * devices, a stage on two devices, a block without a stage).
+ * *out: new NUL-terminated text, release with tessel_free. */
+TESSEL_API int tessel_schedule_to_torch_csv(char **out,
+					    const tessel_schedule *schedule,
+					    int with_comms);
+
+/* The schedule in the Chrome trace event format (Perfetto reads it):
+ * complete "X" events, one track per device, `step_us` microseconds per
+ * step (> 0). *out: new NUL-terminated text, release with tessel_free. */
+TESSEL_API int tessel_schedule_to_trace_json(char **out,
+					     const tessel_schedule *schedule,
+					     double step_us);
+
+/* The schedule as an SVG picture: one row per device, blocks as rectangles
+ * coloured by kind and labelled with the micro-batch, the repetend shaded,
+ * a legend and the key figures in the title. *out: new NUL-terminated
+ * text, release with tessel_free. */
+TESSEL_API int tessel_schedule_to_svg(char **out,
+				      const tessel_schedule *schedule);
+
+/* ------------------------------------------------------------------------ */
+/* Simulation with real durations                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct tessel_simulation tessel_simulation;
+
+typedef enum tessel_sim_attr {
+	TESSEL_SIM_MAKESPAN = 0,   /* device ignored */
+	TESSEL_SIM_BUSY = 1,       /* time the device computes */
+	TESSEL_SIM_IDLE = 2,       /* makespan minus busy */
+	TESSEL_SIM_PEAK_MEMORY = 3 /* peak memory of the device */
+} tessel_sim_attr;
+
+/* Replay the schedule's per-device order with real durations: durations[g]
+ * is block g's duration (count = number of blocks; NULL: the spans), each
+ * multiplied by a factor drawn uniformly from [1 - jitter, 1 + jitter]
+ * (0 <= jitter < 1) with the given seed, and `latency` added to every
+ * dependency that crosses devices. Each device runs its blocks in the
+ * schedule's order, each as soon as its dependencies have arrived.
+ * *out: new, release with tessel_simulation_free. */
+TESSEL_API int tessel_simulate(tessel_simulation **out,
+			       const tessel_schedule *schedule,
+			       const double *durations, size_t count,
+			       double latency, double jitter, uint64_t seed);
+
+/* Release a simulation. NULL is a no-op. */
+TESSEL_API void tessel_simulation_free(tessel_simulation *sim);
+
+/* Read a figure of a simulation (`device` is ignored for the makespan). */
+TESSEL_API int tessel_simulation_get(double *out,
+				     const tessel_simulation *sim,
+				     tessel_sim_attr attr, int device);
+
+/* Durations per block from JSON: an object mapping block names to numbers
+ * (> 0); blocks not named keep their span. *out: new array of one double
+ * per block, release with tessel_free. */
+TESSEL_API int tessel_durations_from_json(double **out,
+					  const tessel_graph *graph,
+					  const char *text, size_t length);
+
+/* ------------------------------------------------------------------------ */
+/* Schedules saved by the public Tessel reference implementation              */
+/* ------------------------------------------------------------------------ */
+
+/* Read a schedule saved by the reference implementation ("ndevs",
+ * "repetend", blocks with "mid", "span", "memory", "btype", "gid", "step",
+ * "device"; gid = index of the block in `placement`) for the placement it
+ * was made for. Fields are checked against the placement; the timing is
+ * not (call tessel_schedule_validate). *out: new, release with
+ * tessel_schedule_free. */
+TESSEL_API int tessel_schedule_from_reference_json(tessel_schedule **out,
+						   const tessel_graph *placement,
+						   const char *text,
+						   size_t length);
+
 #ifdef __cplusplus
 }
 #endif
