@@ -534,10 +534,12 @@ typedef enum tessel_action_attr {
 typedef struct tessel_action_iter tessel_action_iter;
 
 /* Iterate over the action stream of `device`: its compute actions in time
- * order, each preceded by a receive for every dependency produced on
- * another device (one per producer device and dependency) and followed by
- * a send for every consumer on another device. A runtime can execute the
- * stream top to bottom. The schedule must outlive the iterator.
+ * order, each preceded by a receive for every dependency whose block does
+ * not occupy `device` and followed by the sends its output needs. The
+ * transfer for a dependency a -> c goes from the lowest device of a to each
+ * device of c that a does not occupy: that device receives it just before
+ * c, the lowest device of a sends it just after a. A runtime can execute
+ * the stream top to bottom. The schedule must outlive the iterator.
  * *out: new, release with tessel_action_iter_free. */
 TESSEL_API int tessel_action_iter_new(tessel_action_iter **out,
 				      const tessel_schedule *schedule,

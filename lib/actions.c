@@ -1,2 +1,418 @@
-/* Placeholder: being written. */
-#include "tessel.h"
+/* Action streams: what each device does, in order, communication included.
+ *
+ * A device's stream is its compute entries in start order (ties by gid,
+ * then micro-batch, as tessel_iter_new gives them), with receives before
+ * and sends after each compute.
+ *
+ * Pairing rule (one transfer, one send, one receive): for each dependency
+ * a -> c, each micro-batch m and each device e of c that a does not
+ * occupy, there is exactly one transfer of a's output from src(a) = the
+ * lowest-numbered device of a to e.
+ *   - device e RECEIVEs it right before computing c (gid c, peer src(a),
+ *     peer_gid a, step = c's start);
+ *   - device src(a) SENDs it right after computing a (gid a, peer e,
+ *     peer_gid c, step = a's start + a's span).
+ * If a occupies e there is nothing to transfer. A block on several devices
+ * computes on each of them but sends only from its lowest device.
+ *
+ * The iterator builds its own arrays (nothing is cached in the schedule),
+ * so a const schedule can be read from several threads at once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "graph.h"
+#include "schedule.h"
+#include "util.h"
+
+struct tessel_action {
+	int kind;       /* tessel_action_kind */
+	int gid;
+	int64_t mid;
+	int peer;       /* -1 for compute */
+	int peer_gid;   /* -1 for compute */
+	int64_t step;
+};
+
+struct tessel_action_iter {
+	struct tessel_action *acts; /* owned */
+	size_t count;
+	size_t cap;
+	size_t pos;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Building a stream                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct act_key {
+	int64_t start;
+	int64_t tie; /* gid * nmicros + mid */
+} act_key;
+
+static int act_key_cmp(const void *pa, const void *pb)
+{
+	const act_key *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->tie != b->tie)
+		return a->tie < b->tie ? -1 : 1;
+	return 0;
+}
+
+/* Successors of every block (compressed rows: the consumers of block b are
+ * list[off[b] .. off[b + 1]), with the multiplicity of the deps lists). */
+typedef struct succ_index {
+	size_t *off;
+	int *list;
+} succ_index;
+
+static void succ_index_release(succ_index *x)
+{
+	tsl_free(x->off);
+	tsl_free(x->list);
+	x->off = NULL;
+	x->list = NULL;
+}
+
+static int succ_index_build(succ_index *x, const tessel_graph *g)
+{
+	size_t total = 0;
+	x->off = tsl_calloc((size_t)g->nblocks + 1, sizeof *x->off);
+	if (!x->off)
+		return tsl_error_nomem();
+	for (int c = 0; c < g->nblocks; c++) {
+		for (int i = 0; i < g->blocks[c].ndeps; i++)
+			x->off[g->blocks[c].deps[i] + 1]++;
+		total += (size_t)g->blocks[c].ndeps;
+	}
+	for (int b = 0; b < g->nblocks; b++)
+		x->off[b + 1] += x->off[b];
+	x->list = tsl_reallocarray(NULL, total ? total : 1, sizeof *x->list);
+	size_t *fill = tsl_calloc((size_t)g->nblocks + 1, sizeof *fill);
+	if (!x->list || !fill) {
+		tsl_free(fill);
+		succ_index_release(x);
+		return tsl_error_nomem();
+	}
+	/* c ascending, so each row lists its consumers in gid order */
+	for (int c = 0; c < g->nblocks; c++) {
+		for (int i = 0; i < g->blocks[c].ndeps; i++) {
+			int a = g->blocks[c].deps[i];
+			x->list[x->off[a] + fill[a]++] = c;
+		}
+	}
+	tsl_free(fill);
+	return TSL_OK;
+}
+
+static int iter_push(tessel_action_iter *it, int kind, int gid, int64_t mid,
+		     int peer, int peer_gid, int64_t step)
+{
+	if (it->count == it->cap) {
+		size_t cap = it->cap ? 2 * it->cap : 64;
+		struct tessel_action *a = tsl_reallocarray(it->acts, cap,
+							   sizeof *a);
+		if (!a)
+			return tsl_error_nomem();
+		it->acts = a;
+		it->cap = cap;
+	}
+	struct tessel_action *a = &it->acts[it->count++];
+	a->kind = kind;
+	a->gid = gid;
+	a->mid = mid;
+	a->peer = peer;
+	a->peer_gid = peer_gid;
+	a->step = step;
+	return TSL_OK;
+}
+
+/* Receives, compute and sends of block b, micro-batch m on device d. */
+static int push_compute(tessel_action_iter *it, const tessel_schedule *s,
+			const succ_index *x, int d, int b, int64_t m)
+{
+	const tessel_graph *g = s->graph;
+	const tsl_block *blk = &g->blocks[b];
+	int64_t start = tsl_entry_at(s, b, m)->start;
+	int rc;
+	for (int i = 0; i < blk->ndeps; i++) {
+		int a = blk->deps[i];
+		const tsl_block *pa = &g->blocks[a];
+		if (pa->ndevices < 1 || tsl_block_on_device(pa, d))
+			continue;
+		rc = iter_push(it, TESSEL_ACTION_RECV, b, m, pa->devices[0], a,
+			       start);
+		if (rc)
+			return rc;
+	}
+	rc = iter_push(it, TESSEL_ACTION_COMPUTE, b, m, -1, -1, start);
+	if (rc)
+		return rc;
+	if (blk->devices[0] != d)
+		return TSL_OK;
+	int64_t finish = start + blk->span;
+	for (size_t i = x->off[b]; i < x->off[b + 1]; i++) {
+		int c = x->list[i];
+		const tsl_block *pc = &g->blocks[c];
+		for (int j = 0; j < pc->ndevices; j++) {
+			int e = pc->devices[j];
+			if (tsl_block_on_device(blk, e))
+				continue;
+			rc = iter_push(it, TESSEL_ACTION_SEND, b, m, e, c,
+				       finish);
+			if (rc)
+				return rc;
+		}
+	}
+	return TSL_OK;
+}
+
+/* Every entry must be placed; `fn` names the caller. */
+static int check_placed(const tessel_schedule *s, const char *fn)
+{
+	const tessel_graph *g = s->graph;
+	for (int64_t m = 0; m < s->nmicros; m++) {
+		for (int b = 0; b < g->nblocks; b++) {
+			if (tsl_entry_at(s, b, m)->start < 0)
+				return tsl_error(TESSEL_EINVAL,
+						 "%s: schedule: block '%s' "
+						 "micro-batch %lld is not placed",
+						 fn, g->blocks[b].name,
+						 (long long)m);
+		}
+	}
+	return TSL_OK;
+}
+
+static int build_stream(tessel_action_iter *it, const tessel_schedule *s,
+			int d)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = 0;
+	for (int b = 0; b < g->nblocks; b++)
+		if (tsl_block_on_device(&g->blocks[b], d))
+			n += (size_t)s->nmicros;
+	act_key *keys = tsl_reallocarray(NULL, n ? n : 1, sizeof *keys);
+	if (!keys)
+		return tsl_error_nomem();
+	size_t k = 0;
+	for (int b = 0; b < g->nblocks; b++) {
+		if (!tsl_block_on_device(&g->blocks[b], d))
+			continue;
+		for (int64_t m = 0; m < s->nmicros; m++) {
+			keys[k].start = tsl_entry_at(s, b, m)->start;
+			keys[k].tie = (int64_t)b * s->nmicros + m;
+			k++;
+		}
+	}
+	qsort(keys, n, sizeof *keys, act_key_cmp);
+	succ_index x = {NULL, NULL};
+	int rc = succ_index_build(&x, g);
+	for (size_t i = 0; i < n && !rc; i++) {
+		int b = (int)(keys[i].tie / s->nmicros);
+		int64_t m = keys[i].tie % s->nmicros;
+		rc = push_compute(it, s, &x, d, b, m);
+	}
+	succ_index_release(&x);
+	tsl_free(keys);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Iterator                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int action_iter_make(tessel_action_iter **out, const tessel_schedule *s,
+			    int device, const char *fn)
+{
+	if (device < 0 || device >= s->graph->ndevices)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "%s: device %d is out of range 0 .. %d", fn,
+				 device, s->graph->ndevices - 1);
+	int rc = check_placed(s, fn);
+	if (rc)
+		return rc;
+	tessel_action_iter *it = tsl_calloc(1, sizeof *it);
+	if (!it)
+		return tsl_error_nomem();
+	rc = build_stream(it, s, device);
+	if (rc) {
+		tessel_action_iter_free(it);
+		return rc;
+	}
+	*out = it;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_action_iter_new(tessel_action_iter **out,
+				      const tessel_schedule *schedule,
+				      int device)
+{
+	static const char fn[] = "tessel_action_iter_new";
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	*out = NULL;
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	return action_iter_make(out, schedule, device, fn);
+}
+
+TESSEL_API int tessel_action_iter_next(const tessel_action **out,
+				       tessel_action_iter *iter)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_action_iter_next: out is NULL");
+	*out = NULL;
+	if (!iter)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_action_iter_next: iter is NULL");
+	if (iter->pos >= iter->count)
+		return TESSEL_ITEROVER;
+	*out = &iter->acts[iter->pos++];
+	return TSL_OK;
+}
+
+TESSEL_API void tessel_action_iter_free(tessel_action_iter *iter)
+{
+	if (!iter)
+		return;
+	tsl_free(iter->acts);
+	tsl_free(iter);
+}
+
+TESSEL_API int tessel_action_get(int64_t *out, const tessel_action *action,
+				 tessel_action_attr attr)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "tessel_action_get: out is NULL");
+	if (!action)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_action_get: action is NULL");
+	int64_t v;
+	switch (attr) {
+	case TESSEL_ACTION_KIND: v = action->kind; break;
+	case TESSEL_ACTION_GID: v = action->gid; break;
+	case TESSEL_ACTION_MICRO_BATCH: v = action->mid; break;
+	case TESSEL_ACTION_PEER: v = action->peer; break;
+	case TESSEL_ACTION_PEER_GID: v = action->peer_gid; break;
+	case TESSEL_ACTION_STEP: v = action->step; break;
+	default:
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_action_get: unknown attribute %d",
+				 (int)attr);
+	}
+	*out = v;
+	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Append `s` as a JSON string: quotes, backslash and control characters
+ * escaped; other bytes (UTF-8 included) as they are. */
+static void put_json_string(tsl_buf *b, const char *s)
+{
+	tsl_buf_puts(b, "\"");
+	const char *run = s;
+	for (const char *p = s; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+		const char *esc = NULL;
+		char hex[8];
+		switch (ch) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		default:
+			if (ch < 0x20 || ch == 0x7f) {
+				static const char digits[] = "0123456789abcdef";
+				memcpy(hex, "\\u00", 4);
+				hex[4] = digits[ch >> 4];
+				hex[5] = digits[ch & 15];
+				hex[6] = '\0';
+				esc = hex;
+			}
+			break;
+		}
+		if (!esc)
+			continue;
+		tsl_buf_append(b, run, (size_t)(p - run));
+		tsl_buf_puts(b, esc);
+		run = p + 1;
+	}
+	tsl_buf_puts(b, run);
+	tsl_buf_puts(b, "\"");
+}
+
+static const char *kind_op(int kind)
+{
+	switch (kind) {
+	case TESSEL_ACTION_SEND: return "send";
+	case TESSEL_ACTION_RECV: return "recv";
+	default: return "compute";
+	}
+}
+
+static void put_action(tsl_buf *b, const tessel_graph *g,
+		       const struct tessel_action *a)
+{
+	tsl_buf_printf(b, "{\"op\": \"%s\", \"block\": ", kind_op(a->kind));
+	put_json_string(b, g->blocks[a->gid].name);
+	tsl_buf_printf(b, ", \"gid\": %d, \"mid\": %lld, \"step\": %lld",
+		       a->gid, (long long)a->mid, (long long)a->step);
+	if (a->kind != TESSEL_ACTION_COMPUTE) {
+		tsl_buf_printf(b, ", \"peer\": %d, \"peer_block\": ", a->peer);
+		put_json_string(b, g->blocks[a->peer_gid].name);
+		tsl_buf_printf(b, ", \"peer_gid\": %d", a->peer_gid);
+	}
+	tsl_buf_puts(b, "}");
+}
+
+TESSEL_API int tessel_schedule_to_actions_json(char **out,
+					       const tessel_schedule *schedule)
+{
+	static const char fn[] = "tessel_schedule_to_actions_json";
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	*out = NULL;
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	const tessel_graph *g = schedule->graph;
+	int rc = check_placed(schedule, fn);
+	if (rc)
+		return rc;
+	tsl_buf b;
+	tsl_buf_init(&b);
+	tsl_buf_printf(&b, "{\n  \"format\": \"tessel-actions\",\n"
+		       "  \"version\": 1,\n  \"ndevs\": %d,\n"
+		       "  \"nmicros\": %lld,\n  \"devices\": [",
+		       g->ndevices, (long long)schedule->nmicros);
+	for (int d = 0; d < g->ndevices; d++) {
+		tessel_action_iter *it = NULL;
+		rc = action_iter_make(&it, schedule, d, fn);
+		if (rc) {
+			tsl_buf_release(&b);
+			return rc;
+		}
+		tsl_buf_printf(&b, "%s\n    {\"device\": %d, \"actions\": [",
+			       d ? "," : "", d);
+		for (size_t i = 0; i < it->count; i++) {
+			tsl_buf_puts(&b, i ? ",\n      " : "\n      ");
+			put_action(&b, g, &it->acts[i]);
+		}
+		tsl_buf_puts(&b, it->count ? "\n    ]}" : "]}");
+		tessel_action_iter_free(it);
+	}
+	tsl_buf_puts(&b, g->ndevices ? "\n  ]\n}\n" : "]\n}\n");
+	char *text = tsl_buf_take(&b);
+	if (!text)
+		return tsl_error_nomem();
+	*out = text;
+	return TSL_OK;
+}

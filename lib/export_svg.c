@@ -1,2 +1,339 @@
-/* Placeholder: being written. */
-#include "tessel.h"
+/* The schedule as an SVG picture.
+ *
+ *   period 6 (resource bound 6, optimal); makespan 40 (lower bound 38, ...)
+ *   [] forward [] backward [] weight [] repetend
+ *   device 0 |[0][1]   [0  ][2]...
+ *   device 1 |   [0][0  ][1]...
+ *            0        10        20 ...
+ *
+ * One row per device, one rectangle per entry and device it occupies (x the
+ * start step, width the span, coloured by kind, darker stroke), labelled
+ * with the micro-batch when wide enough, with the block name and steps as a
+ * tooltip; the repetend is a light grey band behind the blocks. The step
+ * width shrinks with the makespan (24 px down to 1 px) so that long
+ * schedules stay a few thousand pixels wide. */
+#include <stdio.h>
+
+#include "error.h"
+#include "graph.h"
+#include "schedule.h"
+#include "util.h"
+
+#define SVG_WIDE 2400.0    /* target width of the grid, in px */
+#define SVG_MAX_CELL 24.0
+#define SVG_MIN_CELL 1.0
+#define SVG_ROW 20.0       /* row height */
+#define SVG_BLOCK 16.0     /* rectangle height */
+#define SVG_LEFT 72.0      /* room for the device names */
+#define SVG_RIGHT 16.0
+#define SVG_TOP 76.0       /* title lines and legend above the rows */
+#define SVG_BOTTOM 30.0    /* step axis below */
+#define SVG_MIN_WIDTH 640.0
+#define SVG_DIGIT 6.5      /* width of a digit at font-size 11 */
+
+typedef struct svg_style {
+	const char *fill;
+	const char *stroke;
+	const char *label;
+} svg_style;
+
+static const svg_style styles[] = {
+	[TESSEL_KIND_FORWARD] = {"#8fb8de", "#2f5f8a", "forward"},
+	[TESSEL_KIND_BACKWARD] = {"#f4a582", "#a2401a", "backward"},
+	[TESSEL_KIND_WEIGHT] = {"#a6d96a", "#4d7a1c", "weight"},
+};
+static const svg_style other_style = {"#cccccc", "#666666", "other"};
+#define REPETEND_FILL "#e3e3e3"
+
+typedef struct svg_layout {
+	const tessel_schedule *s;
+	int64_t makespan;
+	double cell;     /* px per step */
+	double width, height;
+	double stroke;   /* stroke width of the blocks */
+} svg_layout;
+
+static const svg_style *style_of(int kind)
+{
+	if (kind >= 0 && kind < (int)(sizeof styles / sizeof styles[0]))
+		return &styles[kind];
+	return &other_style;
+}
+
+/* Length of the valid UTF-8 sequence at p (1 .. 4), or 0 if invalid. */
+static int utf8_len(const unsigned char *p)
+{
+	int n;
+	unsigned min;
+	unsigned cp;
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0) {
+		n = 2, cp = p[0] & 0x1f, min = 0x80;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 3, cp = p[0] & 0x0f, min = 0x800;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		n = 4, cp = p[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)
+	    || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return n;
+}
+
+/* s as XML character data or attribute text: markup characters as
+ * entities, characters XML forbids (control characters, bad UTF-8) as '?'. */
+static void put_xml_text(tsl_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		switch (*p) {
+		case '&': tsl_buf_puts(b, "&amp;"); p++; continue;
+		case '<': tsl_buf_puts(b, "&lt;"); p++; continue;
+		case '>': tsl_buf_puts(b, "&gt;"); p++; continue;
+		case '"': tsl_buf_puts(b, "&quot;"); p++; continue;
+		case '\'': tsl_buf_puts(b, "&apos;"); p++; continue;
+		default: break;
+		}
+		if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r') {
+			tsl_buf_puts(b, "?");
+			p++;
+			continue;
+		}
+		int n = utf8_len(p);
+		if (n == 0) {
+			tsl_buf_puts(b, "?");
+			p++;
+			continue;
+		}
+		tsl_buf_append(b, (const char *)p, (size_t)n);
+		p += n;
+	}
+}
+
+static int digits(int64_t v)
+{
+	int n = 1;
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static void layout_init(svg_layout *l, const tessel_schedule *s)
+{
+	l->s = s;
+	l->makespan = tsl_schedule_makespan(s);
+	l->cell = SVG_MAX_CELL;
+	if (l->makespan > 0) {
+		l->cell = SVG_WIDE / (double)l->makespan;
+		if (l->cell > SVG_MAX_CELL)
+			l->cell = SVG_MAX_CELL;
+		if (l->cell < SVG_MIN_CELL)
+			l->cell = SVG_MIN_CELL;
+	}
+	l->width = SVG_LEFT + (double)l->makespan * l->cell + SVG_RIGHT;
+	if (l->width < SVG_MIN_WIDTH)
+		l->width = SVG_MIN_WIDTH;
+	l->height = SVG_TOP + SVG_ROW * s->graph->ndevices + SVG_BOTTOM;
+	l->stroke = l->cell < 4.0 ? 0.25 : 1.0;
+}
+
+static double x_of(const svg_layout *l, int64_t step)
+{
+	return SVG_LEFT + (double)step * l->cell;
+}
+
+/* The key figures, as text.c prints them, on one line. */
+static int put_figures(tsl_buf *b, const tessel_schedule *s, int64_t makespan)
+{
+	int64_t rb, lb;
+	int rc = tessel_schedule_get(&rb, s, TESSEL_SCHED_RESOURCE_BOUND);
+	if (!rc)
+		rc = tessel_schedule_get(&lb, s, TESSEL_SCHED_LOWER_BOUND);
+	if (rc)
+		return rc;
+	const char *opt = s->period_optimal ? "optimal" : "not proven optimal";
+	if (s->period > 0)
+		tsl_buf_printf(b, "period %lld (resource bound %lld, %s); ",
+			       (long long)s->period, (long long)rb, opt);
+	else
+		tsl_buf_printf(b, "period unknown (resource bound %lld, %s); ",
+			       (long long)rb, opt);
+	double eff = makespan > 0 ? (double)lb / (double)makespan : 0.0;
+	tsl_buf_printf(b, "makespan %lld (lower bound %lld, efficiency %.2f%s)",
+		       (long long)makespan, (long long)lb, eff,
+		       s->makespan_optimal ? ", optimal" : "");
+	return TSL_OK;
+}
+
+static int put_header(tsl_buf *b, const svg_layout *l)
+{
+	const tessel_schedule *s = l->s;
+	tsl_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+			  "width=\"%.0f\" height=\"%.0f\" "
+			  "viewBox=\"0 0 %.0f %.0f\" "
+			  "font-family=\"sans-serif\" font-size=\"11\">\n",
+		       l->width, l->height, l->width, l->height);
+	/* the figures (ASCII, nothing to escape), as the document title and
+	 * as the first line */
+	tsl_buf fig;
+	tsl_buf_init(&fig);
+	int rc = put_figures(&fig, s, l->makespan);
+	if (rc) {
+		tsl_buf_release(&fig);
+		return rc;
+	}
+	char *figures = tsl_buf_take(&fig);
+	if (!figures)
+		return tsl_error_nomem();
+	tsl_buf_printf(b, "<title>%s</title>\n", figures);
+	tsl_buf_printf(b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+			  "fill=\"#ffffff\"/>\n", l->width, l->height);
+	tsl_buf_printf(b, "<text x=\"8\" y=\"18\" font-size=\"13\" "
+			  "font-weight=\"bold\">%s</text>\n", figures);
+	tsl_free(figures);
+	tsl_buf_printf(b, "<text x=\"8\" y=\"36\">%d devices, %lld micro-batches, "
+			  "%d blocks per micro-batch</text>\n",
+		       s->graph->ndevices, (long long)s->nmicros,
+		       s->graph->nblocks);
+	return b->failed ? tsl_error_nomem() : TSL_OK;
+}
+
+static void put_legend(tsl_buf *b)
+{
+	double x = 8, y = 46;
+	tsl_buf_puts(b, "<g class=\"legend\">\n");
+	for (size_t k = 0; k < sizeof styles / sizeof styles[0]; k++) {
+		tsl_buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" "
+				  "height=\"12\" fill=\"%s\" stroke=\"%s\"/>"
+				  "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+			       x, y, styles[k].fill, styles[k].stroke, x + 16,
+			       y + 10, styles[k].label);
+		x += 90;
+	}
+	tsl_buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" "
+			  "height=\"12\" fill=\"%s\" stroke=\"#999999\"/>"
+			  "<text x=\"%.0f\" y=\"%.0f\">repetend</text>\n",
+		       x, y, REPETEND_FILL, x + 16, y + 10);
+	tsl_buf_puts(b, "</g>\n");
+}
+
+static void put_repetend(tsl_buf *b, const svg_layout *l)
+{
+	const tessel_schedule *s = l->s;
+	if (!(s->rep_end > s->rep_begin && s->rep_begin >= 0))
+		return;
+	double top = SVG_TOP - 4;
+	double h = SVG_ROW * s->graph->ndevices + 8;
+	tsl_buf_printf(b, "<rect class=\"repetend\" x=\"%.2f\" y=\"%.0f\" "
+			  "width=\"%.2f\" height=\"%.0f\" fill=\"%s\">"
+			  "<title>repetend: steps %lld to %lld</title></rect>\n",
+		       x_of(l, s->rep_begin), top,
+		       (double)(s->rep_end - s->rep_begin) * l->cell, h,
+		       REPETEND_FILL, (long long)s->rep_begin,
+		       (long long)s->rep_end - 1);
+}
+
+/* Step numbers under the rows, at least 50 px apart. */
+static void put_axis(tsl_buf *b, const svg_layout *l)
+{
+	static const int64_t mult[] = {1, 2, 5};
+	int64_t every = 1;
+	for (int64_t scale = 1; every * l->cell < 50.0; scale *= 10) {
+		for (int i = 0; i < 3; i++) {
+			every = mult[i] * scale;
+			if (every * l->cell >= 50.0)
+				break;
+		}
+	}
+	double y = SVG_TOP + SVG_ROW * l->s->graph->ndevices + 16;
+	tsl_buf_puts(b, "<g class=\"axis\" fill=\"#555555\" "
+			"text-anchor=\"middle\">\n");
+	for (int64_t t = 0; t <= l->makespan; t += every)
+		tsl_buf_printf(b, "<text x=\"%.2f\" y=\"%.0f\">%lld</text>\n",
+			       x_of(l, t), y, (long long)t);
+	tsl_buf_puts(b, "</g>\n");
+}
+
+static void put_block(tsl_buf *b, const svg_layout *l,
+		      const struct tessel_entry *e, double y)
+{
+	const tsl_block *blk = &l->s->graph->blocks[e->gid];
+	const svg_style *st = style_of(blk->kind);
+	double x = x_of(l, e->start);
+	double w = (double)blk->span * l->cell;
+	tsl_buf_printf(b, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
+			  "height=\"%.0f\" fill=\"%s\" stroke=\"%s\" "
+			  "stroke-width=\"%.2f\"><title>",
+		       x, y, w, SVG_BLOCK, st->fill, st->stroke, l->stroke);
+	put_xml_text(b, blk->name);
+	tsl_buf_printf(b, " mb%lld: steps %lld to %lld</title></rect>\n",
+		       (long long)e->mid, (long long)e->start,
+		       (long long)(e->start + blk->span - 1));
+	if (w >= SVG_DIGIT * digits(e->mid) + 4)
+		tsl_buf_printf(b, "<text x=\"%.2f\" y=\"%.0f\" "
+				  "text-anchor=\"middle\">%lld</text>\n",
+			       x + w / 2, y + 12, (long long)e->mid);
+}
+
+static int put_row(tsl_buf *b, const svg_layout *l, int d)
+{
+	double y = SVG_TOP + SVG_ROW * d;
+	tsl_buf_printf(b, "<text x=\"8\" y=\"%.0f\">device %d</text>\n",
+		       y + 13, d);
+	tessel_iter *it = NULL;
+	int rc = tessel_iter_new(&it, l->s, d);
+	if (rc)
+		return rc;
+	const tessel_entry *e;
+	tsl_buf_printf(b, "<g class=\"device\" id=\"device%d\">\n", d);
+	while (tessel_iter_next(&e, it) == TESSEL_OK)
+		put_block(b, l, e, y + (SVG_ROW - SVG_BLOCK) / 2);
+	tsl_buf_puts(b, "</g>\n");
+	tessel_iter_free(it);
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_schedule_to_svg(char **out,
+				      const tessel_schedule *schedule)
+{
+	static const char fn[] = "tessel_schedule_to_svg";
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	*out = NULL;
+	if (!schedule)
+		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	svg_layout l;
+	layout_init(&l, schedule);
+	tsl_buf b;
+	tsl_buf_init(&b);
+	int rc = put_header(&b, &l);
+	if (!rc) {
+		put_legend(&b);
+		put_repetend(&b, &l);
+	}
+	for (int d = 0; d < schedule->graph->ndevices && !rc; d++)
+		rc = put_row(&b, &l, d);
+	if (!rc) {
+		put_axis(&b, &l);
+		tsl_buf_puts(&b, "</svg>\n");
+	}
+	if (rc) {
+		tsl_buf_release(&b);
+		return rc;
+	}
+	char *text = tsl_buf_take(&b);
+	if (!text)
+		return tsl_error_nomem();
+	*out = text;
+	return TSL_OK;
+}

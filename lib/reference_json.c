@@ -1,2 +1,438 @@
-/* Placeholder: being written. */
-#include "tessel.h"
+/* JSON inputs beside the library's own formats: durations per block for
+ * the simulator, and schedules saved by the public Tessel reference
+ * implementation (read for the placement they were made for). */
+#include "json_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "graph.h"
+#include "schedule.h"
+#include "util.h"
+
+/* Limits of the schedule model (as in schedule.c). */
+#define MAX_MICROS 1000000LL
+#define MAX_STEP 1000000000000000LL
+
+static const char *const phase_names[] = { "warmup", "repetend", "cooldown" };
+
+/* ------------------------------------------------------------------------ */
+/* Durations                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int durations_from_root(double *dur, const tessel_graph *g,
+			       json_t *root)
+{
+	const char *name;
+	json_t *v;
+
+	for (int b = 0; b < g->nblocks; b++)
+		dur[b] = g->blocks[b].span;
+	json_object_foreach(root, name, v) {
+		int gid = -1;
+		if (tessel_graph_find(&gid, g, name))
+			return tsl_error(TESSEL_ENOTFOUND,
+					 "\"%.200s\": no block of that name in the placement",
+					 name);
+		if (!json_is_number(v))
+			return tsl_error(TESSEL_EPARSE,
+					 "\"%.200s\": the duration must be a number, not %s",
+					 name, tsl_json_type_name(v));
+		double d = json_number_value(v);
+		if (!isfinite(d) || !(d > 0))
+			return tsl_error(TESSEL_ERANGE,
+					 "\"%.200s\": the duration must be a number > 0, got %g",
+					 name, d);
+		dur[gid] = d;
+	}
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_durations_from_json(double **out,
+					  const tessel_graph *graph,
+					  const char *text, size_t length)
+{
+	json_t *root = NULL;
+	double *dur;
+	int rc;
+
+	if (!out)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_durations_from_json: out is NULL");
+	*out = NULL;
+	if (!graph)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_durations_from_json: graph is NULL");
+	if (!text)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_durations_from_json: text is NULL");
+	rc = tsl_json_load_text(&root, text, length);
+	if (rc)
+		return rc;
+	dur = tsl_reallocarray(NULL, graph->nblocks > 0 ? (size_t)graph->nblocks
+							 : 1, sizeof *dur);
+	if (!dur)
+		rc = tsl_error_nomem();
+	else
+		rc = durations_from_root(dur, graph, root);
+	json_decref(root);
+	if (rc) {
+		tsl_free(dur);
+		return rc;
+	}
+	*out = dur;
+	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Schedules of the reference implementation                                  */
+/* ------------------------------------------------------------------------ */
+
+/* One entry of "blocks" once read. */
+typedef struct ref_item {
+	int gid;
+	int phase;      /* -1: not given */
+	long long mid;
+	long long step;
+} ref_item;
+
+typedef struct ref_reader {
+	const tessel_graph *g;
+	int *tmp;       /* ndevices ints for sorting a "device" list */
+} ref_reader;
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int mismatch(const char *where, const char *field, long long got,
+		    const tsl_block *b, int gid, long long want)
+{
+	return tsl_error(TESSEL_EPARSE,
+			 "%s\"%s\" is %lld but block %d (\"%.200s\") has %s %lld in the placement",
+			 where, field, got, gid, b->name, field, want);
+}
+
+static int check_devices(ref_reader *r, const json_t *obj, int gid,
+			 const char *where)
+{
+	const tsl_block *b = &r->g->blocks[gid];
+	char what[64];
+	long long d = 0;
+	json_t *a;
+	size_t n;
+	int rc = tsl_json_member(&a, obj, "device", JSON_ARRAY, 1, where);
+
+	if (rc)
+		return rc;
+	n = json_array_size(a);
+	if (n != (size_t)b->ndevices)
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"device\" lists %zu devices but block %d (\"%.200s\") has %d in the placement",
+				 where, n, gid, b->name, b->ndevices);
+	for (size_t k = 0; k < n; k++) {
+		snprintf(what, sizeof what, "\"device\"[%zu]", k);
+		rc = tsl_json_int(&d, json_array_get(a, k), 0,
+				  r->g->ndevices - 1, where, what);
+		if (rc)
+			return rc;
+		r->tmp[k] = (int)d;
+	}
+	qsort(r->tmp, n, sizeof *r->tmp, cmp_int);
+	for (size_t k = 0; k < n; k++)
+		if (r->tmp[k] != b->devices[k])
+			return tsl_error(TESSEL_EPARSE,
+					 "%s\"device\" does not match the devices of block %d (\"%.200s\") in the placement",
+					 where, gid, b->name);
+	return TSL_OK;
+}
+
+/* "btype" (optional): "forward" for a forward block, "backward" for the
+ * others. */
+static int check_btype(const json_t *obj, int gid, const tsl_block *b,
+		       const char *where)
+{
+	const char *btype = NULL;
+	const char *want = b->kind == TESSEL_KIND_FORWARD ? "forward" : "backward";
+	int rc = tsl_json_member_string(&btype, obj, "btype", 0, where);
+
+	if (rc || !btype)
+		return rc;
+	if (strcmp(btype, want))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"btype\" is \"%.100s\" but block %d (\"%.200s\") needs \"%s\"",
+				 where, btype, gid, b->name, want);
+	return TSL_OK;
+}
+
+/* span, memory, btype and device agree with the placement. */
+static int check_block(ref_reader *r, const json_t *obj, int gid,
+		       const char *where)
+{
+	const tsl_block *b = &r->g->blocks[gid];
+	long long span = 0, memory = 0;
+	int rc = tsl_json_member_int(&span, obj, "span", 1, LLONG_MIN,
+				     LLONG_MAX, where);
+
+	if (rc)
+		return rc;
+	if (span != b->span)
+		return mismatch(where, "span", span, b, gid, b->span);
+	rc = tsl_json_member_int(&memory, obj, "memory", 1, LLONG_MIN,
+				 LLONG_MAX, where);
+	if (rc)
+		return rc;
+	if (memory != b->memory)
+		return mismatch(where, "memory", memory, b, gid, b->memory);
+	rc = check_btype(obj, gid, b, where);
+	return rc ? rc : check_devices(r, obj, gid, where);
+}
+
+/* "phase" is the library's own addition: used when it is one of the
+ * three names, ignored otherwise. */
+static int read_phase(const json_t *obj)
+{
+	const char *s = json_string_value(json_object_get(obj, "phase"));
+
+	for (int p = 0; s && p < 3; p++)
+		if (!strcmp(s, phase_names[p]))
+			return p;
+	return -1;
+}
+
+static int read_item(ref_reader *r, ref_item *it, const json_t *obj,
+		     size_t idx)
+{
+	char where[64];
+	long long gid = 0;
+	int rc;
+
+	snprintf(where, sizeof where, "\"blocks\"[%zu]: ", idx);
+	if (!json_is_object(obj))
+		return tsl_error(TESSEL_EPARSE, "%smust be an object, not %s",
+				 where, tsl_json_type_name(obj));
+	rc = tsl_json_member_int(&gid, obj, "gid", 1, 0, r->g->nblocks - 1,
+				 where);
+	if (!rc)
+		rc = tsl_json_member_int(&it->mid, obj, "mid", 1, 0,
+					 MAX_MICROS - 1, where);
+	if (!rc)
+		rc = tsl_json_member_int(&it->step, obj, "step", 1, 0, MAX_STEP,
+					 where);
+	if (!rc)
+		rc = check_block(r, obj, (int)gid, where);
+	if (rc)
+		return rc;
+	it->gid = (int)gid;
+	it->phase = read_phase(obj);
+	return TSL_OK;
+}
+
+static int read_items(ref_item *items, long long *nmicros,
+		      const tessel_graph *g, const json_t *blocks)
+{
+	ref_reader r = { g, NULL };
+	size_t n = json_array_size(blocks);
+	int rc = TSL_OK;
+
+	*nmicros = 0;
+	r.tmp = tsl_calloc((size_t)g->ndevices, sizeof *r.tmp);
+	if (!r.tmp)
+		return tsl_error_nomem();
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = read_item(&r, &items[i], json_array_get(blocks, i), i);
+		if (!rc && items[i].mid + 1 > *nmicros)
+			*nmicros = items[i].mid + 1;
+	}
+	tsl_free(r.tmp);
+	return rc;
+}
+
+/* "repetend" (optional): [begin, end], clamped to the schedule. */
+static int read_repetend(int *given, long long *begin, long long *end,
+			 const json_t *root, long long makespan)
+{
+	json_t *a;
+	int rc = tsl_json_member(&a, root, "repetend", JSON_ARRAY, 0, "");
+
+	*given = 0;
+	if (rc || !a)
+		return rc;
+	if (json_array_size(a) != 2)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"repetend\" must be [begin, end], not an array of %zu values",
+				 json_array_size(a));
+	rc = tsl_json_int(begin, json_array_get(a, 0), LLONG_MIN, LLONG_MAX,
+			  "", "\"repetend\"[0]");
+	if (!rc)
+		rc = tsl_json_int(end, json_array_get(a, 1), LLONG_MIN,
+				  LLONG_MAX, "", "\"repetend\"[1]");
+	if (rc)
+		return rc;
+	*begin = *begin < 0 ? 0 : *begin > makespan ? makespan : *begin;
+	*end = *end < *begin ? *begin : *end > makespan ? makespan : *end;
+	*given = 1;
+	return TSL_OK;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The first (mid, gid) with no entry, when there are fewer entries than
+ * the micro-batches need. */
+static int report_missing(const ref_item *items, size_t n,
+			  const tessel_graph *g)
+{
+	long long *keys = tsl_reallocarray(NULL, n, sizeof *keys);
+	long long want = 0;
+
+	if (!keys)
+		return tsl_error_nomem();
+	for (size_t i = 0; i < n; i++)
+		keys[i] = items[i].mid * g->nblocks + items[i].gid;
+	qsort(keys, n, sizeof *keys, cmp_ll);
+	for (size_t i = 0; i < n && keys[i] <= want; i++)
+		if (keys[i] == want)
+			want++;
+	tsl_free(keys);
+	return tsl_error(TESSEL_EPARSE,
+			 "\"blocks\" has no entry for block %d (\"%.200s\") of micro-batch %lld",
+			 (int)(want % g->nblocks), g->blocks[want % g->nblocks].name,
+			 want / g->nblocks);
+}
+
+/* Place every item; each (gid, mid) exactly once. */
+static int fill_schedule(tessel_schedule *s, const ref_item *items, size_t n)
+{
+	const tessel_graph *g = s->graph;
+
+	for (size_t i = 0; i < n; i++) {
+		struct tessel_entry *e = tsl_entry_at(s, items[i].gid,
+						      items[i].mid);
+		if (e->start >= 0)
+			return tsl_error(TESSEL_EPARSE,
+					 "\"blocks\"[%zu]: block %d (\"%.200s\") of micro-batch %lld appears twice",
+					 i, items[i].gid,
+					 g->blocks[items[i].gid].name,
+					 items[i].mid);
+		e->start = items[i].step;
+	}
+	for (int64_t mid = 0; mid < s->nmicros; mid++)
+		for (int gid = 0; gid < g->nblocks; gid++)
+			if (tsl_entry_at(s, gid, mid)->start < 0)
+				return tsl_error(TESSEL_EPARSE,
+						 "\"blocks\" has no entry for block %d (\"%.200s\") of micro-batch %lld",
+						 gid, g->blocks[gid].name,
+						 (long long)mid);
+	return TSL_OK;
+}
+
+static void set_phases(tessel_schedule *s, const ref_item *items, size_t n,
+		       int rep_given)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct tessel_entry *e = tsl_entry_at(s, items[i].gid,
+						      items[i].mid);
+		if (items[i].phase >= 0)
+			e->phase = items[i].phase;
+		else if (!rep_given || (e->start >= s->rep_begin &&
+					e->start < s->rep_end))
+			e->phase = TESSEL_PHASE_REPETEND;
+		else
+			e->phase = e->start < s->rep_begin ? TESSEL_PHASE_WARMUP
+							   : TESSEL_PHASE_COOLDOWN;
+	}
+}
+
+static int reference_from_root(tessel_schedule **out, const tessel_graph *g,
+			       const json_t *root)
+{
+	tessel_schedule *s = NULL;
+	ref_item *items = NULL;
+	json_t *blocks = NULL;
+	long long ndevs = 0, nmicros = 0, begin = 0, end = 0;
+	size_t n;
+	int rep_given = 0;
+	int rc = tsl_json_member_int(&ndevs, root, "ndevs", 1, 1,
+				     TESSEL_MAX_DEVICES, "");
+
+	if (rc)
+		return rc;
+	if (ndevs != g->ndevices)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"ndevs\" is %lld but the placement has %d devices",
+				 ndevs, g->ndevices);
+	rc = tsl_json_member(&blocks, root, "blocks", JSON_ARRAY, 1, "");
+	if (rc)
+		return rc;
+	n = json_array_size(blocks);
+	if (n == 0)
+		return tsl_error(TESSEL_EPARSE, "\"blocks\" is empty");
+	items = tsl_reallocarray(NULL, n, sizeof *items);
+	if (!items)
+		return tsl_error_nomem();
+	rc = read_items(items, &nmicros, g, blocks);
+	/* too few entries: name a missing one before allocating for all */
+	if (!rc && (unsigned long long)nmicros * (unsigned long long)g->nblocks > n)
+		rc = report_missing(items, n, g);
+	if (!rc)
+		rc = tsl_schedule_alloc(&s, g, nmicros);
+	if (!rc)
+		rc = fill_schedule(s, items, n);
+	if (!rc)
+		rc = read_repetend(&rep_given, &begin, &end, root,
+				   tsl_schedule_makespan(s));
+	if (rc) {
+		tsl_free(items);
+		tessel_schedule_free(s);
+		return rc;
+	}
+	if (rep_given) {
+		s->rep_begin = begin;
+		s->rep_end = end;
+	}
+	set_phases(s, items, n, rep_given);
+	tsl_free(items);
+	*out = s;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_schedule_from_reference_json(tessel_schedule **out,
+						   const tessel_graph *placement,
+						   const char *text,
+						   size_t length)
+{
+	json_t *root = NULL;
+	int rc;
+
+	if (!out)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_from_reference_json: out is NULL");
+	*out = NULL;
+	if (!placement)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_from_reference_json: placement is NULL");
+	if (!text)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_schedule_from_reference_json: text is NULL");
+	rc = tsl_graph_check_structure(placement);
+	if (rc)
+		return rc;
+	rc = tsl_json_load_text(&root, text, length);
+	if (rc)
+		return rc;
+	rc = reference_from_root(out, placement, root);
+	json_decref(root);
+	return rc;
+}

@@ -108,7 +108,7 @@ expect_ok
 expect_stdout_has '^tessel [0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*'
 pass "--version"
 
-for cmd in search validate presets; do
+for cmd in search validate simulate presets; do
 	run "$cmd" --help
 	expect_ok
 	expect_stdout_has "tessel $cmd"
@@ -208,6 +208,86 @@ run validate "$TMP/truncated.json"
 expect_refused 2
 pass "validate rejects malformed JSON (exit 2)"
 
+# ---------------------------------------------------------------- formats
+
+for fmt in actions torch torch-comms trace svg; do
+	run search --preset vshape --micro-batches 4 --format "$fmt"
+	expect_ok
+	pass "search --format $fmt"
+done
+run search --preset vshape --micro-batches 4 --format svg
+head -c 4 "$OUT" | grep -q '^<svg' || fail "--format svg does not start with <svg"
+pass "search --format svg writes an SVG"
+run search --preset vshape --micro-batches 4 --format trace --step-us 2.5
+expect_ok
+pass "search --format trace --step-us"
+run search --preset vshape --micro-batches 4 --format svg --output "$TMP/s.svg"
+expect_status 0
+[ -s "$TMP/s.svg" ] || fail "--format svg --output wrote nothing"
+pass "search --format svg --output"
+
+# ---------------------------------------------------------------- simulate
+
+want=$(sed -n 's/^  "nsteps": \([0-9]*\),$/\1/p' "$SCHED")
+[ -n "$want" ] || fail "no nsteps in $SCHED"
+run simulate "$SCHED"
+expect_ok
+expect_stdout_has "^makespan $want\$"
+expect_stdout_has '^device 0: busy [0-9.]*, idle [0-9.]*, peak memory [0-9-]*$'
+expect_stdout_has '^device 3: '
+pass "simulate without durations gives the schedule's makespan ($want)"
+
+run simulate "$SCHED" --latency 0.5 --jitter 0.2 --seed 7
+expect_ok
+cp "$OUT" "$TMP/sim1"
+run simulate "$SCHED" --latency 0.5 --jitter 0.2 --seed 7
+expect_ok
+cmp -s "$OUT" "$TMP/sim1" || fail "simulate with a seed is not deterministic"
+pass "simulate --latency --jitter --seed is deterministic"
+
+printf '{"f0": 3.5}\n' >"$TMP/durations.json"
+run simulate "$SCHED" --durations "$TMP/durations.json"
+expect_ok
+expect_stdout_has '^makespan '
+pass "simulate --durations"
+
+printf '{"nosuchblock": 1}\n' >"$TMP/bad-durations.json"
+run simulate "$SCHED" --durations "$TMP/bad-durations.json"
+expect_refused 2
+expect_stderr_has 'nosuchblock'
+pass "simulate rejects durations of unknown blocks (exit 2)"
+
+# ---------------------------------------------------------------- validate --placement
+
+# A schedule in the reference implementation's layout: only its keys.
+REF=$TMP/reference.json
+python3 - "$SCHED" "$REF" <<'EOF2' || fail "could not write $REF"
+import json, sys
+with open(sys.argv[1]) as f:
+    doc = json.load(f)
+keys = ("mid", "span", "memory", "btype", "gid", "step", "device")
+ref = {"ndevs": doc["ndevs"], "repetend": doc["repetend"],
+       "blocks": [{k: b[k] for k in keys} for b in doc["blocks"]]}
+with open(sys.argv[2], "w") as f:
+    json.dump(ref, f)
+EOF2
+run validate "$REF" --placement "$DATA/vshape-4dev.json"
+expect_ok
+expect_stdout_has '^valid: '
+pass "validate --placement accepts a reference-format schedule"
+
+run validate "$SCHED" --placement "$DATA/vshape-4dev.json"
+expect_ok
+pass "validate --placement accepts the library's schedule JSON"
+
+run validate "$REF" --placement "$DATA/mshape-4dev.json"
+expect_refused 2
+pass "validate --placement rejects a schedule of another placement (exit 2)"
+
+run validate "$REF"
+expect_refused 2
+pass "validate without --placement rejects a reference-format schedule"
+
 # ---------------------------------------------------------------- bad usage
 
 refused_usage() {
@@ -245,6 +325,24 @@ refused_usage validate
 refused_usage validate "$TMP/does-not-exist.json"
 refused_usage validate "$SCHED" "$SCHED"
 refused_usage presets extra
+refused_usage search --format pdf
+refused_usage search --step-us 5
+refused_usage search --format trace --step-us 0
+refused_usage search --format trace --step-us abc
+refused_usage validate "$SCHED" --placement
+refused_usage validate "$SCHED" --placement "$TMP/does-not-exist.json"
+refused_usage simulate
+refused_usage simulate "$SCHED" "$SCHED"
+refused_usage simulate "$TMP/does-not-exist.json"
+refused_usage simulate "$TMP/truncated.json"
+refused_usage simulate "$SCHED" --latency -1
+refused_usage simulate "$SCHED" --latency abc
+refused_usage simulate "$SCHED" --jitter 1
+refused_usage simulate "$SCHED" --jitter -0.1
+refused_usage simulate "$SCHED" --seed -1
+refused_usage simulate "$SCHED" --seed x
+refused_usage simulate "$SCHED" --durations "$TMP/does-not-exist.json"
+refused_usage simulate "$SCHED" --frobnicate
 
 # ---------------------------------------------------------------- no schedule
 

@@ -7,6 +7,7 @@
 #ifndef TESSEL_CLI_H
 #define TESSEL_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Exit statuses (see tools/tessel.1). */
@@ -47,6 +48,11 @@ int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg);
  * leaves no partial file. On failure print the reason and return -1. */
 int cli_write_output(const char *path, const char *text);
 
+/* Read the whole file at `path` into *out (NUL-terminated, release with
+ * free) and its size into *length. On failure print "tessel: <path>:
+ * <reason>" and return -1. */
+int cli_read_file(char **out, size_t *length, const char *path);
+
 /* Flush stdout; print the reason and return -1 if it failed. */
 int cli_flush_stdout(void);
 
@@ -56,5 +62,6 @@ int cli_search(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_presets(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+int cli_simulate(int argc, char **argv);
 
 #endif /* TESSEL_CLI_H */

@@ -3,8 +3,11 @@
 
 #include <tessel.h>
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The built-in default: tessel search with no arguments. */
@@ -35,17 +38,47 @@ static const char search_usage[] =
 	"                            all cores); the result does not depend on it\n"
 	"      --fast                heuristics only, no solver\n"
 	"Output:\n"
-	"      --format text|json    text grid (default) or schedule JSON\n"
+	"      --format FORMAT       text (default): a grid; json: schedule JSON;\n"
+	"                            actions: per-device action streams (JSON);\n"
+	"                            torch, torch-comms: PyTorch pipelining CSV\n"
+	"                            (without, with send/receive actions);\n"
+	"                            trace: Chrome trace events (Perfetto);\n"
+	"                            svg: a picture\n"
+	"      --step-us N           trace: microseconds per step (default 1000)\n"
 	"  -o, --output FILE         write to FILE instead of the standard output\n"
 	"  -h, --help                show this help and exit\n"
 	"\n"
 	"Exit status: 0 schedule found, 1 no schedule within the limits or the\n"
 	"time limit, 2 bad usage or bad input.\n";
 
-enum output_format { FORMAT_TEXT, FORMAT_JSON };
+enum output_format {
+	FORMAT_TEXT,
+	FORMAT_JSON,
+	FORMAT_ACTIONS,
+	FORMAT_TORCH,
+	FORMAT_TORCH_COMMS,
+	FORMAT_TRACE,
+	FORMAT_SVG
+};
+
+static const struct {
+	const char *name;
+	enum output_format format;
+} format_names[] = {
+	{ "text", FORMAT_TEXT },
+	{ "json", FORMAT_JSON },
+	{ "actions", FORMAT_ACTIONS },
+	{ "torch", FORMAT_TORCH },
+	{ "torch-comms", FORMAT_TORCH_COMMS },
+	{ "trace", FORMAT_TRACE },
+	{ "svg", FORMAT_SVG },
+};
+
+/* Microseconds per step of --format trace by default: 1 ms. */
+#define DEFAULT_STEP_US 1000.0
 
 /* Long options without a short form. */
-enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT };
+enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT, OPT_STEP_US };
 
 static const struct option search_options[] = {
 	{ "preset", required_argument, NULL, 'p' },
@@ -57,6 +90,7 @@ static const struct option search_options[] = {
 	{ "threads", required_argument, NULL, 'j' },
 	{ "fast", no_argument, NULL, OPT_FAST },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "step-us", required_argument, NULL, OPT_STEP_US },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -70,6 +104,8 @@ struct search_args {
 	int memory_given;
 	int infer;
 	enum output_format format;
+	double step_us;              /* --format trace */
+	int step_us_given;
 	const char *output;          /* NULL: stdout */
 	tessel_options *options;
 };
@@ -126,14 +162,32 @@ static int memory_option(struct search_args *a, const char *arg)
 
 static int format_option(struct search_args *a, const char *arg)
 {
-	if (strcmp(arg, "text") == 0)
-		a->format = FORMAT_TEXT;
-	else if (strcmp(arg, "json") == 0)
-		a->format = FORMAT_JSON;
-	else {
-		cli_error("--format: '%s' is not text or json", arg);
+	size_t n = sizeof format_names / sizeof format_names[0];
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(arg, format_names[i].name) == 0) {
+			a->format = format_names[i].format;
+			return 0;
+		}
+	cli_error("--format: '%s' is not text, json, actions, torch, "
+		  "torch-comms, trace or svg", arg);
+	return -1;
+}
+
+/* A finite number > 0 of microseconds per step. */
+static int step_us_option(struct search_args *a, const char *arg)
+{
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (!arg[0] || *end || errno || !isfinite(v) || !(v > 0)) {
+		cli_error("--step-us: '%s' is not a number > 0", arg);
 		return -1;
 	}
+	a->step_us = v;
+	a->step_us_given = 1;
 	return 0;
 }
 
@@ -163,6 +217,8 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 		return set_option(a, TESSEL_OPT_FAST, "--fast", 1);
 	case OPT_FORMAT:
 		return format_option(a, arg);
+	case OPT_STEP_US:
+		return step_us_option(a, arg);
 	case 'o':
 		if (!arg[0]) {
 			cli_error("--output: empty file name");
@@ -178,6 +234,10 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 /* Options that only make sense together or apart; -1 with the reason. */
 static int check_combination(const struct search_args *a)
 {
+	if (a->step_us_given && a->format != FORMAT_TRACE) {
+		cli_error("search: --step-us applies to --format trace only");
+		return -1;
+	}
 	if (!a->file)
 		return 0;
 	if (a->preset)
@@ -289,10 +349,29 @@ static int emit(const tessel_schedule *s, const struct search_args *a)
 	char *text = NULL;
 	int rc;
 
-	if (a->format == FORMAT_JSON)
+	switch (a->format) {
+	case FORMAT_JSON:
 		rc = tessel_schedule_to_json(&text, s);
-	else
+		break;
+	case FORMAT_ACTIONS:
+		rc = tessel_schedule_to_actions_json(&text, s);
+		break;
+	case FORMAT_TORCH:
+		rc = tessel_schedule_to_torch_csv(&text, s, 0);
+		break;
+	case FORMAT_TORCH_COMMS:
+		rc = tessel_schedule_to_torch_csv(&text, s, 1);
+		break;
+	case FORMAT_TRACE:
+		rc = tessel_schedule_to_trace_json(&text, s, a->step_us);
+		break;
+	case FORMAT_SVG:
+		rc = tessel_schedule_to_svg(&text, s);
+		break;
+	default:
 		rc = tessel_schedule_to_text(&text, s);
+		break;
+	}
 	if (rc)
 		return cli_lib_error(rc, "output");
 	rc = cli_write_output(a->output, text);
@@ -327,7 +406,8 @@ static int run_search(const struct search_args *a)
 
 int cli_search(int argc, char **argv)
 {
-	struct search_args a = { .format = FORMAT_TEXT };
+	struct search_args a = { .format = FORMAT_TEXT,
+				 .step_us = DEFAULT_STEP_US };
 	int status;
 	int rc = tessel_options_new(&a.options);
 

@@ -6,33 +6,48 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char validate_usage[] =
-	"Usage: tessel validate SCHEDULE.json\n"
+	"Usage: tessel validate SCHEDULE.json [--placement PLACEMENT.json]\n"
 	"\n"
 	"Check a schedule file (as written by 'tessel search --format json'):\n"
 	"every block of every micro-batch placed exactly once, no device doing\n"
 	"two blocks at once, dependencies respected, memory within the limits.\n"
 	"\n"
 	"Options:\n"
-	"  -h, --help  show this help and exit\n"
+	"  -P, --placement FILE  read SCHEDULE.json as a schedule saved by the\n"
+	"                        Tessel reference implementation, made for the\n"
+	"                        placement in FILE\n"
+	"  -h, --help            show this help and exit\n"
 	"\n"
 	"Exit status: 0 valid, 1 the schedule breaks a rule (the first violation\n"
 	"is printed on stderr), 2 bad usage or unreadable or malformed file.\n";
 
 static const struct option validate_options[] = {
+	{ "placement", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Parse the command line into *path. Returns -1 to go on, else an exit
- * status. */
-static int parse_args(const char **path, int argc, char **argv)
+/* Parse the command line into *path and *placement. Returns -1 to go on,
+ * else an exit status. */
+static int parse_args(const char **path, const char **placement, int argc,
+		      char **argv)
 {
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", validate_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hP:", validate_options,
+				NULL)) != -1) {
+		if (c == 'P') {
+			if (!optarg[0]) {
+				cli_error("--placement: empty file name");
+				return CLI_EXIT_USAGE;
+			}
+			*placement = optarg;
+			continue;
+		}
 		if (c != 'h')
 			return cli_getopt_error(c, argv);
 		fputs(validate_usage, stdout);
@@ -87,13 +102,44 @@ static void print_summary(const tessel_schedule *s)
 	       figure(s, TESSEL_SCHED_NDEVICES), figure(s, TESSEL_SCHED_NBLOCKS));
 }
 
-static int validate_file(const char *path)
+/* A schedule of the reference implementation for the placement in
+ * `placement`. */
+static int load_reference(tessel_schedule **out, const char *path,
+			  const char *placement)
 {
-	tessel_schedule *s = NULL;
-	int rc = tessel_schedule_from_file(&s, path);
+	tessel_graph *g = NULL;
+	char *text = NULL;
+	size_t length = 0;
+	int rc = tessel_graph_from_file(&g, placement);
 
 	if (rc)
+		return cli_lib_error(rc, placement);
+	if (cli_read_file(&text, &length, path)) {
+		tessel_graph_free(g);
+		return CLI_EXIT_USAGE;
+	}
+	rc = tessel_schedule_from_reference_json(out, g, text, length);
+	free(text);
+	tessel_graph_free(g);
+	if (rc)
 		return cli_lib_error(rc, path);
+	return 0;
+}
+
+static int validate_file(const char *path, const char *placement)
+{
+	tessel_schedule *s = NULL;
+	int rc;
+
+	if (placement) {
+		int status = load_reference(&s, path, placement);
+		if (status)
+			return status;
+	} else {
+		rc = tessel_schedule_from_file(&s, path);
+		if (rc)
+			return cli_lib_error(rc, path);
+	}
 	rc = tessel_schedule_validate(s);
 	if (rc == TESSEL_EVIOLATION) {
 		cli_error("%s: invalid schedule: %s", path, tessel_error_last());
@@ -110,10 +156,10 @@ static int validate_file(const char *path)
 
 int cli_validate(int argc, char **argv)
 {
-	const char *path = NULL;
-	int status = parse_args(&path, argc, argv);
+	const char *path = NULL, *placement = NULL;
+	int status = parse_args(&path, &placement, argc, argv);
 
 	if (status >= 0)
 		return status;
-	return validate_file(path);
+	return validate_file(path, placement);
 }

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: MIT
  *
  *   tessel search [PLACEMENT.json] [options]
- *   tessel validate SCHEDULE.json
+ *   tessel validate SCHEDULE.json [--placement PLACEMENT.json]
+ *   tessel simulate SCHEDULE.json [options]
  *   tessel presets
  *   tessel --help | --version
  */
@@ -23,7 +24,11 @@ static const char usage_text[] =
 	"  search [PLACEMENT.json] [OPTIONS]  find a schedule for a placement\n"
 	"                                     (default: preset mshape, 4 devices,\n"
 	"                                     memory 6, 16 micro-batches)\n"
-	"  validate SCHEDULE.json             check a schedule file\n"
+	"  validate SCHEDULE.json             check a schedule file (with\n"
+	"                                     --placement FILE: one saved by\n"
+	"                                     the Tessel reference)\n"
+	"  simulate SCHEDULE.json [OPTIONS]   replay a schedule with real\n"
+	"                                     durations, latency and jitter\n"
 	"  presets                            list the built-in placements\n"
 	"  bench [OPTIONS]                    run the benchmark suite\n"
 	"\n"
@@ -49,6 +54,7 @@ struct command {
 static const struct command commands[] = {
 	{ "search", cli_search },
 	{ "validate", cli_validate },
+	{ "simulate", cli_simulate },
 	{ "presets", cli_presets },
 	{ "bench", cli_bench },
 };
@@ -127,7 +133,8 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 
 	if (argc < 2) {
-		cli_error("no command given (search, validate, presets or bench)");
+		cli_error("no command given (search, validate, simulate, presets "
+			  "or bench)");
 		return usage_error();
 	}
 	if (is_help(argv[1]))

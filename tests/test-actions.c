@@ -1,0 +1,461 @@
+/* Action streams: compute order, send/receive pairing, ordering around the
+ * computes, the JSON export and bad arguments. Schedules come from presets
+ * through the search, plus small hand-made ones. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "tessel.h"
+
+typedef struct act {
+	int dev;
+	size_t pos;  /* index in its device's stream */
+	int64_t kind, gid, mid, peer, peer_gid, step;
+} act;
+
+typedef struct stream_set {
+	act *acts;
+	size_t count;
+} stream_set;
+
+static void expect_error(int rc, int code, const char *fragment)
+{
+	if (rc != code || !strstr(tessel_error_last(), fragment))
+		print_error("got %d \"%s\", wanted %d with \"%s\"\n", rc,
+			    tessel_error_last(), code, fragment);
+	assert_int_equal(rc, code);
+	assert_non_null(strstr(tessel_error_last(), fragment));
+}
+
+static int64_t action_attr(const tessel_action *a, tessel_action_attr attr)
+{
+	int64_t v = -7;
+	TH_OK(tessel_action_get(&v, a, attr));
+	return v;
+}
+
+static int64_t block_attr(const tessel_graph *g, int gid, tessel_block_attr at)
+{
+	int64_t v = -7;
+	TH_OK(tessel_graph_block_get(&v, g, gid, at));
+	return v;
+}
+
+static int on_device(const tessel_graph *g, int gid, int d)
+{
+	int64_t n = block_attr(g, gid, TESSEL_BLOCK_NDEVICES);
+	for (int64_t i = 0; i < n; i++) {
+		int e = -1;
+		TH_OK(tessel_graph_block_device(&e, g, gid, (size_t)i));
+		if (e == d)
+			return 1;
+	}
+	return 0;
+}
+
+static int low_device(const tessel_graph *g, int gid)
+{
+	int e = -1;
+	TH_OK(tessel_graph_block_device(&e, g, gid, 0));
+	return e;
+}
+
+static int64_t start_of(const tessel_schedule *s, int gid, int64_t mid)
+{
+	tessel_iter *it = NULL;
+	TH_OK(tessel_iter_new(&it, s, TESSEL_ALL_DEVICES));
+	const tessel_entry *e;
+	int64_t v = -1;
+	while (tessel_iter_next(&e, it) == TESSEL_OK) {
+		int64_t g = -1, m = -1;
+		TH_OK(tessel_entry_get(&g, e, TESSEL_ENTRY_GID));
+		TH_OK(tessel_entry_get(&m, e, TESSEL_ENTRY_MICRO_BATCH));
+		if (g == gid && m == mid)
+			TH_OK(tessel_entry_get(&v, e, TESSEL_ENTRY_START));
+	}
+	tessel_iter_free(it);
+	return v;
+}
+
+static stream_set collect(const tessel_schedule *s, int ndevs)
+{
+	stream_set set = {NULL, 0};
+	size_t cap = 0;
+	for (int d = 0; d < ndevs; d++) {
+		tessel_action_iter *it = NULL;
+		TH_OK(tessel_action_iter_new(&it, s, d));
+		const tessel_action *a;
+		size_t pos = 0;
+		int rc;
+		while ((rc = tessel_action_iter_next(&a, it)) == TESSEL_OK) {
+			if (set.count == cap) {
+				cap = cap ? 2 * cap : 256;
+				set.acts = realloc(set.acts, cap * sizeof *set.acts);
+				assert_non_null(set.acts);
+			}
+			act *x = &set.acts[set.count++];
+			x->dev = d;
+			x->pos = pos++;
+			x->kind = action_attr(a, TESSEL_ACTION_KIND);
+			x->gid = action_attr(a, TESSEL_ACTION_GID);
+			x->mid = action_attr(a, TESSEL_ACTION_MICRO_BATCH);
+			x->peer = action_attr(a, TESSEL_ACTION_PEER);
+			x->peer_gid = action_attr(a, TESSEL_ACTION_PEER_GID);
+			x->step = action_attr(a, TESSEL_ACTION_STEP);
+		}
+		assert_int_equal(rc, TESSEL_ITEROVER);
+		/* stays over */
+		assert_int_equal(tessel_action_iter_next(&a, it), TESSEL_ITEROVER);
+		assert_null(a);
+		tessel_action_iter_free(it);
+	}
+	return set;
+}
+
+/* Position of the compute of (gid, mid) on device d, or -1. */
+static long compute_pos(const stream_set *set, int d, int64_t gid, int64_t mid)
+{
+	for (size_t i = 0; i < set->count; i++) {
+		const act *x = &set->acts[i];
+		if (x->dev == d && x->kind == TESSEL_ACTION_COMPUTE
+		    && x->gid == gid && x->mid == mid)
+			return (long)x->pos;
+	}
+	return -1;
+}
+
+static size_t count_str(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* Every property of the streams of schedule s. */
+static void check_streams(const tessel_schedule *s)
+{
+	const tessel_graph *g = NULL;
+	TH_OK(tessel_schedule_graph(&g, s));
+	int D = (int)th_sched(s, TESSEL_SCHED_NDEVICES);
+	int B = (int)th_sched(s, TESSEL_SCHED_NBLOCKS);
+	int64_t N = th_sched(s, TESSEL_SCHED_NMICROS);
+	stream_set set = collect(s, D);
+
+	/* each (block, micro-batch) computed once on each of its devices */
+	size_t ncomputes = 0;
+	int *cnt = calloc((size_t)D * B * N, sizeof *cnt);
+	assert_non_null(cnt);
+	for (size_t i = 0; i < set.count; i++) {
+		const act *x = &set.acts[i];
+		if (x->kind != TESSEL_ACTION_COMPUTE)
+			continue;
+		ncomputes++;
+		assert_int_equal(x->peer, -1);
+		assert_int_equal(x->peer_gid, -1);
+		assert_int_equal(x->step, start_of(s, (int)x->gid, x->mid));
+		cnt[((size_t)x->dev * B + x->gid) * N + x->mid]++;
+	}
+	for (int d = 0; d < D; d++)
+		for (int b = 0; b < B; b++)
+			for (int64_t m = 0; m < N; m++)
+				assert_int_equal(cnt[((size_t)d * B + b) * N + m],
+						 on_device(g, b, d));
+	free(cnt);
+
+	/* per-device compute order is the schedule's iterator order */
+	for (int d = 0; d < D; d++) {
+		tessel_iter *it = NULL;
+		TH_OK(tessel_iter_new(&it, s, d));
+		size_t i = 0;
+		const tessel_entry *e;
+		while (tessel_iter_next(&e, it) == TESSEL_OK) {
+			while (i < set.count && (set.acts[i].dev != d
+			       || set.acts[i].kind != TESSEL_ACTION_COMPUTE))
+				i++;
+			assert_true(i < set.count);
+			int64_t gid = -1, mid = -1;
+			TH_OK(tessel_entry_get(&gid, e, TESSEL_ENTRY_GID));
+			TH_OK(tessel_entry_get(&mid, e, TESSEL_ENTRY_MICRO_BATCH));
+			assert_int_equal(set.acts[i].gid, gid);
+			assert_int_equal(set.acts[i].mid, mid);
+			i++;
+		}
+		tessel_iter_free(it);
+		for (; i < set.count; i++)
+			assert_false(set.acts[i].dev == d
+				     && set.acts[i].kind == TESSEL_ACTION_COMPUTE);
+	}
+
+	/* pairing: each send has exactly one receive and the other way round;
+	 * sends after their producer's compute, receives before the
+	 * consumer's compute */
+	size_t nsends = 0, nrecvs = 0;
+	for (size_t i = 0; i < set.count; i++) {
+		const act *x = &set.acts[i];
+		if (x->kind == TESSEL_ACTION_COMPUTE)
+			continue;
+		assert_true(x->kind == TESSEL_ACTION_SEND
+			    || x->kind == TESSEL_ACTION_RECV);
+		assert_true(x->peer >= 0 && x->peer < D && x->peer != x->dev);
+		int send = x->kind == TESSEL_ACTION_SEND;
+		int64_t prod = send ? x->gid : x->peer_gid;
+		int64_t cons = send ? x->peer_gid : x->gid;
+		/* the rule: from the producer's lowest device to a consumer
+		 * device the producer does not occupy */
+		int src = send ? x->dev : (int)x->peer;
+		int dst = send ? (int)x->peer : x->dev;
+		assert_int_equal(src, low_device(g, (int)prod));
+		assert_false(on_device(g, (int)prod, dst));
+		assert_true(on_device(g, (int)cons, dst));
+		int matches = 0;
+		for (size_t j = 0; j < set.count; j++) {
+			const act *y = &set.acts[j];
+			if (y->kind != (send ? TESSEL_ACTION_RECV
+					     : TESSEL_ACTION_SEND))
+				continue;
+			if (y->dev == x->peer && y->peer == x->dev
+			    && y->mid == x->mid && y->gid == x->peer_gid
+			    && y->peer_gid == x->gid) {
+				matches++;
+				const act *sn = send ? x : y, *rc = send ? y : x;
+				assert_true(sn->step <= rc->step);
+			}
+		}
+		assert_int_equal(matches, 1);
+		long cp = compute_pos(&set, x->dev, x->gid, x->mid);
+		assert_true(cp >= 0);
+		if (send) {
+			nsends++;
+			assert_true((long)x->pos > cp);
+			assert_int_equal(x->step, start_of(s, (int)x->gid, x->mid)
+					 + block_attr(g, (int)x->gid,
+						      TESSEL_BLOCK_SPAN));
+		} else {
+			nrecvs++;
+			assert_true((long)x->pos < cp);
+			assert_int_equal(x->step, start_of(s, (int)x->gid, x->mid));
+		}
+	}
+	assert_int_equal(nsends, nrecvs);
+	/* and as many transfers as the rule asks for */
+	size_t want = 0;
+	for (int c = 0; c < B; c++) {
+		int64_t nd = block_attr(g, c, TESSEL_BLOCK_NDEPS);
+		for (int64_t i = 0; i < nd; i++) {
+			int a = -1;
+			TH_OK(tessel_graph_block_dep(&a, g, c, (size_t)i));
+			for (int e = 0; e < D; e++)
+				if (on_device(g, c, e) && !on_device(g, a, e))
+					want++;
+		}
+	}
+	assert_int_equal(nsends, want * (size_t)N);
+
+	/* the JSON */
+	char *json = NULL;
+	TH_OK(tessel_schedule_to_actions_json(&json, s));
+	assert_non_null(strstr(json, "\"format\": \"tessel-actions\""));
+	assert_non_null(strstr(json, "\"version\": 1"));
+	char buf[64];
+	snprintf(buf, sizeof buf, "\"ndevs\": %d", D);
+	assert_non_null(strstr(json, buf));
+	snprintf(buf, sizeof buf, "\"nmicros\": %lld", (long long)N);
+	assert_non_null(strstr(json, buf));
+	assert_int_equal(count_str(json, "\"op\": \"compute\""), ncomputes);
+	assert_int_equal(count_str(json, "\"op\": \"send\""), nsends);
+	assert_int_equal(count_str(json, "\"op\": \"recv\""), nrecvs);
+	assert_int_equal(count_str(json, "\"device\": "), (size_t)D);
+	/* brackets balance (no string in these graphs holds one) */
+	long depth = 0;
+	for (const char *p = json; *p; p++) {
+		if (*p == '{' || *p == '[')
+			depth++;
+		if (*p == '}' || *p == ']')
+			depth--;
+		assert_true(depth >= 0);
+	}
+	assert_int_equal(depth, 0);
+	tessel_free(json);
+	free(set.acts);
+}
+
+static tessel_schedule *search_preset(const char *name, int D, int64_t N)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, name, D, 0, 2 * D + 2));
+	tessel_options *o = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, N));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_search(&s, g, o));
+	tessel_options_free(o);
+	tessel_graph_free(g);
+	return s;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void test_presets(void **state)
+{
+	(void)state;
+	const char *names[] = {"vshape", "mshape", "kshape"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		tessel_schedule *s = search_preset(names[i], 4, 8);
+		check_streams(s);
+		tessel_schedule_free(s);
+	}
+}
+
+/* A hand-made graph: "a" on dev 0 -> "m" on devs 1 and 2 -> "z" on dev 0
+ * and also "a" -> "z"; names that need escaping in JSON. */
+static tessel_schedule *hand_schedule(int place_all)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 3));
+	const char *names[] = {"a\"q", "m\\b", "z\x01"};
+	int ids[3];
+	for (int i = 0; i < 3; i++)
+		TH_OK(tessel_graph_add_block(&ids[i], g, names[i],
+					     TESSEL_KIND_FORWARD, 1 + i, 0));
+	const int d0 = 0, d12[] = {1, 2};
+	TH_OK(tessel_graph_place(g, 0, &d0, 1));
+	TH_OK(tessel_graph_place(g, 1, d12, 2));
+	TH_OK(tessel_graph_place(g, 2, &d0, 1));
+	TH_OK(tessel_graph_add_dep(g, 0, 1));
+	TH_OK(tessel_graph_add_dep(g, 1, 2));
+	TH_OK(tessel_graph_add_dep(g, 0, 2));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	/* a: span 1, m: span 2, z: span 3; micro-batches one after another */
+	for (int m = 0; m < 2; m++) {
+		TH_OK(tessel_schedule_set_step(s, 0, m, 6 * m));
+		TH_OK(tessel_schedule_set_step(s, 1, m, 6 * m + 1));
+		if (place_all || m == 0)
+			TH_OK(tessel_schedule_set_step(s, 2, m, 6 * m + 3));
+	}
+	return s;
+}
+
+static void test_hand_made(void **state)
+{
+	(void)state;
+	tessel_schedule *s = hand_schedule(1);
+	check_streams(s);
+
+	/* device 0, micro-batch 0: compute a, send a->m to 1 and 2, send
+	 * a->z? no (z is on 0), recv m->z from 1 (lowest device of m), compute z */
+	static const int64_t want[][6] = {
+		/* kind, gid, mid, peer, peer_gid, step */
+		{TESSEL_ACTION_COMPUTE, 0, 0, -1, -1, 0},
+		{TESSEL_ACTION_SEND, 0, 0, 1, 1, 1},
+		{TESSEL_ACTION_SEND, 0, 0, 2, 1, 1},
+		{TESSEL_ACTION_RECV, 2, 0, 1, 1, 3},
+		{TESSEL_ACTION_COMPUTE, 2, 0, -1, -1, 3},
+	};
+	tessel_action_iter *it = NULL;
+	TH_OK(tessel_action_iter_new(&it, s, 0));
+	const tessel_action *a;
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		TH_OK(tessel_action_iter_next(&a, it));
+		for (int k = 0; k < 6; k++)
+			assert_int_equal(action_attr(a, (tessel_action_attr)k),
+					 want[i][k]);
+	}
+	tessel_action_iter_free(it);
+
+	/* device 2: receive a from 0, compute m, no send (m's lowest device
+	 * is 1) */
+	TH_OK(tessel_action_iter_new(&it, s, 2));
+	TH_OK(tessel_action_iter_next(&a, it));
+	assert_int_equal(action_attr(a, TESSEL_ACTION_KIND), TESSEL_ACTION_RECV);
+	assert_int_equal(action_attr(a, TESSEL_ACTION_PEER), 0);
+	TH_OK(tessel_action_iter_next(&a, it));
+	assert_int_equal(action_attr(a, TESSEL_ACTION_KIND),
+			 TESSEL_ACTION_COMPUTE);
+	TH_OK(tessel_action_iter_next(&a, it));
+	assert_int_equal(action_attr(a, TESSEL_ACTION_KIND), TESSEL_ACTION_RECV);
+	assert_int_equal(action_attr(a, TESSEL_ACTION_MICRO_BATCH), 1);
+	tessel_action_iter_free(it);
+
+	/* escaped names */
+	char *json = NULL;
+	TH_OK(tessel_schedule_to_actions_json(&json, s));
+	assert_non_null(strstr(json, "\"block\": \"a\\\"q\""));
+	assert_non_null(strstr(json, "\"peer_block\": \"m\\\\b\""));
+	assert_non_null(strstr(json, "\"block\": \"z\\u0001\""));
+	assert_null(strchr(json, '\x01'));
+	tessel_free(json);
+	tessel_schedule_free(s);
+}
+
+static void test_bad_args(void **state)
+{
+	(void)state;
+	tessel_schedule *s = hand_schedule(1);
+	tessel_action_iter *it = (tessel_action_iter *)&it;
+	expect_error(tessel_action_iter_new(NULL, s, 0), TESSEL_EINVAL,
+		     "out is NULL");
+	expect_error(tessel_action_iter_new(&it, NULL, 0), TESSEL_EINVAL,
+		     "schedule is NULL");
+	assert_null(it);
+	expect_error(tessel_action_iter_new(&it, s, 3), TESSEL_ENOTFOUND,
+		     "device 3");
+	expect_error(tessel_action_iter_new(&it, s, -1), TESSEL_ENOTFOUND,
+		     "device -1");
+	assert_null(it);
+
+	const tessel_action *a = NULL;
+	expect_error(tessel_action_iter_next(&a, NULL), TESSEL_EINVAL,
+		     "iter is NULL");
+	TH_OK(tessel_action_iter_new(&it, s, 0));
+	expect_error(tessel_action_iter_next(NULL, it), TESSEL_EINVAL,
+		     "out is NULL");
+	TH_OK(tessel_action_iter_next(&a, it));
+	int64_t v = 0;
+	expect_error(tessel_action_get(NULL, a, TESSEL_ACTION_KIND),
+		     TESSEL_EINVAL, "out is NULL");
+	expect_error(tessel_action_get(&v, NULL, TESSEL_ACTION_KIND),
+		     TESSEL_EINVAL, "action is NULL");
+	expect_error(tessel_action_get(&v, a, (tessel_action_attr)99),
+		     TESSEL_EINVAL, "unknown attribute 99");
+	tessel_action_iter_free(it);
+	tessel_action_iter_free(NULL);
+
+	char *json = (char *)&json;
+	expect_error(tessel_schedule_to_actions_json(NULL, s), TESSEL_EINVAL,
+		     "out is NULL");
+	expect_error(tessel_schedule_to_actions_json(&json, NULL),
+		     TESSEL_EINVAL, "schedule is NULL");
+	assert_null(json);
+	tessel_schedule_free(s);
+
+	/* an unplaced entry */
+	s = hand_schedule(0);
+	it = (tessel_action_iter *)&it;
+	expect_error(tessel_action_iter_new(&it, s, 1), TESSEL_EINVAL,
+		     "not placed");
+	assert_null(it);
+	json = (char *)&json;
+	expect_error(tessel_schedule_to_actions_json(&json, s), TESSEL_EINVAL,
+		     "not placed");
+	assert_null(json);
+	tessel_schedule_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hand_made),
+		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_presets),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

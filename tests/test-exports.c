@@ -1,0 +1,659 @@
+/* Exports: the PyTorch pipelining CSV, the Chrome trace JSON and the SVG
+ * picture, read back and checked against the schedule. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "tessel.h"
+
+#define D 4
+#define NM 8
+
+static tessel_schedule *search_preset(const char *name, int ndevices,
+				      int64_t nmicros)
+{
+	tessel_graph *g = NULL;
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_preset(&g, name, ndevices, 0, TESSEL_UNLIMITED));
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
+	TH_OK(tessel_search(&s, g, o));
+	tessel_options_free(o);
+	tessel_graph_free(g);
+	return s;
+}
+
+static void expect_error(int rc, int code, const char *fragment)
+{
+	if (rc != code || !strstr(tessel_error_last(), fragment))
+		print_error("got %d \"%s\", wanted %d with \"%s\"\n", rc,
+			    tessel_error_last(), code, fragment);
+	assert_int_equal(rc, code);
+	assert_non_null(strstr(tessel_error_last(), fragment));
+}
+
+static int64_t entry_attr(const tessel_entry *e, tessel_entry_attr attr)
+{
+	int64_t v = -7;
+	TH_OK(tessel_entry_get(&v, e, attr));
+	return v;
+}
+
+static size_t count_of(const char *text, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+static int have_program(const char *name)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", name);
+	return system(cmd) == 0;
+}
+
+/* Write text to a new temporary file ending in `suffix`; returns its path
+ * (static buffer). */
+static const char *write_temp(const char *text, const char *suffix)
+{
+	static char path[128];
+	snprintf(path, sizeof path, "/tmp/tessel-exports-XXXXXX%s", suffix);
+	int fd = mkstemps(path, (int)strlen(suffix));
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+/* ------------------------------------------------------------------------ */
+/* PyTorch CSV                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct action {
+	int stage;
+	char type[8];  /* F B I W SEND_F RECV_F SEND_B RECV_B */
+	long long mb;
+} action;
+
+typedef struct csv {
+	int nranks;
+	action *acts[64];
+	size_t nacts[64];
+} csv;
+
+static action parse_action(const char *tok)
+{
+	action a;
+	int used = 0;
+	memset(&a, 0, sizeof a);
+	if (sscanf(tok, "%d%7[A-Z_]%lld%n", &a.stage, a.type, &a.mb, &used) != 3
+	    || tok[used] != '\0')
+		fail_msg("bad action \"%s\"", tok);
+	return a;
+}
+
+/* Split the CSV into rows and actions. */
+static void parse_csv(csv *c, const char *text)
+{
+	memset(c, 0, sizeof *c);
+	char *copy = strdup(text);
+	assert_non_null(copy);
+	char *save_line = NULL;
+	for (char *line = strtok_r(copy, "\n", &save_line); line;
+	     line = strtok_r(NULL, "\n", &save_line)) {
+		assert_true(c->nranks < 64);
+		int r = c->nranks++;
+		size_t cap = strlen(line) / 2 + 1;
+		c->acts[r] = calloc(cap, sizeof(action));
+		assert_non_null(c->acts[r]);
+		char *save = NULL;
+		for (char *tok = strtok_r(line, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			assert_true(c->nacts[r] < cap);
+			c->acts[r][c->nacts[r]++] = parse_action(tok);
+		}
+	}
+	free(copy);
+}
+
+static void csv_free(csv *c)
+{
+	for (int r = 0; r < c->nranks; r++)
+		free(c->acts[r]);
+}
+
+static int is_compute(const action *a)
+{
+	return strlen(a->type) == 1;
+}
+
+/* The rank's compute actions equal the schedule's order of device r. */
+static void check_rank_order(const csv *c, const tessel_schedule *s, int r)
+{
+	const tessel_graph *g = NULL;
+	TH_OK(tessel_schedule_graph(&g, s));
+	tessel_iter *it = NULL;
+	TH_OK(tessel_iter_new(&it, s, r));
+	const tessel_entry *e;
+	size_t i = 0;
+	while (tessel_iter_next(&e, it) == TESSEL_OK) {
+		while (i < c->nacts[r] && !is_compute(&c->acts[r][i]))
+			i++;
+		assert_true(i < c->nacts[r]);
+		const action *a = &c->acts[r][i++];
+		int64_t stage, kind = entry_attr(e, TESSEL_ENTRY_KIND);
+		TH_OK(tessel_graph_block_get(&stage, g,
+					     (int)entry_attr(e, TESSEL_ENTRY_GID),
+					     TESSEL_BLOCK_STAGE));
+		assert_int_equal(a->stage, stage);
+		assert_int_equal(a->mb, entry_attr(e, TESSEL_ENTRY_MICRO_BATCH));
+		assert_string_equal(a->type,
+				    kind == TESSEL_KIND_FORWARD ? "F" : "B");
+	}
+	while (i < c->nacts[r] && !is_compute(&c->acts[r][i]))
+		i++;
+	assert_int_equal(i, c->nacts[r]);
+	tessel_iter_free(it);
+}
+
+/* PyTorch's rules on the compute actions: every (stage, mb) F and B once,
+ * each stage on one rank, F before B on that rank. */
+static void check_torch_rules(const csv *c, int nstages, int nmicros)
+{
+	int rank_of[64];
+	int seen_f[64][64], seen_b[64][64];
+	assert_true(nstages <= 64 && nmicros <= 64);
+	memset(seen_f, 0, sizeof seen_f);
+	memset(seen_b, 0, sizeof seen_b);
+	for (int st = 0; st < nstages; st++)
+		rank_of[st] = -1;
+	for (int r = 0; r < c->nranks; r++) {
+		for (size_t i = 0; i < c->nacts[r]; i++) {
+			const action *a = &c->acts[r][i];
+			if (!is_compute(a))
+				continue;
+			assert_in_range(a->stage, 0, nstages - 1);
+			assert_in_range(a->mb, 0, nmicros - 1);
+			if (rank_of[a->stage] < 0)
+				rank_of[a->stage] = r;
+			assert_int_equal(rank_of[a->stage], r);
+			if (strcmp(a->type, "F") == 0) {
+				seen_f[a->stage][a->mb]++;
+			} else {
+				assert_string_equal(a->type, "B");
+				/* its forward came earlier on this rank */
+				assert_int_equal(seen_f[a->stage][a->mb], 1);
+				seen_b[a->stage][a->mb]++;
+			}
+		}
+	}
+	for (int st = 0; st < nstages; st++) {
+		for (int m = 0; m < nmicros; m++) {
+			assert_int_equal(seen_f[st][m], 1);
+			assert_int_equal(seen_b[st][m], 1);
+		}
+	}
+}
+
+static void test_torch_csv(void **state)
+{
+	(void)state;
+	tessel_schedule *s = search_preset("vshape", D, NM);
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_torch_csv(&text, s, 0));
+	assert_non_null(text);
+	assert_int_equal(text[strlen(text) - 1], '\n');
+	csv c;
+	parse_csv(&c, text);
+	assert_int_equal(c.nranks, D);
+	size_t total = 0;
+	for (int r = 0; r < D; r++) {
+		check_rank_order(&c, s, r);
+		total += c.nacts[r];
+	}
+	assert_int_equal(total, 2 * D * NM);
+	check_torch_rules(&c, D, NM);
+	/* vshape: stage d on device d */
+	for (int r = 0; r < D; r++)
+		for (size_t i = 0; i < c.nacts[r]; i++)
+			assert_int_equal(c.acts[r][i].stage, r);
+	csv_free(&c);
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* Index of the matching action (stage, type, mb) on rank r, or -1. */
+static long find_action(const csv *c, int r, int stage, const char *type,
+			long long mb)
+{
+	for (size_t i = 0; i < c->nacts[r]; i++) {
+		const action *a = &c->acts[r][i];
+		if (a->stage == stage && a->mb == mb
+		    && strcmp(a->type, type) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+static void test_torch_csv_comms(void **state)
+{
+	(void)state;
+	tessel_schedule *s = search_preset("vshape", D, NM);
+	char *plain = NULL, *text = NULL;
+	TH_OK(tessel_schedule_to_torch_csv(&plain, s, 0));
+	TH_OK(tessel_schedule_to_torch_csv(&text, s, 1));
+	csv c, p;
+	parse_csv(&c, text);
+	parse_csv(&p, plain);
+	assert_int_equal(c.nranks, D);
+	size_t sends[2] = {0, 0}, recvs[2] = {0, 0};
+	for (int r = 0; r < D; r++) {
+		/* the compute actions are those of the plain CSV */
+		size_t j = 0;
+		for (size_t i = 0; i < c.nacts[r]; i++) {
+			const action *a = &c.acts[r][i];
+			if (is_compute(a)) {
+				assert_true(j < p.nacts[r]);
+				assert_memory_equal(a, &p.acts[r][j], sizeof *a);
+				j++;
+				continue;
+			}
+			int fwd = a->type[5] == 'F';
+			int send = strncmp(a->type, "SEND_", 5) == 0;
+			assert_true(send || strncmp(a->type, "RECV_", 5) == 0);
+			/* the peer stage: forward data to stage + 1, gradients
+			 * to stage - 1 (vshape: stage k on rank k) */
+			int peer = send ? (fwd ? a->stage + 1 : a->stage - 1)
+					: (fwd ? a->stage - 1 : a->stage + 1);
+			assert_in_range(peer, 0, D - 1);
+			assert_int_not_equal(peer, r);
+			char want[8];
+			snprintf(want, sizeof want, "%s_%c", send ? "RECV" : "SEND",
+				 a->type[5]);
+			assert_true(find_action(&c, peer, peer, want, a->mb) >= 0);
+			/* a receive stands before its compute, a send after */
+			long compute = find_action(&c, r, a->stage, fwd ? "F" : "B",
+						   a->mb);
+			assert_true(compute >= 0);
+			if (send) {
+				assert_true(compute < (long)i);
+				sends[!fwd]++;
+			} else {
+				assert_true(compute > (long)i);
+				recvs[!fwd]++;
+			}
+		}
+		assert_int_equal(j, p.nacts[r]);
+	}
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(sends[k], (D - 1) * NM);
+		assert_int_equal(recvs[k], (D - 1) * NM);
+	}
+	check_torch_rules(&c, D, NM);
+	csv_free(&c);
+	csv_free(&p);
+	tessel_free(text);
+	tessel_free(plain);
+	tessel_schedule_free(s);
+}
+
+/* A 2-device graph: a (dev 0) -> b (dev 1) -> c (dev 1) -> d (dev 0);
+ * stages as given (-2: leave unset). */
+static tessel_schedule *small_schedule(const int stages[4], const int dev[4],
+				       const tessel_kind kinds[4])
+{
+	tessel_graph *g = NULL;
+	const char *names[] = {"a", "b", "c", "d"};
+	TH_OK(tessel_graph_new(&g, 2));
+	for (int i = 0; i < 4; i++) {
+		int gid;
+		TH_OK(tessel_graph_add_block(&gid, g, names[i], kinds[i], 1, 0));
+		TH_OK(tessel_graph_place(g, gid, &dev[i], 1));
+		if (stages[i] != -2)
+			TH_OK(tessel_graph_set_stage(g, gid, stages[i]));
+		if (i > 0)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	for (int i = 0; i < 4; i++)
+		for (int m = 0; m < 2; m++)
+			TH_OK(tessel_schedule_set_step(s, i, m, 4 * m + i));
+	return s;
+}
+
+static const tessel_kind fbbf[4] = {TESSEL_KIND_FORWARD, TESSEL_KIND_FORWARD,
+				    TESSEL_KIND_BACKWARD, TESSEL_KIND_BACKWARD};
+static const int dev0110[4] = {0, 1, 1, 0};
+
+static void test_torch_csv_small(void **state)
+{
+	(void)state;
+	const int stages[4] = {0, 1, 1, 0};
+	tessel_schedule *s = small_schedule(stages, dev0110, fbbf);
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_torch_csv(&text, s, 0));
+	assert_string_equal(text, "0F0,0B0,0F1,0B1\n1F0,1B0,1F1,1B1\n");
+	tessel_free(text);
+	TH_OK(tessel_schedule_to_torch_csv(&text, s, 1));
+	assert_string_equal(text,
+			    "0F0,0SEND_F0,0RECV_B0,0B0,0F1,0SEND_F1,0RECV_B1,0B1\n"
+			    "1RECV_F0,1F0,1B0,1SEND_B0,1RECV_F1,1F1,1B1,1SEND_B1\n");
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	/* split backward: I and W */
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 1));
+	int dev = 0;
+	const tessel_kind kinds[3] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD,
+				      TESSEL_KIND_WEIGHT};
+	const char *names[] = {"f", "i", "w"};
+	for (int i = 0; i < 3; i++) {
+		TH_OK(tessel_graph_add_block(NULL, g, names[i], kinds[i], 1, 0));
+		TH_OK(tessel_graph_place(g, i, &dev, 1));
+		TH_OK(tessel_graph_set_stage(g, i, 0));
+		if (i)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	TH_OK(tessel_schedule_new(&s, g, 1));
+	tessel_graph_free(g);
+	for (int i = 0; i < 3; i++)
+		TH_OK(tessel_schedule_set_step(s, i, 0, i));
+	TH_OK(tessel_schedule_to_torch_csv(&text, s, 1));
+	assert_string_equal(text, "0F0,0I0,0W0\n");
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+static void test_torch_csv_errors(void **state)
+{
+	(void)state;
+	char *text = (char *)"untouched";
+	tessel_schedule *s = NULL;
+
+	/* mshape: its first block occupies every device */
+	tessel_graph *g = NULL;
+	const char *name = NULL;
+	TH_OK(tessel_preset(&g, "mshape", D, 0, TESSEL_UNLIMITED));
+	TH_OK(tessel_graph_block_name(&name, g, 0));
+	char quoted[64];
+	snprintf(quoted, sizeof quoted, "\"%s\"", name);
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
+		     TESSEL_EUNSUPPORTED, quoted);
+	assert_null(text);
+	tessel_schedule_free(s);
+
+	/* a block without a stage */
+	const int nostage[4] = {0, 1, -2, 0};
+	s = small_schedule(nostage, dev0110, fbbf);
+	expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
+		     TESSEL_EUNSUPPORTED, "\"c\"");
+	tessel_schedule_free(s);
+
+	/* a stage on two devices */
+	const int split[4] = {0, 0, 1, 0};
+	s = small_schedule(split, dev0110, fbbf);
+	expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
+		     TESSEL_EUNSUPPORTED, "stage 0");
+	tessel_schedule_free(s);
+
+	/* comms PyTorch cannot say: forward a -> backward b across devices */
+	const int stages[4] = {0, 1, 1, 0};
+	const tessel_kind fb[4] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD,
+				   TESSEL_KIND_BACKWARD, TESSEL_KIND_BACKWARD};
+	s = small_schedule(stages, dev0110, fb);
+	TH_OK(tessel_schedule_to_torch_csv(&text, s, 0));
+	tessel_free(text);
+	expect_error(tessel_schedule_to_torch_csv(&text, s, 1),
+		     TESSEL_EUNSUPPORTED, "\"b\"");
+	assert_null(text);
+	tessel_schedule_free(s);
+
+	/* unplaced entries, bad arguments */
+	TH_OK(tessel_preset(&g, "vshape", 2, 0, TESSEL_UNLIMITED));
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	expect_error(tessel_schedule_to_torch_csv(&text, s, 0), TESSEL_EINVAL,
+		     "not placed");
+	expect_error(tessel_schedule_to_torch_csv(&text, s, 2), TESSEL_EINVAL,
+		     "with_comms");
+	expect_error(tessel_schedule_to_torch_csv(NULL, s, 0), TESSEL_EINVAL,
+		     "out");
+	expect_error(tessel_schedule_to_torch_csv(&text, NULL, 0),
+		     TESSEL_EINVAL, "schedule");
+	tessel_schedule_free(s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Chrome trace                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void check_json_file(const char *text)
+{
+	if (!have_program("python3"))
+		return;
+	const char *path = write_temp(text, ".json");
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "python3 -c \"import json,sys; json.load(open(sys.argv[1]))\" %s",
+		 path);
+	int rc = system(cmd);
+	unlink(path);
+	assert_int_equal(rc, 0);
+}
+
+static void test_trace_json(void **state)
+{
+	(void)state;
+	tessel_schedule *s = search_preset("vshape", D, NM);
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_trace_json(&text, s, 1000.0));
+	assert_non_null(strstr(text, "\"traceEvents\""));
+	assert_non_null(strstr(text, "\"displayTimeUnit\": \"ms\""));
+	size_t want = 0;
+	tessel_iter *it = NULL;
+	const tessel_entry *e;
+	TH_OK(tessel_iter_new(&it, s, TESSEL_ALL_DEVICES));
+	while (tessel_iter_next(&e, it) == TESSEL_OK)
+		want += (size_t)entry_attr(e, TESSEL_ENTRY_NDEVICES);
+	tessel_iter_free(it);
+	assert_int_equal(count_of(text, "\"ph\": \"X\""), want);
+	assert_int_equal(count_of(text, "\"ph\": \"M\""), D);
+	assert_non_null(strstr(text, "\"args\": {\"name\": \"device 3\"}"));
+	check_json_file(text);
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* Known entries of a hand-made schedule, a block on two devices and a name
+ * needing escapes. */
+static void test_trace_known(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 2));
+	const int both[2] = {0, 1}, one = 1, zero = 0;
+	TH_OK(tessel_graph_add_block(NULL, g, "a\"q\\", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 0, &zero, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "both", TESSEL_KIND_BACKWARD, 2, 0));
+	TH_OK(tessel_graph_place(g, 1, both, 2));
+	TH_OK(tessel_graph_add_block(NULL, g, "w", TESSEL_KIND_WEIGHT, 1, 0));
+	TH_OK(tessel_graph_place(g, 2, &one, 1));
+	TH_OK(tessel_graph_add_dep(g, 0, 1));
+	TH_OK(tessel_graph_add_dep(g, 1, 2));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 3));
+	tessel_graph_free(g);
+	for (int m = 0; m < 3; m++) {
+		TH_OK(tessel_schedule_set_step(s, 0, m, 4 * m));
+		TH_OK(tessel_schedule_set_step(s, 1, m, 4 * m + 1));
+		TH_OK(tessel_schedule_set_step(s, 2, m, 4 * m + 3));
+	}
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_trace_json(&text, s, 2.5));
+	assert_int_equal(count_of(text, "\"ph\": \"X\""), 3 * (1 + 2 + 1));
+	assert_non_null(strstr(text,
+		"{\"name\": \"a\\\"q\\\\ mb1\", \"cat\": \"forward\", "
+		"\"ph\": \"X\", \"ts\": 10, \"dur\": 2.5, \"pid\": 0, "
+		"\"tid\": 0, \"args\": {\"gid\": 0, \"mid\": 1, "));
+	assert_non_null(strstr(text,
+		"{\"name\": \"both mb2\", \"cat\": \"backward\", "
+		"\"ph\": \"X\", \"ts\": 22.5, \"dur\": 5, \"pid\": 0, "
+		"\"tid\": 1, "));
+	check_json_file(text);
+	tessel_free(text);
+
+	/* the SVG escapes the name too */
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	assert_non_null(strstr(text, "a&quot;q\\ mb0"));
+	tessel_free(text);
+
+	text = (char *)"untouched";
+	expect_error(tessel_schedule_to_trace_json(&text, s, 0.0),
+		     TESSEL_EINVAL, "step_us");
+	assert_null(text);
+	expect_error(tessel_schedule_to_trace_json(&text, s, -1.0),
+		     TESSEL_EINVAL, "step_us");
+	expect_error(tessel_schedule_to_trace_json(&text, s, NAN),
+		     TESSEL_EINVAL, "step_us");
+	expect_error(tessel_schedule_to_trace_json(&text, s, INFINITY),
+		     TESSEL_ERANGE, "step_us");
+	expect_error(tessel_schedule_to_trace_json(&text, s, 1e308),
+		     TESSEL_ERANGE, "step_us");
+	expect_error(tessel_schedule_to_trace_json(NULL, s, 1.0),
+		     TESSEL_EINVAL, "out");
+	expect_error(tessel_schedule_to_trace_json(&text, NULL, 1.0),
+		     TESSEL_EINVAL, "schedule");
+	tessel_schedule_free(s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* SVG                                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Well-formed XML (python3's minidom), and rendered by rsvg-convert when
+ * it is there. */
+static void check_svg_file(const char *text)
+{
+	int python = have_program("python3");
+	int rsvg = have_program("rsvg-convert");
+	if (!python && !rsvg)
+		return;
+	char path[128];
+	snprintf(path, sizeof path, "%s", write_temp(text, ".svg"));
+	char cmd[512];
+	int rc = 0;
+	if (python) {
+		snprintf(cmd, sizeof cmd,
+			 "python3 -c \"import xml.dom.minidom,sys; "
+			 "xml.dom.minidom.parse(sys.argv[1])\" %s", path);
+		rc = system(cmd);
+	}
+	if (rc == 0 && rsvg) {
+		snprintf(cmd, sizeof cmd, "rsvg-convert -o %.*s.png %s",
+			 (int)(strlen(path) - 4), path, path);
+		rc = system(cmd);
+		snprintf(cmd, sizeof cmd, "%.*s.png", (int)(strlen(path) - 4),
+			 path);
+		unlink(cmd);
+	}
+	unlink(path);
+	assert_int_equal(rc, 0);
+}
+
+static void test_svg(void **state)
+{
+	(void)state;
+	tessel_schedule *s = search_preset("vshape", D, NM);
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	size_t len = strlen(text);
+	assert_memory_equal(text, "<svg", 4);
+	while (len > 0 && text[len - 1] == '\n')
+		len--;
+	assert_true(len >= 6);
+	assert_memory_equal(text + len - 6, "</svg>", 6);
+	assert_true(count_of(text, "<rect") >=
+		    (size_t)th_sched(s, TESSEL_SCHED_NENTRIES));
+	/* the key figures and the legend */
+	char period[64];
+	snprintf(period, sizeof period, "period %lld",
+		 (long long)th_sched(s, TESSEL_SCHED_PERIOD));
+	assert_non_null(strstr(text, period));
+	assert_non_null(strstr(text, "makespan"));
+	assert_non_null(strstr(text, "lower bound"));
+	assert_non_null(strstr(text, "efficiency"));
+	assert_non_null(strstr(text, ">repetend</text>"));
+	assert_non_null(strstr(text, ">weight</text>"));
+	check_svg_file(text);
+	tessel_free(text);
+	expect_error(tessel_schedule_to_svg(NULL, s), TESSEL_EINVAL, "out");
+	text = (char *)"untouched";
+	expect_error(tessel_schedule_to_svg(&text, NULL), TESSEL_EINVAL,
+		     "schedule");
+	assert_null(text);
+	tessel_schedule_free(s);
+}
+
+/* Names with markup characters and bytes XML forbids stay well-formed;
+ * a long schedule keeps a bounded cell width and hides its labels. */
+static void test_svg_escapes_and_size(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 1));
+	int dev = 0;
+	TH_OK(tessel_graph_add_block(NULL, g, "<&>\"'\x01\xff",
+				     TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 0, &dev, 1));
+	int64_t n = 3000;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, n));
+	tessel_graph_free(g);
+	for (int64_t m = 0; m < n; m++)
+		TH_OK(tessel_schedule_set_step(s, 0, m, m));
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	assert_non_null(strstr(text, "&lt;&amp;&gt;&quot;&apos;??"));
+	/* 1 px per step: the picture is as wide as the schedule is long,
+	 * plus margins, and no label fits */
+	char width[64];
+	snprintf(width, sizeof width, "width=\"%lld\"", (long long)n + 72 + 16);
+	assert_non_null(strstr(text, width));
+	assert_null(strstr(text, "text-anchor=\"middle\">2999</text>"));
+	check_svg_file(text);
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_torch_csv),
+		cmocka_unit_test(test_torch_csv_comms),
+		cmocka_unit_test(test_torch_csv_small),
+		cmocka_unit_test(test_torch_csv_errors),
+		cmocka_unit_test(test_trace_json),
+		cmocka_unit_test(test_trace_known),
+		cmocka_unit_test(test_svg),
+		cmocka_unit_test(test_svg_escapes_and_size),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

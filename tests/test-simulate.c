@@ -1,0 +1,489 @@
+/* The simulator (replay with real durations), durations JSON and schedules
+ * in the format of the public Tessel reference implementation. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "tessel.h"
+
+/* A searched schedule of a preset (heuristic only: quick). */
+static tessel_schedule *searched(const char *preset, int ndev)
+{
+	tessel_graph *g = NULL;
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	int nmicros = th_under_valgrind() ? 4 : 8;
+
+	TH_OK(tessel_preset(&g, preset, ndev, 0, 2 * ndev + 2));
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 1));
+	TH_OK(tessel_search(&s, g, o));
+	tessel_options_free(o);
+	tessel_graph_free(g);
+	return s;
+}
+
+static double sim_get(const tessel_simulation *sim, tessel_sim_attr attr,
+		      int device)
+{
+	double v = -1;
+
+	TH_OK(tessel_simulation_get(&v, sim, attr, device));
+	return v;
+}
+
+static double sim_makespan(const tessel_schedule *s, const double *dur,
+			   size_t count, double latency, double jitter,
+			   uint64_t seed)
+{
+	tessel_simulation *sim = NULL;
+
+	TH_OK(tessel_simulate(&sim, s, dur, count, latency, jitter, seed));
+	double m = sim_get(sim, TESSEL_SIM_MAKESPAN, 0);
+	tessel_simulation_free(sim);
+	return m;
+}
+
+static size_t nblocks(const tessel_schedule *s)
+{
+	return (size_t)th_sched(s, TESSEL_SCHED_NBLOCKS);
+}
+
+/* The spans as durations. */
+static double *spans(const tessel_schedule *s)
+{
+	const tessel_graph *g = NULL;
+	size_t n = nblocks(s);
+	double *d = calloc(n, sizeof *d);
+
+	assert_non_null(d);
+	TH_OK(tessel_schedule_graph(&g, s));
+	for (size_t b = 0; b < n; b++) {
+		int64_t span = 0;
+		TH_OK(tessel_graph_block_get(&span, g, (int)b, TESSEL_BLOCK_SPAN));
+		d[b] = (double)span;
+	}
+	return d;
+}
+
+/* With the spans, no latency and no jitter, the replay is the schedule. */
+static void test_spans_reproduce_makespan(void **state)
+{
+	static const char *const presets[] = { "vshape", "xshape", "mshape",
+					       "kshape" };
+	static const int devs[] = { 4, 8 };
+	(void)state;
+
+	for (size_t p = 0; p < 4; p++)
+		for (size_t k = 0; k < 2; k++) {
+			tessel_schedule *s = searched(presets[p], devs[k]);
+			double *d = spans(s);
+			double want = (double)th_sched(s, TESSEL_SCHED_MAKESPAN);
+			tessel_simulation *sim = NULL;
+			TH_OK(tessel_simulate(&sim, s, d, nblocks(s), 0, 0, 7));
+			double got = sim_get(sim, TESSEL_SIM_MAKESPAN, 0);
+			if (got != want)
+				fail_msg("%s on %d devices: simulated %g, schedule %g",
+					 presets[p], devs[k], got, want);
+			assert_true(sim_makespan(s, NULL, 0, 0, 0, 0) == want);
+			for (int dev = 0; dev < devs[k]; dev++) {
+				int64_t peak = 0;
+				TH_OK(tessel_schedule_peak_memory(&peak, s, dev));
+				assert_true(sim_get(sim, TESSEL_SIM_PEAK_MEMORY,
+						    dev) == (double)peak);
+			}
+			tessel_simulation_free(sim);
+			free(d);
+			tessel_schedule_free(s);
+		}
+}
+
+static void test_jitter_deterministic(void **state)
+{
+	tessel_schedule *s = searched("mshape", 4);
+	double base = sim_makespan(s, NULL, 0, 0, 0, 0);
+	double a = sim_makespan(s, NULL, 0, 0, 0.3, 42);
+	double b = sim_makespan(s, NULL, 0, 0, 0.3, 42);
+	double c = sim_makespan(s, NULL, 0, 0, 0.3, 43);
+	(void)state;
+
+	assert_true(a == b);
+	assert_true(a != base);
+	assert_true(a != c);
+	/* every duration within the jitter band: so is the makespan */
+	assert_true(a >= 0.7 * base - 1e-9 && a <= 1.3 * base + 1e-9);
+	tessel_schedule_free(s);
+}
+
+static void test_latency_never_shortens(void **state)
+{
+	static const char *const presets[] = { "vshape", "mshape", "kshape" };
+	(void)state;
+
+	for (size_t p = 0; p < 3; p++) {
+		tessel_schedule *s = searched(presets[p], 4);
+		for (uint64_t seed = 0; seed < 3; seed++) {
+			double prev = sim_makespan(s, NULL, 0, 0, 0.2, seed);
+			for (double lat = 0.25; lat <= 4; lat *= 2) {
+				double m = sim_makespan(s, NULL, 0, lat, 0.2, seed);
+				assert_true(m >= prev);
+				prev = m;
+			}
+		}
+		/* vshape's pipeline crosses devices: latency shows */
+		if (p == 0)
+			assert_true(sim_makespan(s, NULL, 0, 1, 0, 0) >
+				    sim_makespan(s, NULL, 0, 0, 0, 0));
+		tessel_schedule_free(s);
+	}
+}
+
+static void test_busy_idle(void **state)
+{
+	tessel_schedule *s = searched("xshape", 4);
+	double *d = spans(s);
+	tessel_simulation *sim = NULL;
+	(void)state;
+
+	for (size_t b = 0; b < nblocks(s); b++)
+		d[b] = d[b] * 1.5 + 0.25 * (double)(b % 3);
+	TH_OK(tessel_simulate(&sim, s, d, nblocks(s), 0.5, 0.1, 9));
+	double m = sim_get(sim, TESSEL_SIM_MAKESPAN, 0);
+	for (int dev = 0; dev < 4; dev++) {
+		double busy = sim_get(sim, TESSEL_SIM_BUSY, dev);
+		double idle = sim_get(sim, TESSEL_SIM_IDLE, dev);
+		assert_true(busy > 0);
+		assert_true(idle >= 0);
+		assert_true(fabs(busy + idle - m) < 1e-9 * m);
+	}
+	double v;
+	assert_int_equal(tessel_simulation_get(&v, sim, TESSEL_SIM_BUSY, 4),
+			 TESSEL_ENOTFOUND);
+	assert_int_equal(tessel_simulation_get(&v, sim, TESSEL_SIM_BUSY, -1),
+			 TESSEL_ENOTFOUND);
+	assert_int_equal(tessel_simulation_get(&v, sim, (tessel_sim_attr)9, 0),
+			 TESSEL_EINVAL);
+	assert_int_equal(tessel_simulation_get(NULL, sim, TESSEL_SIM_BUSY, 0),
+			 TESSEL_EINVAL);
+	tessel_simulation_free(sim);
+	tessel_simulation_free(NULL);
+	free(d);
+	tessel_schedule_free(s);
+}
+
+static void test_bad_arguments(void **state)
+{
+	tessel_schedule *s = searched("vshape", 4);
+	double *d = spans(s);
+	size_t n = nblocks(s);
+	tessel_simulation *sim = (tessel_simulation *)&sim;
+	(void)state;
+
+	assert_int_equal(tessel_simulate(&sim, s, d, n - 1, 0, 0, 0),
+			 TESSEL_EINVAL);
+	assert_null(sim);
+	assert_int_equal(tessel_simulate(&sim, NULL, NULL, 0, 0, 0, 0),
+			 TESSEL_EINVAL);
+	assert_int_equal(tessel_simulate(NULL, s, NULL, 0, 0, 0, 0),
+			 TESSEL_EINVAL);
+	assert_int_equal(tessel_simulate(&sim, s, NULL, 0, -1, 0, 0),
+			 TESSEL_ERANGE);
+	assert_int_equal(tessel_simulate(&sim, s, NULL, 0, NAN, 0, 0),
+			 TESSEL_ERANGE);
+	assert_int_equal(tessel_simulate(&sim, s, NULL, 0, INFINITY, 0, 0),
+			 TESSEL_ERANGE);
+	assert_int_equal(tessel_simulate(&sim, s, NULL, 0, 0, 1, 0),
+			 TESSEL_ERANGE);
+	assert_int_equal(tessel_simulate(&sim, s, NULL, 0, 0, -0.1, 0),
+			 TESSEL_ERANGE);
+	assert_int_equal(tessel_simulate(&sim, s, NULL, 0, 0, NAN, 0),
+			 TESSEL_ERANGE);
+	d[1] = 0;
+	assert_int_equal(tessel_simulate(&sim, s, d, n, 0, 0, 0), TESSEL_ERANGE);
+	assert_non_null(strstr(tessel_error_last(), "block 1"));
+	d[1] = NAN;
+	assert_int_equal(tessel_simulate(&sim, s, d, n, 0, 0, 0), TESSEL_ERANGE);
+	d[1] = INFINITY;
+	assert_int_equal(tessel_simulate(&sim, s, d, n, 0, 0, 0), TESSEL_ERANGE);
+
+	/* an unplaced entry */
+	const tessel_graph *g = NULL;
+	tessel_schedule *e = NULL;
+	TH_OK(tessel_schedule_graph(&g, s));
+	TH_OK(tessel_schedule_new(&e, g, 1));
+	assert_int_equal(tessel_simulate(&sim, e, NULL, 0, 0, 0, 0),
+			 TESSEL_EINVAL);
+	assert_non_null(strstr(tessel_error_last(), "not placed"));
+	tessel_schedule_free(e);
+	free(d);
+	tessel_schedule_free(s);
+}
+
+/* A hand-made schedule: a (device 0) -> b (device 1) -> c (both), two
+ * micro-batches; then an order that waits for itself. */
+static void test_small_by_hand(void **state)
+{
+	tessel_graph *g = NULL;
+	tessel_schedule *s = NULL;
+	tessel_simulation *sim = NULL;
+	int d0 = 0, d1 = 1, both[2] = { 0, 1 };
+	(void)state;
+
+	TH_OK(tessel_graph_new(&g, 2));
+	TH_OK(tessel_graph_add_block(NULL, g, "a", TESSEL_KIND_FORWARD, 2, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "b", TESSEL_KIND_FORWARD, 3, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "c", TESSEL_KIND_BACKWARD, 1, -2));
+	TH_OK(tessel_graph_place(g, 0, &d0, 1));
+	TH_OK(tessel_graph_place(g, 1, &d1, 1));
+	TH_OK(tessel_graph_place(g, 2, both, 2));
+	TH_OK(tessel_graph_add_dep(g, 0, 1));
+	TH_OK(tessel_graph_add_dep(g, 1, 2));
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	/* mid 0: a@0 b@2 c@5; mid 1: a@2 b@5 c@8 */
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 2));
+	TH_OK(tessel_schedule_set_step(s, 2, 0, 5));
+	TH_OK(tessel_schedule_set_step(s, 0, 1, 2));
+	TH_OK(tessel_schedule_set_step(s, 1, 1, 6));
+	TH_OK(tessel_schedule_set_step(s, 2, 1, 9));
+	TH_OK(tessel_schedule_validate(s));
+	assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN), 10);
+	TH_OK(tessel_simulate(&sim, s, NULL, 0, 0, 0, 0));
+	assert_true(sim_get(sim, TESSEL_SIM_MAKESPAN, 0) == 10);
+	assert_true(sim_get(sim, TESSEL_SIM_BUSY, 0) == 6);
+	assert_true(sim_get(sim, TESSEL_SIM_BUSY, 1) == 8);
+	assert_true(sim_get(sim, TESSEL_SIM_IDLE, 1) == 2);
+	assert_true(sim_get(sim, TESSEL_SIM_PEAK_MEMORY, 0) == 2);
+	tessel_simulation_free(sim);
+	/* latency 1 on a -> b only (c shares a device with both) */
+	TH_OK(tessel_simulate(&sim, s, NULL, 0, 1, 0, 0));
+	/* a0 0-2, b0 3-6, a1 2-4, c0 6-7, b1 7-10, c1 10-11 */
+	assert_true(sim_get(sim, TESSEL_SIM_MAKESPAN, 0) == 11);
+	tessel_simulation_free(sim);
+	/* c of micro-batch 1 first on device 1, before the b it waits for */
+	TH_OK(tessel_schedule_set_step(s, 2, 1, 1));
+	assert_int_equal(tessel_simulate(&sim, s, NULL, 0, 0, 0, 0),
+			 TESSEL_EVIOLATION);
+	assert_null(sim);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+static void test_durations_json(void **state)
+{
+	tessel_schedule *s = searched("vshape", 4);
+	const tessel_graph *g = NULL;
+	double *d = NULL;
+	const char *name0 = NULL;
+	char text[256];
+	(void)state;
+
+	TH_OK(tessel_schedule_graph(&g, s));
+	TH_OK(tessel_graph_block_name(&name0, g, 0));
+	snprintf(text, sizeof text, "{\"%s\": 2.5}", name0);
+	TH_OK(tessel_durations_from_json(&d, g, text, strlen(text)));
+	assert_non_null(d);
+	assert_true(d[0] == 2.5);
+	for (size_t b = 1; b < nblocks(s); b++) {
+		int64_t span = 0;
+		TH_OK(tessel_graph_block_get(&span, g, (int)b, TESSEL_BLOCK_SPAN));
+		assert_true(d[b] == (double)span);
+	}
+	double longer = sim_makespan(s, d, nblocks(s), 0, 0, 0);
+	assert_true(longer >= (double)th_sched(s, TESSEL_SCHED_MAKESPAN));
+	tessel_free(d);
+
+	d = (double *)&d;
+	assert_int_equal(tessel_durations_from_json(&d, g, "{\"nosuch\": 1}", 13),
+			 TESSEL_ENOTFOUND);
+	assert_null(d);
+	assert_non_null(strstr(tessel_error_last(), "nosuch"));
+	snprintf(text, sizeof text, "{\"%s\": \"fast\"}", name0);
+	assert_int_equal(tessel_durations_from_json(&d, g, text, strlen(text)),
+			 TESSEL_EPARSE);
+	snprintf(text, sizeof text, "{\"%s\": 0}", name0);
+	assert_int_equal(tessel_durations_from_json(&d, g, text, strlen(text)),
+			 TESSEL_ERANGE);
+	snprintf(text, sizeof text, "{\"%s\": -1.5}", name0);
+	assert_int_equal(tessel_durations_from_json(&d, g, text, strlen(text)),
+			 TESSEL_ERANGE);
+	assert_int_equal(tessel_durations_from_json(&d, g, "[1, 2]", 6),
+			 TESSEL_EPARSE);
+	assert_int_equal(tessel_durations_from_json(&d, g, "{", 1),
+			 TESSEL_EPARSE);
+	assert_int_equal(tessel_durations_from_json(&d, NULL, "{}", 2),
+			 TESSEL_EINVAL);
+	TH_OK(tessel_durations_from_json(&d, g, "{}", 2));
+	tessel_free(d);
+	tessel_schedule_free(s);
+}
+
+static void test_reference_round_trip(void **state)
+{
+	static const char *const presets[] = { "vshape", "mshape", "kshape" };
+	(void)state;
+
+	for (size_t p = 0; p < 3; p++) {
+		tessel_schedule *s = searched(presets[p], 4), *r = NULL;
+		const tessel_graph *g = NULL;
+		char *json = NULL;
+		TH_OK(tessel_schedule_graph(&g, s));
+		TH_OK(tessel_schedule_to_json(&json, s));
+		TH_OK(tessel_schedule_from_reference_json(&r, g, json,
+							  strlen(json)));
+		TH_OK(tessel_schedule_validate(r));
+		int64_t nm = th_sched(s, TESSEL_SCHED_NMICROS);
+		assert_int_equal(th_sched(r, TESSEL_SCHED_NMICROS), nm);
+		assert_int_equal(th_sched(r, TESSEL_SCHED_MAKESPAN),
+				 th_sched(s, TESSEL_SCHED_MAKESPAN));
+		assert_int_equal(th_sched(r, TESSEL_SCHED_REPETEND_BEGIN),
+				 th_sched(s, TESSEL_SCHED_REPETEND_BEGIN));
+		assert_int_equal(th_sched(r, TESSEL_SCHED_REPETEND_END),
+				 th_sched(s, TESSEL_SCHED_REPETEND_END));
+		/* same starts and phases: the same "blocks" */
+		char *json2 = NULL;
+		TH_OK(tessel_schedule_to_json(&json2, r));
+		assert_string_equal(strstr(json, "\"blocks\""),
+				    strstr(json2, "\"blocks\""));
+		tessel_free(json2);
+		tessel_free(json);
+		tessel_schedule_free(r);
+		tessel_schedule_free(s);
+	}
+}
+
+/* The reference implementation's own layout: no name, no phase. */
+static const char ref_ok[] =
+	"{\"ndevs\": 2, \"repetend\": [-5, 99], \"extra\": 1, \"blocks\": ["
+	"{\"mid\": 0, \"span\": 1, \"memory\": 1, \"btype\": \"forward\", \"gid\": 0, \"step\": 0, \"device\": [0], \"x\": 3},"
+	"{\"mid\": 0, \"span\": 1, \"memory\": -1, \"btype\": \"backward\", \"gid\": 1, \"step\": 1, \"device\": [1]},"
+	"{\"mid\": 1, \"span\": 1, \"memory\": 1, \"btype\": \"forward\", \"gid\": 0, \"step\": 1, \"device\": [0]},"
+	"{\"mid\": 1, \"span\": 1, \"memory\": -1, \"btype\": \"backward\", \"gid\": 1, \"step\": 2, \"device\": [1]}"
+	"]}";
+
+static tessel_graph *two_blocks(void)
+{
+	tessel_graph *g = NULL;
+	int d0 = 0, d1 = 1;
+
+	TH_OK(tessel_graph_new(&g, 2));
+	TH_OK(tessel_graph_add_block(NULL, g, "f", TESSEL_KIND_FORWARD, 1, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "b", TESSEL_KIND_BACKWARD, 1, -1));
+	TH_OK(tessel_graph_place(g, 0, &d0, 1));
+	TH_OK(tessel_graph_place(g, 1, &d1, 1));
+	TH_OK(tessel_graph_add_dep(g, 0, 1));
+	return g;
+}
+
+/* ref_ok with `from` replaced by `to` (once). */
+static int ref_variant(tessel_graph *g, const char *from, const char *to)
+{
+	char text[sizeof ref_ok + 256];
+	const char *at = strstr(ref_ok, from);
+	tessel_schedule *s = (tessel_schedule *)&s;
+
+	assert_non_null(at);
+	snprintf(text, sizeof text, "%.*s%s%s", (int)(at - ref_ok), ref_ok, to,
+		 at + strlen(from));
+	int rc = tessel_schedule_from_reference_json(&s, g, text, strlen(text));
+	if (rc)
+		assert_null(s);
+	tessel_schedule_free(s);
+	return rc;
+}
+
+static void test_reference_inputs(void **state)
+{
+	tessel_graph *g = two_blocks();
+	tessel_schedule *s = NULL;
+	(void)state;
+
+	TH_OK(tessel_schedule_from_reference_json(&s, g, ref_ok,
+						  strlen(ref_ok)));
+	TH_OK(tessel_schedule_validate(s));
+	assert_int_equal(th_sched(s, TESSEL_SCHED_NMICROS), 2);
+	assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN), 3);
+	assert_int_equal(th_sched(s, TESSEL_SCHED_REPETEND_BEGIN), 0);
+	assert_int_equal(th_sched(s, TESSEL_SCHED_REPETEND_END), 3);
+	tessel_schedule_free(s);
+
+	/* missing entry: the last one dropped */
+	char text[sizeof ref_ok];
+	const char *last = strstr(ref_ok, ",{\"mid\": 1, \"span\": 1, \"memory\": -1");
+	assert_non_null(last);
+	snprintf(text, sizeof text, "%.*s]}", (int)(last - ref_ok), ref_ok);
+	assert_int_equal(tessel_schedule_from_reference_json(&s, g, text,
+							     strlen(text)),
+			 TESSEL_EPARSE);
+	assert_non_null(strstr(tessel_error_last(), "no entry"));
+	/* gid out of range */
+	assert_int_equal(ref_variant(g, "\"gid\": 1, \"step\": 1",
+				     "\"gid\": 2, \"step\": 1"), TESSEL_ERANGE);
+	assert_non_null(strstr(tessel_error_last(), "\"blocks\"[1]"));
+	assert_non_null(strstr(tessel_error_last(), "gid"));
+	/* span mismatch */
+	assert_int_equal(ref_variant(g, "\"span\": 1, \"memory\": -1",
+				     "\"span\": 2, \"memory\": -1"), TESSEL_EPARSE);
+	assert_non_null(strstr(tessel_error_last(), "\"blocks\"[1]"));
+	assert_non_null(strstr(tessel_error_last(), "span"));
+	/* memory, device, btype mismatches; negative mid; duplicates */
+	assert_int_equal(ref_variant(g, "\"memory\": 1,", "\"memory\": 2,"),
+			 TESSEL_EPARSE);
+	assert_int_equal(ref_variant(g, "\"device\": [0], \"x\"",
+				     "\"device\": [1], \"x\""), TESSEL_EPARSE);
+	assert_int_equal(ref_variant(g, "\"btype\": \"forward\"",
+				     "\"btype\": \"backward\""), TESSEL_EPARSE);
+	assert_int_equal(ref_variant(g, "\"mid\": 0,", "\"mid\": -1,"),
+			 TESSEL_ERANGE);
+	assert_int_equal(ref_variant(g, "\"mid\": 1, \"span\": 1, \"memory\": 1",
+				     "\"mid\": 0, \"span\": 1, \"memory\": 1"),
+			 TESSEL_EPARSE);
+	assert_non_null(strstr(tessel_error_last(), "twice"));
+	assert_int_equal(ref_variant(g, "\"ndevs\": 2", "\"ndevs\": 3"),
+			 TESSEL_EPARSE);
+	assert_int_equal(ref_variant(g, "\"ndevs\": 2", "\"ndevz\": 2"),
+			 TESSEL_EPARSE);
+	assert_int_equal(ref_variant(g, "\"step\": 0", "\"step\": \"0\""),
+			 TESSEL_EPARSE);
+	assert_int_equal(ref_variant(g, "\"repetend\": [-5, 99]",
+				     "\"repetend\": [1]"), TESSEL_EPARSE);
+	assert_int_equal(tessel_schedule_from_reference_json(&s, g, "{", 1),
+			 TESSEL_EPARSE);
+	assert_int_equal(tessel_schedule_from_reference_json(&s, NULL, ref_ok,
+							     strlen(ref_ok)),
+			 TESSEL_EINVAL);
+	/* a schedule that reads fine but breaks the timing rules */
+	assert_int_equal(ref_variant(g, "\"gid\": 1, \"step\": 1",
+				     "\"gid\": 1, \"step\": 0"), TESSEL_OK);
+	TH_OK(tessel_schedule_from_reference_json(&s, g, ref_ok,
+						  strlen(ref_ok)));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 0));
+	assert_int_equal(tessel_schedule_validate(s), TESSEL_EVIOLATION);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spans_reproduce_makespan),
+		cmocka_unit_test(test_jitter_deterministic),
+		cmocka_unit_test(test_latency_never_shortens),
+		cmocka_unit_test(test_busy_idle),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_small_by_hand),
+		cmocka_unit_test(test_durations_json),
+		cmocka_unit_test(test_reference_round_trip),
+		cmocka_unit_test(test_reference_inputs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,265 @@
+/* tessel simulate: replay a schedule with real durations. */
+#include "cli.h"
+
+#include <tessel.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char simulate_usage[] =
+	"Usage: tessel simulate SCHEDULE.json [OPTIONS]\n"
+	"\n"
+	"Replay a schedule file (as written by 'tessel search --format json')\n"
+	"with real durations: each device runs its blocks in the schedule's\n"
+	"order, each as soon as its dependencies have arrived. Print the\n"
+	"makespan, then per device the busy time, the idle time and the peak\n"
+	"memory.\n"
+	"\n"
+	"Options:\n"
+	"  -D, --durations FILE  durations per block: a JSON object mapping\n"
+	"                        block names to numbers > 0 (blocks not named\n"
+	"                        keep their span; default: all spans)\n"
+	"  -l, --latency X       time added to every dependency between blocks\n"
+	"                        that share no device (>= 0, default 0)\n"
+	"  -J, --jitter X        multiply each duration by a factor drawn\n"
+	"                        uniformly from [1-X, 1+X] (0 <= X < 1,\n"
+	"                        default 0)\n"
+	"  -s, --seed N          seed of the jitter (default 0)\n"
+	"  -h, --help            show this help and exit\n"
+	"\n"
+	"Exit status: 0 success, 1 the schedule cannot be replayed, 2 bad usage\n"
+	"or unreadable or malformed file.\n";
+
+static const struct option simulate_options[] = {
+	{ "durations", required_argument, NULL, 'D' },
+	{ "latency", required_argument, NULL, 'l' },
+	{ "jitter", required_argument, NULL, 'J' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct simulate_args {
+	const char *path;
+	const char *durations;   /* NULL: the spans */
+	double latency;
+	double jitter;
+	int64_t seed;
+};
+
+int cli_read_file(char **out, size_t *length, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 4096, len = 0, n;
+	char *buf;
+
+	*out = NULL;
+	if (!f) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	buf = malloc(cap);
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len - 1 == 0) {
+			char *bigger = cap > SIZE_MAX / 2 ? NULL
+							  : realloc(buf, cap * 2);
+			if (!bigger) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	if (!buf || ferror(f)) {
+		cli_error("%s: %s", path, buf ? "read error" : "out of memory");
+		free(buf);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	*out = buf;
+	*length = len;
+	return 0;
+}
+
+/* A finite number in [min, max) (max_open) or [min, max]; -1 with the
+ * reason printed. */
+static int parse_number(double *out, const char *option, const char *arg,
+			double min, double max, int max_open)
+{
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || isspace((unsigned char)arg[0]) || errno ||
+	    !isfinite(v)) {
+		cli_error("%s: '%s' is not a number", option, arg);
+		return -1;
+	}
+	if (v < min || v > max || (max_open && v >= max)) {
+		cli_error("%s: %s is out of range [%g, %g%c", option, arg, min,
+			  max, max_open ? ')' : ']');
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int apply_option(struct simulate_args *a, int c, const char *arg)
+{
+	switch (c) {
+	case 'D':
+		if (!arg[0]) {
+			cli_error("--durations: empty file name");
+			return -1;
+		}
+		a->durations = arg;
+		return 0;
+	case 'l':
+		return parse_number(&a->latency, "--latency", arg, 0, HUGE_VAL,
+				    0);
+	case 'J':
+		return parse_number(&a->jitter, "--jitter", arg, 0, 1, 1);
+	case 's':
+		return cli_parse_int(&a->seed, "--seed", arg, 0, INT64_MAX);
+	default:
+		return -1;
+	}
+}
+
+static int usage_error(void)
+{
+	cli_error("try 'tessel simulate --help'");
+	return CLI_EXIT_USAGE;
+}
+
+/* Parse the command line into *a. Returns -1 to go on, else an exit
+ * status. */
+static int parse_args(struct simulate_args *a, int argc, char **argv)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":D:l:J:s:h", simulate_options,
+				NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return cli_getopt_error(c, argv);
+		if (c == 'h') {
+			fputs(simulate_usage, stdout);
+			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+		}
+		if (apply_option(a, c, optarg))
+			return CLI_EXIT_USAGE;
+	}
+	if (argc - optind != 1) {
+		cli_error(argc == optind ? "simulate: no schedule file given"
+					 : "simulate: too many arguments");
+		return usage_error();
+	}
+	a->path = argv[optind];
+	return -1;
+}
+
+/* The durations of the --durations file, or NULL (spans); 0 or an exit
+ * status. */
+static int load_durations(double **out, size_t *count,
+			  const tessel_schedule *s, const char *path)
+{
+	const tessel_graph *g = NULL;
+	int64_t nblocks = 0;
+	char *text = NULL;
+	size_t length = 0;
+	int rc;
+
+	*out = NULL;
+	*count = 0;
+	if (!path)
+		return 0;
+	rc = tessel_schedule_graph(&g, s);
+	if (!rc)
+		rc = tessel_graph_get(&nblocks, g, TESSEL_GRAPH_NBLOCKS);
+	if (rc)
+		return cli_lib_error(rc, "simulate");
+	if (cli_read_file(&text, &length, path))
+		return CLI_EXIT_USAGE;
+	rc = tessel_durations_from_json(out, g, text, length);
+	free(text);
+	if (rc)
+		return cli_lib_error(rc, path);
+	*count = (size_t)nblocks;
+	return 0;
+}
+
+static double sim_figure(const tessel_simulation *sim, tessel_sim_attr attr,
+			 int device)
+{
+	double v = 0;
+
+	if (tessel_simulation_get(&v, sim, attr, device))
+		return 0;
+	return v;
+}
+
+static void print_result(const tessel_simulation *sim, int64_t ndevices)
+{
+	printf("makespan %.10g\n", sim_figure(sim, TESSEL_SIM_MAKESPAN, 0));
+	for (int d = 0; d < ndevices; d++)
+		printf("device %d: busy %.10g, idle %.10g, peak memory %.10g\n",
+		       d, sim_figure(sim, TESSEL_SIM_BUSY, d),
+		       sim_figure(sim, TESSEL_SIM_IDLE, d),
+		       sim_figure(sim, TESSEL_SIM_PEAK_MEMORY, d));
+}
+
+static int run_simulation(const struct simulate_args *a)
+{
+	tessel_schedule *s = NULL;
+	tessel_simulation *sim = NULL;
+	double *durations = NULL;
+	size_t count = 0;
+	int64_t ndevices = 0;
+	int status;
+	int rc = tessel_schedule_from_file(&s, a->path);
+
+	if (rc)
+		return cli_lib_error(rc, a->path);
+	status = load_durations(&durations, &count, s, a->durations);
+	if (!status) {
+		rc = tessel_simulate(&sim, s, durations, count, a->latency,
+				     a->jitter, (uint64_t)a->seed);
+		if (!rc)
+			rc = tessel_schedule_get(&ndevices, s,
+						 TESSEL_SCHED_NDEVICES);
+		if (rc) {
+			status = cli_lib_error(rc, a->path);
+		} else {
+			print_result(sim, ndevices);
+			status = cli_flush_stdout() ? CLI_EXIT_USAGE
+						    : CLI_EXIT_OK;
+		}
+	}
+	tessel_simulation_free(sim);
+	tessel_free(durations);
+	tessel_schedule_free(s);
+	return status;
+}
+
+int cli_simulate(int argc, char **argv)
+{
+	struct simulate_args a = { 0 };
+	int status = parse_args(&a, argc, argv);
+
+	if (status >= 0)
+		return status;
+	return run_simulation(&a);
+}
