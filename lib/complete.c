@@ -16,6 +16,10 @@
 #include "search.h"
 #include "util.h"
 
+/* Local-search effort from which the forward-backward improvement gets all
+ * its rounds (the heuristic mode uses less and gets one). */
+#define TSL_FBI_FULL_EFFORT ((int64_t)1000000)
+
 typedef struct inst {
 	int64_t start;
 	int gid;
@@ -172,7 +176,8 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	if (rc)
 		goto out;
 	int64_t best = tsl_schedule_makespan(s);
-	if (best > bound && tsl_deadline_left_ms(dl) > 0) {
+	/* effort 0 (ranking candidates): the plain compaction only */
+	if (effort > 0 && best > bound && tsl_deadline_left_ms(dl) > 0) {
 		save_starts(kept, s, count);
 		rc = sorted_instances(seq, s, rep);
 		if (!rc)
@@ -191,7 +196,8 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 			goto out;
 	}
 	/* forward-backward improvement: justify right, then left again */
-	for (int round = 0; round < 6 && !rc; round++) {
+	int rounds = effort >= TSL_FBI_FULL_EFFORT ? 6 : effort > 0 ? 1 : 0;
+	for (int round = 0; round < rounds && !rc; round++) {
 		best = tsl_schedule_makespan(s);
 		if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
 			break;
