@@ -471,8 +471,20 @@ static void test_trace_json(void **state)
 	tessel_iter *it = NULL;
 	const tessel_entry *e;
 	TH_OK(tessel_iter_new(&it, s, TESSEL_ALL_DEVICES));
-	while (tessel_iter_next(&e, it) == TESSEL_OK)
+	while (tessel_iter_next(&e, it) == TESSEL_OK) {
 		want += (size_t)entry_attr(e, TESSEL_ENTRY_NDEVICES);
+		/* each (block, micro-batch) is one event, at its start */
+		const char *name;
+		char event[128];
+		TH_OK(tessel_entry_name(&name, e));
+		snprintf(event, sizeof event,
+			 "{\"name\": \"%s mb%lld\", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": %lld,",
+			 name, (long long)entry_attr(e, TESSEL_ENTRY_MICRO_BATCH),
+			 entry_attr(e, TESSEL_ENTRY_KIND) == TESSEL_KIND_FORWARD ? "forward"
+										: "backward",
+			 (long long)(entry_attr(e, TESSEL_ENTRY_START) * 1000));
+		assert_int_equal(count_of(text, event), 1);
+	}
 	tessel_iter_free(it);
 	assert_int_equal(count_of(text, "\"ph\": \"X\""), want);
 	assert_int_equal(count_of(text, "\"ph\": \"M\""), D);
