@@ -1,0 +1,760 @@
+// libtessel C++17 wrapper: header only, over the public C API of <tessel.h>.
+//
+// SPDX-License-Identifier: MIT
+//
+// - Handles (Graph, Options, Schedule, EntryIterator, ActionIterator) are
+//   RAII and move-only; they release with the C _free functions.
+// - A failing C call throws tessel::Error (a std::runtime_error) carrying the
+//   error code and the library's message from tessel_error_last().
+// - schedule.entries(device) and schedule.actions(device) are ranges for
+//   range-for loops, yielding small structs copied from the C objects.
+//
+//     auto g = tessel::Graph::preset("mshape", 4, 6);
+//     auto s = tessel::search(g, tessel::SearchOptions{16});
+//     for (const auto &e : s.entries(0))
+//         std::cout << e.block << ' ' << e.micro_batch << ' ' << e.start << '\n';
+#ifndef TESSEL_HPP
+#define TESSEL_HPP
+
+#include <tessel.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessel {
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+class Error : public std::runtime_error {
+public:
+	Error(int code, const std::string &message)
+		: std::runtime_error(message), code_(code) {}
+	// A tessel_error_code (negative).
+	int code() const noexcept { return code_; }
+
+private:
+	int code_;
+};
+
+namespace detail {
+
+// Throw tessel::Error for a failed call; `what` names the operation.
+inline void check(int rc, const char *what)
+{
+	if (rc == TESSEL_OK)
+		return;
+	std::string msg = what;
+	msg += ": ";
+	const char *last = tessel_error_last();
+	msg += (last && *last) ? last : tessel_strerror(rc);
+	throw Error(rc, msg);
+}
+
+// Take ownership of a "new, release with tessel_free" text buffer.
+inline std::string take_text(char *text)
+{
+	std::unique_ptr<char, void (*)(void *)> guard(text, tessel_free);
+	return text ? std::string(text) : std::string();
+}
+
+template <typename T, void (*Free)(T *)>
+struct Deleter {
+	void operator()(T *p) const noexcept { Free(p); }
+};
+
+} // namespace detail
+
+inline std::string version() { return tessel_version(); }
+inline int version_number() { return tessel_version_number(); }
+
+enum class Kind { Forward = TESSEL_KIND_FORWARD, Backward = TESSEL_KIND_BACKWARD,
+		  Weight = TESSEL_KIND_WEIGHT };
+enum class Phase { Warmup = TESSEL_PHASE_WARMUP, Repetend = TESSEL_PHASE_REPETEND,
+		   Cooldown = TESSEL_PHASE_COOLDOWN };
+enum class ActionKind { Compute = TESSEL_ACTION_COMPUTE, Send = TESSEL_ACTION_SEND,
+			Recv = TESSEL_ACTION_RECV };
+
+inline const char *to_string(Kind k)
+{
+	switch (k) {
+	case Kind::Forward: return "forward";
+	case Kind::Backward: return "backward";
+	case Kind::Weight: return "weight";
+	}
+	return "?";
+}
+
+inline const char *to_string(Phase p)
+{
+	switch (p) {
+	case Phase::Warmup: return "warmup";
+	case Phase::Repetend: return "repetend";
+	case Phase::Cooldown: return "cooldown";
+	}
+	return "?";
+}
+
+inline const char *to_string(ActionKind k)
+{
+	switch (k) {
+	case ActionKind::Compute: return "compute";
+	case ActionKind::Send: return "send";
+	case ActionKind::Recv: return "recv";
+	}
+	return "?";
+}
+
+constexpr int all_devices = TESSEL_ALL_DEVICES;
+constexpr int64_t unlimited = TESSEL_UNLIMITED;
+
+// ---------------------------------------------------------------------------
+// Graph
+// ---------------------------------------------------------------------------
+
+class Graph {
+public:
+	// An empty graph for `ndevices` devices.
+	explicit Graph(int ndevices)
+	{
+		tessel_graph *g = nullptr;
+		detail::check(tessel_graph_new(&g, ndevices), "tessel_graph_new");
+		ptr_.reset(g);
+	}
+
+	// Take ownership of a C graph (may be NULL only for a moved-from state).
+	static Graph adopt(tessel_graph *g) { return Graph(g); }
+
+	static Graph preset(const std::string &name, int devices,
+			    int64_t memory = TESSEL_UNLIMITED, bool infer = false)
+	{
+		tessel_graph *g = nullptr;
+		detail::check(tessel_preset(&g, name.c_str(), devices, infer ? 1 : 0, memory),
+			      "tessel_preset");
+		return Graph(g);
+	}
+
+	// Names of the built-in presets.
+	static std::vector<std::string> preset_names()
+	{
+		std::vector<std::string> names;
+		for (size_t i = 0; i < tessel_preset_count(); i++) {
+			const char *name = nullptr;
+			detail::check(tessel_preset_info(&name, nullptr, i), "tessel_preset_info");
+			names.emplace_back(name);
+		}
+		return names;
+	}
+
+	static Graph from_json(const std::string &text)
+	{
+		tessel_graph *g = nullptr;
+		detail::check(tessel_graph_from_json(&g, text.data(), text.size()),
+			      "tessel_graph_from_json");
+		return Graph(g);
+	}
+
+	static Graph from_file(const std::string &path)
+	{
+		tessel_graph *g = nullptr;
+		detail::check(tessel_graph_from_file(&g, path.c_str()), "tessel_graph_from_file");
+		return Graph(g);
+	}
+
+	Graph(Graph &&) noexcept = default;
+	Graph &operator=(Graph &&) noexcept = default;
+	Graph(const Graph &) = delete;
+	Graph &operator=(const Graph &) = delete;
+
+	// Deep copy (explicit, handles stay move-only).
+	Graph clone() const
+	{
+		tessel_graph *g = nullptr;
+		detail::check(tessel_graph_dup(&g, get()), "tessel_graph_dup");
+		return Graph(g);
+	}
+
+	std::string to_json() const
+	{
+		char *text = nullptr;
+		detail::check(tessel_graph_to_json(&text, get()), "tessel_graph_to_json");
+		return detail::take_text(text);
+	}
+
+	// Add a block; returns its id.
+	int add_block(const std::string &name, Kind kind, int span, int memory)
+	{
+		int gid = -1;
+		detail::check(tessel_graph_add_block(&gid, get(), name.c_str(),
+						     static_cast<tessel_kind>(kind), span, memory),
+			      "tessel_graph_add_block");
+		return gid;
+	}
+
+	void place(int gid, const std::vector<int> &devices)
+	{
+		detail::check(tessel_graph_place(get(), gid, devices.data(), devices.size()),
+			      "tessel_graph_place");
+	}
+
+	void place(int gid, int device) { place(gid, std::vector<int>{device}); }
+
+	void add_dep(int before, int after)
+	{
+		detail::check(tessel_graph_add_dep(get(), before, after), "tessel_graph_add_dep");
+	}
+
+	void set_stage(int gid, int stage)
+	{
+		detail::check(tessel_graph_set_stage(get(), gid, stage), "tessel_graph_set_stage");
+	}
+
+	// Memory limit of one device, or of every device with all_devices.
+	void set_memory_limit(int64_t limit, int device = TESSEL_ALL_DEVICES)
+	{
+		detail::check(tessel_graph_set_memory_limit(get(), device, limit),
+			      "tessel_graph_set_memory_limit");
+	}
+
+	int64_t memory_limit(int device) const
+	{
+		int64_t v = 0;
+		detail::check(tessel_graph_memory_limit(&v, get(), device),
+			      "tessel_graph_memory_limit");
+		return v;
+	}
+
+	void validate() const
+	{
+		detail::check(tessel_graph_validate(get()), "tessel_graph_validate");
+	}
+
+	int find(const std::string &name) const
+	{
+		int gid = -1;
+		detail::check(tessel_graph_find(&gid, get(), name.c_str()), "tessel_graph_find");
+		return gid;
+	}
+
+	int64_t devices() const { return attr(TESSEL_GRAPH_NDEVICES); }
+	int64_t blocks() const { return attr(TESSEL_GRAPH_NBLOCKS); }
+	int64_t resource_bound() const { return attr(TESSEL_GRAPH_RESOURCE_BOUND); }
+	int64_t critical_path() const { return attr(TESSEL_GRAPH_CRITICAL_PATH); }
+
+	int64_t lower_bound(int64_t micro_batches) const
+	{
+		int64_t v = 0;
+		detail::check(tessel_graph_lower_bound(&v, get(), micro_batches),
+			      "tessel_graph_lower_bound");
+		return v;
+	}
+
+	std::string block_name(int gid) const
+	{
+		const char *name = nullptr;
+		detail::check(tessel_graph_block_name(&name, get(), gid), "tessel_graph_block_name");
+		return name;
+	}
+
+	int64_t block_get(int gid, tessel_block_attr a) const
+	{
+		int64_t v = 0;
+		detail::check(tessel_graph_block_get(&v, get(), gid, a), "tessel_graph_block_get");
+		return v;
+	}
+
+	std::vector<int> block_devices(int gid) const
+	{
+		std::vector<int> out(static_cast<size_t>(block_get(gid, TESSEL_BLOCK_NDEVICES)));
+		for (size_t i = 0; i < out.size(); i++)
+			detail::check(tessel_graph_block_device(&out[i], get(), gid, i),
+				      "tessel_graph_block_device");
+		return out;
+	}
+
+	std::vector<int> block_deps(int gid) const
+	{
+		std::vector<int> out(static_cast<size_t>(block_get(gid, TESSEL_BLOCK_NDEPS)));
+		for (size_t i = 0; i < out.size(); i++)
+			detail::check(tessel_graph_block_dep(&out[i], get(), gid, i),
+				      "tessel_graph_block_dep");
+		return out;
+	}
+
+	tessel_graph *get() const noexcept { return ptr_.get(); }
+	tessel_graph *release() noexcept { return ptr_.release(); }
+	explicit operator bool() const noexcept { return ptr_ != nullptr; }
+
+private:
+	explicit Graph(tessel_graph *g) : ptr_(g) {}
+
+	int64_t attr(tessel_graph_attr a) const
+	{
+		int64_t v = 0;
+		detail::check(tessel_graph_get(&v, get(), a), "tessel_graph_get");
+		return v;
+	}
+
+	std::unique_ptr<tessel_graph, detail::Deleter<tessel_graph, tessel_graph_free>> ptr_;
+};
+
+// ---------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------
+
+// The common search options; 0 keeps the library default.
+struct SearchOptions {
+	int64_t micro_batches = 16;
+	int64_t time_limit_ms = 0;
+	int64_t threads = 0;
+	bool fast = false;
+};
+
+class Options {
+public:
+	Options()
+	{
+		tessel_options *o = nullptr;
+		detail::check(tessel_options_new(&o), "tessel_options_new");
+		ptr_.reset(o);
+	}
+
+	explicit Options(const SearchOptions &so) : Options()
+	{
+		set(TESSEL_OPT_MICRO_BATCHES, so.micro_batches);
+		set(TESSEL_OPT_TIME_LIMIT_MS, so.time_limit_ms);
+		set(TESSEL_OPT_THREADS, so.threads);
+		set(TESSEL_OPT_FAST, so.fast ? 1 : 0);
+	}
+
+	Options(Options &&) noexcept = default;
+	Options &operator=(Options &&) noexcept = default;
+	Options(const Options &) = delete;
+	Options &operator=(const Options &) = delete;
+
+	Options &set(tessel_option key, int64_t value)
+	{
+		detail::check(tessel_options_set(get(), key, value), "tessel_options_set");
+		return *this;
+	}
+
+	int64_t get(tessel_option key) const
+	{
+		int64_t v = 0;
+		detail::check(tessel_options_get(&v, get(), key), "tessel_options_get");
+		return v;
+	}
+
+	// Thread-safe: ask running searches with these options to stop.
+	void cancel() { detail::check(tessel_options_cancel(get()), "tessel_options_cancel"); }
+	void clear_cancel()
+	{
+		detail::check(tessel_options_clear_cancel(get()), "tessel_options_clear_cancel");
+	}
+
+	tessel_options *get() const noexcept { return ptr_.get(); }
+
+private:
+	std::unique_ptr<tessel_options, detail::Deleter<tessel_options, tessel_options_free>> ptr_;
+};
+
+// ---------------------------------------------------------------------------
+// Entries and actions, copied out of the C objects
+// ---------------------------------------------------------------------------
+
+struct Entry {
+	std::string block;
+	int gid = -1;
+	int64_t micro_batch = 0;
+	int64_t start = 0;
+	int64_t span = 0;
+	Phase phase = Phase::Warmup;
+	Kind kind = Kind::Forward;
+	int64_t memory = 0;
+	std::vector<int> devices;
+
+	int64_t finish() const { return start + span; }
+};
+
+struct Action {
+	ActionKind kind = ActionKind::Compute;
+	int gid = -1;
+	int64_t micro_batch = 0;
+	int peer = -1;
+	int peer_gid = -1;
+	int64_t step = 0;
+};
+
+namespace detail {
+
+inline int64_t entry_attr(const tessel_entry *e, tessel_entry_attr a)
+{
+	int64_t v = 0;
+	check(tessel_entry_get(&v, e, a), "tessel_entry_get");
+	return v;
+}
+
+inline Entry copy_entry(const tessel_entry *e)
+{
+	Entry out;
+	const char *name = nullptr;
+	check(tessel_entry_name(&name, e), "tessel_entry_name");
+	out.block = name;
+	out.gid = static_cast<int>(entry_attr(e, TESSEL_ENTRY_GID));
+	out.micro_batch = entry_attr(e, TESSEL_ENTRY_MICRO_BATCH);
+	out.start = entry_attr(e, TESSEL_ENTRY_START);
+	out.span = entry_attr(e, TESSEL_ENTRY_SPAN);
+	out.phase = static_cast<Phase>(entry_attr(e, TESSEL_ENTRY_PHASE));
+	out.kind = static_cast<Kind>(entry_attr(e, TESSEL_ENTRY_KIND));
+	out.memory = entry_attr(e, TESSEL_ENTRY_MEMORY);
+	size_t n = static_cast<size_t>(entry_attr(e, TESSEL_ENTRY_NDEVICES));
+	out.devices.resize(n);
+	for (size_t i = 0; i < n; i++)
+		check(tessel_entry_device(&out.devices[i], e, i), "tessel_entry_device");
+	return out;
+}
+
+inline int64_t action_attr(const tessel_action *a, tessel_action_attr key)
+{
+	int64_t v = 0;
+	check(tessel_action_get(&v, a, key), "tessel_action_get");
+	return v;
+}
+
+inline Action copy_action(const tessel_action *a)
+{
+	Action out;
+	out.kind = static_cast<ActionKind>(action_attr(a, TESSEL_ACTION_KIND));
+	out.gid = static_cast<int>(action_attr(a, TESSEL_ACTION_GID));
+	out.micro_batch = action_attr(a, TESSEL_ACTION_MICRO_BATCH);
+	out.peer = static_cast<int>(action_attr(a, TESSEL_ACTION_PEER));
+	out.peer_gid = static_cast<int>(action_attr(a, TESSEL_ACTION_PEER_GID));
+	out.step = action_attr(a, TESSEL_ACTION_STEP);
+	return out;
+}
+
+// Traits binding a C iterator type to its functions and the copied value.
+struct EntryTraits {
+	using c_iter = tessel_iter;
+	using c_item = tessel_entry;
+	using value_type = Entry;
+	static int create(tessel_iter **out, const tessel_schedule *s, int device)
+	{
+		return tessel_iter_new(out, s, device);
+	}
+	static int next(const tessel_entry **out, tessel_iter *it)
+	{
+		return tessel_iter_next(out, it);
+	}
+	static void destroy(tessel_iter *it) { tessel_iter_free(it); }
+	static Entry copy(const tessel_entry *e) { return copy_entry(e); }
+	static constexpr const char *new_name = "tessel_iter_new";
+	static constexpr const char *next_name = "tessel_iter_next";
+};
+
+struct ActionTraits {
+	using c_iter = tessel_action_iter;
+	using c_item = tessel_action;
+	using value_type = Action;
+	static int create(tessel_action_iter **out, const tessel_schedule *s, int device)
+	{
+		return tessel_action_iter_new(out, s, device);
+	}
+	static int next(const tessel_action **out, tessel_action_iter *it)
+	{
+		return tessel_action_iter_next(out, it);
+	}
+	static void destroy(tessel_action_iter *it) { tessel_action_iter_free(it); }
+	static Action copy(const tessel_action *a) { return copy_action(a); }
+	static constexpr const char *new_name = "tessel_action_iter_new";
+	static constexpr const char *next_name = "tessel_action_iter_next";
+};
+
+} // namespace detail
+
+// A move-only RAII wrapper over a C iterator (tessel_iter or
+// tessel_action_iter). next() copies the next item out, or returns false
+// after the last one.
+template <typename Traits>
+class BasicIterator {
+public:
+	using value_type = typename Traits::value_type;
+
+	BasicIterator(const tessel_schedule *schedule, int device)
+	{
+		typename Traits::c_iter *it = nullptr;
+		detail::check(Traits::create(&it, schedule, device), Traits::new_name);
+		ptr_.reset(it);
+	}
+
+	BasicIterator(BasicIterator &&) noexcept = default;
+	BasicIterator &operator=(BasicIterator &&) noexcept = default;
+	BasicIterator(const BasicIterator &) = delete;
+	BasicIterator &operator=(const BasicIterator &) = delete;
+
+	bool next(value_type &out)
+	{
+		const typename Traits::c_item *item = nullptr;
+		int rc = Traits::next(&item, ptr_.get());
+		if (rc == TESSEL_ITEROVER)
+			return false;
+		detail::check(rc, Traits::next_name);
+		out = Traits::copy(item);
+		return true;
+	}
+
+	typename Traits::c_iter *get() const noexcept { return ptr_.get(); }
+
+private:
+	struct Free {
+		void operator()(typename Traits::c_iter *p) const noexcept { Traits::destroy(p); }
+	};
+	std::unique_ptr<typename Traits::c_iter, Free> ptr_;
+};
+
+using EntryIterator = BasicIterator<detail::EntryTraits>;
+using ActionIterator = BasicIterator<detail::ActionTraits>;
+
+// A single-pass input range over a schedule's entries or actions, for
+// range-for. Each begin() starts a new C iterator. The schedule must outlive
+// the range and its iterators.
+template <typename Traits>
+class Range {
+public:
+	using value_type = typename Traits::value_type;
+
+	class iterator {
+	public:
+		using iterator_category = std::input_iterator_tag;
+		using value_type = typename Traits::value_type;
+		using difference_type = std::ptrdiff_t;
+		using pointer = const value_type *;
+		using reference = const value_type &;
+
+		iterator() = default;
+		reference operator*() const { return state_->current; }
+		pointer operator->() const { return &state_->current; }
+		iterator &operator++()
+		{
+			if (state_ && !state_->it.next(state_->current))
+				state_.reset();
+			return *this;
+		}
+		void operator++(int) { ++*this; }
+		friend bool operator==(const iterator &a, const iterator &b)
+		{
+			return a.state_ == b.state_;
+		}
+		friend bool operator!=(const iterator &a, const iterator &b) { return !(a == b); }
+
+	private:
+		friend class Range;
+		struct State {
+			State(const tessel_schedule *s, int device) : it(s, device) {}
+			BasicIterator<Traits> it;
+			value_type current;
+		};
+		explicit iterator(std::shared_ptr<State> st) : state_(std::move(st)) { ++*this; }
+		std::shared_ptr<State> state_;
+	};
+
+	Range(const tessel_schedule *schedule, int device)
+		: schedule_(schedule), device_(device) {}
+
+	iterator begin() const
+	{
+		return iterator(std::make_shared<typename iterator::State>(schedule_, device_));
+	}
+	iterator end() const { return iterator(); }
+
+	// Everything at once.
+	std::vector<value_type> to_vector() const
+	{
+		std::vector<value_type> out;
+		for (const auto &v : *this)
+			out.push_back(v);
+		return out;
+	}
+
+private:
+	const tessel_schedule *schedule_;
+	int device_;
+};
+
+using EntryRange = Range<detail::EntryTraits>;
+using ActionRange = Range<detail::ActionTraits>;
+
+// ---------------------------------------------------------------------------
+// Schedule
+// ---------------------------------------------------------------------------
+
+class Schedule {
+public:
+	// Take ownership of a C schedule.
+	static Schedule adopt(tessel_schedule *s) { return Schedule(s); }
+
+	// An empty schedule of `micro_batches` for a copy of `graph`.
+	static Schedule empty(const Graph &graph, int64_t micro_batches)
+	{
+		tessel_schedule *s = nullptr;
+		detail::check(tessel_schedule_new(&s, graph.get(), micro_batches),
+			      "tessel_schedule_new");
+		return Schedule(s);
+	}
+
+	static Schedule from_json(const std::string &text)
+	{
+		tessel_schedule *s = nullptr;
+		detail::check(tessel_schedule_from_json(&s, text.data(), text.size()),
+			      "tessel_schedule_from_json");
+		return Schedule(s);
+	}
+
+	static Schedule from_file(const std::string &path)
+	{
+		tessel_schedule *s = nullptr;
+		detail::check(tessel_schedule_from_file(&s, path.c_str()),
+			      "tessel_schedule_from_file");
+		return Schedule(s);
+	}
+
+	Schedule(Schedule &&) noexcept = default;
+	Schedule &operator=(Schedule &&) noexcept = default;
+	Schedule(const Schedule &) = delete;
+	Schedule &operator=(const Schedule &) = delete;
+
+	void set_step(int gid, int64_t micro_batch, int64_t step)
+	{
+		detail::check(tessel_schedule_set_step(get(), gid, micro_batch, step),
+			      "tessel_schedule_set_step");
+	}
+
+	// Throws tessel::Error (code TESSEL_EVIOLATION) naming the first violation.
+	void validate() const
+	{
+		detail::check(tessel_schedule_validate(get()), "tessel_schedule_validate");
+	}
+
+	int64_t get(tessel_schedule_attr a) const
+	{
+		int64_t v = 0;
+		detail::check(tessel_schedule_get(&v, get(), a), "tessel_schedule_get");
+		return v;
+	}
+
+	int64_t devices() const { return get(TESSEL_SCHED_NDEVICES); }
+	int64_t blocks() const { return get(TESSEL_SCHED_NBLOCKS); }
+	int64_t micro_batches() const { return get(TESSEL_SCHED_NMICROS); }
+	int64_t size() const { return get(TESSEL_SCHED_NENTRIES); }
+	int64_t makespan() const { return get(TESSEL_SCHED_MAKESPAN); }
+	int64_t period() const { return get(TESSEL_SCHED_PERIOD); }
+	int64_t resource_bound() const { return get(TESSEL_SCHED_RESOURCE_BOUND); }
+	bool period_optimal() const { return get(TESSEL_SCHED_PERIOD_OPTIMAL) != 0; }
+	bool makespan_optimal() const { return get(TESSEL_SCHED_MAKESPAN_OPTIMAL) != 0; }
+	int64_t lower_bound() const { return get(TESSEL_SCHED_LOWER_BOUND); }
+	int64_t repetend_begin() const { return get(TESSEL_SCHED_REPETEND_BEGIN); }
+	int64_t repetend_end() const { return get(TESSEL_SCHED_REPETEND_END); }
+	int64_t depth() const { return get(TESSEL_SCHED_DEPTH); }
+
+	double search_seconds() const
+	{
+		double v = 0;
+		detail::check(tessel_schedule_search_seconds(&v, get()),
+			      "tessel_schedule_search_seconds");
+		return v;
+	}
+
+	int64_t peak_memory(int device) const
+	{
+		int64_t v = 0;
+		detail::check(tessel_schedule_peak_memory(&v, get(), device),
+			      "tessel_schedule_peak_memory");
+		return v;
+	}
+
+	// Name of a block of the schedule's graph.
+	std::string block_name(int gid) const
+	{
+		const tessel_graph *g = nullptr;
+		detail::check(tessel_schedule_graph(&g, get()), "tessel_schedule_graph");
+		const char *name = nullptr;
+		detail::check(tessel_graph_block_name(&name, g, gid), "tessel_graph_block_name");
+		return name;
+	}
+
+	// Entries on `device` in time order, or every entry with all_devices.
+	EntryRange entries(int device = TESSEL_ALL_DEVICES) const
+	{
+		return EntryRange(get(), device);
+	}
+
+	// The action stream (compute, send, receive) of `device`.
+	ActionRange actions(int device) const { return ActionRange(get(), device); }
+
+	std::string to_json() const { return text(tessel_schedule_to_json, "tessel_schedule_to_json"); }
+	std::string to_text() const { return text(tessel_schedule_to_text, "tessel_schedule_to_text"); }
+	std::string to_svg() const { return text(tessel_schedule_to_svg, "tessel_schedule_to_svg"); }
+	std::string to_actions_json() const
+	{
+		return text(tessel_schedule_to_actions_json, "tessel_schedule_to_actions_json");
+	}
+
+	std::string to_torch_csv(bool with_comms = false) const
+	{
+		char *out = nullptr;
+		detail::check(tessel_schedule_to_torch_csv(&out, get(), with_comms ? 1 : 0),
+			      "tessel_schedule_to_torch_csv");
+		return detail::take_text(out);
+	}
+
+	std::string to_trace_json(double step_us = 1.0) const
+	{
+		char *out = nullptr;
+		detail::check(tessel_schedule_to_trace_json(&out, get(), step_us),
+			      "tessel_schedule_to_trace_json");
+		return detail::take_text(out);
+	}
+
+	tessel_schedule *get() const noexcept { return ptr_.get(); }
+	tessel_schedule *release() noexcept { return ptr_.release(); }
+	explicit operator bool() const noexcept { return ptr_ != nullptr; }
+
+private:
+	explicit Schedule(tessel_schedule *s) : ptr_(s) {}
+
+	std::string text(int (*fn)(char **, const tessel_schedule *), const char *what) const
+	{
+		char *out = nullptr;
+		detail::check(fn(&out, get()), what);
+		return detail::take_text(out);
+	}
+
+	std::unique_ptr<tessel_schedule, detail::Deleter<tessel_schedule, tessel_schedule_free>> ptr_;
+};
+
+// ---------------------------------------------------------------------------
+// Search
+// ---------------------------------------------------------------------------
+
+inline Schedule search(const Graph &graph, const Options &options)
+{
+	tessel_schedule *s = nullptr;
+	detail::check(tessel_search(&s, graph.get(), options.get()), "tessel_search");
+	return Schedule::adopt(s);
+}
+
+inline Schedule search(const Graph &graph, const SearchOptions &options = SearchOptions())
+{
+	return search(graph, Options(options));
+}
+
+} // namespace tessel
+
+#endif // TESSEL_HPP

@@ -1,0 +1,188 @@
+"""Loading of libtessel and the ctypes prototypes of its public API.
+
+Every function of ``include/tessel.h`` is declared in :data:`PROTOTYPES`
+with its argument types and its result type.
+"""
+
+import ctypes
+import ctypes.util
+import os
+
+__all__ = ["lib", "PROTOTYPES", "PROGRESS_CB", "ENTRY_CB", "c_int64_p",
+           "REQUIRED_MAJOR"]
+
+#: Major version of libtessel these bindings are written for.
+REQUIRED_MAJOR = 1
+
+c_int_p = ctypes.POINTER(ctypes.c_int)
+c_int64_p = ctypes.POINTER(ctypes.c_int64)
+c_double_p = ctypes.POINTER(ctypes.c_double)
+c_size_t = ctypes.c_size_t
+c_char_p = ctypes.c_char_p
+c_void_p = ctypes.c_void_p
+c_void_pp = ctypes.POINTER(ctypes.c_void_p)
+c_char_pp = ctypes.POINTER(ctypes.c_char_p)
+c_int = ctypes.c_int
+c_int64 = ctypes.c_int64
+c_double = ctypes.c_double
+
+#: int (*)(int64_t period, int64_t makespan, int64_t lower_bound,
+#:         int period_proven, void *payload)
+PROGRESS_CB = ctypes.CFUNCTYPE(c_int, c_int64, c_int64, c_int64, c_int,
+                               c_void_p)
+#: int (*)(const tessel_entry *entry, void *payload)
+ENTRY_CB = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p)
+
+# Opaque handles are plain void pointers; "T **out" parameters are
+# POINTER(c_void_p). Text returned as "new, release with tessel_free" is
+# received into a c_void_p (never c_char_p, which would lose the pointer).
+#: name -> (restype, argtypes)
+PROTOTYPES = {
+    # Version
+    "tessel_version": (c_char_p, []),
+    "tessel_version_number": (c_int, []),
+    # Errors
+    "tessel_error_last": (c_char_p, []),
+    "tessel_error_last_code": (c_int, []),
+    "tessel_error_clear": (None, []),
+    "tessel_strerror": (c_char_p, [c_int]),
+    "tessel_free": (None, [c_void_p]),
+    # Graph
+    "tessel_graph_new": (c_int, [c_void_pp, c_int]),
+    "tessel_graph_free": (None, [c_void_p]),
+    "tessel_graph_dup": (c_int, [c_void_pp, c_void_p]),
+    "tessel_graph_add_block": (c_int, [c_int_p, c_void_p, c_char_p, c_int,
+                                       c_int, c_int]),
+    "tessel_graph_place": (c_int, [c_void_p, c_int, c_int_p, c_size_t]),
+    "tessel_graph_add_dep": (c_int, [c_void_p, c_int, c_int]),
+    "tessel_graph_set_stage": (c_int, [c_void_p, c_int, c_int]),
+    "tessel_graph_set_memory_limit": (c_int, [c_void_p, c_int, c_int64]),
+    "tessel_graph_validate": (c_int, [c_void_p]),
+    "tessel_graph_find": (c_int, [c_int_p, c_void_p, c_char_p]),
+    "tessel_graph_get": (c_int, [c_int64_p, c_void_p, c_int]),
+    "tessel_graph_block_get": (c_int, [c_int64_p, c_void_p, c_int, c_int]),
+    "tessel_graph_block_name": (c_int, [c_char_pp, c_void_p, c_int]),
+    "tessel_graph_block_device": (c_int, [c_int_p, c_void_p, c_int,
+                                          c_size_t]),
+    "tessel_graph_block_dep": (c_int, [c_int_p, c_void_p, c_int, c_size_t]),
+    "tessel_graph_memory_limit": (c_int, [c_int64_p, c_void_p, c_int]),
+    "tessel_graph_lower_bound": (c_int, [c_int64_p, c_void_p, c_int64]),
+    # Presets
+    "tessel_preset": (c_int, [c_void_pp, c_char_p, c_int, c_int, c_int64]),
+    "tessel_preset_count": (c_size_t, []),
+    "tessel_preset_info": (c_int, [c_char_pp, c_char_pp, c_size_t]),
+    # Placement JSON
+    "tessel_graph_from_json": (c_int, [c_void_pp, c_char_p, c_size_t]),
+    "tessel_graph_from_file": (c_int, [c_void_pp, c_char_p]),
+    "tessel_graph_to_json": (c_int, [c_void_pp, c_void_p]),
+    # Options
+    "tessel_options_new": (c_int, [c_void_pp]),
+    "tessel_options_free": (None, [c_void_p]),
+    "tessel_options_set": (c_int, [c_void_p, c_int, c_int64]),
+    "tessel_options_get": (c_int, [c_int64_p, c_void_p, c_int]),
+    "tessel_options_bounds": (c_int, [c_int64_p, c_int64_p, c_int]),
+    "tessel_options_set_progress": (c_int, [c_void_p, PROGRESS_CB,
+                                            c_void_p]),
+    "tessel_options_cancel": (c_int, [c_void_p]),
+    "tessel_options_clear_cancel": (c_int, [c_void_p]),
+    # Search and schedules
+    "tessel_search": (c_int, [c_void_pp, c_void_p, c_void_p]),
+    "tessel_min_memory": (c_int, [c_int64_p, c_int_p, c_void_p, c_int64,
+                                  c_void_p]),
+    "tessel_schedule_new": (c_int, [c_void_pp, c_void_p, c_int64]),
+    "tessel_schedule_set_step": (c_int, [c_void_p, c_int, c_int64,
+                                         c_int64]),
+    "tessel_schedule_free": (None, [c_void_p]),
+    "tessel_schedule_validate": (c_int, [c_void_p]),
+    "tessel_schedule_get": (c_int, [c_int64_p, c_void_p, c_int]),
+    "tessel_schedule_search_seconds": (c_int, [c_double_p, c_void_p]),
+    "tessel_schedule_peak_memory": (c_int, [c_int64_p, c_void_p, c_int]),
+    "tessel_schedule_graph": (c_int, [c_void_pp, c_void_p]),
+    "tessel_schedule_to_text": (c_int, [c_void_pp, c_void_p]),
+    "tessel_schedule_to_json": (c_int, [c_void_pp, c_void_p]),
+    "tessel_schedule_from_json": (c_int, [c_void_pp, c_char_p, c_size_t]),
+    "tessel_schedule_from_file": (c_int, [c_void_pp, c_char_p]),
+    # Entries and iterators
+    "tessel_iter_new": (c_int, [c_void_pp, c_void_p, c_int]),
+    "tessel_iter_next": (c_int, [c_void_pp, c_void_p]),
+    "tessel_iter_free": (None, [c_void_p]),
+    "tessel_schedule_foreach": (c_int, [c_void_p, c_int, ENTRY_CB,
+                                        c_void_p]),
+    "tessel_entry_get": (c_int, [c_int64_p, c_void_p, c_int]),
+    "tessel_entry_name": (c_int, [c_char_pp, c_void_p]),
+    "tessel_entry_device": (c_int, [c_int_p, c_void_p, c_size_t]),
+    # Actions
+    "tessel_action_iter_new": (c_int, [c_void_pp, c_void_p, c_int]),
+    "tessel_action_iter_next": (c_int, [c_void_pp, c_void_p]),
+    "tessel_action_iter_free": (None, [c_void_p]),
+    "tessel_action_get": (c_int, [c_int64_p, c_void_p, c_int]),
+    "tessel_schedule_to_actions_json": (c_int, [c_void_pp, c_void_p]),
+    # Exports
+    "tessel_schedule_to_torch_csv": (c_int, [c_void_pp, c_void_p, c_int]),
+    "tessel_schedule_to_trace_json": (c_int, [c_void_pp, c_void_p,
+                                              c_double]),
+    "tessel_schedule_to_svg": (c_int, [c_void_pp, c_void_p]),
+    # Simulation
+    "tessel_simulate": (c_int, [c_void_pp, c_void_p, c_double_p, c_size_t,
+                                c_double, c_double, ctypes.c_uint64]),
+    "tessel_simulation_free": (None, [c_void_p]),
+    "tessel_simulation_get": (c_int, [c_double_p, c_void_p, c_int, c_int]),
+    "tessel_durations_from_json": (c_int, [c_void_pp, c_void_p, c_char_p,
+                                           c_size_t]),
+    # Reference schedules
+    "tessel_schedule_from_reference_json": (c_int, [c_void_pp, c_void_p,
+                                                    c_char_p, c_size_t]),
+}
+
+
+def _candidates():
+    """Yield the library paths or names to try, in order."""
+    env = os.environ.get("TESSEL_LIBRARY")
+    if env:
+        yield env
+    found = ctypes.util.find_library("tessel")
+    if found:
+        yield found
+    yield "libtessel.so.1"
+
+
+def _declare(handle, name):
+    """Set argtypes and restype of one function from PROTOTYPES."""
+    restype, argtypes = PROTOTYPES[name]
+    try:
+        func = getattr(handle, name)
+    except AttributeError:
+        raise ImportError("tessel: libtessel lacks the function %s"
+                          % name) from None
+    func.restype = restype
+    func.argtypes = argtypes
+
+
+def _load():
+    """Load libtessel, check its major version and declare the prototypes."""
+    errors = []
+    handle = None
+    for candidate in _candidates():
+        try:
+            handle = ctypes.CDLL(candidate)
+            break
+        except OSError as exc:
+            errors.append("%s: %s" % (candidate, exc))
+    if handle is None:
+        raise ImportError(
+            "tessel: cannot load libtessel (set TESSEL_LIBRARY to the path "
+            "of libtessel.so.1): " + "; ".join(errors))
+    for name in ("tessel_version", "tessel_version_number"):
+        _declare(handle, name)
+    number = handle.tessel_version_number()
+    if number // 10000 != REQUIRED_MAJOR:
+        raise ImportError(
+            "tessel: these bindings need libtessel %d.x, but the loaded "
+            "library is version %s" % (
+                REQUIRED_MAJOR, handle.tessel_version().decode()))
+    for name in PROTOTYPES:
+        _declare(handle, name)
+    return handle
+
+
+lib = _load()

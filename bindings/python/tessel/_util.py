@@ -1,0 +1,36 @@
+"""Small helpers shared by the modules of the package."""
+
+import ctypes
+
+from ._lib import lib
+from .errors import check
+
+__all__ = ["take_string", "encode", "get_int64"]
+
+
+def take_string(func, *args):
+    """Call ``func(&out, *args)`` returning new text; copy it and free it.
+
+    The out pointer is a c_void_p, so the pointer itself is kept and
+    released with tessel_free after the text was copied.
+    """
+    out = ctypes.c_void_p()
+    check(func(ctypes.byref(out), *args))
+    try:
+        return ctypes.string_at(out.value).decode("utf-8")
+    finally:
+        lib.tessel_free(out)
+
+
+def encode(text):
+    """Encode ``text`` (str or bytes) as UTF-8 bytes."""
+    if isinstance(text, bytes):
+        return text
+    return str(text).encode("utf-8")
+
+
+def get_int64(func, *args):
+    """Call ``func(&out, *args)`` with an int64_t out-parameter."""
+    out = ctypes.c_int64()
+    check(func(ctypes.byref(out), *args))
+    return out.value

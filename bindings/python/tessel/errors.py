@@ -1,0 +1,154 @@
+"""Exceptions raised for libtessel error codes."""
+
+from ._lib import lib
+
+__all__ = [
+    "TesselError", "InternalError", "InvalidError", "OutOfMemoryError",
+    "NotFoundError", "ExistsError", "CycleError", "ParseError",
+    "InfeasibleError", "TesselTimeout", "CancelledError", "SolverError",
+    "TesselIOError", "ViolationError", "UnsupportedError", "RangeError",
+    "check", "error_class",
+]
+
+OK = 0
+ITEROVER = -31
+
+
+class TesselError(Exception):
+    """A libtessel function failed.
+
+    ``code`` is the negative tessel_error_code and ``message`` the detail
+    that tessel_error_last() gave for the failure.
+    """
+
+    #: The error code this class stands for (None for the base class).
+    CODE = None
+
+    def __init__(self, code, message=""):
+        self.code = code
+        self.message = message
+        strerror = lib.tessel_strerror(code).decode("utf-8", "replace")
+        text = message or strerror
+        super().__init__(text)
+
+    def __repr__(self):
+        return "%s(code=%d, message=%r)" % (type(self).__name__, self.code,
+                                            self.message)
+
+
+class InternalError(TesselError):
+    """Unexpected internal failure (TESSEL_ERROR)."""
+
+    CODE = -1
+
+
+class InvalidError(TesselError, ValueError):
+    """Invalid argument or invalid placement (TESSEL_EINVAL)."""
+
+    CODE = -2
+
+
+class OutOfMemoryError(TesselError, MemoryError):
+    """An allocation failed (TESSEL_ENOMEM)."""
+
+    CODE = -3
+
+
+class NotFoundError(TesselError, LookupError):
+    """No such block, device, preset or field (TESSEL_ENOTFOUND)."""
+
+    CODE = -4
+
+
+class ExistsError(TesselError):
+    """Duplicate name or dependency (TESSEL_EEXISTS)."""
+
+    CODE = -5
+
+
+class CycleError(TesselError):
+    """The dependencies form a cycle (TESSEL_ECYCLE)."""
+
+    CODE = -6
+
+
+class ParseError(TesselError, ValueError):
+    """Malformed JSON or wrong JSON layout (TESSEL_EPARSE)."""
+
+    CODE = -7
+
+
+class InfeasibleError(TesselError):
+    """No schedule satisfies the memory limits (TESSEL_EINFEASIBLE)."""
+
+    CODE = -8
+
+
+class TesselTimeout(TesselError):
+    """The time limit passed before any schedule (TESSEL_ETIMEOUT)."""
+
+    CODE = -9
+
+
+class CancelledError(TesselError):
+    """The search was cancelled before any schedule (TESSEL_ECANCELLED)."""
+
+    CODE = -10
+
+
+class SolverError(TesselError):
+    """The SMT solver failed (TESSEL_ESOLVER)."""
+
+    CODE = -11
+
+
+class TesselIOError(TesselError, OSError):
+    """A file could not be read or written (TESSEL_EIO)."""
+
+    CODE = -12
+
+
+class ViolationError(TesselError):
+    """A schedule breaks a rule (TESSEL_EVIOLATION)."""
+
+    CODE = -13
+
+
+class UnsupportedError(TesselError):
+    """A valid request this version cannot do (TESSEL_EUNSUPPORTED)."""
+
+    CODE = -14
+
+
+class RangeError(TesselError, ValueError):
+    """A number is out of its allowed range (TESSEL_ERANGE)."""
+
+    CODE = -15
+
+
+_CLASSES = {cls.CODE: cls for cls in (
+    InternalError, InvalidError, OutOfMemoryError, NotFoundError,
+    ExistsError, CycleError, ParseError, InfeasibleError, TesselTimeout,
+    CancelledError, SolverError, TesselIOError, ViolationError,
+    UnsupportedError, RangeError)}
+
+
+def error_class(code):
+    """Return the exception class for a negative error code."""
+    return _CLASSES.get(code, TesselError)
+
+
+def make_error(code):
+    """Build the exception for ``code`` with the thread's last message."""
+    message = lib.tessel_error_last().decode("utf-8", "replace")
+    cls = error_class(code)
+    if cls is TesselError:
+        return TesselError(code, message)
+    return cls(code, message)
+
+
+def check(rc):
+    """Raise the matching TesselError when ``rc`` < 0; return ``rc``."""
+    if rc < 0:
+        raise make_error(rc)
+    return rc
