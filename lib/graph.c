@@ -600,6 +600,7 @@ TESSEL_API int tessel_graph_block_name(const char **out, const tessel_graph *g,
 {
 	if (!out)
 		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
 	CHECK_GRAPH(g);
 	int rc = check_gid(g, gid);
 	if (rc)

@@ -172,6 +172,10 @@ int tsl_json_load_text(json_t **out, const char *text, size_t length)
 	*out = NULL;
 	if (!text)
 		return tsl_error(TESSEL_EINVAL, "text is NULL");
+	const char *nul = memchr(text, '\0', length);
+	if (nul)
+		return tsl_error(TESSEL_EPARSE, "NUL byte at offset %zu of the text",
+				 (size_t)(nul - text));
 	return load(out, text, length);
 }
 

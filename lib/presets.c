@@ -216,6 +216,10 @@ TESSEL_API size_t tessel_preset_count(void)
 TESSEL_API int tessel_preset_info(const char **out_name,
 				  const char **out_description, size_t index)
 {
+	if (out_name)
+		*out_name = NULL;
+	if (out_description)
+		*out_description = NULL;
 	if (index >= NPRESETS)
 		return tsl_error(TESSEL_ENOTFOUND,
 				 "preset index %zu out of range (%zu presets)",

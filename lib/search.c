@@ -81,7 +81,12 @@ static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
 		tessel_schedule_free(s);
 		return rc;
 	}
-	if (tessel_schedule_validate(s) != TESSEL_OK) {
+	int vrc = tessel_schedule_validate(s);
+	if (vrc != TESSEL_OK && vrc != TESSEL_EVIOLATION) {
+		tessel_schedule_free(s); /* e.g. out of memory: an error */
+		return vrc;
+	}
+	if (vrc == TESSEL_EVIOLATION) {
 		snprintf(reason, 256, "%s", tessel_error_last());
 		tessel_schedule_free(s);
 		return TSL_OK;
@@ -182,6 +187,8 @@ static int finish(tessel_schedule **out, best *b)
 	pthread_t tid[TSL_FINALISTS];
 	int started[TSL_FINALISTS] = {0};
 	*out = NULL;
+	if (b->nfin == 0)
+		return TSL_OK; /* no candidate survived: the caller says why */
 	for (int t = 0; t < nthreads; t++) {
 		jobs[t] = (job){b, t, nthreads, result, rcs, msg};
 		if (t > 0)
@@ -348,8 +355,9 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 		s->search_us = tsl_now_us() - dl.start_us;
 		/* every schedule returned has passed the validator */
 		rc = tessel_schedule_validate(s);
-		if (rc)
-			rc = tsl_error(TESSEL_ERROR, "internal: %s", tessel_error_last());
+		if (rc == TESSEL_EVIOLATION)
+			rc = tsl_error(TESSEL_ERROR, "internal: the search made an invalid schedule: %s",
+				       tessel_error_last());
 	}
 	tsl_repetend_release(&rep);
 	tsl_bounds_release(&bnd);

@@ -2,18 +2,50 @@
 #include "util.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+/* Allocation failure injection (tests only; see util.h): the number of
+ * allocations left before the one that fails; -1: never fail; -2: the
+ * injected failure has happened. */
+static _Atomic long alloc_fail_left = -1;
+
+void tsl_alloc_fail_after(long n)
+{
+	alloc_fail_left = n < 0 ? -1 : n;
+}
+
+int tsl_alloc_fail_triggered(void)
+{
+	return alloc_fail_left == -2;
+}
+
+/* Whether the injected failure hits this allocation. */
+static int alloc_should_fail(void)
+{
+	long left = alloc_fail_left;
+	while (left >= 0) {
+		long next = left == 0 ? -2 : left - 1;
+		if (atomic_compare_exchange_strong(&alloc_fail_left, &left, next))
+			return left == 0;
+	}
+	return 0;
+}
+
 void *tsl_malloc(size_t size)
 {
+	if (alloc_should_fail())
+		return NULL;
 	return malloc(size ? size : 1);
 }
 
 void *tsl_calloc(size_t count, size_t size)
 {
+	if (alloc_should_fail())
+		return NULL;
 	if (count == 0 || size == 0)
 		return calloc(1, 1);
 	return calloc(count, size);
@@ -21,6 +53,8 @@ void *tsl_calloc(size_t count, size_t size)
 
 void *tsl_realloc(void *ptr, size_t size)
 {
+	if (alloc_should_fail())
+		return NULL;
 	return realloc(ptr, size ? size : 1);
 }
 
@@ -86,7 +120,7 @@ static int buf_reserve(tsl_buf *b, size_t extra)
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < b->len + extra + 1)
 		cap *= 2;
-	char *d = realloc(b->data, cap);
+	char *d = alloc_should_fail() ? NULL : realloc(b->data, cap);
 	if (!d) {
 		b->failed = 1;
 		return -1;

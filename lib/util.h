@@ -16,6 +16,15 @@ void *tsl_reallocarray(void *ptr, size_t count, size_t size);
 char *tsl_strdup(const char *s);
 void tsl_free(void *ptr);
 
+/* Test-only allocation failure injection, not exported from the shared
+ * library (no TESSEL_API, not in libtessel.sym): with n >= 0 the n+1-th
+ * allocation from now through the wrappers above or a tsl_buf growth fails
+ * (only that one); n < 0: never fail. Process-wide; white-box tests link
+ * libtessel_internal to use it. tsl_alloc_fail_triggered() tells whether
+ * the injected failure has happened since the last tsl_alloc_fail_after. */
+void tsl_alloc_fail_after(long n);
+int tsl_alloc_fail_triggered(void);
+
 /* Monotonic clock in microseconds. */
 int64_t tsl_now_us(void);
 

@@ -276,7 +276,7 @@ static void test_text_length_and_nul(void **state)
 	/* A NUL byte inside the text is a syntax error, not the end. */
 	const char nul[] = "{\"devices\": 1,\0 \"blocks\": []}";
 	expect_error(tessel_graph_from_json(&g, nul, sizeof nul - 1),
-		     TESSEL_EPARSE, "line 1", "NUL");
+		     TESSEL_EPARSE, "NUL byte at offset 14", "NUL");
 	expect_error(tessel_graph_from_json(&g, NULL, 3), TESSEL_EINVAL, "NULL",
 		     "NULL text");
 	expect_error(tessel_graph_from_json(NULL, "{}", 2), TESSEL_EINVAL, "NULL",

@@ -1,0 +1,216 @@
+/* The three checks shared by the libFuzzer targets (fuzz/fuzz_*.c) and the
+ * plain regression driver (tests/test-fuzz-inputs.c). Public API only.
+ *
+ * Each check returns 0 when the input behaved (including "rejected with an
+ * error code"), or 1 after printing what went wrong: a real finding. The
+ * fuzz targets turn 1 into __builtin_trap(); the driver into a test failure.
+ */
+#ifndef TESSEL_FUZZ_CHECKS_H
+#define TESSEL_FUZZ_CHECKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tessel.h"
+
+/* Each includer uses only some of the checks. */
+#define FUZZ_MAYBE_UNUSED __attribute__((unused))
+
+FUZZ_MAYBE_UNUSED static int fuzz_fail(const char *check, const char *what, int rc)
+{
+	fprintf(stderr, "fuzz check %s: %s (rc %d %s: %s)\n", check, what, rc,
+		tessel_strerror(rc), tessel_error_last());
+	return 1;
+}
+
+/* Placement JSON: parse; on success serialise, parse the text again and
+ * serialise again: both texts must be identical. */
+FUZZ_MAYBE_UNUSED static int fuzz_check_placement(const uint8_t *data, size_t size)
+{
+	tessel_graph *g = NULL, *g2 = NULL;
+	char *j1 = NULL, *j2 = NULL;
+	int bad = 0, rc;
+
+	if (tessel_graph_from_json(&g, (const char *)data, size) != TESSEL_OK)
+		return 0;
+	if ((rc = tessel_graph_to_json(&j1, g)) != TESSEL_OK)
+		bad = fuzz_fail("placement", "to_json of a parsed graph failed", rc);
+	else if ((rc = tessel_graph_from_json(&g2, j1, strlen(j1))) != TESSEL_OK)
+		bad = fuzz_fail("placement", "own to_json output does not parse", rc);
+	else if ((rc = tessel_graph_to_json(&j2, g2)) != TESSEL_OK)
+		bad = fuzz_fail("placement", "to_json of the reparsed graph failed", rc);
+	else if (strcmp(j1, j2) != 0)
+		bad = fuzz_fail("placement", "JSON differs after a round trip", 0);
+	tessel_free(j1);
+	tessel_free(j2);
+	tessel_graph_free(g);
+	tessel_graph_free(g2);
+	return bad;
+}
+
+/* Schedule JSON: parse; on success validate (any verdict), serialise,
+ * parse again, serialise again: both texts must be byte-identical. */
+FUZZ_MAYBE_UNUSED static int fuzz_check_schedule(const uint8_t *data, size_t size)
+{
+	tessel_schedule *s = NULL, *s2 = NULL;
+	char *j1 = NULL, *j2 = NULL;
+	int bad = 0, rc;
+
+	if (tessel_schedule_from_json(&s, (const char *)data, size) != TESSEL_OK)
+		return 0;
+	(void)tessel_schedule_validate(s);
+	if ((rc = tessel_schedule_to_json(&j1, s)) != TESSEL_OK)
+		bad = fuzz_fail("schedule", "to_json of a parsed schedule failed", rc);
+	else if ((rc = tessel_schedule_from_json(&s2, j1, strlen(j1))) != TESSEL_OK)
+		bad = fuzz_fail("schedule", "own to_json output does not parse", rc);
+	else if ((rc = tessel_schedule_to_json(&j2, s2)) != TESSEL_OK)
+		bad = fuzz_fail("schedule", "to_json of the reparsed schedule failed", rc);
+	else if (strcmp(j1, j2) != 0)
+		bad = fuzz_fail("schedule", "JSON differs after a round trip", 0);
+	tessel_free(j1);
+	tessel_free(j2);
+	tessel_schedule_free(s);
+	tessel_schedule_free(s2);
+	return bad;
+}
+
+/* Graph API program. Byte 0: devices (1..6). Then opcodes, each followed
+ * by its operand bytes (missing bytes read as 0):
+ *   0 add_block  kind span memory   name "b<n>", or a repeat of an earlier
+ *                                   name when the kind byte's high bit is set
+ *   1 place      gid count dev...   (ids may be out of range on purpose)
+ *   2 add_dep    before after
+ *   3 set_memory_limit device limit (device 0 = all; limit 255 = unlimited)
+ *   4 set_stage  gid stage
+ *   5 validate
+ *   6 lower_bound nmicros
+ *   7 graph_get / block_get / dup
+ * At the end, a graph that validates with <= 12 blocks and <= 4 devices is
+ * searched (TESSEL_OPT_FAST, 1..4 micro-batches from the last byte); a
+ * schedule the search returns must pass tessel_schedule_validate. */
+#define FUZZ_GRAPH_MAX_OPS 64
+
+struct fuzz_reader {
+	const uint8_t *p;
+	size_t n, i;
+};
+
+FUZZ_MAYBE_UNUSED static unsigned fuzz_byte(struct fuzz_reader *r)
+{
+	return r->i < r->n ? r->p[r->i++] : 0;
+}
+
+FUZZ_MAYBE_UNUSED static int fuzz_check_graph(const uint8_t *data, size_t size)
+{
+	struct fuzz_reader r = {data, size, 0};
+	tessel_graph *g = NULL;
+	int bad = 0, rc, nblocks = 0;
+
+	if (size == 0)
+		return 0;
+	int ndev = 1 + (int)(fuzz_byte(&r) % 6);
+	if ((rc = tessel_graph_new(&g, ndev)) != TESSEL_OK)
+		return fuzz_fail("graph", "tessel_graph_new failed", rc);
+
+	for (int op = 0; op < FUZZ_GRAPH_MAX_OPS && r.i < r.n; op++) {
+		unsigned code = fuzz_byte(&r) % 8;
+		int64_t v;
+		switch (code) {
+		case 0: {
+			unsigned k = fuzz_byte(&r);
+			int span = 1 + (int)(fuzz_byte(&r) % 4);
+			int mem = (int)(signed char)fuzz_byte(&r) / 32;
+			char name[32];
+			int gid = -1;
+			if ((k & 0x80) && nblocks > 0)
+				snprintf(name, sizeof name, "b%d", (int)(k % (unsigned)nblocks));
+			else
+				snprintf(name, sizeof name, "b%d", nblocks);
+			rc = tessel_graph_add_block(&gid, g, name, (tessel_kind)(k % 3), span,
+						    mem);
+			if (rc == TESSEL_OK) {
+				if (gid != nblocks)
+					bad |= fuzz_fail("graph", "unexpected block id", rc);
+				nblocks++;
+			}
+			break;
+		}
+		case 1: {
+			int gid = (int)(fuzz_byte(&r) % (unsigned)(nblocks + 1));
+			size_t count = 1 + fuzz_byte(&r) % 3;
+			int devs[3];
+			for (size_t i = 0; i < count; i++)
+				devs[i] = (int)(fuzz_byte(&r) % (unsigned)(ndev + 1));
+			(void)tessel_graph_place(g, gid, devs, count);
+			break;
+		}
+		case 2: {
+			int before = (int)(fuzz_byte(&r) % (unsigned)(nblocks + 1));
+			int after = (int)(fuzz_byte(&r) % (unsigned)(nblocks + 1));
+			(void)tessel_graph_add_dep(g, before, after);
+			break;
+		}
+		case 3: {
+			int dev = (int)(fuzz_byte(&r) % (unsigned)(ndev + 2)) - 1;
+			unsigned l = fuzz_byte(&r);
+			int64_t limit = l == 255 ? TESSEL_UNLIMITED : (int64_t)(l % 16);
+			(void)tessel_graph_set_memory_limit(g, dev, limit);
+			break;
+		}
+		case 4: {
+			int gid = (int)(fuzz_byte(&r) % (unsigned)(nblocks + 1));
+			int stage = (int)(fuzz_byte(&r) % 8) - 1;
+			(void)tessel_graph_set_stage(g, gid, stage);
+			break;
+		}
+		case 5:
+			(void)tessel_graph_validate(g);
+			break;
+		case 6:
+			(void)tessel_graph_lower_bound(&v, g, 1 + (int64_t)(fuzz_byte(&r) % 16));
+			break;
+		case 7: {
+			tessel_graph *d = NULL;
+			(void)tessel_graph_get(&v, g, (tessel_graph_attr)(fuzz_byte(&r) % 4));
+			int gid = (int)(fuzz_byte(&r) % (unsigned)(nblocks + 1));
+			(void)tessel_graph_block_get(&v, g, gid,
+						     (tessel_block_attr)(fuzz_byte(&r) % 6));
+			if (tessel_graph_dup(&d, g) == TESSEL_OK)
+				tessel_graph_free(d);
+			break;
+		}
+		}
+	}
+
+	if (nblocks <= 12 && ndev <= 4 && tessel_graph_validate(g) == TESSEL_OK) {
+		tessel_options *o = NULL;
+		tessel_schedule *s = NULL;
+		int64_t lb = 0;
+		int64_t n = 1 + (int64_t)(size > 1 ? data[size - 1] % 4 : 0);
+		if ((rc = tessel_options_new(&o)) != TESSEL_OK)
+			bad |= fuzz_fail("graph", "tessel_options_new failed", rc);
+		else {
+			(void)tessel_options_set(o, TESSEL_OPT_FAST, 1);
+			(void)tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, n);
+			(void)tessel_options_set(o, TESSEL_OPT_THREADS, 1);
+			rc = tessel_search(&s, g, o);
+			if (rc == TESSEL_OK) {
+				int64_t ms = 0;
+				if ((rc = tessel_schedule_validate(s)) != TESSEL_OK)
+					bad |= fuzz_fail("graph", "searched schedule does not validate", rc);
+				else if (tessel_graph_lower_bound(&lb, g, n) == TESSEL_OK &&
+					 tessel_schedule_get(&ms, s, TESSEL_SCHED_MAKESPAN) == TESSEL_OK &&
+					 ms < lb)
+					bad |= fuzz_fail("graph", "makespan below the lower bound", 0);
+			}
+			tessel_schedule_free(s);
+			tessel_options_free(o);
+		}
+	}
+	tessel_graph_free(g);
+	return bad;
+}
+
+#endif
