@@ -311,42 +311,11 @@ TESSEL_API int tessel_action_get(int64_t *out, const tessel_action *action,
 /* JSON                                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* Append `s` as a JSON string: quotes, backslash and control characters
- * escaped; other bytes (UTF-8 included) as they are. */
+/* A JSON string: quotes around the escaped text. */
 static void put_json_string(tsl_buf *b, const char *s)
 {
 	tsl_buf_puts(b, "\"");
-	const char *run = s;
-	for (const char *p = s; *p; p++) {
-		unsigned char ch = (unsigned char)*p;
-		const char *esc = NULL;
-		char hex[8];
-		switch (ch) {
-		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
-		case '\n': esc = "\\n"; break;
-		case '\r': esc = "\\r"; break;
-		case '\t': esc = "\\t"; break;
-		case '\b': esc = "\\b"; break;
-		case '\f': esc = "\\f"; break;
-		default:
-			if (ch < 0x20 || ch == 0x7f) {
-				static const char digits[] = "0123456789abcdef";
-				memcpy(hex, "\\u00", 4);
-				hex[4] = digits[ch >> 4];
-				hex[5] = digits[ch & 15];
-				hex[6] = '\0';
-				esc = hex;
-			}
-			break;
-		}
-		if (!esc)
-			continue;
-		tsl_buf_append(b, run, (size_t)(p - run));
-		tsl_buf_puts(b, esc);
-		run = p + 1;
-	}
-	tsl_buf_puts(b, run);
+	tsl_buf_json_escaped(b, s);
 	tsl_buf_puts(b, "\"");
 }
 

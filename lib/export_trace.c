@@ -19,36 +19,6 @@
 #include "schedule.h"
 #include "util.h"
 
-/* The characters of s escaped for a JSON string (no quotes around). */
-static void put_json_escaped(tsl_buf *b, const char *s)
-{
-	const char *run = s;
-	for (const char *p = s; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-		const char *esc = NULL;
-		char hex[8];
-		switch (c) {
-		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
-		case '\b': esc = "\\b"; break;
-		case '\f': esc = "\\f"; break;
-		case '\n': esc = "\\n"; break;
-		case '\r': esc = "\\r"; break;
-		case '\t': esc = "\\t"; break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				snprintf(hex, sizeof hex, "\\u%04x", c);
-				esc = hex;
-			}
-		}
-		if (!esc)
-			continue;
-		tsl_buf_append(b, run, (size_t)(p - run));
-		tsl_buf_puts(b, esc);
-		run = p + 1;
-	}
-	tsl_buf_puts(b, run);
-}
 
 static const char *phase_name(int phase)
 {
@@ -74,7 +44,7 @@ static void put_event(tsl_buf *b, const struct tessel_entry *e, int d,
 	const tsl_block *blk = &e->sched->graph->blocks[e->gid];
 	char mb[32];
 	tsl_buf_puts(b, "{\"name\": \"");
-	put_json_escaped(b, blk->name);
+	tsl_buf_json_escaped(b, blk->name);
 	snprintf(mb, sizeof mb, " mb%lld\"", (long long)e->mid);
 	tsl_buf_puts(b, mb);
 	tsl_buf_printf(b, ", \"cat\": \"%s\", \"ph\": \"X\", "

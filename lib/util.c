@@ -168,6 +168,36 @@ void tsl_buf_printf(tsl_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+void tsl_buf_json_escaped(tsl_buf *b, const char *s)
+{
+	const char *run = s;
+	for (const char *p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		const char *esc = NULL;
+		char hex[8];
+		switch (c) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				snprintf(hex, sizeof hex, "\\u%04x", c);
+				esc = hex;
+			}
+		}
+		if (!esc)
+			continue;
+		tsl_buf_append(b, run, (size_t)(p - run));
+		tsl_buf_puts(b, esc);
+		run = p + 1;
+	}
+	tsl_buf_puts(b, run);
+}
+
 char *tsl_buf_take(tsl_buf *b)
 {
 	if (!b->failed && !b->data)

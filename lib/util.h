@@ -51,6 +51,11 @@ void tsl_buf_append(tsl_buf *b, const char *s, size_t n);
 void tsl_buf_puts(tsl_buf *b, const char *s);
 void tsl_buf_printf(tsl_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Append s with the escapes a JSON string needs (no quotes around): \", \\,
+ * \b \f \n \r \t, other control characters as \u00XX; other bytes as they
+ * are. */
+void tsl_buf_json_escaped(tsl_buf *b, const char *s);
+
 /* Hand the text over (NUL-terminated, release with tessel_free), or NULL
  * if an allocation failed (the buffer is released then). */
 char *tsl_buf_take(tsl_buf *b);
