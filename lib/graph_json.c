@@ -771,3 +771,53 @@ TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *g)
 	*out = tsl_buf_take(&b);
 	return *out ? TSL_OK : tsl_error_nomem();
 }
+
+int tsl_json_block_mismatch(const char *where, const char *field,
+			    long long got, const tsl_block *b, int gid,
+			    long long want)
+{
+	return tsl_error(TESSEL_EPARSE,
+			 "%s\"%s\" is %lld but block %d (\"%.200s\") has %s %lld in the placement",
+			 where, field, got, gid, b->name, field, want);
+}
+
+static int cmp_device(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int tsl_json_check_devices(const tessel_graph *g, int *tmp, const json_t *obj,
+			   int gid, const char *where)
+{
+	const tsl_block *b = &g->blocks[gid];
+	char what[64];
+	long long d = 0;
+	json_t *a;
+	size_t n;
+	int rc = tsl_json_member(&a, obj, "device", JSON_ARRAY, 1, where);
+
+	if (rc)
+		return rc;
+	n = json_array_size(a);
+	if (n != (size_t)b->ndevices)
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"device\" lists %zu devices but block %d (\"%.200s\") has %d in the placement",
+				 where, n, gid, b->name, b->ndevices);
+	for (size_t k = 0; k < n; k++) {
+		snprintf(what, sizeof what, "\"device\"[%zu]", k);
+		rc = tsl_json_int(&d, json_array_get(a, k), 0,
+				  g->ndevices - 1, where, what);
+		if (rc)
+			return rc;
+		tmp[k] = (int)d;
+	}
+	qsort(tmp, n, sizeof *tmp, cmp_device);
+	for (size_t k = 0; k < n; k++)
+		if (tmp[k] != b->devices[k])
+			return tsl_error(TESSEL_EPARSE,
+					 "%s\"device\" does not match the devices of block %d (\"%.200s\") in the placement",
+					 where, gid, b->name);
+	return TSL_OK;
+}

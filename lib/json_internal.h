@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "graph.h"
 #include "tessel.h"
 #include "util.h"
 
@@ -64,5 +65,16 @@ int tsl_json_member_string(const char **out, const json_t *obj,
 /* `type`: JSON_OBJECT, JSON_ARRAY or JSON_STRING. */
 int tsl_json_member(json_t **out, const json_t *obj, const char *key,
 		    json_type type, int required, const char *where);
+
+/* TESSEL_EPARSE: an entry's `field` is `got` but block `gid` (b) has
+ * `want` in the placement. Returns the code. */
+int tsl_json_block_mismatch(const char *where, const char *field,
+			    long long got, const tsl_block *b, int gid,
+			    long long want);
+
+/* Check an entry's "device" array against block `gid` of g: same devices
+ * in any order. `tmp` has room for g->ndevices ints. */
+int tsl_json_check_devices(const tessel_graph *g, int *tmp, const json_t *obj,
+			   int gid, const char *where);
 
 #endif

@@ -105,54 +105,8 @@ typedef struct ref_reader {
 	int *tmp;       /* ndevices ints for sorting a "device" list */
 } ref_reader;
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
 
-	return (x > y) - (x < y);
-}
 
-static int mismatch(const char *where, const char *field, long long got,
-		    const tsl_block *b, int gid, long long want)
-{
-	return tsl_error(TESSEL_EPARSE,
-			 "%s\"%s\" is %lld but block %d (\"%.200s\") has %s %lld in the placement",
-			 where, field, got, gid, b->name, field, want);
-}
-
-static int check_devices(ref_reader *r, const json_t *obj, int gid,
-			 const char *where)
-{
-	const tsl_block *b = &r->g->blocks[gid];
-	char what[64];
-	long long d = 0;
-	json_t *a;
-	size_t n;
-	int rc = tsl_json_member(&a, obj, "device", JSON_ARRAY, 1, where);
-
-	if (rc)
-		return rc;
-	n = json_array_size(a);
-	if (n != (size_t)b->ndevices)
-		return tsl_error(TESSEL_EPARSE,
-				 "%s\"device\" lists %zu devices but block %d (\"%.200s\") has %d in the placement",
-				 where, n, gid, b->name, b->ndevices);
-	for (size_t k = 0; k < n; k++) {
-		snprintf(what, sizeof what, "\"device\"[%zu]", k);
-		rc = tsl_json_int(&d, json_array_get(a, k), 0,
-				  r->g->ndevices - 1, where, what);
-		if (rc)
-			return rc;
-		r->tmp[k] = (int)d;
-	}
-	qsort(r->tmp, n, sizeof *r->tmp, cmp_int);
-	for (size_t k = 0; k < n; k++)
-		if (r->tmp[k] != b->devices[k])
-			return tsl_error(TESSEL_EPARSE,
-					 "%s\"device\" does not match the devices of block %d (\"%.200s\") in the placement",
-					 where, gid, b->name);
-	return TSL_OK;
-}
 
 /* "btype" (optional): "forward" for a forward block, "backward" for the
  * others. */
@@ -184,15 +138,15 @@ static int check_block(ref_reader *r, const json_t *obj, int gid,
 	if (rc)
 		return rc;
 	if (span != b->span)
-		return mismatch(where, "span", span, b, gid, b->span);
+		return tsl_json_block_mismatch(where, "span", span, b, gid, b->span);
 	rc = tsl_json_member_int(&memory, obj, "memory", 1, LLONG_MIN,
 				 LLONG_MAX, where);
 	if (rc)
 		return rc;
 	if (memory != b->memory)
-		return mismatch(where, "memory", memory, b, gid, b->memory);
+		return tsl_json_block_mismatch(where, "memory", memory, b, gid, b->memory);
 	rc = check_btype(obj, gid, b, where);
-	return rc ? rc : check_devices(r, obj, gid, where);
+	return rc ? rc : tsl_json_check_devices(r->g, r->tmp, obj, gid, where);
 }
 
 /* "phase" is the library's own addition: used when it is one of the
