@@ -302,6 +302,17 @@ static void store(tsl_repetend *r, const heur *h, int64_t depth)
 	r->optimal = h->P == h->bnd->resource_bound;
 }
 
+/* Work bound of the memory-aware search (units of repetend_dfs.c). */
+#define TSL_DFS_BUDGET ((int64_t)4000000)
+
+static int has_limit(const tessel_graph *g)
+{
+	for (int d = 0; d < g->ndevices; d++)
+		if (g->memory_limit[d] != TESSEL_UNLIMITED)
+			return 1;
+	return 0;
+}
+
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 			   const tessel_graph *g, const tsl_bounds *bnd)
 {
@@ -369,6 +380,15 @@ int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 				store(rep, &h, depth);
 				found = 1;
 			}
+		}
+		/* at the resource bound, when list scheduling broke the
+		 * memory limits: the memory-aware search */
+		if (!found && P == lo && has_limit(g)) {
+			make_order(&h, 1, tmp);
+			rc = tsl_repetend_dfs(rep, g, bnd, h.order, P, TSL_DFS_BUDGET,
+					      &found);
+			if (rc)
+				goto out;
 		}
 		/* large periods: step faster, the fine scan is for the solver */
 		if (!found && P - lo > 64)

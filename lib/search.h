@@ -87,6 +87,14 @@ int64_t tsl_repetend_peak(const tessel_graph *g, const int64_t *T,
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 			   const tessel_graph *g, const tsl_bounds *bnd);
 
+/* Memory-aware modulo scheduling at period P by a bounded depth-first
+ * search over the blocks in `order` (topological), see repetend_dfs.c.
+ * *found 1 with the shallowest repetend found in rep (rep->T allocated),
+ * 0 when none was found within `budget` work units. */
+int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
+		     const tsl_bounds *bnd, const int *order, int64_t P,
+		     int64_t budget, int *found);
+
 /* Build the N-micro-batch schedule from a repetend: periodic unrolling,
  * phase labels, then compaction (ASAP in periodic order, then a local
  * search bounded by `effort` instance visits, 0 skips it, and stopped at

@@ -367,6 +367,45 @@ static void test_fast_every_preset(void **state)
 			}
 }
 
+/* Under the smallest memory limits that admit the resource-bound period
+ * (crossing pipelines, and pipelines around blocks on every device), the
+ * heuristic mode alone reaches that period: list scheduling does not, the
+ * memory-aware search (repetend_dfs.c) does. */
+static void test_fast_tight_memory(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		int devices;
+		int64_t memory, period;
+	} cases[] = {
+		{"xshape", 8, 6, 8},  {"xshape", 8, 7, 8},  {"mshape", 8, 11, 6},
+		{"kshape", 8, 6, 6},  {"mshape", 16, 23, 6}, {"kshape", 16, 12, 6},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tessel_graph *g = NULL;
+		TH_OK(tessel_preset(&g, cases[i].name, cases[i].devices, 0,
+				    cases[i].memory));
+		tessel_schedule *s = search_opts(g, 16, 1, 0, 0);
+		check_schedule(s, 16);
+		if (th_sched(s, TESSEL_SCHED_PERIOD) != cases[i].period)
+			print_error("%s on %d devices, memory %lld: period %lld\n",
+				    cases[i].name, cases[i].devices,
+				    (long long)cases[i].memory,
+				    (long long)th_sched(s, TESSEL_SCHED_PERIOD));
+		assert_int_equal(th_sched(s, TESSEL_SCHED_PERIOD), cases[i].period);
+		assert_int_equal(th_sched(s, TESSEL_SCHED_RESOURCE_BOUND),
+				 cases[i].period);
+		for (int d = 0; d < cases[i].devices; d++) {
+			int64_t peak = -1;
+			TH_OK(tessel_schedule_peak_memory(&peak, s, d));
+			assert_true(peak <= cases[i].memory);
+		}
+		tessel_schedule_free(s);
+		tessel_graph_free(g);
+	}
+}
+
 /* With a time limit the search returns a valid schedule, the best so far. */
 static void test_time_limit(void **state)
 {
@@ -483,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_fast_every_preset),
+		cmocka_unit_test(test_fast_tight_memory),
 		cmocka_unit_test(test_time_limit),
 		cmocka_unit_test(test_deterministic_threads),
 		cmocka_unit_test(test_min_memory),

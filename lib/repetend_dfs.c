@@ -1,0 +1,451 @@
+/* Memory-aware modulo scheduling by depth-first search.
+ *
+ * When list scheduling finds no repetend within the memory limits at a
+ * period (typically crossing pipelines under a tight limit: every slot of
+ * the circle is used and the in-flight count decides), this search places
+ * the blocks in a topological order, each at one of the P starts after its
+ * dependencies whose slots are free, and backtracks. It prunes with
+ *  - memory: once every block that allocates on a device is placed, the
+ *    device's steady-state peak counts the placed blocks exactly and each
+ *    unplaced freeing block at its earliest start (its least possible
+ *    contribution, see peak_bound);
+ *  - depth: after a first repetend, only shallower ones are searched.
+ * The work is bounded (deterministic units), so the result does not depend
+ * on the machine; the shallowest repetend found is kept. */
+#include <string.h>
+
+#include "error.h"
+#include "search.h"
+#include "util.h"
+
+typedef struct dfs {
+	const tessel_graph *g;
+	const tsl_bounds *bnd;
+	const int *order;  /* topological */
+	int n;
+	int64_t P;
+	unsigned char *busy; /* ndevices x P */
+	int64_t *T;
+	int64_t *lb;         /* per block: earliest start given the placed */
+	char *placed;
+	int *alloc_left;     /* per device: unplaced blocks with memory > 0 */
+	int64_t *next;       /* per level: next offset to try */
+	int *tried;          /* per level: promising starts taken so far */
+	int *used;           /* per level: discrepancies of the levels above */
+	int64_t *pin;        /* per block: reserved start mod P, or -1 */
+	int64_t budget;
+	int64_t best_depth;  /* 0: none yet */
+	int64_t *best_T;
+} dfs;
+
+static int fits(const dfs *s, const tsl_block *B, int64_t t)
+{
+	for (int k = 0; k < B->ndevices; k++) {
+		const unsigned char *row = s->busy + (size_t)B->devices[k] * s->P;
+		for (int i = 0; i < B->span; i++)
+			if (row[(t + i) % s->P])
+				return 0;
+	}
+	return 1;
+}
+
+/* Occupy (v = 1) or free (v = 0) b's slots at start t; a pinned block's
+ * slots stay reserved either way. */
+static void mark(dfs *s, int b, int64_t t, unsigned char v)
+{
+	const tsl_block *B = &s->g->blocks[b];
+	for (int k = 0; k < B->ndevices; k++) {
+		unsigned char *row = s->busy + (size_t)B->devices[k] * s->P;
+		for (int i = 0; i < B->span && s->pin[b] < 0; i++)
+			row[(t + i) % s->P] = v;
+		if (B->memory > 0)
+			s->alloc_left[B->devices[k]] += v ? -1 : 1;
+	}
+	s->placed[b] = v;
+	s->T[b] = t;
+}
+
+/* Earliest starts of the unplaced blocks (levels after k). */
+static void update_lb(dfs *s, int k)
+{
+	const tessel_graph *g = s->g;
+	for (int j = k + 1; j < s->n; j++) {
+		int c = s->order[j];
+		const tsl_block *C = &g->blocks[c];
+		int64_t e = 0;
+		for (int i = 0; i < C->ndeps; i++) {
+			int a = C->deps[i];
+			int64_t f = (s->placed[a] ? s->T[a] : s->lb[a]) +
+				    g->blocks[a].span;
+			if (f > e)
+				e = f;
+		}
+		s->lb[c] = e;
+		s->budget -= 1 + C->ndeps;
+	}
+}
+
+/* A lower bound of device d's steady-state peak when all its allocating
+ * blocks are placed (the formula of tsl_repetend_peak): an unplaced
+ * freeing block c at start T >= lb[c] contributes m * (T / P - [T % P <=
+ * rc]) with m = -memory, least at T / P = lb / P. */
+static int64_t peak_bound(dfs *s, int d)
+{
+	const tessel_graph *g = s->g;
+	const tsl_bounds *bnd = s->bnd;
+	int64_t peak = 0, P = s->P;
+	for (int x = bnd->dev_start[d]; x < bnd->dev_start[d + 1]; x++) {
+		int c = bnd->dev_block[x];
+		if (g->blocks[c].memory <= 0)
+			continue;
+		int64_t rc = s->T[c] % P, mem = 0;
+		for (int y = bnd->dev_start[d]; y < bnd->dev_start[d + 1]; y++) {
+			int b = bnd->dev_block[y];
+			const tsl_block *B = &g->blocks[b];
+			if (B->memory == 0)
+				continue;
+			if (s->placed[b]) {
+				int64_t q = s->T[b] / P, r = s->T[b] % P;
+				mem += B->memory * ((r <= rc ? 1 : 0) - q);
+			} else { /* memory < 0 here */
+				int64_t q = s->lb[b] / P, r = s->lb[b] % P;
+				mem += -B->memory * (q - (rc >= r ? 1 : 0));
+			}
+		}
+		s->budget -= bnd->dev_start[d + 1] - bnd->dev_start[d];
+		if (mem > peak)
+			peak = mem;
+	}
+	return peak;
+}
+
+/* Whether block c still has a free start somewhere on the circle. */
+static int has_room(dfs *s, int c)
+{
+	const tsl_block *C = &s->g->blocks[c];
+	s->budget -= s->P;
+	for (int64_t r = 0; r < s->P; r++)
+		if (fits(s, C, r))
+			return 1;
+	return 0;
+}
+
+/* Whether the unplaced blocks of device d fit its free runs of slots,
+ * by best fit in decreasing span order. Bin packing by a greedy rule can
+ * say no where a packing exists: the search is a heuristic, it then only
+ * misses that branch (every repetend it returns is still checked). */
+static int runs_fit(dfs *s, int d)
+{
+	const tsl_bounds *bnd = s->bnd;
+	const unsigned char *row = s->busy + (size_t)d * s->P;
+	int64_t P = s->P, start = -1;
+	for (int64_t r = 0; r < P; r++)
+		if (row[r] && !row[(r + 1) % P]) {
+			start = (r + 1) % P;
+			break;
+		}
+	if (start < 0)
+		return 1; /* all free or all busy */
+	int64_t runs[64];
+	int nr = 0;
+	for (int64_t i = 0; i < P;) {
+		if (row[(start + i) % P]) {
+			i++;
+			continue;
+		}
+		int64_t len = 0;
+		while (i < P && !row[(start + i) % P]) {
+			len++;
+			i++;
+		}
+		if (nr == 64)
+			return 1;
+		runs[nr++] = len;
+	}
+	int64_t spans[64];
+	int ns = 0;
+	for (int x = bnd->dev_start[d]; x < bnd->dev_start[d + 1]; x++) {
+		int c = bnd->dev_block[x];
+		if (s->placed[c] || s->pin[c] >= 0)
+			continue;
+		if (ns == 64)
+			return 1;
+		int64_t sp = s->g->blocks[c].span, j = ns++;
+		while (j > 0 && spans[j - 1] < sp) {
+			spans[j] = spans[j - 1];
+			j--;
+		}
+		spans[j] = sp;
+	}
+	s->budget -= nr + ns;
+	/* the largest blocks must each find a run; greedy first fit */
+	for (int j = 0; j < ns; j++) {
+		int best = -1;
+		for (int i = 0; i < nr; i++)
+			if (runs[i] >= spans[j] && (best < 0 || runs[i] < runs[best]))
+				best = i;
+		if (best < 0)
+			return 0;
+		runs[best] -= spans[j];
+	}
+	return 1;
+}
+
+/* Whether placing order[k] keeps a chance: room, memory and depth. */
+static int promising(dfs *s, int k)
+{
+	const tessel_graph *g = s->g;
+	int b = s->order[k];
+	const tsl_block *B = &g->blocks[b];
+	if (s->best_depth &&
+	    s->T[b] + B->span + s->bnd->tail[b] >= s->best_depth)
+		return 0;
+	for (int i = 0; i < B->ndevices; i++)
+		if (!runs_fit(s, B->devices[i]))
+			return 0;
+	for (int j = k + 1; j < s->n; j++) {
+		int c = s->order[j];
+		const tsl_block *C = &g->blocks[c];
+		int shares = 0;
+		for (int i = 0; i < C->ndevices && !shares; i++)
+			shares = tsl_block_on_device(B, C->devices[i]);
+		if (shares && s->pin[c] < 0 && !has_room(s, c))
+			return 0;
+	}
+	int lb_done = 0;
+	for (int i = 0; i < B->ndevices; i++) {
+		int d = B->devices[i];
+		int64_t limit = g->memory_limit[d];
+		if (limit == TESSEL_UNLIMITED || s->alloc_left[d] > 0)
+			continue;
+		if (!lb_done) {
+			update_lb(s, k);
+			lb_done = 1;
+		}
+		if (peak_bound(s, d) > limit)
+			return 0;
+	}
+	return 1;
+}
+
+static void record(dfs *s)
+{
+	int64_t depth = 0;
+	for (int b = 0; b < s->n; b++)
+		if (s->T[b] + s->g->blocks[b].span > depth)
+			depth = s->T[b] + s->g->blocks[b].span;
+	if (s->best_depth && depth >= s->best_depth)
+		return;
+	s->best_depth = depth;
+	memcpy(s->best_T, s->T, (size_t)s->n * sizeof *s->T);
+}
+
+/* One pass of limited discrepancy search: at each level the first
+ * promising start is free, every later one costs a discrepancy, and a pass
+ * allows at most `limit` of them. */
+static void search(dfs *s, int limit)
+{
+	const tessel_graph *g = s->g;
+	int k = 0;
+	s->next[0] = 0;
+	s->tried[0] = 0;
+	s->used[0] = 0;
+	while (k >= 0 && s->budget > 0) {
+		if (k == s->n) {
+			record(s);
+			k--;
+			continue;
+		}
+		int b = s->order[k];
+		const tsl_block *B = &g->blocks[b];
+		if (s->placed[b])
+			mark(s, b, s->T[b], 0); /* undo the last try */
+		int64_t e = 0;
+		for (int i = 0; i < B->ndeps; i++) {
+			int a = B->deps[i];
+			if (s->T[a] + g->blocks[a].span > e)
+				e = s->T[a] + g->blocks[a].span;
+		}
+		int advanced = 0;
+		while (s->next[k] < s->P && s->budget > 0 &&
+		       (s->tried[k] == 0 || s->used[k] < limit)) {
+			int64_t t = e + s->next[k]++;
+			s->budget -= 1 + (int64_t)B->span * B->ndevices;
+			if (s->pin[b] >= 0) { /* the one start with its residue */
+				t = e + ((s->pin[b] - e % s->P) + s->P) % s->P;
+				s->next[k] = s->P;
+			} else if (B->span > s->P || !fits(s, B, t)) {
+				continue;
+			}
+			mark(s, b, t, 1);
+			if (promising(s, k)) {
+				advanced = 1;
+				break;
+			}
+			mark(s, b, t, 0);
+		}
+		if (advanced) {
+			s->used[k + 1] = s->used[k] + (s->tried[k] > 0);
+			s->tried[k]++;
+			k++;
+			if (k < s->n) {
+				s->next[k] = 0;
+				s->tried[k] = 0;
+			}
+		} else {
+			k--;
+		}
+	}
+	/* leave nothing placed */
+	for (int b = 0; b < s->n; b++)
+		if (s->placed[b])
+			mark(s, b, s->T[b], 0);
+}
+
+/* Blocks on every device share one circle: their residues are chosen
+ * first (the first at 0, the others side by side, then further apart)
+ * and reserved, so the search places the rest around them. Fills
+ * combo[0 .. count) with one residue per full-width block, for up to
+ * `max` combinations; returns the count. */
+#define MAX_WIDE 8
+#define MAX_COMBOS 8
+
+static int wide_combos(int64_t (*combo)[MAX_WIDE], int max, const int *span,
+		       int nw, int64_t P)
+{
+	int count = 0;
+	int64_t cur[MAX_WIDE];
+	int64_t off[MAX_WIDE] = {0};
+	int j = 1;
+	cur[0] = 0;
+	if (nw == 1) {
+		combo[0][0] = 0;
+		return 1;
+	}
+	/* block j starts off[j] slots after the end of block j-1 */
+	off[1] = 0;
+	while (j >= 1 && count < max) {
+		if (off[j] >= P) {
+			j--;
+			if (j >= 1)
+				off[j]++;
+			continue;
+		}
+		int64_t r = (cur[j - 1] + span[j - 1] + off[j]) % P;
+		int ok = 1;
+		for (int i = 0; i < j && ok; i++) { /* circular overlap */
+			int64_t d1 = ((r - cur[i]) % P + P) % P;
+			int64_t d2 = ((cur[i] - r) % P + P) % P;
+			ok = d1 >= span[i] && d2 >= span[j];
+		}
+		if (!ok) {
+			off[j]++;
+			continue;
+		}
+		cur[j] = r;
+		if (j == nw - 1) {
+			memcpy(combo[count++], cur, sizeof cur);
+			off[j]++;
+		} else {
+			j++;
+			off[j] = 0;
+		}
+	}
+	return count;
+}
+
+static void reserve(dfs *s, int b, int64_t r, unsigned char v)
+{
+	const tsl_block *B = &s->g->blocks[b];
+	for (int k = 0; k < B->ndevices; k++)
+		for (int i = 0; i < B->span; i++)
+			s->busy[(size_t)B->devices[k] * s->P + (r + i) % s->P] = v;
+}
+
+int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
+		     const tsl_bounds *bnd, const int *order, int64_t P,
+		     int64_t budget, int *found)
+{
+	dfs s = {0};
+	int n = g->nblocks;
+	*found = 0;
+	s.g = g;
+	s.bnd = bnd;
+	s.order = order;
+	s.n = n;
+	s.P = P;
+	s.budget = budget;
+	s.busy = tsl_calloc((size_t)g->ndevices, (size_t)P);
+	s.T = tsl_calloc((size_t)n, sizeof *s.T);
+	s.lb = tsl_calloc((size_t)n, sizeof *s.lb);
+	s.best_T = tsl_calloc((size_t)n, sizeof *s.best_T);
+	s.next = tsl_calloc((size_t)n + 1, sizeof *s.next);
+	s.placed = tsl_calloc((size_t)n, 1);
+	s.pin = tsl_calloc((size_t)n, sizeof *s.pin);
+	s.tried = tsl_calloc((size_t)n + 1, sizeof *s.tried);
+	s.used = tsl_calloc((size_t)n + 1, sizeof *s.used);
+	s.alloc_left = tsl_calloc((size_t)g->ndevices, sizeof *s.alloc_left);
+	int rc = TSL_OK;
+	if (!s.busy || !s.T || !s.lb || !s.best_T || !s.next || !s.placed || !s.pin || !s.tried || !s.used ||
+	    !s.alloc_left) {
+		rc = tsl_error_nomem();
+		goto out;
+	}
+	for (int b = 0; b < n; b++)
+		if (g->blocks[b].memory > 0)
+			for (int i = 0; i < g->blocks[b].ndevices; i++)
+				s.alloc_left[g->blocks[b].devices[i]]++;
+	int wide[MAX_WIDE], wspan[MAX_WIDE], nw = 0;
+	for (int k = 0; k < n; k++) {
+		const tsl_block *B = &g->blocks[order[k]];
+		s.pin[order[k]] = -1;
+		if (B->ndevices == g->ndevices && g->ndevices > 1 && B->span <= P) {
+			if (nw == MAX_WIDE) {
+				nw = 0; /* too many to enumerate: none reserved */
+				break;
+			}
+			wspan[nw] = B->span;
+			wide[nw++] = order[k];
+		}
+	}
+	int64_t combo[MAX_COMBOS][MAX_WIDE];
+	int ncombo = nw ? wide_combos(combo, MAX_COMBOS, wspan, nw, P) : 1;
+	int64_t total = budget;
+	for (int c = 0; c < ncombo && !s.best_depth; c++) {
+		s.budget = total / ncombo;
+		for (int i = 0; i < nw; i++) {
+			s.pin[wide[i]] = combo[c][i];
+			reserve(&s, wide[i], combo[c][i], 1);
+		}
+		for (int limit = 0; limit <= n && s.budget > 0; limit++)
+			search(&s, limit);
+		for (int i = 0; i < nw; i++)
+			reserve(&s, wide[i], combo[c][i], 0);
+	}
+	if (s.best_depth) {
+		int64_t minT = INT64_MAX;
+		for (int b = 0; b < n; b++)
+			if (s.best_T[b] < minT)
+				minT = s.best_T[b];
+		/* a shift by whole periods keeps the memory formula's value */
+		minT -= minT % P;
+		for (int b = 0; b < n; b++)
+			rep->T[b] = s.best_T[b] - minT;
+		rep->period = P;
+		rep->depth = s.best_depth - minT;
+		rep->optimal = P == bnd->resource_bound;
+		*found = 1;
+	}
+out:
+	tsl_free(s.busy);
+	tsl_free(s.T);
+	tsl_free(s.lb);
+	tsl_free(s.best_T);
+	tsl_free(s.next);
+	tsl_free(s.placed);
+	tsl_free(s.pin);
+	tsl_free(s.tried);
+	tsl_free(s.used);
+	tsl_free(s.alloc_left);
+	return rc;
+}
