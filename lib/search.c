@@ -41,6 +41,8 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 /* Work bound of the local search, in instance visits (deterministic). */
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
 #define TSL_FAST_EFFORT ((int64_t)300000)
+/* Work bound of each probe of the memory-aware search in min_memory. */
+#define TSL_DFS_PROBE_BUDGET ((int64_t)4000000)
 
 typedef struct finalist {
 	tsl_repetend rep;      /* copy, T owned */
@@ -369,8 +371,42 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	return TSL_OK;
 }
 
+/* Lower a uniform memory limit `known` that admits period P with the
+ * memory-aware search: bisection between 0 and known, each probe a search
+ * of graph `work` with its limits set to the probe (a probe that finds
+ * nothing counts as too low: this only chooses where the solver starts). */
+static int descend_with_dfs(int64_t *known, tessel_graph *work,
+			    const tsl_bounds *bnd, int64_t P, int64_t *T)
+{
+	int64_t lo = 0, hi = *known;
+	tsl_repetend rep = {.T = T};
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2, peak = 0;
+		int found = 0;
+		int rc = tessel_graph_set_memory_limit(work, TESSEL_ALL_DEVICES, mid);
+		if (!rc)
+			rc = tsl_repetend_dfs(&rep, work, bnd, NULL, P,
+					      TSL_DFS_PROBE_BUDGET, &found);
+		if (rc)
+			return rc;
+		if (!found) {
+			lo = mid + 1;
+			continue;
+		}
+		for (int d = 0; d < work->ndevices; d++) {
+			int64_t p = tsl_repetend_peak(work, T, P, d);
+			if (p > peak)
+				peak = p;
+		}
+		hi = peak < mid ? peak : mid;
+	}
+	*known = hi;
+	return TSL_OK;
+}
+
 /* The heuristic's repetend (memory ignored) gives a limit that works when
- * its period is the one asked for; the solver then looks below it. */
+ * its period is the one asked for, the memory-aware search a lower one;
+ * the solver then looks below it. */
 static int min_memory(int64_t *out, int *proven, const tessel_graph *g,
 		      const tsl_bounds *bnd, int64_t period, const tsl_opts *o,
 		      const tsl_deadline *dl)
@@ -399,6 +435,7 @@ static int min_memory(int64_t *out, int *proven, const tessel_graph *g,
 			tessel_graph_free(free_g);
 			return TSL_OK;
 		}
+		rc = descend_with_dfs(&known, free_g, bnd, period, rep.T);
 	}
 	tsl_repetend_release(&rep);
 	tessel_graph_free(free_g);

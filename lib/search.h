@@ -88,7 +88,8 @@ int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 			   const tessel_graph *g, const tsl_bounds *bnd);
 
 /* Memory-aware modulo scheduling at period P by a bounded depth-first
- * search over the blocks in `order` (topological), see repetend_dfs.c.
+ * search over the blocks in `order` (topological; NULL: by earliest
+ * start), see repetend_dfs.c.
  * *found 1 with the shallowest repetend found in rep (rep->T allocated),
  * 0 when none was found within `budget` work units. */
 int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
