@@ -279,6 +279,12 @@ typedef enum tessel_option {
 	TESSEL_OPT_SOLVER_MEMORY_MB = 7 /* 0 = no cap (default); solver memory cap */
 } tessel_option;
 
+/* TESSEL_OPT_SOLVER_MEMORY_MB caps the memory of each Z3 check in
+ * megabytes (1 .. 2^30). A check that reaches the cap ends like one that
+ * reaches the time limit: the search returns the best schedule found so far
+ * (the heuristics' at least) with its proof flags, or TESSEL_ETIMEOUT when
+ * it has none; tessel_min_memory returns the best limit known, unproven. */
+
 /* Create options holding the defaults. *out: new, release with
  * tessel_options_free. */
 TESSEL_API int tessel_options_new(tessel_options **out);

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "options.h"
 #include "search.h"
+#include "solver.h"
 #include "util.h"
 
 /* Work bound (Z3 resource units) of each step. */
@@ -21,44 +22,26 @@
 /* ... and micro-batches: beyond, the steady state dominates. */
 #define TSL_DIRECT_MAX_MICROS 8
 
-static _Thread_local int z3_failed;
-
-static void on_z3_error(Z3_context ctx, Z3_error_code code)
-{
-	(void)ctx;
-	(void)code;
-	z3_failed = 1;
-}
-
-static void interrupt_ctx(void *ctx)
-{
-	Z3_interrupt((Z3_context)ctx);
-}
-
 typedef struct dmodel {
-	Z3_context ctx;
-	Z3_solver solver;
-	Z3_sort isort;
+	tsl_z3 z;
 	Z3_ast *start; /* per entry index */
 	Z3_ast makespan;
-	tsl_interrupt watch;
-	const tsl_opts *opts;
 } dmodel;
 
 static Z3_ast num(dmodel *m, int64_t v)
 {
-	return Z3_mk_int64(m->ctx, v, m->isort);
+	return Z3_mk_int64(m->z.ctx, v, m->z.isort);
 }
 
 static Z3_ast plus(dmodel *m, Z3_ast x, int64_t c)
 {
 	Z3_ast a[2] = {x, num(m, c)};
-	return c ? Z3_mk_add(m->ctx, 2, a) : x;
+	return c ? Z3_mk_add(m->z.ctx, 2, a) : x;
 }
 
 static void le(dmodel *m, Z3_ast x, Z3_ast y)
 {
-	Z3_solver_assert(m->ctx, m->solver, Z3_mk_le(m->ctx, x, y));
+	Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_le(m->z.ctx, x, y));
 }
 
 static int shares(const tsl_block *a, const tsl_block *b)
@@ -70,54 +53,27 @@ static int shares(const tsl_block *a, const tsl_block *b)
 	return 0;
 }
 
-/* 1 sat, 0 unsat, -1 undecided. */
+/* 1 sat, 0 unsat, -1 undecided; a Z3 failure only ends the attempt. */
 static int check(dmodel *m, const tsl_deadline *dl)
 {
-	int64_t left = tsl_deadline_left_ms(dl);
-	if (left <= 0 || tsl_options_cancelled(m->opts->src))
-		return -1;
-	Z3_params p = Z3_mk_params(m->ctx);
-	Z3_params_inc_ref(m->ctx, p);
-	Z3_params_set_uint(m->ctx, p, Z3_mk_string_symbol(m->ctx, "timeout"),
-			   left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
-	Z3_params_set_uint(m->ctx, p, Z3_mk_string_symbol(m->ctx, "rlimit"),
-			   TSL_DIRECT_RLIMIT);
-	Z3_solver_set_params(m->ctx, m->solver, p);
-	Z3_params_dec_ref(m->ctx, p);
-	Z3_lbool r = Z3_solver_check(m->ctx, m->solver);
-	if (z3_failed) {
-		z3_failed = 0;
-		return -1;
-	}
-	return r == Z3_L_TRUE ? 1 : r == Z3_L_FALSE ? 0 : -1;
+	int r = tsl_z3_check(&m->z, dl, TSL_DIRECT_RLIMIT, 0, NULL);
+	return r < -1 ? -1 : r;
 }
 
 static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
-		 const int *pairs, size_t npairs)
+		 const tsl_opts *opts, const int *pairs, size_t npairs)
 {
 	const tessel_graph *g = s->graph;
 	size_t E = (size_t)g->nblocks * (size_t)s->nmicros;
-	Z3_config cfg = Z3_mk_config();
-	if (!cfg)
-		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a configuration");
-	m->ctx = Z3_mk_context(cfg);
-	Z3_del_config(cfg);
-	if (!m->ctx)
-		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a context");
-	Z3_set_error_handler(m->ctx, on_z3_error);
-	m->watch.fn = interrupt_ctx;
-	m->watch.ctx = m->ctx;
-	tsl_options_watch(m->opts->src, &m->watch);
-	m->isort = Z3_mk_int_sort(m->ctx);
-	m->solver = Z3_mk_solver_for_logic(m->ctx,
-					   Z3_mk_string_symbol(m->ctx, "QF_LIA"));
-	Z3_solver_inc_ref(m->ctx, m->solver);
-	m->makespan = Z3_mk_const(m->ctx, Z3_mk_string_symbol(m->ctx, "M"), m->isort);
+	int rc = tsl_z3_open(&m->z, opts);
+	if (rc)
+		return rc;
+	m->makespan = Z3_mk_const(m->z.ctx, Z3_mk_string_symbol(m->z.ctx, "M"), m->z.isort);
 	for (size_t i = 0; i < E; i++) {
 		int b = (int)(i % (size_t)g->nblocks);
 		const tsl_block *B = &g->blocks[b];
-		m->start[i] = Z3_mk_const(m->ctx, Z3_mk_int_symbol(m->ctx, (int)i),
-					  m->isort);
+		m->start[i] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, (int)i),
+					  m->z.isort);
 		le(m, num(m, bnd->head[b]), m->start[i]);
 		le(m, plus(m, m->start[i], B->span + bnd->tail[b]), m->makespan);
 		size_t base = i - (size_t)b;
@@ -140,13 +96,13 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 		int i = pairs[2 * k], j = pairs[2 * k + 1];
 		const tsl_block *A = &g->blocks[i % g->nblocks];
 		const tsl_block *B = &g->blocks[j % g->nblocks];
-		before[k] = Z3_mk_const(m->ctx, Z3_mk_int_symbol(m->ctx, (int)(E + k)),
-					Z3_mk_bool_sort(m->ctx));
-		Z3_solver_assert(m->ctx, m->solver, Z3_mk_implies(m->ctx, before[k],
-			Z3_mk_le(m->ctx, plus(m, m->start[i], A->span), m->start[j])));
-		Z3_solver_assert(m->ctx, m->solver, Z3_mk_implies(m->ctx,
-			Z3_mk_not(m->ctx, before[k]),
-			Z3_mk_le(m->ctx, plus(m, m->start[j], B->span), m->start[i])));
+		before[k] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, (int)(E + k)),
+					Z3_mk_bool_sort(m->z.ctx));
+		Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_implies(m->z.ctx, before[k],
+			Z3_mk_le(m->z.ctx, plus(m, m->start[i], A->span), m->start[j])));
+		Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_implies(m->z.ctx,
+			Z3_mk_not(m->z.ctx, before[k]),
+			Z3_mk_le(m->z.ctx, plus(m, m->start[j], B->span), m->start[i])));
 	}
 	/* memory just after each positive start on a limited device */
 	Z3_ast *terms = tsl_calloc(E + 1, sizeof *terms);
@@ -173,29 +129,24 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 				if (O->memory == 0 || !tsl_block_on_device(O, d))
 					continue;
 				/* other starts before c */
-				Z3_ast lit = other == i ? before[k] : Z3_mk_not(m->ctx, before[k]);
-				terms[nt++] = Z3_mk_ite(m->ctx, lit, num(m, O->memory), num(m, 0));
+				Z3_ast lit = other == i ? before[k] : Z3_mk_not(m->z.ctx, before[k]);
+				terms[nt++] = Z3_mk_ite(m->z.ctx, lit, num(m, O->memory), num(m, 0));
 			}
-			le(m, Z3_mk_add(m->ctx, nt, terms), num(m, limit));
+			le(m, Z3_mk_add(m->z.ctx, nt, terms), num(m, limit));
 		}
 	}
 	tsl_free(terms);
 	tsl_free(before);
-	if (z3_failed) {
-		z3_failed = 0;
-		return tsl_error(TESSEL_ESOLVER, "Z3 error while building the direct model");
-	}
+	const char *err = tsl_z3_take_error(&m->z);
+	if (err)
+		return tsl_error(TESSEL_ESOLVER, "Z3 error while building the direct model: %s",
+				 err);
 	return TSL_OK;
 }
 
 static void release(dmodel *m)
 {
-	if (m->watch.ctx)
-		tsl_options_unwatch(m->opts->src, &m->watch);
-	if (m->solver)
-		Z3_solver_dec_ref(m->ctx, m->solver);
-	if (m->ctx)
-		Z3_del_context(m->ctx);
+	tsl_z3_close(&m->z);
 }
 
 int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
@@ -234,12 +185,11 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 			npairs++;
 		}
 	dmodel m = {0};
-	m.opts = opts;
 	m.start = tsl_calloc(E, sizeof *m.start);
 	int64_t *found = tsl_calloc(E, sizeof *found);
 	int rc = !m.start || !found ? tsl_error_nomem() : TSL_OK;
 	if (!rc)
-		rc = build(&m, s, bnd, pairs, npairs);
+		rc = build(&m, s, bnd, opts, pairs, npairs);
 	tsl_free(pairs);
 	int improved = 0;
 	while (!rc && best > lb) {
@@ -248,22 +198,22 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 		*proven = res == 0;
 		if (res != 1)
 			break;
-		Z3_model mdl = Z3_solver_get_model(m.ctx, m.solver);
+		Z3_model mdl = Z3_solver_get_model(m.z.ctx, m.z.solver);
 		if (!mdl)
 			break;
-		Z3_model_inc_ref(m.ctx, mdl);
+		Z3_model_inc_ref(m.z.ctx, mdl);
 		int64_t span = 0;
 		for (size_t i = 0; i < E; i++) {
 			Z3_ast v = NULL;
 			int64_t x = 0;
-			if (Z3_model_eval(m.ctx, mdl, m.start[i], true, &v) && v)
-				Z3_get_numeral_int64(m.ctx, v, &x);
+			if (Z3_model_eval(m.z.ctx, mdl, m.start[i], true, &v) && v)
+				Z3_get_numeral_int64(m.z.ctx, v, &x);
 			found[i] = x;
 			int64_t e = x + g->blocks[i % g->nblocks].span;
 			if (e > span)
 				span = e;
 		}
-		Z3_model_dec_ref(m.ctx, mdl);
+		Z3_model_dec_ref(m.z.ctx, mdl);
 		if (span >= best)
 			break;
 		best = span;

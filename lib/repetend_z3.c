@@ -14,6 +14,8 @@
 #include <string.h>
 #include <z3.h>
 
+#include "solver.h"
+
 #include "error.h"
 #include "options.h"
 #include "search.h"
@@ -29,29 +31,13 @@
 #define TSL_DEPTH_RLIMIT 100000u
 #define TSL_ALTERNATIVE_RLIMIT 100000u
 
-/* Z3 reports errors through a handler; one context is used by one thread,
- * so a thread-local flag carries the error back. */
-static _Thread_local int z3_failed;
-static _Thread_local Z3_error_code z3_code;
-
-static void on_z3_error(Z3_context ctx, Z3_error_code code)
-{
-	(void)ctx;
-	if (!z3_failed) {
-		z3_failed = 1;
-		z3_code = code;
-	}
-}
-
 typedef struct pair {
 	int a, b;     /* a < b, sharing at least one device */
 	Z3_ast before; /* r_a < r_b */
 } pair;
 
 typedef struct model {
-	Z3_context ctx;
-	Z3_solver solver;
-	Z3_sort isort;
+	tsl_z3 z;          /* context and solver */
 	const tessel_graph *g;
 	const tsl_bounds *bnd;
 	int64_t P;
@@ -60,8 +46,6 @@ typedef struct model {
 	Z3_ast depth;      /* L */
 	Z3_ast memvar;     /* one memory limit for all devices, or NULL */
 	int have_model;    /* the last check was satisfiable */
-	const tsl_opts *opts;
-	tsl_interrupt watch; /* lets a cancel request interrupt the solver */
 	pair *pairs;
 	int npairs;
 	int *pair_index;   /* n x n -> pair id or -1 (only for small n) */
@@ -69,13 +53,13 @@ typedef struct model {
 
 static Z3_ast mk_int(model *m, int64_t v)
 {
-	return Z3_mk_int64(m->ctx, v, m->isort);
+	return Z3_mk_int64(m->z.ctx, v, m->z.isort);
 }
 
 static Z3_ast mk_add2(model *m, Z3_ast x, Z3_ast y)
 {
 	Z3_ast args[2] = {x, y};
-	return Z3_mk_add(m->ctx, 2, args);
+	return Z3_mk_add(m->z.ctx, 2, args);
 }
 
 static Z3_ast mk_add_c(model *m, Z3_ast x, int64_t c)
@@ -85,7 +69,7 @@ static Z3_ast mk_add_c(model *m, Z3_ast x, int64_t c)
 
 static void assert_le(model *m, Z3_ast x, Z3_ast y)
 {
-	Z3_solver_assert(m->ctx, m->solver, Z3_mk_le(m->ctx, x, y));
+	Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_le(m->z.ctx, x, y));
 }
 
 static int shares_device(const tsl_block *a, const tsl_block *b)
@@ -102,19 +86,9 @@ static int shares_device(const tsl_block *a, const tsl_block *b)
 	return 0;
 }
 
-static void interrupt_ctx(void *ctx)
-{
-	Z3_interrupt((Z3_context)ctx);
-}
-
 static void model_release(model *m)
 {
-	if (m->watch.ctx)
-		tsl_options_unwatch(m->opts->src, &m->watch);
-	if (m->solver)
-		Z3_solver_dec_ref(m->ctx, m->solver);
-	if (m->ctx)
-		Z3_del_context(m->ctx);
+	tsl_z3_close(&m->z);
 	tsl_free(m->q);
 	tsl_free(m->r);
 	tsl_free(m->t);
@@ -128,7 +102,7 @@ static Z3_ast le_literal(model *m, int x, int y)
 {
 	int id = m->pair_index[(size_t)x * m->n + y];
 	pair *p = &m->pairs[id];
-	return p->a == x ? p->before : Z3_mk_not(m->ctx, p->before);
+	return p->a == x ? p->before : Z3_mk_not(m->z.ctx, p->before);
 }
 
 static void add_exclusivity(model *m)
@@ -138,21 +112,21 @@ static void add_exclusivity(model *m)
 		const tsl_block *A = &m->g->blocks[p->a], *B = &m->g->blocks[p->b];
 		Z3_ast ra = m->r[p->a], rb = m->r[p->b];
 		Z3_ast c1[2] = {
-			Z3_mk_le(m->ctx, mk_add_c(m, ra, A->span), rb),
-			Z3_mk_le(m->ctx, mk_add_c(m, rb, B->span),
+			Z3_mk_le(m->z.ctx, mk_add_c(m, ra, A->span), rb),
+			Z3_mk_le(m->z.ctx, mk_add_c(m, rb, B->span),
 				 mk_add_c(m, ra, m->P)),
 		};
 		Z3_ast c2[2] = {
-			Z3_mk_le(m->ctx, mk_add_c(m, rb, B->span), ra),
-			Z3_mk_le(m->ctx, mk_add_c(m, ra, A->span),
+			Z3_mk_le(m->z.ctx, mk_add_c(m, rb, B->span), ra),
+			Z3_mk_le(m->z.ctx, mk_add_c(m, ra, A->span),
 				 mk_add_c(m, rb, m->P)),
 		};
-		Z3_solver_assert(m->ctx, m->solver,
-				 Z3_mk_implies(m->ctx, p->before,
-					       Z3_mk_and(m->ctx, 2, c1)));
-		Z3_solver_assert(m->ctx, m->solver,
-				 Z3_mk_implies(m->ctx, Z3_mk_not(m->ctx, p->before),
-					       Z3_mk_and(m->ctx, 2, c2)));
+		Z3_solver_assert(m->z.ctx, m->z.solver,
+				 Z3_mk_implies(m->z.ctx, p->before,
+					       Z3_mk_and(m->z.ctx, 2, c1)));
+		Z3_solver_assert(m->z.ctx, m->z.solver,
+				 Z3_mk_implies(m->z.ctx, Z3_mk_not(m->z.ctx, p->before),
+					       Z3_mk_and(m->z.ctx, 2, c2)));
 	}
 }
 
@@ -190,13 +164,13 @@ static int add_memory(model *m)
 				if (mem == 0)
 					continue;
 				if (b != c)
-					terms[nt++] = Z3_mk_ite(m->ctx,
+					terms[nt++] = Z3_mk_ite(m->z.ctx,
 						le_literal(m, b, c), mk_int(m, mem),
 						mk_int(m, 0));
 				Z3_ast qa[2] = {mk_int(m, -mem), m->q[b]};
-				terms[nt++] = Z3_mk_mul(m->ctx, 2, qa);
+				terms[nt++] = Z3_mk_mul(m->z.ctx, 2, qa);
 			}
-			assert_le(m, Z3_mk_add(m->ctx, (unsigned)nt, terms),
+			assert_le(m, Z3_mk_add(m->z.ctx, (unsigned)nt, terms),
 				  m->memvar ? m->memvar : mk_int(m, limit));
 		}
 	}
@@ -227,51 +201,28 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 	}
 	memset(m->pair_index, 0xff, (size_t)n * n * sizeof(int));
 
-	Z3_config cfg = Z3_mk_config();
-	if (!cfg) {
+	int zrc = tsl_z3_open(&m->z, opts);
+	if (zrc) {
 		model_release(m);
-		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a configuration");
+		return zrc;
 	}
-	Z3_set_param_value(cfg, "model", "true");
-	m->ctx = Z3_mk_context(cfg);
-	Z3_del_config(cfg);
-	if (!m->ctx) {
-		model_release(m);
-		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a context");
-	}
-	Z3_set_error_handler(m->ctx, on_z3_error);
-	m->opts = opts;
-	m->watch.fn = interrupt_ctx;
-	m->watch.ctx = m->ctx;
-	tsl_options_watch(opts->src, &m->watch);
-	m->isort = Z3_mk_int_sort(m->ctx);
-	m->solver = Z3_mk_solver_for_logic(m->ctx,
-					   Z3_mk_string_symbol(m->ctx, "QF_LIA"));
-	Z3_solver_inc_ref(m->ctx, m->solver);
 
-	Z3_params params = Z3_mk_params(m->ctx);
-	Z3_params_inc_ref(m->ctx, params);
-	Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "random_seed"),
-			   (unsigned)opts->seed);
-	Z3_solver_set_params(m->ctx, m->solver, params);
-	Z3_params_dec_ref(m->ctx, params);
-
-	m->depth = Z3_mk_const(m->ctx, Z3_mk_string_symbol(m->ctx, "L"), m->isort);
+	m->depth = Z3_mk_const(m->z.ctx, Z3_mk_string_symbol(m->z.ctx, "L"), m->z.isort);
 	if (memory_variable)
-		m->memvar = Z3_mk_const(m->ctx, Z3_mk_string_symbol(m->ctx, "M"),
-					m->isort);
+		m->memvar = Z3_mk_const(m->z.ctx, Z3_mk_string_symbol(m->z.ctx, "M"),
+					m->z.isort);
 	/* lo: the earliest start. Shifting a whole repetend in time changes
 	 * nothing, so the first block in topological order is pinned at 0
 	 * (q = r = 0) and other blocks may start before it (q < 0). */
-	Z3_ast lo = Z3_mk_const(m->ctx, Z3_mk_string_symbol(m->ctx, "lo"), m->isort);
+	Z3_ast lo = Z3_mk_const(m->z.ctx, Z3_mk_string_symbol(m->z.ctx, "lo"), m->z.isort);
 	int pinned = bnd->topo[0];
 	for (int b = 0; b < n; b++) {
 		const tsl_block *B = &g->blocks[b];
-		m->q[b] = Z3_mk_const(m->ctx, Z3_mk_int_symbol(m->ctx, 2 * b), m->isort);
-		m->r[b] = Z3_mk_const(m->ctx, Z3_mk_int_symbol(m->ctx, 2 * b + 1),
-				      m->isort);
+		m->q[b] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, 2 * b), m->z.isort);
+		m->r[b] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, 2 * b + 1),
+				      m->z.isort);
 		Z3_ast pq[2] = {mk_int(m, P), m->q[b]};
-		m->t[b] = mk_add2(m, Z3_mk_mul(m->ctx, 2, pq), m->r[b]);
+		m->t[b] = mk_add2(m, Z3_mk_mul(m->z.ctx, 2, pq), m->r[b]);
 		if (b == pinned) {
 			assert_le(m, m->q[b], mk_int(m, 0));
 			assert_le(m, mk_int(m, 0), m->q[b]);
@@ -283,7 +234,7 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 		assert_le(m, mk_add_c(m, lo, bnd->head[b]), m->t[b]);
 		/* depth covers b and what must follow it */
 		Z3_ast sub[2] = {mk_add_c(m, m->t[b], B->span + bnd->tail[b]), lo};
-		assert_le(m, Z3_mk_sub(m->ctx, 2, sub), m->depth);
+		assert_le(m, Z3_mk_sub(m->z.ctx, 2, sub), m->depth);
 		for (int k = 0; k < B->ndeps; k++) {
 			int a = B->deps[k];
 			assert_le(m, mk_add_c(m, m->t[a], g->blocks[a].span), m->t[b]);
@@ -310,9 +261,9 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 			pair *p = &m->pairs[m->npairs];
 			p->a = a;
 			p->b = b;
-			p->before = Z3_mk_const(m->ctx,
-				Z3_mk_int_symbol(m->ctx, 2 * n + m->npairs),
-				Z3_mk_bool_sort(m->ctx));
+			p->before = Z3_mk_const(m->z.ctx,
+				Z3_mk_int_symbol(m->z.ctx, 2 * n + m->npairs),
+				Z3_mk_bool_sort(m->z.ctx));
 			m->pair_index[(size_t)a * n + b] = m->npairs;
 			m->pair_index[(size_t)b * n + a] = m->npairs;
 			m->npairs++;
@@ -323,9 +274,10 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 		model_release(m);
 		return rc;
 	}
-	if (z3_failed) {
+	const char *err = tsl_z3_take_error(&m->z);
+	if (err) {
 		rc = tsl_error(TESSEL_ESOLVER, "Z3 error while building the model: %s",
-			       Z3_get_error_msg(m->ctx, z3_code));
+			       err);
 		model_release(m);
 		return rc;
 	}
@@ -347,59 +299,34 @@ static unsigned scaled(unsigned base, const model *m)
  * resource limit), <-1 error. */
 static int model_check(model *m, const tsl_deadline *dl, unsigned rlimit)
 {
-	int64_t left = tsl_deadline_left_ms(dl);
-	if (left <= 0 || tsl_options_cancelled(m->opts->src))
-		return -1;
-	Z3_params params = Z3_mk_params(m->ctx);
-	Z3_params_inc_ref(m->ctx, params);
-	Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "timeout"),
-			   left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
-	Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "rlimit"),
-			   rlimit);
-	Z3_solver_set_params(m->ctx, m->solver, params);
-	Z3_params_dec_ref(m->ctx, params);
-	Z3_lbool res = Z3_solver_check(m->ctx, m->solver);
-	if (z3_failed) {
-		/* a canceled check is a timeout, anything else a failure */
-		if (z3_code == Z3_EXCEPTION && (tsl_deadline_left_ms(dl) <= 0 ||
-						tsl_options_cancelled(m->opts->src))) {
-			z3_failed = 0;
-			return -1;
-		}
-		return tsl_error(TESSEL_ESOLVER, "Z3 error during the search: %s",
-				 Z3_get_error_msg(m->ctx, z3_code));
-	}
-	m->have_model = res == Z3_L_TRUE;
-	if (res == Z3_L_TRUE)
-		return 1;
-	if (res == Z3_L_FALSE)
-		return 0;
-	return -1;
+	int res = tsl_z3_check(&m->z, dl, rlimit, 0, NULL);
+	m->have_model = res == 1;
+	return res;
 }
 
 static int64_t model_value(model *m, Z3_model mdl, Z3_ast term)
 {
 	Z3_ast v = NULL;
 	int64_t x = 0;
-	if (Z3_model_eval(m->ctx, mdl, term, true, &v) && v)
-		Z3_get_numeral_int64(m->ctx, v, &x);
+	if (Z3_model_eval(m->z.ctx, mdl, term, true, &v) && v)
+		Z3_get_numeral_int64(m->z.ctx, v, &x);
 	return x;
 }
 
 /* Read T and the depth from the current model into rep. */
 static int model_read(model *m, tsl_repetend *rep)
 {
-	Z3_model mdl = Z3_solver_get_model(m->ctx, m->solver);
-	if (!mdl || z3_failed)
+	Z3_model mdl = Z3_solver_get_model(m->z.ctx, m->z.solver);
+	if (!mdl || tsl_z3_take_error(&m->z))
 		return tsl_error(TESSEL_ESOLVER, "Z3 returned no model");
-	Z3_model_inc_ref(m->ctx, mdl);
+	Z3_model_inc_ref(m->z.ctx, mdl);
 	int64_t minT = INT64_MAX, depth = 0;
 	for (int b = 0; b < m->n; b++) {
 		rep->T[b] = model_value(m, mdl, m->t[b]);
 		if (rep->T[b] < minT)
 			minT = rep->T[b];
 	}
-	Z3_model_dec_ref(m->ctx, mdl);
+	Z3_model_dec_ref(m->z.ctx, mdl);
 	/* shift so that the earliest block starts at 0 */
 	int64_t shift = minT;
 	for (int b = 0; b < m->n; b++) {
@@ -425,7 +352,7 @@ static int minimise_depth(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 	int undecided = 0;
 	while (lo < hi && undecided < 2) {
 		int64_t target = hi - step > lo ? hi - step : lo;
-		Z3_solver_push(m->ctx, m->solver);
+		Z3_solver_push(m->z.ctx, m->z.solver);
 		assert_le(m, m->depth, mk_int(m, target));
 		int res = model_check(m, dl, scaled(TSL_DEPTH_RLIMIT, m));
 		int rc = TSL_OK;
@@ -444,7 +371,7 @@ static int minimise_depth(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 				undecided = 2;
 			step = step / 4 > 1 ? step / 4 : 1;
 		}
-		Z3_solver_pop(m->ctx, m->solver, 1);
+		Z3_solver_pop(m->z.ctx, m->z.solver, 1);
 		if (rc)
 			return rc;
 		if (res < -1)
@@ -465,37 +392,37 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 	if (!m->have_model) {
 		/* the last check was a failed descent step: find the current
 		 * depth again to start from */
-		Z3_solver_push(m->ctx, m->solver);
+		Z3_solver_push(m->z.ctx, m->z.solver);
 		assert_le(m, m->depth, mk_int(m, rep->depth));
 		int res = model_check(m, dl, scaled(TSL_ALTERNATIVE_RLIMIT, m));
-		Z3_solver_pop(m->ctx, m->solver, 1);
+		Z3_solver_pop(m->z.ctx, m->z.solver, 1);
 		if (res != 1) {
 			tsl_free(lits);
 			return res < -1 ? res : TSL_OK;
 		}
 	}
-	Z3_solver_push(m->ctx, m->solver);
+	Z3_solver_push(m->z.ctx, m->z.solver);
 	assert_le(m, m->depth, mk_int(m, rep->depth));
 	for (int k = 0; k < count && !rc; k++) {
-		Z3_model mdl = Z3_solver_get_model(m->ctx, m->solver);
-		if (!mdl || z3_failed)
+		Z3_model mdl = Z3_solver_get_model(m->z.ctx, m->z.solver);
+		if (!mdl || tsl_z3_take_error(&m->z))
 			break;
-		Z3_model_inc_ref(m->ctx, mdl);
+		Z3_model_inc_ref(m->z.ctx, mdl);
 		int nl = 0;
 		for (int i = 0; i < m->npairs; i++) {
 			Z3_ast v = NULL;
-			Z3_model_eval(m->ctx, mdl, m->pairs[i].before, true, &v);
-			int is_true = v && Z3_get_bool_value(m->ctx, v) == Z3_L_TRUE;
-			lits[nl++] = is_true ? Z3_mk_not(m->ctx, m->pairs[i].before)
+			Z3_model_eval(m->z.ctx, mdl, m->pairs[i].before, true, &v);
+			int is_true = v && Z3_get_bool_value(m->z.ctx, v) == Z3_L_TRUE;
+			lits[nl++] = is_true ? Z3_mk_not(m->z.ctx, m->pairs[i].before)
 					     : m->pairs[i].before;
 		}
 		for (int b = 0; b < m->n; b++) {
 			int64_t q = model_value(m, mdl, m->q[b]);
-			lits[nl++] = Z3_mk_not(m->ctx,
-					       Z3_mk_eq(m->ctx, m->q[b], mk_int(m, q)));
+			lits[nl++] = Z3_mk_not(m->z.ctx,
+					       Z3_mk_eq(m->z.ctx, m->q[b], mk_int(m, q)));
 		}
-		Z3_model_dec_ref(m->ctx, mdl);
-		Z3_solver_assert(m->ctx, m->solver, Z3_mk_or(m->ctx, (unsigned)nl, lits));
+		Z3_model_dec_ref(m->z.ctx, mdl);
+		Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_or(m->z.ctx, (unsigned)nl, lits));
 		int res = model_check(m, dl, scaled(TSL_ALTERNATIVE_RLIMIT, m));
 		if (res < -1)
 			rc = res;
@@ -505,7 +432,7 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 		if (!rc)
 			rc = cb(rep, payload);
 	}
-	Z3_solver_pop(m->ctx, m->solver, 1);
+	Z3_solver_pop(m->z.ctx, m->z.solver, 1);
 	tsl_free(lits);
 	return rc;
 }
@@ -525,41 +452,28 @@ static int guided_check(model *m, const tsl_deadline *dl,
 		int a = m->pairs[i].a, b = m->pairs[i].b;
 		int64_t ra = guide->T[a] % m->P, rb = guide->T[b] % m->P;
 		lits[nl++] = ra < rb ? m->pairs[i].before
-				     : Z3_mk_not(m->ctx, m->pairs[i].before);
+				     : Z3_mk_not(m->z.ctx, m->pairs[i].before);
 	}
 	int res = -1;
 	for (int round = 0; round < 8 && nl > 0; round++) {
-		if (tsl_deadline_left_ms(dl) <= 0 || tsl_options_cancelled(m->opts->src))
+		if (tsl_deadline_left_ms(dl) <= 0 || tsl_options_cancelled(m->z.opts->src))
 			break;
-		Z3_params params = Z3_mk_params(m->ctx);
-		Z3_params_inc_ref(m->ctx, params);
-		int64_t left = tsl_deadline_left_ms(dl);
-		Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "timeout"),
-				   left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
-		Z3_params_set_uint(m->ctx, params, Z3_mk_string_symbol(m->ctx, "rlimit"),
-				   scaled(TSL_DEPTH_RLIMIT, m));
-		Z3_solver_set_params(m->ctx, m->solver, params);
-		Z3_params_dec_ref(m->ctx, params);
-		Z3_lbool r = Z3_solver_check_assumptions(m->ctx, m->solver,
-							 (unsigned)nl, lits);
-		if (z3_failed) {
-			z3_failed = 0;
-			break;
-		}
-		if (r == Z3_L_TRUE) {
+		int r = tsl_z3_check(&m->z, dl, scaled(TSL_DEPTH_RLIMIT, m),
+				     (unsigned)nl, lits);
+		if (r < 0)
+			break; /* undecided or failed: the plain check decides */
+		if (r == 1) {
 			m->have_model = 1;
 			res = 1;
 			break;
 		}
-		if (r != Z3_L_FALSE)
-			break;
 		/* drop the assumed orders in the core */
-		Z3_ast_vector core = Z3_solver_get_unsat_core(m->ctx, m->solver);
-		Z3_ast_vector_inc_ref(m->ctx, core);
-		unsigned nc = Z3_ast_vector_size(m->ctx, core);
+		Z3_ast_vector core = Z3_solver_get_unsat_core(m->z.ctx, m->z.solver);
+		Z3_ast_vector_inc_ref(m->z.ctx, core);
+		unsigned nc = Z3_ast_vector_size(m->z.ctx, core);
 		if (nc == 0) {
 			/* unsatisfiable without assumptions */
-			Z3_ast_vector_dec_ref(m->ctx, core);
+			Z3_ast_vector_dec_ref(m->z.ctx, core);
 			res = 0;
 			break;
 		}
@@ -567,12 +481,12 @@ static int guided_check(model *m, const tsl_deadline *dl,
 		for (int i = 0; i < nl; i++) {
 			int in_core = 0;
 			for (unsigned k = 0; k < nc && !in_core; k++)
-				in_core = Z3_is_eq_ast(m->ctx, lits[i],
-						       Z3_ast_vector_get(m->ctx, core, k));
+				in_core = Z3_is_eq_ast(m->z.ctx, lits[i],
+						       Z3_ast_vector_get(m->z.ctx, core, k));
 			if (!in_core)
 				lits[kept++] = lits[i];
 		}
-		Z3_ast_vector_dec_ref(m->ctx, core);
+		Z3_ast_vector_dec_ref(m->z.ctx, core);
 		nl = kept;
 	}
 	tsl_free(lits);
@@ -586,7 +500,6 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		      void *payload)
 {
 	model m;
-	z3_failed = 0;
 	/* a repetend needs no more than n repetitions in flight */
 	int64_t max_depth = bnd->critical_path + (int64_t)g->nblocks * P + P;
 	int rc = model_build(&m, g, bnd, P, max_depth, opts, 0);
@@ -621,7 +534,6 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 			res = rc;
 	}
 	model_release(&m);
-	z3_failed = 0;
 	return res;
 }
 
@@ -696,7 +608,6 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 		      const tsl_deadline *dl, int64_t known)
 {
 	model m;
-	z3_failed = 0;
 	*proven = 0;
 	int64_t max_depth = bnd->critical_path + (int64_t)g->nblocks * P + P;
 	int rc = model_build(&m, g, bnd, P, max_depth, opts, 1);
@@ -705,19 +616,18 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 	int res;
 	if (known > 0) {
 		/* a limit that works is known: look below it only */
-		Z3_solver_push(m.ctx, m.solver);
+		Z3_solver_push(m.z.ctx, m.z.solver);
 		assert_le(&m, m.memvar, mk_int(&m, known - 1));
 		res = model_check(&m, dl, 0);
 		if (res != 1) {
-			Z3_solver_pop(m.ctx, m.solver, 1);
+			Z3_solver_pop(m.z.ctx, m.z.solver, 1);
 			if (res >= -1) {
 				*out = known;
 				*proven = res == 0;
 				res = TSL_OK;
 			}
 			model_release(&m);
-			z3_failed = 0;
-			return res;
+					return res;
 		}
 	} else {
 		res = model_check(&m, dl, 0);
@@ -738,28 +648,28 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 		rc = res;
 	int64_t lo = 0, hi = 0;
 	if (!rc) {
-		Z3_model mdl = Z3_solver_get_model(m.ctx, m.solver);
-		Z3_model_inc_ref(m.ctx, mdl);
+		Z3_model mdl = Z3_solver_get_model(m.z.ctx, m.z.solver);
+		Z3_model_inc_ref(m.z.ctx, mdl);
 		hi = model_value(&m, mdl, m.memvar);
-		Z3_model_dec_ref(m.ctx, mdl);
+		Z3_model_dec_ref(m.z.ctx, mdl);
 		if (hi < 0)
 			hi = 0;
 	}
 	while (!rc && lo < hi) {
 		int64_t mid = lo + (hi - lo) / 2;
-		Z3_solver_push(m.ctx, m.solver);
+		Z3_solver_push(m.z.ctx, m.z.solver);
 		assert_le(&m, m.memvar, mk_int(&m, mid));
 		res = model_check(&m, dl, 0);
 		if (res == 1) {
-			Z3_model mdl = Z3_solver_get_model(m.ctx, m.solver);
-			Z3_model_inc_ref(m.ctx, mdl);
+			Z3_model mdl = Z3_solver_get_model(m.z.ctx, m.z.solver);
+			Z3_model_inc_ref(m.z.ctx, mdl);
 			int64_t v = model_value(&m, mdl, m.memvar);
-			Z3_model_dec_ref(m.ctx, mdl);
+			Z3_model_dec_ref(m.z.ctx, mdl);
 			hi = v < mid ? (v > lo ? v : lo) : mid;
 		} else if (res == 0) {
 			lo = mid + 1;
 		}
-		Z3_solver_pop(m.ctx, m.solver, 1);
+		Z3_solver_pop(m.z.ctx, m.z.solver, 1);
 		if (res < -1)
 			rc = res;
 		if (res == -1)
@@ -770,6 +680,5 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 		*proven = lo == hi;
 	}
 	model_release(&m);
-	z3_failed = 0;
 	return rc;
 }

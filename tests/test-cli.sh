@@ -147,6 +147,12 @@ run search --preset vshape --devices 4 --micro-batches 8 --fast
 expect_grid
 pass "search --preset vshape --fast"
 
+# a solver memory cap too small for any check: the heuristics' schedule
+run search --preset xshape --devices 8 --memory 12 --solver-memory 1
+expect_grid
+expect_stdout_has 'period 8 (resource bound 8, optimal)'
+pass "search --solver-memory"
+
 run search --preset vshape --infer --micro-batches 4
 expect_grid
 pass "search --infer"
@@ -314,6 +320,8 @@ refused_usage search --time-limit -1
 refused_usage search --memory -2
 refused_usage search --format xml
 refused_usage search --fast=1
+refused_usage search --solver-memory -1
+refused_usage search --solver-memory lots
 refused_usage search --preset nosuchshape
 refused_usage search --preset kshape --devices 3
 refused_usage search "$TMP/does-not-exist.json"

@@ -406,6 +406,29 @@ static void test_fast_tight_memory(void **state)
 	}
 }
 
+/* A solver memory cap too small for any check ends the solver's part like
+ * a time limit: the heuristics' schedule comes back, valid. */
+static void test_solver_memory_cap(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_preset(&g, "xshape", 8, 0, 12));
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_SOLVER_MEMORY_MB, 1));
+	TH_OK(tessel_search(&s, g, o));
+	check_schedule(s, 16);
+	tessel_schedule_free(s);
+	int64_t limit = 0;
+	int proven = 1;
+	TH_OK(tessel_min_memory(&limit, &proven, g, 0, o));
+	assert_true(limit > 0);
+	assert_false(proven);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 /* With a time limit the search returns a valid schedule, the best so far. */
 static void test_time_limit(void **state)
 {
@@ -523,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_fast_every_preset),
 		cmocka_unit_test(test_fast_tight_memory),
+		cmocka_unit_test(test_solver_memory_cap),
 		cmocka_unit_test(test_time_limit),
 		cmocka_unit_test(test_deterministic_threads),
 		cmocka_unit_test(test_min_memory),

@@ -37,6 +37,9 @@ static const char search_usage[] =
 	"  -j, --threads N           threads for the final compaction (default 0:\n"
 	"                            all cores); the result does not depend on it\n"
 	"      --fast                heuristics only, no solver\n"
+	"      --solver-memory MB    cap on the solver's memory per check (default\n"
+	"                            0: none); reaching it ends the solver's part\n"
+	"                            like the time limit\n"
 	"Output:\n"
 	"      --format FORMAT       text (default): a grid; json: schedule JSON;\n"
 	"                            actions: per-device action streams (JSON);\n"
@@ -78,7 +81,7 @@ static const struct {
 #define DEFAULT_STEP_US 1000.0
 
 /* Long options without a short form. */
-enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT, OPT_STEP_US };
+enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT, OPT_STEP_US, OPT_SOLVER_MEMORY };
 
 static const struct option search_options[] = {
 	{ "preset", required_argument, NULL, 'p' },
@@ -89,6 +92,7 @@ static const struct option search_options[] = {
 	{ "time-limit", required_argument, NULL, 't' },
 	{ "threads", required_argument, NULL, 'j' },
 	{ "fast", no_argument, NULL, OPT_FAST },
+	{ "solver-memory", required_argument, NULL, OPT_SOLVER_MEMORY },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "step-us", required_argument, NULL, OPT_STEP_US },
 	{ "output", required_argument, NULL, 'o' },
@@ -215,6 +219,9 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 		return int_option(a, TESSEL_OPT_THREADS, "--threads", arg);
 	case OPT_FAST:
 		return set_option(a, TESSEL_OPT_FAST, "--fast", 1);
+	case OPT_SOLVER_MEMORY:
+		return int_option(a, TESSEL_OPT_SOLVER_MEMORY_MB, "--solver-memory",
+				  arg);
 	case OPT_FORMAT:
 		return format_option(a, arg);
 	case OPT_STEP_US:

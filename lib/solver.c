@@ -1,0 +1,120 @@
+/* Z3 context, error handling and bounded checks for both encodings. */
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "solver.h"
+
+/* Z3 reports errors through a handler; a context is used by one thread,
+ * so a thread-local flag carries the first error back to the caller. */
+static _Thread_local int z3_failed;
+static _Thread_local Z3_error_code z3_code;
+
+static void on_z3_error(Z3_context ctx, Z3_error_code code)
+{
+	(void)ctx;
+	if (!z3_failed) {
+		z3_failed = 1;
+		z3_code = code;
+	}
+}
+
+static void interrupt_ctx(void *ctx)
+{
+	Z3_interrupt((Z3_context)ctx);
+}
+
+const char *tsl_z3_take_error(tsl_z3 *z)
+{
+	if (!z3_failed)
+		return NULL;
+	z3_failed = 0;
+	return Z3_get_error_msg(z->ctx, z3_code);
+}
+
+int tsl_z3_open(tsl_z3 *z, const tsl_opts *opts)
+{
+	memset(z, 0, sizeof *z);
+	z3_failed = 0;
+	Z3_config cfg = Z3_mk_config();
+	if (!cfg)
+		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a configuration");
+	Z3_set_param_value(cfg, "model", "true");
+	z->ctx = Z3_mk_context(cfg);
+	Z3_del_config(cfg);
+	if (!z->ctx)
+		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a context");
+	Z3_set_error_handler(z->ctx, on_z3_error);
+	z->opts = opts;
+	z->isort = Z3_mk_int_sort(z->ctx);
+	z->solver = Z3_mk_solver_for_logic(z->ctx, Z3_mk_string_symbol(z->ctx, "QF_LIA"));
+	if (z3_failed || !z->solver || !z->isort) {
+		z3_failed = 0;
+		Z3_del_context(z->ctx);
+		memset(z, 0, sizeof *z);
+		return tsl_error(TESSEL_ESOLVER, "Z3: cannot create a solver");
+	}
+	Z3_solver_inc_ref(z->ctx, z->solver);
+	z->watch.fn = interrupt_ctx;
+	z->watch.ctx = z->ctx;
+	tsl_options_watch(opts->src, &z->watch);
+	return TSL_OK;
+}
+
+void tsl_z3_close(tsl_z3 *z)
+{
+	if (z->watch.ctx)
+		tsl_options_unwatch(z->opts->src, &z->watch);
+	if (z->solver)
+		Z3_solver_dec_ref(z->ctx, z->solver);
+	if (z->ctx)
+		Z3_del_context(z->ctx);
+	memset(z, 0, sizeof *z);
+	z3_failed = 0;
+}
+
+static void set_uint(tsl_z3 *z, Z3_params p, const char *name, unsigned v)
+{
+	Z3_params_set_uint(z->ctx, p, Z3_mk_string_symbol(z->ctx, name), v);
+}
+
+int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
+		 unsigned n, const Z3_ast *assumptions)
+{
+	int64_t left = tsl_deadline_left_ms(dl);
+	if (left <= 0 || tsl_options_cancelled(z->opts->src))
+		return -1;
+	Z3_params p = Z3_mk_params(z->ctx);
+	Z3_params_inc_ref(z->ctx, p);
+	set_uint(z, p, "random_seed", (unsigned)z->opts->seed);
+	set_uint(z, p, "timeout", left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
+	set_uint(z, p, "rlimit", rlimit);
+	if (z->opts->solver_memory_mb > 0)
+		set_uint(z, p, "max_memory", (unsigned)z->opts->solver_memory_mb);
+	Z3_solver_set_params(z->ctx, z->solver, p);
+	Z3_params_dec_ref(z->ctx, p);
+	Z3_lbool res = n ? Z3_solver_check_assumptions(z->ctx, z->solver, n, assumptions)
+			 : Z3_solver_check(z->ctx, z->solver);
+	if (z3_failed) {
+		z3_failed = 0;
+		/* an interrupted check (time, cancel) or the memory cap is
+		 * undecided; anything else a failure */
+		const char *msg = Z3_get_error_msg(z->ctx, z3_code);
+		if (z3_code == Z3_MEMOUT_FAIL)
+			return -1;
+		if (z3_code == Z3_EXCEPTION && (tsl_deadline_left_ms(dl) <= 0 ||
+						tsl_options_cancelled(z->opts->src)))
+			return -1;
+		/* the cap of TESSEL_OPT_SOLVER_MEMORY_MB ("max. memory
+		 * exceeded") ends the check like a time limit */
+		if (z3_code == Z3_EXCEPTION && z->opts->solver_memory_mb > 0 &&
+		    msg && strstr(msg, "memory"))
+			return -1;
+		return tsl_error(TESSEL_ESOLVER, "Z3 error during the search: %s", msg);
+	}
+	if (res == Z3_L_TRUE)
+		return 1;
+	if (res == Z3_L_FALSE)
+		return 0;
+	return -1;
+}

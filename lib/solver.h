@@ -1,0 +1,40 @@
+/* What the Z3 encodings (repetend_z3.c, direct_z3.c) share: a context whose
+ * errors never abort, a QF_LIA solver, cancellation from another thread,
+ * and checks bounded by time, Z3's deterministic resource count and the
+ * solver memory cap. */
+#ifndef TESSEL_SOLVER_H
+#define TESSEL_SOLVER_H
+
+#include <z3.h>
+
+#include "options.h"
+#include "search.h"
+#include "util.h"
+
+typedef struct tsl_z3 {
+	Z3_context ctx;
+	Z3_solver solver;
+	Z3_sort isort;
+	const tsl_opts *opts;
+	tsl_interrupt watch; /* lets a cancel request interrupt the solver */
+} tsl_z3;
+
+/* Open a context and solver for `opts` (seed); TESSEL_ESOLVER when Z3
+ * cannot. On failure z is left closed. */
+int tsl_z3_open(tsl_z3 *z, const tsl_opts *opts);
+
+/* Release everything; a closed or zeroed z is fine. */
+void tsl_z3_close(tsl_z3 *z);
+
+/* Check, under the assumptions if n > 0, with the time left before `dl`,
+ * at most `rlimit` resource units (0: no bound) and the memory cap:
+ * 1 sat, 0 unsat, -1 undecided (a limit, a cancel, the memory cap),
+ * or a negative error code below -1 (the error set) when Z3 failed. */
+int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
+		 unsigned n, const Z3_ast *assumptions);
+
+/* The message of the first Z3 error since the last check (and forget
+ * it), or NULL when there was none. */
+const char *tsl_z3_take_error(tsl_z3 *z);
+
+#endif
