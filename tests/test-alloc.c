@@ -6,16 +6,13 @@
  * pointer out-parameter to NULL and leak nothing (run it under valgrind or
  * ASan). Allocations of jansson and Z3 themselves are not hooked. */
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "helpers.h"
@@ -28,6 +25,7 @@ static size_t vshape4_len;
 static tessel_schedule *sched4;     /* a fast schedule of vshape4, N = 4 */
 static char *sched4_json;
 static tessel_options *fast_opts, *solver_opts;
+static tessel_graph *xshape4, *xshape8; /* memory 4 and 6 (tight) */
 
 /* One operation: run() does the work under injection and stores its
  * result in *out; canon() describes a result as text (malloc, compared
@@ -130,6 +128,19 @@ static int op_solver_search(void **out)
 	return tessel_search((tessel_schedule **)out, vshape4, solver_opts);
 }
 
+/* Crossing pipelines under the tightest memory: the memory-aware search
+ * (heuristic mode), and the solver lowering the depth and scheduling the
+ * few micro-batches directly. */
+static int op_tight_search(void **out)
+{
+	return tessel_search((tessel_schedule **)out, xshape8, fast_opts);
+}
+
+static int op_solver_search_x(void **out)
+{
+	return tessel_search((tessel_schedule **)out, xshape4, solver_opts);
+}
+
 static int op_text(void **out)
 {
 	return tessel_schedule_to_text((char **)out, sched4);
@@ -220,51 +231,23 @@ static const struct op ops[] = {
 	{ "svg export", op_svg, text_canon },
 	{ "actions export", op_actions, text_canon },
 	{ "solver search", op_solver_search, sched_canon },
+	{ "tight search", op_tight_search, sched_canon },
+	{ "solver search x", op_solver_search_x, sched_canon },
 };
 
 static long total_sites;
 
 static void run_op(const struct op *op)
 {
-	/* the solver search is slow: under valgrind, every 7th site */
+	/* the solver and tight searches are slow: under valgrind, every 7th
+	 * or 13th site */
 	long stride = 1;
 	if (op->run == op_solver_search && th_under_valgrind())
 		stride = 7;
-	if (op->run != op_fast_search && op->run != op_solver_search) {
-		total_sites += exercise(op, stride);
-		return;
-	}
-	/* KNOWN ISSUE: when every candidate repetend is "rejected" (also when
-	 * tessel_schedule_validate fails for lack of memory inside
-	 * complete_one), finish() runs with b->nfin == 0, thread_count()
-	 * gives 0 threads and run_job(&jobs[0]) reads an uninitialised job
-	 * (lib/search.c:148 via finish, search.c:190): a crash. Until it is
-	 * fixed, the searches run in a child process so that the crash is
-	 * reported without taking the other operations down. */
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* a crash must end the child, not be caught by CMocka */
-		signal(SIGSEGV, SIG_DFL);
-		signal(SIGBUS, SIG_DFL);
-		signal(SIGILL, SIG_DFL);
-		signal(SIGFPE, SIG_DFL);
-		signal(SIGABRT, SIG_DFL);
-		exercise(op, stride);
-		fflush(NULL);
-		exit(0);
-	}
-	int status = 0;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status)) {
-		print_message("known issue: %s crashed with signal %d under "
-			      "allocation failure (finish() with no finalists, "
-			      "lib/search.c:148)\n", op->name, WTERMSIG(status));
-		return;
-	}
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	if ((op->run == op_solver_search_x || op->run == op_tight_search) &&
+	    th_under_valgrind())
+		stride = 13;
+	total_sites += exercise(op, stride);
 }
 
 #define OP_TEST(i)                                                            \
@@ -275,6 +258,7 @@ static void run_op(const struct op *op)
 	}
 OP_TEST(0) OP_TEST(1) OP_TEST(2) OP_TEST(3) OP_TEST(4) OP_TEST(5)
 OP_TEST(6) OP_TEST(7) OP_TEST(8) OP_TEST(9) OP_TEST(10) OP_TEST(11)
+OP_TEST(12) OP_TEST(13)
 
 /* The hook itself: n < 0 never fails, the n+1-th allocation fails once. */
 static void test_hook(void **state)
@@ -321,6 +305,8 @@ static int setup(void **state)
 	    tessel_options_set(fast_opts, TESSEL_OPT_THREADS, 1) ||
 	    tessel_options_set(solver_opts, TESSEL_OPT_MICRO_BATCHES, 4) ||
 	    tessel_options_set(solver_opts, TESSEL_OPT_THREADS, 1) ||
+	    tessel_preset(&xshape4, "xshape", 4, 0, 4) ||
+	    tessel_preset(&xshape8, "xshape", 8, 0, 6) ||
 	    tessel_search(&sched4, vshape4, fast_opts) ||
 	    tessel_schedule_to_json(&sched4_json, sched4))
 		return -1;
@@ -337,6 +323,8 @@ static int teardown(void **state)
 	tessel_options_free(fast_opts);
 	tessel_options_free(solver_opts);
 	tessel_graph_free(vshape4);
+	tessel_graph_free(xshape4);
+	tessel_graph_free(xshape8);
 	free(vshape4_text);
 	return 0;
 }
@@ -351,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_op6), cmocka_unit_test(test_op7),
 		cmocka_unit_test(test_op8), cmocka_unit_test(test_op9),
 		cmocka_unit_test(test_op10), cmocka_unit_test(test_op11),
+		cmocka_unit_test(test_op12), cmocka_unit_test(test_op13),
 	};
 	return cmocka_run_group_tests_name("alloc", tests, setup, teardown);
 }
