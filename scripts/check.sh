@@ -3,9 +3,11 @@
 # line is the summary "N passed, N failed" from meson's test counts.
 #
 #   sh scripts/check.sh          the suite
-#   sh scripts/check.sh --full   the suite, then again under valgrind and in
-#                                a build with -Db_sanitize=address,undefined
-#                                (what CI runs; a few minutes more)
+#   sh scripts/check.sh --full   the suite, then again under valgrind, in
+#                                a build with -Db_sanitize=address,undefined,
+#                                and the threads and search suites in a
+#                                build with -Db_sanitize=thread (what CI
+#                                runs; a few minutes more)
 set -u
 cd "$(dirname "$0")/.."
 full=0
@@ -50,6 +52,14 @@ if [ "$full" -eq 1 ]; then
 	[ -d build-sanitize ] || meson setup build-sanitize \
 		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null || exit 1
 	run_suite build-sanitize
+	echo "== the threads and search suites with ThreadSanitizer"
+	[ -d build-tsan ] || meson setup build-tsan \
+		-Db_sanitize=thread -Db_lundef=false >/dev/null || exit 1
+	# tests/tsan.supp: only a report inside the uninstrumented libz3
+	TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp halt_on_error=1"
+	export TSAN_OPTIONS
+	run_suite build-tsan --suite threads --suite search
+	unset TSAN_OPTIONS
 fi
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]
