@@ -12,7 +12,6 @@
  *  - depth: after a first repetend, only shallower ones are searched.
  * The work is bounded (deterministic units), so the result does not depend
  * on the machine; the shallowest repetend found is kept. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -363,40 +362,6 @@ static void reserve(dfs *s, int b, int64_t r, unsigned char v)
 			s->busy[(size_t)B->devices[k] * s->P + (r + i) % s->P] = v;
 }
 
-typedef struct by_head {
-	int64_t head;
-	int pos, b;
-} by_head;
-
-static int cmp_head(const void *x, const void *y)
-{
-	const by_head *a = x, *b = y;
-	if (a->head != b->head)
-		return a->head < b->head ? -1 : 1;
-	return (a->pos > b->pos) - (a->pos < b->pos);
-}
-
-/* The default order: by earliest start (head), topological among equals;
- * head grows along every dependency, so the order is topological. */
-static int order_by_head(int **out, const tsl_bounds *bnd, int n)
-{
-	by_head *tmp = tsl_calloc((size_t)n, sizeof *tmp);
-	int *order = tsl_calloc((size_t)n, sizeof *order);
-	if (!tmp || !order) {
-		tsl_free(tmp);
-		tsl_free(order);
-		return tsl_error_nomem();
-	}
-	for (int k = 0; k < n; k++)
-		tmp[k] = (by_head){bnd->head[bnd->topo[k]], k, bnd->topo[k]};
-	qsort(tmp, (size_t)n, sizeof *tmp, cmp_head);
-	for (int k = 0; k < n; k++)
-		order[k] = tmp[k].b;
-	tsl_free(tmp);
-	*out = order;
-	return TSL_OK;
-}
-
 int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 		     const tsl_bounds *bnd, const int *order, int64_t P,
 		     int64_t budget, int *found)
@@ -406,9 +371,14 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 	int *own_order = NULL;
 	*found = 0;
 	if (!order) {
-		int rc = order_by_head(&own_order, bnd, n);
-		if (rc)
+		own_order = tsl_calloc((size_t)n, sizeof *own_order);
+		if (!own_order)
+			return tsl_error_nomem();
+		int rc = tsl_order_by_head(own_order, g, bnd);
+		if (rc) {
+			tsl_free(own_order);
 			return rc;
+		}
 		order = own_order;
 	}
 	s.g = g;

@@ -87,6 +87,10 @@ int64_t tsl_repetend_peak(const tessel_graph *g, const int64_t *T,
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 			   const tessel_graph *g, const tsl_bounds *bnd);
 
+/* The blocks by earliest start (head), topological among equals (head
+ * grows along every dependency): order has nblocks entries. */
+int tsl_order_by_head(int *order, const tessel_graph *g, const tsl_bounds *bnd);
+
 /* Memory-aware modulo scheduling at period P by a bounded depth-first
  * search over the blocks in `order` (topological; NULL: by earliest
  * start), see repetend_dfs.c.

@@ -66,3 +66,19 @@ int th_under_valgrind(void)
 {
 	return getenv("TESSEL_UNDER_VALGRIND") != NULL;
 }
+
+void th_expect_error(int rc, int code, const char *fragment)
+{
+	if (rc != code || !strstr(tessel_error_last(), fragment))
+		print_error("got %d \"%s\", wanted %d with \"%s\"\n", rc,
+			    tessel_error_last(), code, fragment);
+	assert_int_equal(rc, code);
+	assert_non_null(strstr(tessel_error_last(), fragment));
+}
+
+int64_t th_entry(const tessel_entry *e, tessel_entry_attr attr)
+{
+	int64_t v = -7;
+	TH_OK(tessel_entry_get(&v, e, attr));
+	return v;
+}

@@ -20,6 +20,13 @@ void th_check_ok(int rc, const char *what, const char *file, int line);
 /* Read one schedule figure; fails the test on error. */
 int64_t th_sched(const tessel_schedule *s, tessel_schedule_attr attr);
 
+/* Expect return code `code` with `fragment` in tessel_error_last(); fails
+ * the test otherwise, printing what came back. */
+void th_expect_error(int rc, int code, const char *fragment);
+
+/* Read one entry attribute; fails the test on error. */
+int64_t th_entry(const tessel_entry *e, tessel_entry_attr attr);
+
 /* Whether running under valgrind (TESSEL_UNDER_VALGRIND set): heavy loops shrink. */
 int th_under_valgrind(void);
 

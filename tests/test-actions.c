@@ -24,15 +24,6 @@ typedef struct stream_set {
 	size_t count;
 } stream_set;
 
-static void expect_error(int rc, int code, const char *fragment)
-{
-	if (rc != code || !strstr(tessel_error_last(), fragment))
-		print_error("got %d \"%s\", wanted %d with \"%s\"\n", rc,
-			    tessel_error_last(), code, fragment);
-	assert_int_equal(rc, code);
-	assert_non_null(strstr(tessel_error_last(), fragment));
-}
-
 static int64_t action_attr(const tessel_action *a, tessel_action_attr attr)
 {
 	int64_t v = -7;
@@ -401,38 +392,38 @@ static void test_bad_args(void **state)
 	(void)state;
 	tessel_schedule *s = hand_schedule(1);
 	tessel_action_iter *it = (tessel_action_iter *)&it;
-	expect_error(tessel_action_iter_new(NULL, s, 0), TESSEL_EINVAL,
+	th_expect_error(tessel_action_iter_new(NULL, s, 0), TESSEL_EINVAL,
 		     "out is NULL");
-	expect_error(tessel_action_iter_new(&it, NULL, 0), TESSEL_EINVAL,
+	th_expect_error(tessel_action_iter_new(&it, NULL, 0), TESSEL_EINVAL,
 		     "schedule is NULL");
 	assert_null(it);
-	expect_error(tessel_action_iter_new(&it, s, 3), TESSEL_ENOTFOUND,
+	th_expect_error(tessel_action_iter_new(&it, s, 3), TESSEL_ENOTFOUND,
 		     "device 3");
-	expect_error(tessel_action_iter_new(&it, s, -1), TESSEL_ENOTFOUND,
+	th_expect_error(tessel_action_iter_new(&it, s, -1), TESSEL_ENOTFOUND,
 		     "device -1");
 	assert_null(it);
 
 	const tessel_action *a = NULL;
-	expect_error(tessel_action_iter_next(&a, NULL), TESSEL_EINVAL,
+	th_expect_error(tessel_action_iter_next(&a, NULL), TESSEL_EINVAL,
 		     "iter is NULL");
 	TH_OK(tessel_action_iter_new(&it, s, 0));
-	expect_error(tessel_action_iter_next(NULL, it), TESSEL_EINVAL,
+	th_expect_error(tessel_action_iter_next(NULL, it), TESSEL_EINVAL,
 		     "out is NULL");
 	TH_OK(tessel_action_iter_next(&a, it));
 	int64_t v = 0;
-	expect_error(tessel_action_get(NULL, a, TESSEL_ACTION_KIND),
+	th_expect_error(tessel_action_get(NULL, a, TESSEL_ACTION_KIND),
 		     TESSEL_EINVAL, "out is NULL");
-	expect_error(tessel_action_get(&v, NULL, TESSEL_ACTION_KIND),
+	th_expect_error(tessel_action_get(&v, NULL, TESSEL_ACTION_KIND),
 		     TESSEL_EINVAL, "action is NULL");
-	expect_error(tessel_action_get(&v, a, (tessel_action_attr)99),
+	th_expect_error(tessel_action_get(&v, a, (tessel_action_attr)99),
 		     TESSEL_EINVAL, "unknown attribute 99");
 	tessel_action_iter_free(it);
 	tessel_action_iter_free(NULL);
 
 	char *json = (char *)&json;
-	expect_error(tessel_schedule_to_actions_json(NULL, s), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_to_actions_json(NULL, s), TESSEL_EINVAL,
 		     "out is NULL");
-	expect_error(tessel_schedule_to_actions_json(&json, NULL),
+	th_expect_error(tessel_schedule_to_actions_json(&json, NULL),
 		     TESSEL_EINVAL, "schedule is NULL");
 	assert_null(json);
 	tessel_schedule_free(s);
@@ -440,11 +431,11 @@ static void test_bad_args(void **state)
 	/* an unplaced entry */
 	s = hand_schedule(0);
 	it = (tessel_action_iter *)&it;
-	expect_error(tessel_action_iter_new(&it, s, 1), TESSEL_EINVAL,
+	th_expect_error(tessel_action_iter_new(&it, s, 1), TESSEL_EINVAL,
 		     "not placed");
 	assert_null(it);
 	json = (char *)&json;
-	expect_error(tessel_schedule_to_actions_json(&json, s), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_to_actions_json(&json, s), TESSEL_EINVAL,
 		     "not placed");
 	assert_null(json);
 	tessel_schedule_free(s);

@@ -32,22 +32,6 @@ static tessel_schedule *search_preset(const char *name, int ndevices,
 	return s;
 }
 
-static void expect_error(int rc, int code, const char *fragment)
-{
-	if (rc != code || !strstr(tessel_error_last(), fragment))
-		print_error("got %d \"%s\", wanted %d with \"%s\"\n", rc,
-			    tessel_error_last(), code, fragment);
-	assert_int_equal(rc, code);
-	assert_non_null(strstr(tessel_error_last(), fragment));
-}
-
-static int64_t entry_attr(const tessel_entry *e, tessel_entry_attr attr)
-{
-	int64_t v = -7;
-	TH_OK(tessel_entry_get(&v, e, attr));
-	return v;
-}
-
 static size_t count_of(const char *text, const char *what)
 {
 	size_t n = 0;
@@ -154,12 +138,12 @@ static void check_rank_order(const csv *c, const tessel_schedule *s, int r)
 			i++;
 		assert_true(i < c->nacts[r]);
 		const action *a = &c->acts[r][i++];
-		int64_t stage, kind = entry_attr(e, TESSEL_ENTRY_KIND);
+		int64_t stage, kind = th_entry(e, TESSEL_ENTRY_KIND);
 		TH_OK(tessel_graph_block_get(&stage, g,
-					     (int)entry_attr(e, TESSEL_ENTRY_GID),
+					     (int)th_entry(e, TESSEL_ENTRY_GID),
 					     TESSEL_BLOCK_STAGE));
 		assert_int_equal(a->stage, stage);
-		assert_int_equal(a->mb, entry_attr(e, TESSEL_ENTRY_MICRO_BATCH));
+		assert_int_equal(a->mb, th_entry(e, TESSEL_ENTRY_MICRO_BATCH));
 		assert_string_equal(a->type,
 				    kind == TESSEL_KIND_FORWARD ? "F" : "B");
 	}
@@ -395,7 +379,7 @@ static void test_torch_csv_errors(void **state)
 	snprintf(quoted, sizeof quoted, "\"%s\"", name);
 	TH_OK(tessel_schedule_new(&s, g, 2));
 	tessel_graph_free(g);
-	expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
+	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
 		     TESSEL_EUNSUPPORTED, quoted);
 	assert_null(text);
 	tessel_schedule_free(s);
@@ -403,14 +387,14 @@ static void test_torch_csv_errors(void **state)
 	/* a block without a stage */
 	const int nostage[4] = {0, 1, -2, 0};
 	s = small_schedule(nostage, dev0110, fbbf);
-	expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
+	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
 		     TESSEL_EUNSUPPORTED, "\"c\"");
 	tessel_schedule_free(s);
 
 	/* a stage on two devices */
 	const int split[4] = {0, 0, 1, 0};
 	s = small_schedule(split, dev0110, fbbf);
-	expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
+	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
 		     TESSEL_EUNSUPPORTED, "stage 0");
 	tessel_schedule_free(s);
 
@@ -421,7 +405,7 @@ static void test_torch_csv_errors(void **state)
 	s = small_schedule(stages, dev0110, fb);
 	TH_OK(tessel_schedule_to_torch_csv(&text, s, 0));
 	tessel_free(text);
-	expect_error(tessel_schedule_to_torch_csv(&text, s, 1),
+	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 1),
 		     TESSEL_EUNSUPPORTED, "\"b\"");
 	assert_null(text);
 	tessel_schedule_free(s);
@@ -430,13 +414,13 @@ static void test_torch_csv_errors(void **state)
 	TH_OK(tessel_preset(&g, "vshape", 2, 0, TESSEL_UNLIMITED));
 	TH_OK(tessel_schedule_new(&s, g, 2));
 	tessel_graph_free(g);
-	expect_error(tessel_schedule_to_torch_csv(&text, s, 0), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 0), TESSEL_EINVAL,
 		     "not placed");
-	expect_error(tessel_schedule_to_torch_csv(&text, s, 2), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 2), TESSEL_EINVAL,
 		     "with_comms");
-	expect_error(tessel_schedule_to_torch_csv(NULL, s, 0), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_to_torch_csv(NULL, s, 0), TESSEL_EINVAL,
 		     "out");
-	expect_error(tessel_schedule_to_torch_csv(&text, NULL, 0),
+	th_expect_error(tessel_schedule_to_torch_csv(&text, NULL, 0),
 		     TESSEL_EINVAL, "schedule");
 	tessel_schedule_free(s);
 }
@@ -472,17 +456,17 @@ static void test_trace_json(void **state)
 	const tessel_entry *e;
 	TH_OK(tessel_iter_new(&it, s, TESSEL_ALL_DEVICES));
 	while (tessel_iter_next(&e, it) == TESSEL_OK) {
-		want += (size_t)entry_attr(e, TESSEL_ENTRY_NDEVICES);
+		want += (size_t)th_entry(e, TESSEL_ENTRY_NDEVICES);
 		/* each (block, micro-batch) is one event, at its start */
 		const char *name;
 		char event[128];
 		TH_OK(tessel_entry_name(&name, e));
 		snprintf(event, sizeof event,
 			 "{\"name\": \"%s mb%lld\", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": %lld,",
-			 name, (long long)entry_attr(e, TESSEL_ENTRY_MICRO_BATCH),
-			 entry_attr(e, TESSEL_ENTRY_KIND) == TESSEL_KIND_FORWARD ? "forward"
+			 name, (long long)th_entry(e, TESSEL_ENTRY_MICRO_BATCH),
+			 th_entry(e, TESSEL_ENTRY_KIND) == TESSEL_KIND_FORWARD ? "forward"
 										: "backward",
-			 (long long)(entry_attr(e, TESSEL_ENTRY_START) * 1000));
+			 (long long)(th_entry(e, TESSEL_ENTRY_START) * 1000));
 		assert_int_equal(count_of(text, event), 1);
 	}
 	tessel_iter_free(it);
@@ -538,20 +522,20 @@ static void test_trace_known(void **state)
 	tessel_free(text);
 
 	text = (char *)"untouched";
-	expect_error(tessel_schedule_to_trace_json(&text, s, 0.0),
+	th_expect_error(tessel_schedule_to_trace_json(&text, s, 0.0),
 		     TESSEL_EINVAL, "step_us");
 	assert_null(text);
-	expect_error(tessel_schedule_to_trace_json(&text, s, -1.0),
+	th_expect_error(tessel_schedule_to_trace_json(&text, s, -1.0),
 		     TESSEL_EINVAL, "step_us");
-	expect_error(tessel_schedule_to_trace_json(&text, s, NAN),
+	th_expect_error(tessel_schedule_to_trace_json(&text, s, NAN),
 		     TESSEL_EINVAL, "step_us");
-	expect_error(tessel_schedule_to_trace_json(&text, s, INFINITY),
+	th_expect_error(tessel_schedule_to_trace_json(&text, s, INFINITY),
 		     TESSEL_ERANGE, "step_us");
-	expect_error(tessel_schedule_to_trace_json(&text, s, 1e308),
+	th_expect_error(tessel_schedule_to_trace_json(&text, s, 1e308),
 		     TESSEL_ERANGE, "step_us");
-	expect_error(tessel_schedule_to_trace_json(NULL, s, 1.0),
+	th_expect_error(tessel_schedule_to_trace_json(NULL, s, 1.0),
 		     TESSEL_EINVAL, "out");
-	expect_error(tessel_schedule_to_trace_json(&text, NULL, 1.0),
+	th_expect_error(tessel_schedule_to_trace_json(&text, NULL, 1.0),
 		     TESSEL_EINVAL, "schedule");
 	tessel_schedule_free(s);
 }
@@ -616,9 +600,9 @@ static void test_svg(void **state)
 	assert_non_null(strstr(text, ">weight</text>"));
 	check_svg_file(text);
 	tessel_free(text);
-	expect_error(tessel_schedule_to_svg(NULL, s), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_schedule_to_svg(NULL, s), TESSEL_EINVAL, "out");
 	text = (char *)"untouched";
-	expect_error(tessel_schedule_to_svg(&text, NULL), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_to_svg(&text, NULL), TESSEL_EINVAL,
 		     "schedule");
 	assert_null(text);
 	tessel_schedule_free(s);

@@ -30,15 +30,6 @@ static tessel_graph *small_pipeline(void)
 	return g;
 }
 
-static void expect_error(int rc, int code, const char *fragment)
-{
-	if (rc != code || !strstr(tessel_error_last(), fragment))
-		print_error("got %d \"%s\", wanted %d with \"%s\"\n", rc,
-			    tessel_error_last(), code, fragment);
-	assert_int_equal(rc, code);
-	assert_non_null(strstr(tessel_error_last(), fragment));
-}
-
 static void test_build_and_read(void **state)
 {
 	(void)state;
@@ -73,7 +64,7 @@ static void test_build_and_read(void **state)
 	assert_string_equal(name, "b1");
 	TH_OK(tessel_graph_find(&x, g, "b0"));
 	assert_int_equal(x, 3);
-	expect_error(tessel_graph_find(&x, g, "nope"), TESSEL_ENOTFOUND, "nope");
+	th_expect_error(tessel_graph_find(&x, g, "nope"), TESSEL_ENOTFOUND, "nope");
 	/* LB(N): device 1 has head 1, load 4 per micro-batch, tail 3 */
 	TH_OK(tessel_graph_lower_bound(&v, g, 4));
 	assert_int_equal(v, 1 + 16 + 3);
@@ -100,46 +91,46 @@ static void test_bad_arguments(void **state)
 {
 	(void)state;
 	tessel_graph *g = NULL;
-	expect_error(tessel_graph_new(&g, 0), TESSEL_ERANGE, "devices");
+	th_expect_error(tessel_graph_new(&g, 0), TESSEL_ERANGE, "devices");
 	assert_null(g);
-	expect_error(tessel_graph_new(NULL, 2), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_graph_new(NULL, 2), TESSEL_EINVAL, "out");
 	TH_OK(tessel_graph_new(&g, 2));
 	int gid, dev = 0, two[2] = {1, 1}, bad = 2;
-	expect_error(tessel_graph_add_block(&gid, g, "", TESSEL_KIND_FORWARD, 1, 0),
+	th_expect_error(tessel_graph_add_block(&gid, g, "", TESSEL_KIND_FORWARD, 1, 0),
 		     TESSEL_EINVAL, "name");
-	expect_error(tessel_graph_add_block(&gid, g, NULL, TESSEL_KIND_FORWARD, 1, 0),
+	th_expect_error(tessel_graph_add_block(&gid, g, NULL, TESSEL_KIND_FORWARD, 1, 0),
 		     TESSEL_EINVAL, "name");
-	expect_error(tessel_graph_add_block(&gid, g, "a", TESSEL_KIND_FORWARD, 0, 0),
+	th_expect_error(tessel_graph_add_block(&gid, g, "a", TESSEL_KIND_FORWARD, 0, 0),
 		     TESSEL_ERANGE, "span");
-	expect_error(tessel_graph_add_block(&gid, g, "a", (tessel_kind)7, 1, 0),
+	th_expect_error(tessel_graph_add_block(&gid, g, "a", (tessel_kind)7, 1, 0),
 		     TESSEL_EINVAL, "kind");
-	expect_error(tessel_graph_add_block(&gid, g, "a", TESSEL_KIND_FORWARD, 1,
+	th_expect_error(tessel_graph_add_block(&gid, g, "a", TESSEL_KIND_FORWARD, 1,
 					    TESSEL_MAX_MEMORY + 1),
 		     TESSEL_ERANGE, "memory");
 	TH_OK(tessel_graph_add_block(&gid, g, "a", TESSEL_KIND_FORWARD, 1, 1));
-	expect_error(tessel_graph_add_block(NULL, g, "a", TESSEL_KIND_FORWARD, 1, 1),
+	th_expect_error(tessel_graph_add_block(NULL, g, "a", TESSEL_KIND_FORWARD, 1, 1),
 		     TESSEL_EEXISTS, "\"a\"");
-	expect_error(tessel_graph_validate(g), TESSEL_EINVAL, "not placed");
-	expect_error(tessel_graph_place(g, gid, &bad, 1), TESSEL_EINVAL,
+	th_expect_error(tessel_graph_validate(g), TESSEL_EINVAL, "not placed");
+	th_expect_error(tessel_graph_place(g, gid, &bad, 1), TESSEL_EINVAL,
 		     "unknown device 2");
-	expect_error(tessel_graph_place(g, gid, two, 2), TESSEL_EINVAL, "twice");
-	expect_error(tessel_graph_place(g, gid, NULL, 0), TESSEL_EINVAL, "empty");
-	expect_error(tessel_graph_place(g, 5, &dev, 1), TESSEL_ENOTFOUND, "5");
+	th_expect_error(tessel_graph_place(g, gid, two, 2), TESSEL_EINVAL, "twice");
+	th_expect_error(tessel_graph_place(g, gid, NULL, 0), TESSEL_EINVAL, "empty");
+	th_expect_error(tessel_graph_place(g, 5, &dev, 1), TESSEL_ENOTFOUND, "5");
 	TH_OK(tessel_graph_place(g, gid, &dev, 1));
-	expect_error(tessel_graph_add_dep(g, 0, 0), TESSEL_ECYCLE, "itself");
-	expect_error(tessel_graph_add_dep(g, 0, 3), TESSEL_ENOTFOUND, "3");
-	expect_error(tessel_graph_set_memory_limit(g, 9, 1), TESSEL_ENOTFOUND,
+	th_expect_error(tessel_graph_add_dep(g, 0, 0), TESSEL_ECYCLE, "itself");
+	th_expect_error(tessel_graph_add_dep(g, 0, 3), TESSEL_ENOTFOUND, "3");
+	th_expect_error(tessel_graph_set_memory_limit(g, 9, 1), TESSEL_ENOTFOUND,
 		     "device 9");
-	expect_error(tessel_graph_set_memory_limit(g, 0, -5), TESSEL_ERANGE, "-5");
-	expect_error(tessel_graph_set_stage(g, 0, -2), TESSEL_ERANGE, "stage");
+	th_expect_error(tessel_graph_set_memory_limit(g, 0, -5), TESSEL_ERANGE, "-5");
+	th_expect_error(tessel_graph_set_stage(g, 0, -2), TESSEL_ERANGE, "stage");
 	int64_t v;
-	expect_error(tessel_graph_get(&v, NULL, TESSEL_GRAPH_NBLOCKS), TESSEL_EINVAL,
+	th_expect_error(tessel_graph_get(&v, NULL, TESSEL_GRAPH_NBLOCKS), TESSEL_EINVAL,
 		     "graph");
-	expect_error(tessel_graph_get(&v, g, (tessel_graph_attr)99), TESSEL_EINVAL,
+	th_expect_error(tessel_graph_get(&v, g, (tessel_graph_attr)99), TESSEL_EINVAL,
 		     "attribute");
-	expect_error(tessel_graph_block_get(&v, g, 0, (tessel_block_attr)99),
+	th_expect_error(tessel_graph_block_get(&v, g, 0, (tessel_block_attr)99),
 		     TESSEL_EINVAL, "attribute");
-	expect_error(tessel_graph_lower_bound(&v, g, 0), TESSEL_ERANGE,
+	th_expect_error(tessel_graph_lower_bound(&v, g, 0), TESSEL_ERANGE,
 		     "micro-batches");
 	tessel_graph_free(g);
 	tessel_graph_free(NULL);
@@ -150,7 +141,7 @@ static void test_empty_graph(void **state)
 	(void)state;
 	tessel_graph *g = NULL;
 	TH_OK(tessel_graph_new(&g, 3));
-	expect_error(tessel_graph_validate(g), TESSEL_EINVAL, "no blocks");
+	th_expect_error(tessel_graph_validate(g), TESSEL_EINVAL, "no blocks");
 	tessel_graph_free(g);
 }
 
@@ -159,7 +150,7 @@ static void test_cycle_named(void **state)
 	(void)state;
 	tessel_graph *g = small_pipeline();
 	TH_OK(tessel_graph_add_dep(g, 3, 1)); /* b0 -> f1 closes a cycle */
-	expect_error(tessel_graph_add_dep(g, 3, 1), TESSEL_EEXISTS, "already");
+	th_expect_error(tessel_graph_add_dep(g, 3, 1), TESSEL_EEXISTS, "already");
 	int rc = tessel_graph_validate(g);
 	assert_int_equal(rc, TESSEL_ECYCLE);
 	const char *msg = tessel_error_last();
@@ -175,7 +166,7 @@ static void test_memory_below_one_micro_batch(void **state)
 	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, 1));
 	TH_OK(tessel_graph_validate(g));
 	TH_OK(tessel_graph_set_memory_limit(g, 1, 0));
-	expect_error(tessel_graph_validate(g), TESSEL_EINFEASIBLE, "device 1");
+	th_expect_error(tessel_graph_validate(g), TESSEL_EINFEASIBLE, "device 1");
 	assert_non_null(strstr(tessel_error_last(), "\"f1\""));
 	tessel_graph_free(g);
 
@@ -193,7 +184,7 @@ static void test_memory_below_one_micro_batch(void **state)
 			TH_OK(tessel_graph_add_dep(g, i - 1, i));
 	}
 	TH_OK(tessel_graph_set_memory_limit(g, 0, 1));
-	expect_error(tessel_graph_validate(g), TESSEL_EINFEASIBLE, "\"b\"");
+	th_expect_error(tessel_graph_validate(g), TESSEL_EINFEASIBLE, "\"b\"");
 	TH_OK(tessel_graph_set_memory_limit(g, 0, 2));
 	TH_OK(tessel_graph_validate(g));
 	tessel_graph_free(g);

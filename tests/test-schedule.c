@@ -60,22 +60,6 @@ static tessel_schedule *schedule_1f1b(int64_t limit)
 	return s;
 }
 
-static void expect_error(int rc, int code, const char *fragment)
-{
-	if (rc != code || !strstr(tessel_error_last(), fragment))
-		print_error("got %d \"%s\", wanted %d with \"%s\"\n", rc,
-			    tessel_error_last(), code, fragment);
-	assert_int_equal(rc, code);
-	assert_non_null(strstr(tessel_error_last(), fragment));
-}
-
-static int64_t entry_attr(const tessel_entry *e, tessel_entry_attr attr)
-{
-	int64_t v = -7;
-	TH_OK(tessel_entry_get(&v, e, attr));
-	return v;
-}
-
 /* ------------------------------------------------------------------------ */
 
 static void test_figures(void **state)
@@ -208,12 +192,12 @@ static void test_multi_device_block(void **state)
 	while (tessel_iter_next(&e, it) == TESSEL_OK) {
 		if (n == 0) {
 			int d = -1;
-			assert_int_equal(entry_attr(e, TESSEL_ENTRY_NDEVICES), 2);
+			assert_int_equal(th_entry(e, TESSEL_ENTRY_NDEVICES), 2);
 			TH_OK(tessel_entry_device(&d, e, 0));
 			assert_int_equal(d, 0);
 			TH_OK(tessel_entry_device(&d, e, 1));
 			assert_int_equal(d, 1);
-			expect_error(tessel_entry_device(&d, e, 2),
+			th_expect_error(tessel_entry_device(&d, e, 2),
 				     TESSEL_ENOTFOUND, "index");
 		}
 		n++;
@@ -237,10 +221,10 @@ static void test_iter_device(void **state)
 	for (int i = 0; i < 8; i++) {
 		TH_OK(tessel_iter_next(&e, it));
 		assert_non_null(e);
-		assert_int_equal(entry_attr(e, TESSEL_ENTRY_GID), want_gid[i]);
-		assert_int_equal(entry_attr(e, TESSEL_ENTRY_MICRO_BATCH),
+		assert_int_equal(th_entry(e, TESSEL_ENTRY_GID), want_gid[i]);
+		assert_int_equal(th_entry(e, TESSEL_ENTRY_MICRO_BATCH),
 				 want_mid[i]);
-		assert_int_equal(entry_attr(e, TESSEL_ENTRY_START), want_start[i]);
+		assert_int_equal(th_entry(e, TESSEL_ENTRY_START), want_start[i]);
 	}
 	/* over, and stays over */
 	e = (const tessel_entry *)1;
@@ -256,7 +240,7 @@ static void test_iter_device(void **state)
 	int n = 0;
 	int64_t last = -1;
 	while (tessel_iter_next(&e, it) == TESSEL_OK) {
-		int64_t st = entry_attr(e, TESSEL_ENTRY_START);
+		int64_t st = th_entry(e, TESSEL_ENTRY_START);
 		assert_true(st > last);
 		last = st;
 		n++;
@@ -277,9 +261,9 @@ static void test_iter_all(void **state)
 	int seen[4][NM] = {{0}};
 	int64_t last_start = -1, last_dev = -1;
 	while (tessel_iter_next(&e, it) == TESSEL_OK) {
-		int64_t st = entry_attr(e, TESSEL_ENTRY_START);
-		int gid = (int)entry_attr(e, TESSEL_ENTRY_GID);
-		int64_t mid = entry_attr(e, TESSEL_ENTRY_MICRO_BATCH);
+		int64_t st = th_entry(e, TESSEL_ENTRY_START);
+		int gid = (int)th_entry(e, TESSEL_ENTRY_GID);
+		int64_t mid = th_entry(e, TESSEL_ENTRY_MICRO_BATCH);
 		int dev = -1;
 		TH_OK(tessel_entry_device(&dev, e, 0));
 		assert_true(st >= last_start);
@@ -302,7 +286,7 @@ static void test_iter_all(void **state)
 	const int want_gid[] = {F0, F0, F1, B1, B0, F1};
 	for (int i = 0; i < 6; i++) {
 		TH_OK(tessel_iter_next(&e, it));
-		assert_int_equal(entry_attr(e, TESSEL_ENTRY_GID), want_gid[i]);
+		assert_int_equal(th_entry(e, TESSEL_ENTRY_GID), want_gid[i]);
 	}
 	tessel_iter_free(it);
 	tessel_schedule_free(s);
@@ -327,7 +311,7 @@ static void test_iter_unplaced(void **state)
 	const char *name = NULL;
 	TH_OK(tessel_entry_name(&name, e));
 	assert_string_equal(name, "b1");
-	assert_int_equal(entry_attr(e, TESSEL_ENTRY_MICRO_BATCH), 2);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_MICRO_BATCH), 2);
 	assert_int_equal(tessel_iter_next(&e, it), TESSEL_ITEROVER);
 	tessel_iter_free(it);
 	TH_OK(tessel_iter_new(&it, s, 0));
@@ -373,11 +357,11 @@ static void test_foreach(void **state)
 	c = (struct counter){0, 3, -1, 1};
 	assert_int_equal(tessel_schedule_foreach(s, 1, count_cb, &c), 7);
 	assert_int_equal(c.n, 3);
-	expect_error(tessel_schedule_foreach(s, 0, NULL, NULL), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_foreach(s, 0, NULL, NULL), TESSEL_EINVAL,
 		     "cb");
-	expect_error(tessel_schedule_foreach(NULL, 0, count_cb, &c),
+	th_expect_error(tessel_schedule_foreach(NULL, 0, count_cb, &c),
 		     TESSEL_EINVAL, "schedule");
-	expect_error(tessel_schedule_foreach(s, 2, count_cb, &c),
+	th_expect_error(tessel_schedule_foreach(s, 2, count_cb, &c),
 		     TESSEL_ENOTFOUND, "device 2");
 	tessel_schedule_free(s);
 }
@@ -392,35 +376,35 @@ static void test_entry_accessors(void **state)
 	TH_OK(tessel_iter_next(&e, it));
 	TH_OK(tessel_iter_next(&e, it));
 	TH_OK(tessel_iter_next(&e, it)); /* b0 of micro-batch 0 at step 4 */
-	assert_int_equal(entry_attr(e, TESSEL_ENTRY_GID), B0);
-	assert_int_equal(entry_attr(e, TESSEL_ENTRY_MICRO_BATCH), 0);
-	assert_int_equal(entry_attr(e, TESSEL_ENTRY_START), 4);
-	assert_int_equal(entry_attr(e, TESSEL_ENTRY_SPAN), 2);
-	assert_int_equal(entry_attr(e, TESSEL_ENTRY_PHASE), TESSEL_PHASE_REPETEND);
-	assert_int_equal(entry_attr(e, TESSEL_ENTRY_KIND), TESSEL_KIND_BACKWARD);
-	assert_int_equal(entry_attr(e, TESSEL_ENTRY_MEMORY), -1);
-	assert_int_equal(entry_attr(e, TESSEL_ENTRY_NDEVICES), 1);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_GID), B0);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_MICRO_BATCH), 0);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_START), 4);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_SPAN), 2);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_PHASE), TESSEL_PHASE_REPETEND);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_KIND), TESSEL_KIND_BACKWARD);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_MEMORY), -1);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_NDEVICES), 1);
 	const char *name = NULL;
 	TH_OK(tessel_entry_name(&name, e));
 	assert_string_equal(name, "b0");
 	int d = -1;
 	TH_OK(tessel_entry_device(&d, e, 0));
 	assert_int_equal(d, 0);
-	expect_error(tessel_entry_device(&d, e, 1), TESSEL_ENOTFOUND, "index 1");
+	th_expect_error(tessel_entry_device(&d, e, 1), TESSEL_ENOTFOUND, "index 1");
 	int64_t v = 42;
-	expect_error(tessel_entry_get(&v, e, (tessel_entry_attr)99),
+	th_expect_error(tessel_entry_get(&v, e, (tessel_entry_attr)99),
 		     TESSEL_EINVAL, "attribute");
 	assert_int_equal(v, 42);
-	expect_error(tessel_entry_get(NULL, e, TESSEL_ENTRY_GID), TESSEL_EINVAL,
+	th_expect_error(tessel_entry_get(NULL, e, TESSEL_ENTRY_GID), TESSEL_EINVAL,
 		     "out");
-	expect_error(tessel_entry_get(&v, NULL, TESSEL_ENTRY_GID),
+	th_expect_error(tessel_entry_get(&v, NULL, TESSEL_ENTRY_GID),
 		     TESSEL_EINVAL, "entry");
-	expect_error(tessel_entry_name(NULL, e), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_entry_name(NULL, e), TESSEL_EINVAL, "out");
 	name = "x";
-	expect_error(tessel_entry_name(&name, NULL), TESSEL_EINVAL, "entry");
+	th_expect_error(tessel_entry_name(&name, NULL), TESSEL_EINVAL, "entry");
 	assert_null(name);
-	expect_error(tessel_entry_device(NULL, e, 0), TESSEL_EINVAL, "out");
-	expect_error(tessel_entry_device(&d, NULL, 0), TESSEL_EINVAL, "entry");
+	th_expect_error(tessel_entry_device(NULL, e, 0), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_entry_device(&d, NULL, 0), TESSEL_EINVAL, "entry");
 	tessel_iter_free(it);
 	tessel_schedule_free(s);
 }
@@ -433,12 +417,12 @@ static void test_bad_arguments(void **state)
 	int64_t v = 42;
 
 	/* creation */
-	expect_error(tessel_schedule_new(NULL, g, 4), TESSEL_EINVAL, "out");
-	expect_error(tessel_schedule_new(&s, NULL, 4), TESSEL_EINVAL, "graph");
+	th_expect_error(tessel_schedule_new(NULL, g, 4), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_schedule_new(&s, NULL, 4), TESSEL_EINVAL, "graph");
 	assert_null(s);
-	expect_error(tessel_schedule_new(&s, g, 0), TESSEL_ERANGE, "nmicros");
-	expect_error(tessel_schedule_new(&s, g, -5), TESSEL_ERANGE, "nmicros");
-	expect_error(tessel_schedule_new(&s, g, 1000001), TESSEL_ERANGE,
+	th_expect_error(tessel_schedule_new(&s, g, 0), TESSEL_ERANGE, "nmicros");
+	th_expect_error(tessel_schedule_new(&s, g, -5), TESSEL_ERANGE, "nmicros");
+	th_expect_error(tessel_schedule_new(&s, g, 1000001), TESSEL_ERANGE,
 		     "nmicros");
 	assert_null(s);
 	/* an invalid graph is refused */
@@ -459,7 +443,7 @@ static void test_bad_arguments(void **state)
 					     TESSEL_KIND_FORWARD, 1, 0));
 		TH_OK(tessel_graph_place(bad, gid, &dev0, 1));
 	}
-	expect_error(tessel_schedule_new(&s, bad, 1000000), TESSEL_ERANGE,
+	th_expect_error(tessel_schedule_new(&s, bad, 1000000), TESSEL_ERANGE,
 		     "micro-batches");
 	assert_null(s);
 	tessel_graph_free(bad);
@@ -468,75 +452,75 @@ static void test_bad_arguments(void **state)
 	tessel_graph_free(g);
 
 	/* set_step */
-	expect_error(tessel_schedule_set_step(NULL, 0, 0, 0), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_set_step(NULL, 0, 0, 0), TESSEL_EINVAL,
 		     "schedule");
-	expect_error(tessel_schedule_set_step(s, -1, 0, 0), TESSEL_ENOTFOUND,
+	th_expect_error(tessel_schedule_set_step(s, -1, 0, 0), TESSEL_ENOTFOUND,
 		     "gid -1");
-	expect_error(tessel_schedule_set_step(s, 4, 0, 0), TESSEL_ENOTFOUND,
+	th_expect_error(tessel_schedule_set_step(s, 4, 0, 0), TESSEL_ENOTFOUND,
 		     "gid 4");
-	expect_error(tessel_schedule_set_step(s, 0, -1, 0), TESSEL_ENOTFOUND,
+	th_expect_error(tessel_schedule_set_step(s, 0, -1, 0), TESSEL_ENOTFOUND,
 		     "micro-batch -1");
-	expect_error(tessel_schedule_set_step(s, 0, 4, 0), TESSEL_ENOTFOUND,
+	th_expect_error(tessel_schedule_set_step(s, 0, 4, 0), TESSEL_ENOTFOUND,
 		     "micro-batch 4");
-	expect_error(tessel_schedule_set_step(s, 0, 0, -1), TESSEL_ERANGE,
+	th_expect_error(tessel_schedule_set_step(s, 0, 0, -1), TESSEL_ERANGE,
 		     "step -1");
-	expect_error(tessel_schedule_set_step(s, 0, 0, INT64_MAX),
+	th_expect_error(tessel_schedule_set_step(s, 0, 0, INT64_MAX),
 		     TESSEL_ERANGE, "step");
 	assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN), 0);
 
 	/* figures */
-	expect_error(tessel_schedule_get(NULL, s, TESSEL_SCHED_NMICROS),
+	th_expect_error(tessel_schedule_get(NULL, s, TESSEL_SCHED_NMICROS),
 		     TESSEL_EINVAL, "out");
-	expect_error(tessel_schedule_get(&v, NULL, TESSEL_SCHED_NMICROS),
+	th_expect_error(tessel_schedule_get(&v, NULL, TESSEL_SCHED_NMICROS),
 		     TESSEL_EINVAL, "schedule");
-	expect_error(tessel_schedule_get(&v, s, (tessel_schedule_attr)99),
+	th_expect_error(tessel_schedule_get(&v, s, (tessel_schedule_attr)99),
 		     TESSEL_EINVAL, "attribute");
-	expect_error(tessel_schedule_get(&v, s, (tessel_schedule_attr)-1),
+	th_expect_error(tessel_schedule_get(&v, s, (tessel_schedule_attr)-1),
 		     TESSEL_EINVAL, "attribute");
 	assert_int_equal(v, 42);
 	double secs;
-	expect_error(tessel_schedule_search_seconds(NULL, s), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_search_seconds(NULL, s), TESSEL_EINVAL,
 		     "out");
-	expect_error(tessel_schedule_search_seconds(&secs, NULL),
+	th_expect_error(tessel_schedule_search_seconds(&secs, NULL),
 		     TESSEL_EINVAL, "schedule");
 	const tessel_graph *sg = (const tessel_graph *)1;
-	expect_error(tessel_schedule_graph(NULL, s), TESSEL_EINVAL, "out");
-	expect_error(tessel_schedule_graph(&sg, NULL), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_graph(NULL, s), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_schedule_graph(&sg, NULL), TESSEL_EINVAL,
 		     "schedule");
 	assert_null(sg);
 
 	/* peak memory */
-	expect_error(tessel_schedule_peak_memory(NULL, s, 0), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_peak_memory(NULL, s, 0), TESSEL_EINVAL,
 		     "out");
-	expect_error(tessel_schedule_peak_memory(&v, NULL, 0), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_peak_memory(&v, NULL, 0), TESSEL_EINVAL,
 		     "schedule");
-	expect_error(tessel_schedule_peak_memory(&v, s, 2), TESSEL_ENOTFOUND,
+	th_expect_error(tessel_schedule_peak_memory(&v, s, 2), TESSEL_ENOTFOUND,
 		     "device 2");
-	expect_error(tessel_schedule_peak_memory(&v, s, -1), TESSEL_ENOTFOUND,
+	th_expect_error(tessel_schedule_peak_memory(&v, s, -1), TESSEL_ENOTFOUND,
 		     "device -1");
 	assert_int_equal(v, 42);
 
 	/* iterators */
 	tessel_iter *it = (tessel_iter *)1;
 	const tessel_entry *e = (const tessel_entry *)1;
-	expect_error(tessel_iter_new(NULL, s, 0), TESSEL_EINVAL, "out");
-	expect_error(tessel_iter_new(&it, NULL, 0), TESSEL_EINVAL, "schedule");
+	th_expect_error(tessel_iter_new(NULL, s, 0), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_iter_new(&it, NULL, 0), TESSEL_EINVAL, "schedule");
 	assert_null(it);
-	expect_error(tessel_iter_new(&it, s, 2), TESSEL_ENOTFOUND, "device 2");
-	expect_error(tessel_iter_new(&it, s, -2), TESSEL_ENOTFOUND,
+	th_expect_error(tessel_iter_new(&it, s, 2), TESSEL_ENOTFOUND, "device 2");
+	th_expect_error(tessel_iter_new(&it, s, -2), TESSEL_ENOTFOUND,
 		     "device -2");
 	assert_null(it);
-	expect_error(tessel_iter_next(NULL, it), TESSEL_EINVAL, "out");
-	expect_error(tessel_iter_next(&e, NULL), TESSEL_EINVAL, "iter");
+	th_expect_error(tessel_iter_next(NULL, it), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_iter_next(&e, NULL), TESSEL_EINVAL, "iter");
 	assert_null(e);
 
 	/* outputs and validation */
 	char *text = (char *)1;
-	expect_error(tessel_schedule_to_text(NULL, s), TESSEL_EINVAL, "out");
-	expect_error(tessel_schedule_to_text(&text, NULL), TESSEL_EINVAL,
+	th_expect_error(tessel_schedule_to_text(NULL, s), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_schedule_to_text(&text, NULL), TESSEL_EINVAL,
 		     "schedule");
 	assert_null(text);
-	expect_error(tessel_schedule_validate(NULL), TESSEL_EINVAL, "schedule");
+	th_expect_error(tessel_schedule_validate(NULL), TESSEL_EINVAL, "schedule");
 
 	/* releasing NULL does nothing */
 	tessel_schedule_free(NULL);
