@@ -152,28 +152,6 @@ static double x_of(const svg_layout *l, int64_t step)
 	return SVG_LEFT + (double)step * l->cell;
 }
 
-/* The key figures, as text.c prints them, on one line. */
-static int put_figures(tsl_buf *b, const tessel_schedule *s, int64_t makespan)
-{
-	int64_t rb, lb;
-	int rc = tessel_schedule_get(&rb, s, TESSEL_SCHED_RESOURCE_BOUND);
-	if (!rc)
-		rc = tessel_schedule_get(&lb, s, TESSEL_SCHED_LOWER_BOUND);
-	if (rc)
-		return rc;
-	const char *opt = s->period_optimal ? "optimal" : "not proven optimal";
-	if (s->period > 0)
-		tsl_buf_printf(b, "period %lld (resource bound %lld, %s); ",
-			       (long long)s->period, (long long)rb, opt);
-	else
-		tsl_buf_printf(b, "period unknown (resource bound %lld, %s); ",
-			       (long long)rb, opt);
-	double eff = makespan > 0 ? (double)lb / (double)makespan : 0.0;
-	tsl_buf_printf(b, "makespan %lld (lower bound %lld, efficiency %.2f%s)",
-		       (long long)makespan, (long long)lb, eff,
-		       s->makespan_optimal ? ", optimal" : "");
-	return TSL_OK;
-}
 
 static int put_header(tsl_buf *b, const svg_layout *l)
 {
@@ -187,7 +165,7 @@ static int put_header(tsl_buf *b, const svg_layout *l)
 	 * as the first line */
 	tsl_buf fig;
 	tsl_buf_init(&fig);
-	int rc = put_figures(&fig, s, l->makespan);
+	int rc = tsl_put_key_figures(&fig, s, "; ");
 	if (rc) {
 		tsl_buf_release(&fig);
 		return rc;

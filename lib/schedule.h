@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "graph.h"
+#include "util.h"
 
 struct tessel_entry {
 	const struct tessel_schedule *sched;
@@ -40,6 +41,10 @@ static inline struct tessel_entry *tsl_entry_at(const tessel_schedule *s,
 
 /* Makespan: max start + span over placed entries (0 if none). */
 int64_t tsl_schedule_makespan(const tessel_schedule *s);
+
+/* The key figures (period and its bound, makespan, lower bound and
+ * efficiency) as the text grid prints them, `sep` between the two. */
+int tsl_put_key_figures(tsl_buf *b, const tessel_schedule *s, const char *sep);
 
 /* Peak memory of every device (ndevices values) from the placed entries. */
 int tsl_schedule_peaks(int64_t *peaks, const tessel_schedule *s);

@@ -238,7 +238,7 @@ static int put_peaks(tsl_buf *b, const tessel_schedule *s)
 	return TSL_OK;
 }
 
-static int put_figures(tsl_buf *b, const tessel_schedule *s)
+int tsl_put_key_figures(tsl_buf *b, const tessel_schedule *s, const char *sep)
 {
 	int64_t rb, lb;
 	int rc = tessel_schedule_get(&rb, s, TESSEL_SCHED_RESOURCE_BOUND);
@@ -248,16 +248,25 @@ static int put_figures(tsl_buf *b, const tessel_schedule *s)
 		return rc;
 	const char *opt = s->period_optimal ? "optimal" : "not proven optimal";
 	if (s->period > 0)
-		tsl_buf_printf(b, "period %lld (resource bound %lld, %s)\n",
-			       (long long)s->period, (long long)rb, opt);
+		tsl_buf_printf(b, "period %lld (resource bound %lld, %s)%s",
+			       (long long)s->period, (long long)rb, opt, sep);
 	else
-		tsl_buf_printf(b, "period unknown (resource bound %lld, %s)\n",
-			       (long long)rb, opt);
+		tsl_buf_printf(b, "period unknown (resource bound %lld, %s)%s",
+			       (long long)rb, opt, sep);
 	int64_t m = tsl_schedule_makespan(s);
 	double eff = m > 0 ? (double)lb / (double)m : 0.0;
-	tsl_buf_printf(b, "makespan %lld (lower bound %lld, efficiency %.2f%s)\n",
+	tsl_buf_printf(b, "makespan %lld (lower bound %lld, efficiency %.2f%s)",
 		       (long long)m, (long long)lb, eff,
 		       s->makespan_optimal ? ", optimal" : "");
+	return TSL_OK;
+}
+
+static int put_figures(tsl_buf *b, const tessel_schedule *s)
+{
+	int rc = tsl_put_key_figures(b, s, "\n");
+	if (rc)
+		return rc;
+	tsl_buf_puts(b, "\n");
 	rc = put_peaks(b, s);
 	if (rc)
 		return rc;
