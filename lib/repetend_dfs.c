@@ -34,6 +34,7 @@ typedef struct dfs {
 	int *used;           /* per level: discrepancies of the levels above */
 	int64_t *pin;        /* per block: reserved start mod P, or -1 */
 	int64_t budget;
+	int64_t start_budget; /* of the current reservation of wide blocks */
 	int64_t best_depth;  /* 0: none yet */
 	int64_t *best_T;
 } dfs;
@@ -69,6 +70,7 @@ static void mark(dfs *s, int b, int64_t t, unsigned char v)
 static void update_lb(dfs *s, int k)
 {
 	const tessel_graph *g = s->g;
+	s->budget -= s->n - k;
 	for (int j = k + 1; j < s->n; j++) {
 		int c = s->order[j];
 		const tsl_block *C = &g->blocks[c];
@@ -203,6 +205,7 @@ static int promising(dfs *s, int k)
 	for (int i = 0; i < B->ndevices; i++)
 		if (!runs_fit(s, B->devices[i]))
 			return 0;
+	s->budget -= s->n - k;
 	for (int j = k + 1; j < s->n; j++) {
 		int c = s->order[j];
 		const tsl_block *C = &g->blocks[c];
@@ -236,6 +239,10 @@ static void record(dfs *s)
 			depth = s->T[b] + s->g->blocks[b].span;
 	if (s->best_depth && depth >= s->best_depth)
 		return;
+	/* after the first repetend, shallower ones get at most the work
+	 * the first took */
+	if (!s->best_depth && s->budget > s->start_budget - s->budget)
+		s->budget = s->start_budget - s->budget;
 	s->best_depth = depth;
 	memcpy(s->best_T, s->T, (size_t)s->n * sizeof *s->T);
 }
@@ -424,7 +431,7 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 	int ncombo = nw ? wide_combos(combo, MAX_COMBOS, wspan, nw, P) : 1;
 	int64_t total = budget;
 	for (int c = 0; c < ncombo && !s.best_depth; c++) {
-		s.budget = total / ncombo;
+		s.budget = s.start_budget = total / ncombo;
 		for (int i = 0; i < nw; i++) {
 			s.pin[wide[i]] = combo[c][i];
 			reserve(&s, wide[i], combo[c][i], 1);

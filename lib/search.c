@@ -42,7 +42,7 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
 #define TSL_FAST_EFFORT ((int64_t)300000)
 /* Work bound of each probe of the memory-aware search in min_memory. */
-#define TSL_DFS_PROBE_BUDGET ((int64_t)4000000)
+#define TSL_DFS_PROBE_BUDGET ((int64_t)16000000)
 
 typedef struct finalist {
 	tsl_repetend rep;      /* copy, T owned */
