@@ -5,7 +5,43 @@ import ctypes
 from ._lib import lib
 from .errors import check
 
-__all__ = ["take_string", "encode", "get_int64"]
+__all__ = ["Handle", "take_string", "encode", "get_int64"]
+
+
+class Handle:
+    """An owned C handle, released by :meth:`close`, on leaving a ``with``
+    block, or when the object is garbage-collected. Subclasses set
+    ``_handle`` and define ``_release(handle)``. A closed handle is passed
+    to C as NULL, which libtessel answers with TESSEL_EINVAL
+    (InvalidError) instead of crashing."""
+
+    _handle = None
+
+    def _release(self, handle):
+        raise NotImplementedError
+
+    def close(self):
+        """Release the C object now (a no-op the second time)."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            self._release(handle)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    @property
+    def _as_parameter_(self):
+        return self._handle
 
 
 def take_string(func, *args):

@@ -3,7 +3,7 @@
 import ctypes
 
 from ._lib import lib
-from ._util import encode, get_int64, take_string
+from ._util import Handle, encode, get_int64, take_string
 from .errors import check
 
 __all__ = ["Graph", "KINDS", "presets", "UNLIMITED", "ALL_DEVICES"]
@@ -43,7 +43,7 @@ def presets():
     return result
 
 
-class Graph:
+class Graph(Handle):
     """A placement: blocks with span, memory, kind, devices, dependencies.
 
     ``Graph(devices)`` creates an empty graph; use :meth:`from_json`,
@@ -71,31 +71,11 @@ class Graph:
 
     # -- life cycle -------------------------------------------------------
 
-    def close(self):
-        """Release the C graph now (a no-op the second time)."""
-        handle, self._handle = self._handle, None
-        if handle is not None and self._owner is None:
+    def _release(self, handle):
+        # a borrowed graph (of a Schedule) is its owner's to free
+        if self._owner is None:
             lib.tessel_graph_free(handle)
         self._owner = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    @property
-    def _as_parameter_(self):
-        # A closed graph is passed as NULL: libtessel answers with
-        # TESSEL_EINVAL (InvalidError) instead of crashing.
-        return self._handle
 
     def copy(self):
         """Return a deep copy (an independent Graph)."""

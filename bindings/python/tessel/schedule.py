@@ -3,7 +3,7 @@
 import ctypes
 
 from ._lib import PROGRESS_CB, lib
-from ._util import encode, get_int64, take_string
+from ._util import Handle, encode, get_int64, take_string
 from .errors import ITEROVER, check
 from .graph import ALL_DEVICES, KINDS, Graph
 
@@ -116,7 +116,7 @@ class Action:
                               self.peer, self.step))
 
 
-class _Options:
+class _Options(Handle):
     """Search options (tessel_options), released deterministically."""
 
     def __init__(self, micro_batches=None, time_limit=None, threads=None,
@@ -148,10 +148,6 @@ class _Options:
             self.close()
             raise
 
-    @property
-    def _as_parameter_(self):
-        return self._handle
-
     def set(self, key, value):
         check(lib.tessel_options_set(self, key, int(value)))
 
@@ -170,27 +166,12 @@ class _Options:
         self._callback = PROGRESS_CB(trampoline)
         check(lib.tessel_options_set_progress(self, self._callback, None))
 
-    def close(self):
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            lib.tessel_options_free(handle)
+    def _release(self, handle):
+        lib.tessel_options_free(handle)
         self._callback = None
 
-    def __enter__(self):
-        return self
 
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-
-class Schedule:
+class Schedule(Handle):
     """A schedule: every block of every micro-batch with its start step.
 
     Get one from :func:`search` or :meth:`Schedule.from_json`. The C handle
@@ -203,29 +184,8 @@ class Schedule:
 
     # -- life cycle -------------------------------------------------------
 
-    def close(self):
-        """Release the C schedule now (a no-op the second time)."""
-        handle, self._handle = self._handle, None
-        if handle is not None:
-            lib.tessel_schedule_free(handle)
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    @property
-    def _as_parameter_(self):
-        # A closed schedule is passed as NULL (libtessel: InvalidError).
-        return self._handle
+    def _release(self, handle):
+        lib.tessel_schedule_free(handle)
 
     # -- constructors -----------------------------------------------------
 
