@@ -461,7 +461,11 @@ static void test_deterministic_threads(void **state)
 {
 	(void)state;
 	tessel_graph *g = NULL;
-	TH_OK(tessel_preset(&g, "xshape", 8, 0, 12));
+	/* under valgrind a smaller placement */
+	if (th_under_valgrind())
+		TH_OK(tessel_preset(&g, "xshape", 4, 0, 6));
+	else
+		TH_OK(tessel_preset(&g, "xshape", 8, 0, 12));
 	tessel_schedule *a = search_opts(g, 32, 0, 0, 1);
 	tessel_schedule *b = search_opts(g, 32, 0, 0, 2);
 	tessel_schedule *c = search_opts(g, 32, 0, 0, 2);
@@ -515,8 +519,10 @@ static void test_direct_small(void **state)
 {
 	(void)state;
 	const char *names[] = {"xshape", "nnshape"};
+	/* under valgrind (about 60 times slower) N = 2 only */
+	int64_t nmax = th_under_valgrind() ? 2 : 4;
 	for (size_t i = 0; i < 2; i++)
-		for (int64_t n = 2; n <= 4; n++) {
+		for (int64_t n = 2; n <= nmax; n++) {
 			tessel_graph *g = NULL;
 			TH_OK(tessel_preset(&g, names[i], 4, 0, 5));
 			tessel_schedule *s = search(g, n);
