@@ -14,6 +14,11 @@
 #include "solver.h"
 #include "util.h"
 
+/* build(): Z3 could not build the model (it failed, or a cancel request
+ * interrupted it); the direct attempt, an optional improvement, is left
+ * out and the schedule kept. */
+#define TSL_DIRECT_SKIP 1
+
 /* Work bound (Z3 resource units) of each step. */
 #define TSL_DIRECT_RLIMIT 500000u
 /* Largest problems tried: instances and device-sharing pairs. */
@@ -65,9 +70,8 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 {
 	const tessel_graph *g = s->graph;
 	size_t E = (size_t)g->nblocks * (size_t)s->nmicros;
-	int rc = tsl_z3_open(&m->z, opts);
-	if (rc)
-		return rc;
+	if (tsl_z3_open(&m->z, opts))
+		return TSL_DIRECT_SKIP;
 	m->makespan = Z3_mk_const(m->z.ctx, Z3_mk_string_symbol(m->z.ctx, "M"), m->z.isort);
 	for (size_t i = 0; i < E; i++) {
 		int b = (int)(i % (size_t)g->nblocks);
@@ -137,10 +141,9 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 	}
 	tsl_free(terms);
 	tsl_free(before);
-	const char *err = tsl_z3_take_error(&m->z);
-	if (err)
-		return tsl_error(TESSEL_ESOLVER, "Z3 error while building the direct model: %s",
-				 err);
+	/* a Z3 failure (or a cancel request) while building: no attempt */
+	if (tsl_z3_take_error(&m->z))
+		return TSL_DIRECT_SKIP;
 	return TSL_OK;
 }
 
@@ -191,8 +194,11 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 	if (!rc)
 		rc = build(&m, s, bnd, opts, pairs, npairs);
 	tsl_free(pairs);
+	int skip = rc == TSL_DIRECT_SKIP;
+	if (skip)
+		rc = TSL_OK;
 	int improved = 0;
-	while (!rc && best > lb) {
+	while (!rc && !skip && best > lb) {
 		le(&m, m.makespan, num(&m, best - 1));
 		int res = check(&m, dl);
 		*proven = res == 0;

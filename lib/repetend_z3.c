@@ -276,8 +276,14 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 	}
 	const char *err = tsl_z3_take_error(&m->z);
 	if (err) {
-		rc = tsl_error(TESSEL_ESOLVER, "Z3 error while building the model: %s",
-			       err);
+		/* a cancel request interrupts the building too */
+		if (tsl_options_cancelled(opts->src))
+			rc = tsl_error(TESSEL_ECANCELLED,
+				       "the search was cancelled while building the model of period %lld",
+				       (long long)P);
+		else
+			rc = tsl_error(TESSEL_ESOLVER, "Z3 error while building the model: %s",
+				       err);
 		model_release(m);
 		return rc;
 	}
@@ -543,6 +549,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    const tsl_repetend *guide, tsl_candidate_fn cb,
 		    void *payload)
 {
+	tsl_z3_reset_capped();
 	int64_t lo = bnd->resource_bound;
 	int64_t hi = opts->max_period ? opts->max_period : bnd->total_span;
 	if (hint && hint->period < hi)
@@ -600,7 +607,9 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 	return tsl_error(proven ? TESSEL_EINFEASIBLE : TESSEL_ETIMEOUT,
 			 "no repetend with period %lld .. %lld fits the memory limits%s",
 			 (long long)lo, (long long)hi,
-			 proven ? "" : " (some periods were not decided in time)");
+			 proven ? "" : tsl_z3_capped()
+				 ? " (some periods were not decided within the solver memory cap)"
+				 : " (some periods were not decided in time)");
 }
 
 int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
@@ -609,6 +618,7 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 {
 	model m;
 	*proven = 0;
+	tsl_z3_reset_capped();
 	int64_t max_depth = bnd->critical_path + (int64_t)g->nblocks * P + P;
 	int rc = model_build(&m, g, bnd, P, max_depth, opts, 1);
 	if (rc)
@@ -642,7 +652,9 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 			       (long long)P);
 	else if (res == -1)
 		rc = tsl_error(TESSEL_ETIMEOUT,
-			       "time limit reached before any repetend of period %lld",
+			       "%s before any repetend of period %lld",
+			       tsl_z3_capped() ? "the solver memory cap was reached"
+					       : "time limit reached",
 			       (long long)P);
 	else if (res < -1)
 		rc = res;

@@ -9,6 +9,18 @@
  * so a thread-local flag carries the first error back to the caller. */
 static _Thread_local int z3_failed;
 static _Thread_local Z3_error_code z3_code;
+/* whether a check of this thread's current search ended at the memory cap */
+static _Thread_local int z3_capped;
+
+void tsl_z3_reset_capped(void)
+{
+	z3_capped = 0;
+}
+
+int tsl_z3_capped(void)
+{
+	return z3_capped;
+}
 
 static void on_z3_error(Z3_context ctx, Z3_error_code code)
 {
@@ -100,21 +112,31 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		/* an interrupted check (time, cancel) or the memory cap is
 		 * undecided; anything else a failure */
 		const char *msg = Z3_get_error_msg(z->ctx, z3_code);
-		if (z3_code == Z3_MEMOUT_FAIL)
+		if (z3_code == Z3_MEMOUT_FAIL) {
+			z3_capped = 1;
 			return -1;
+		}
 		if (z3_code == Z3_EXCEPTION && (tsl_deadline_left_ms(dl) <= 0 ||
 						tsl_options_cancelled(z->opts->src)))
 			return -1;
 		/* the cap of TESSEL_OPT_SOLVER_MEMORY_MB ("max. memory
 		 * exceeded") ends the check like a time limit */
 		if (z3_code == Z3_EXCEPTION && z->opts->solver_memory_mb > 0 &&
-		    msg && strstr(msg, "memory"))
+		    msg && strstr(msg, "memory")) {
+			z3_capped = 1;
 			return -1;
+		}
 		return tsl_error(TESSEL_ESOLVER, "Z3 error during the search: %s", msg);
 	}
 	if (res == Z3_L_TRUE)
 		return 1;
 	if (res == Z3_L_FALSE)
 		return 0;
+	if (z->opts->solver_memory_mb > 0) {
+		Z3_string why = Z3_solver_get_reason_unknown(z->ctx, z->solver);
+		if (why && strstr(why, "memory"))
+			z3_capped = 1;
+		tsl_z3_take_error(z); /* a failed query of the reason */
+	}
 	return -1;
 }

@@ -33,6 +33,12 @@ void tsl_z3_close(tsl_z3 *z);
 int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		 unsigned n, const Z3_ast *assumptions);
 
+/* Whether a check of this thread ended at the memory cap (Z3 out of
+ * memory included) since the last reset: for the messages of a search
+ * that found nothing. */
+void tsl_z3_reset_capped(void);
+int tsl_z3_capped(void);
+
 /* The message of the first Z3 error since the last check (and forget
  * it), or NULL when there was none. */
 const char *tsl_z3_take_error(tsl_z3 *z);

@@ -425,6 +425,11 @@ static void test_solver_memory_cap(void **state)
 	TH_OK(tessel_min_memory(&limit, &proven, g, 0, o));
 	assert_true(limit > 0);
 	assert_false(proven);
+	/* period 9: no heuristic repetend to start from, only the solver,
+	 * which the cap stops: the message says so */
+	limit = -1;
+	th_expect_error(tessel_min_memory(&limit, &proven, g, 9, o),
+			TESSEL_ETIMEOUT, "the solver memory cap was reached");
 	tessel_options_free(o);
 	tessel_graph_free(g);
 }
