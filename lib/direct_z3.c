@@ -49,15 +49,6 @@ static void le(dmodel *m, Z3_ast x, Z3_ast y)
 	Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_le(m->z.ctx, x, y));
 }
 
-static int shares(const tsl_block *a, const tsl_block *b)
-{
-	for (int i = 0; i < a->ndevices; i++)
-		for (int j = 0; j < b->ndevices; j++)
-			if (a->devices[i] == b->devices[j])
-				return 1;
-	return 0;
-}
-
 /* 1 sat, 0 unsat, -1 undecided; a Z3 failure only ends the attempt. */
 static int check(dmodel *m, const tsl_deadline *dl)
 {
@@ -168,7 +159,8 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 	size_t npairs = 0, cap = 0;
 	for (size_t i = 0; i < E; i++)
 		for (size_t j = i + 1; j < E; j++) {
-			if (!shares(&g->blocks[i % g->nblocks], &g->blocks[j % g->nblocks]))
+			if (!tsl_blocks_share_device(&g->blocks[i % g->nblocks],
+						     &g->blocks[j % g->nblocks]))
 				continue;
 			if (npairs == TSL_DIRECT_MAX_PAIRS) {
 				tsl_free(pairs);

@@ -356,6 +356,21 @@ int tsl_block_on_device(const tsl_block *b, int d)
 	return 0;
 }
 
+int tsl_blocks_share_device(const tsl_block *a, const tsl_block *b)
+{
+	int i = 0, j = 0; /* device lists are sorted */
+
+	while (i < a->ndevices && j < b->ndevices) {
+		if (a->devices[i] == b->devices[j])
+			return 1;
+		if (a->devices[i] < b->devices[j])
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
 /* Kahn's algorithm; on a cycle, names a block that is on it. */
 int tsl_graph_topo_order(int *order, const tessel_graph *g)
 {

@@ -44,4 +44,7 @@ const char *tsl_kind_name(int kind);
 /* Whether block b occupies device d. */
 int tsl_block_on_device(const tsl_block *b, int d);
 
+/* Whether blocks a and b occupy a common device. */
+int tsl_blocks_share_device(const tsl_block *a, const tsl_block *b);
+
 #endif

@@ -772,9 +772,9 @@ TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *g)
 	return *out ? TSL_OK : tsl_error_nomem();
 }
 
-int tsl_json_block_mismatch(const char *where, const char *field,
-			    long long got, const tsl_block *b, int gid,
-			    long long want)
+static int block_mismatch(const char *where, const char *field,
+			  long long got, const tsl_block *b, int gid,
+			  long long want)
 {
 	return tsl_error(TESSEL_EPARSE,
 			 "%s\"%s\" is %lld but block %d (\"%.200s\") has %s %lld in the placement",
@@ -788,8 +788,8 @@ static int cmp_device(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int tsl_json_check_devices(const tessel_graph *g, int *tmp, const json_t *obj,
-			   int gid, const char *where)
+static int check_devices(const tessel_graph *g, int *tmp, const json_t *obj,
+			 int gid, const char *where)
 {
 	const tsl_block *b = &g->blocks[gid];
 	char what[64];
@@ -820,4 +820,34 @@ int tsl_json_check_devices(const tessel_graph *g, int *tmp, const json_t *obj,
 					 "%s\"device\" does not match the devices of block %d (\"%.200s\") in the placement",
 					 where, gid, b->name);
 	return TSL_OK;
+}
+
+int tsl_json_check_entry(const tessel_graph *g, int *tmp, const json_t *obj,
+			 int gid, int btype_required, const char *where)
+{
+	const tsl_block *b = &g->blocks[gid];
+	const char *want = b->kind == TESSEL_KIND_FORWARD ? "forward" : "backward";
+	const char *btype = NULL;
+	long long span = 0, memory = 0;
+	int rc = tsl_json_member_int(&span, obj, "span", 1, LLONG_MIN, LLONG_MAX,
+				     where);
+
+	if (rc)
+		return rc;
+	if (span != b->span)
+		return block_mismatch(where, "span", span, b, gid, b->span);
+	rc = tsl_json_member_int(&memory, obj, "memory", 1, LLONG_MIN,
+				 LLONG_MAX, where);
+	if (rc)
+		return rc;
+	if (memory != b->memory)
+		return block_mismatch(where, "memory", memory, b, gid, b->memory);
+	rc = tsl_json_member_string(&btype, obj, "btype", btype_required, where);
+	if (rc)
+		return rc;
+	if (btype && strcmp(btype, want))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"btype\" is \"%.100s\" but block %d (\"%.200s\") needs \"%s\"",
+				 where, btype, gid, b->name, want);
+	return check_devices(g, tmp, obj, gid, where);
 }

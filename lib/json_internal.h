@@ -66,15 +66,12 @@ int tsl_json_member_string(const char **out, const json_t *obj,
 int tsl_json_member(json_t **out, const json_t *obj, const char *key,
 		    json_type type, int required, const char *where);
 
-/* TESSEL_EPARSE: an entry's `field` is `got` but block `gid` (b) has
- * `want` in the placement. Returns the code. */
-int tsl_json_block_mismatch(const char *where, const char *field,
-			    long long got, const tsl_block *b, int gid,
-			    long long want);
-
-/* Check an entry's "device" array against block `gid` of g: same devices
- * in any order. `tmp` has room for g->ndevices ints. */
-int tsl_json_check_devices(const tessel_graph *g, int *tmp, const json_t *obj,
-			   int gid, const char *where);
+/* Check a schedule entry (schedule JSON, reference files) against block
+ * `gid` of g: "span" and "memory" equal, "btype" "forward" for a forward
+ * block and "backward" otherwise (absent allowed unless btype_required),
+ * "device" the same devices in any order. TESSEL_EPARSE naming the field
+ * and the block otherwise. `tmp` has room for g->ndevices ints. */
+int tsl_json_check_entry(const tessel_graph *g, int *tmp, const json_t *obj,
+			 int gid, int btype_required, const char *where);
 
 #endif

@@ -105,50 +105,6 @@ typedef struct ref_reader {
 	int *tmp;       /* ndevices ints for sorting a "device" list */
 } ref_reader;
 
-
-
-
-/* "btype" (optional): "forward" for a forward block, "backward" for the
- * others. */
-static int check_btype(const json_t *obj, int gid, const tsl_block *b,
-		       const char *where)
-{
-	const char *btype = NULL;
-	const char *want = b->kind == TESSEL_KIND_FORWARD ? "forward" : "backward";
-	int rc = tsl_json_member_string(&btype, obj, "btype", 0, where);
-
-	if (rc || !btype)
-		return rc;
-	if (strcmp(btype, want))
-		return tsl_error(TESSEL_EPARSE,
-				 "%s\"btype\" is \"%.100s\" but block %d (\"%.200s\") needs \"%s\"",
-				 where, btype, gid, b->name, want);
-	return TSL_OK;
-}
-
-/* span, memory, btype and device agree with the placement. */
-static int check_block(ref_reader *r, const json_t *obj, int gid,
-		       const char *where)
-{
-	const tsl_block *b = &r->g->blocks[gid];
-	long long span = 0, memory = 0;
-	int rc = tsl_json_member_int(&span, obj, "span", 1, LLONG_MIN,
-				     LLONG_MAX, where);
-
-	if (rc)
-		return rc;
-	if (span != b->span)
-		return tsl_json_block_mismatch(where, "span", span, b, gid, b->span);
-	rc = tsl_json_member_int(&memory, obj, "memory", 1, LLONG_MIN,
-				 LLONG_MAX, where);
-	if (rc)
-		return rc;
-	if (memory != b->memory)
-		return tsl_json_block_mismatch(where, "memory", memory, b, gid, b->memory);
-	rc = check_btype(obj, gid, b, where);
-	return rc ? rc : tsl_json_check_devices(r->g, r->tmp, obj, gid, where);
-}
-
 /* "phase" is the library's own addition: used when it is one of the
  * three names, ignored otherwise. */
 static int read_phase(const json_t *obj)
@@ -181,7 +137,7 @@ static int read_item(ref_reader *r, ref_item *it, const json_t *obj,
 		rc = tsl_json_member_int(&it->step, obj, "step", 1, 0, MAX_STEP,
 					 where);
 	if (!rc)
-		rc = check_block(r, obj, (int)gid, where);
+		rc = tsl_json_check_entry(r->g, r->tmp, obj, (int)gid, 0, where);
 	if (rc)
 		return rc;
 	it->gid = (int)gid;

@@ -72,20 +72,6 @@ static void assert_le(model *m, Z3_ast x, Z3_ast y)
 	Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_le(m->z.ctx, x, y));
 }
 
-static int shares_device(const tsl_block *a, const tsl_block *b)
-{
-	int i = 0, j = 0;
-	while (i < a->ndevices && j < b->ndevices) {
-		if (a->devices[i] == b->devices[j])
-			return 1;
-		if (a->devices[i] < b->devices[j])
-			i++;
-		else
-			j++;
-	}
-	return 0;
-}
-
 static void model_release(model *m)
 {
 	tsl_z3_close(&m->z);
@@ -246,7 +232,7 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 	int cap = 0;
 	for (int a = 0; a < n; a++)
 		for (int b = a + 1; b < n; b++) {
-			if (!shares_device(&g->blocks[a], &g->blocks[b]))
+			if (!tsl_blocks_share_device(&g->blocks[a], &g->blocks[b]))
 				continue;
 			if (m->npairs == cap) {
 				cap = cap ? cap * 2 : 64;

@@ -469,36 +469,13 @@ typedef struct entries_reader {
 
 
 
-static int check_kind(const json_t *obj, int gid, const tsl_block *b,
-		      const char *where)
-{
-	const char *btype = NULL, *kind = NULL;
-	const char *want = b->kind == TESSEL_KIND_FORWARD ? "forward" : "backward";
-	int rc = tsl_json_member_string(&btype, obj, "btype", 1, where);
-
-	if (!rc)
-		rc = tsl_json_member_string(&kind, obj, "kind", 0, where);
-	if (rc)
-		return rc;
-	if (strcmp(btype, want))
-		return tsl_error(TESSEL_EPARSE,
-				 "%s\"btype\" is \"%.100s\" but block %d (\"%.200s\") needs \"%s\"",
-				 where, btype, gid, b->name, want);
-	if (kind && strcmp(kind, tsl_json_kind_name(b->kind)))
-		return tsl_error(TESSEL_EPARSE,
-				 "%s\"kind\" is \"%.100s\" but block %d (\"%.200s\") is \"%s\" in the placement",
-				 where, kind, gid, b->name,
-				 tsl_json_kind_name(b->kind));
-	return TSL_OK;
-}
-
-/* name, span, memory, btype/kind and device agree with the placement. */
+/* name, span, memory, btype, device (tsl_json_check_entry) and kind agree
+ * with the placement. */
 static int check_block(entries_reader *r, const json_t *obj, int gid,
 		       const char *where)
 {
 	const tsl_block *b = &r->g->blocks[gid];
-	const char *name = NULL;
-	long long span = 0, memory = 0;
+	const char *name = NULL, *kind = NULL;
 	int rc = tsl_json_member_string(&name, obj, "name", 1, where);
 
 	if (rc)
@@ -507,20 +484,17 @@ static int check_block(entries_reader *r, const json_t *obj, int gid,
 		return tsl_error(TESSEL_EPARSE,
 				 "%s\"name\" is \"%.200s\" but block %d is \"%.200s\" in the placement",
 				 where, name, gid, b->name);
-	rc = tsl_json_member_int(&span, obj, "span", 1, LLONG_MIN, LLONG_MAX,
-				 where);
+	rc = tsl_json_check_entry(r->g, r->tmp, obj, gid, 1, where);
+	if (!rc)
+		rc = tsl_json_member_string(&kind, obj, "kind", 0, where);
 	if (rc)
 		return rc;
-	if (span != b->span)
-		return tsl_json_block_mismatch(where, "span", span, b, gid, b->span);
-	rc = tsl_json_member_int(&memory, obj, "memory", 1, LLONG_MIN,
-				 LLONG_MAX, where);
-	if (rc)
-		return rc;
-	if (memory != b->memory)
-		return tsl_json_block_mismatch(where, "memory", memory, b, gid, b->memory);
-	rc = check_kind(obj, gid, b, where);
-	return rc ? rc : tsl_json_check_devices(r->g, r->tmp, obj, gid, where);
+	if (kind && strcmp(kind, tsl_json_kind_name(b->kind)))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"kind\" is \"%.100s\" but block %d (\"%.200s\") is \"%s\" in the placement",
+				 where, kind, gid, b->name,
+				 tsl_json_kind_name(b->kind));
+	return TSL_OK;
 }
 
 static int read_phase(int *phase, const json_t *obj, const char *where)

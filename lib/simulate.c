@@ -228,22 +228,6 @@ static void build_lines(sim_state *st)
 			st->cons[fill[g->blocks[b].deps[k]]++] = b;
 }
 
-/* Whether blocks a and b share a device (both device lists sorted). */
-static int share_device(const tsl_block *a, const tsl_block *b)
-{
-	int i = 0, j = 0;
-
-	while (i < a->ndevices && j < b->ndevices) {
-		if (a->devices[i] == b->devices[j])
-			return 1;
-		if (a->devices[i] < b->devices[j])
-			i++;
-		else
-			j++;
-	}
-	return 0;
-}
-
 /* One predecessor of entry i finished at time t: release i when it was the
  * last. */
 static void arrive(sim_state *st, size_t i, double t, size_t *tail)
@@ -283,7 +267,7 @@ static int replay(sim_state *st, double latency)
 		for (int k = st->consoff[e->gid]; k < st->consoff[e->gid + 1]; k++) {
 			int c = st->cons[k];
 			double t = fin;
-			if (latency > 0 && !share_device(b, &g->blocks[c]))
+			if (latency > 0 && !tsl_blocks_share_device(b, &g->blocks[c]))
 				t += latency;
 			arrive(st, (size_t)e->mid * (size_t)g->nblocks + (size_t)c,
 			       t, &tail);
