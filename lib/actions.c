@@ -379,9 +379,5 @@ TESSEL_API int tessel_schedule_to_actions_json(char **out,
 		tessel_action_iter_free(it);
 	}
 	tsl_buf_puts(&b, g->ndevices ? "\n  ]\n}\n" : "]\n}\n");
-	char *text = tsl_buf_take(&b);
-	if (!text)
-		return tsl_error_nomem();
-	*out = text;
-	return TSL_OK;
+	return tsl_buf_finish(out, &b, TSL_OK);
 }

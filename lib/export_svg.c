@@ -305,13 +305,5 @@ TESSEL_API int tessel_schedule_to_svg(char **out,
 		put_axis(&b, &l);
 		tsl_buf_puts(&b, "</svg>\n");
 	}
-	if (rc) {
-		tsl_buf_release(&b);
-		return rc;
-	}
-	char *text = tsl_buf_take(&b);
-	if (!text)
-		return tsl_error_nomem();
-	*out = text;
-	return TSL_OK;
+	return tsl_buf_finish(out, &b, rc);
 }

@@ -225,13 +225,5 @@ TESSEL_API int tessel_schedule_to_torch_csv(char **out,
 	for (int d = 0; d < m.g->ndevices && !rc; d++)
 		rc = put_rank(&b, &m, schedule, d, with_comms);
 	map_release(&m);
-	if (rc) {
-		tsl_buf_release(&b);
-		return rc;
-	}
-	char *text = tsl_buf_take(&b);
-	if (!text)
-		return tsl_error_nomem();
-	*out = text;
-	return TSL_OK;
+	return tsl_buf_finish(out, &b, rc);
 }

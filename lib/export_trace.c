@@ -106,14 +106,7 @@ TESSEL_API int tessel_schedule_to_trace_json(char **out,
 	int rc = TSL_OK;
 	for (int d = 0; d < g->ndevices && !rc; d++)
 		rc = put_device(&b, schedule, d, step_us);
-	if (rc) {
-		tsl_buf_release(&b);
-		return rc;
-	}
-	tsl_buf_puts(&b, "\n],\n\"displayTimeUnit\": \"ms\"}\n");
-	char *text = tsl_buf_take(&b);
-	if (!text)
-		return tsl_error_nomem();
-	*out = text;
-	return TSL_OK;
+	if (!rc)
+		tsl_buf_puts(&b, "\n],\n\"displayTimeUnit\": \"ms\"}\n");
+	return tsl_buf_finish(out, &b, rc);
 }

@@ -768,8 +768,7 @@ TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *g)
 	tsl_json_write(&b, root, 0);
 	tsl_buf_puts(&b, "\n");
 	json_decref(root);
-	*out = tsl_buf_take(&b);
-	return *out ? TSL_OK : tsl_error_nomem();
+	return tsl_buf_finish(out, &b, TSL_OK);
 }
 
 static int block_mismatch(const char *where, const char *field,

@@ -289,13 +289,5 @@ TESSEL_API int tessel_schedule_to_text(char **out,
 	int rc = put_grid(&b, schedule);
 	if (!rc)
 		rc = put_figures(&b, schedule);
-	if (rc) {
-		tsl_buf_release(&b);
-		return rc;
-	}
-	char *text = tsl_buf_take(&b);
-	if (!text)
-		return tsl_error_nomem();
-	*out = text;
-	return TSL_OK;
+	return tsl_buf_finish(out, &b, rc);
 }

@@ -1,6 +1,8 @@
 /* Allocation, strings, clock and a growable text buffer. */
 #include "util.h"
 
+#include "error.h"
+
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -216,4 +218,14 @@ void tsl_buf_release(tsl_buf *b)
 {
 	free(b->data);
 	tsl_buf_init(b);
+}
+
+int tsl_buf_finish(char **out, tsl_buf *b, int rc)
+{
+	if (rc) {
+		tsl_buf_release(b);
+		return rc;
+	}
+	*out = tsl_buf_take(b);
+	return *out ? TSL_OK : tsl_error_nomem();
 }

@@ -61,4 +61,8 @@ void tsl_buf_json_escaped(tsl_buf *b, const char *s);
 char *tsl_buf_take(tsl_buf *b);
 void tsl_buf_release(tsl_buf *b);
 
+/* End of a writer: with rc an error, release the buffer and return rc;
+ * otherwise hand the text to *out (TESSEL_ENOMEM if an allocation failed). */
+int tsl_buf_finish(char **out, tsl_buf *b, int rc);
+
 #endif
