@@ -83,10 +83,12 @@ void tsl_repetend_range(tessel_schedule *s)
 	s->rep_end = end;
 }
 
-/* seq = the instances sorted by key (periodic starts when rep is given,
- * else the schedule's current starts), ties by block then micro-batch. */
+/* seq = the instances sorted by a key, ties by block then micro-batch:
+ * the periodic start when rep is given, else the schedule's current start,
+ * or with by_finish its finish, latest first (the order of a backward pass;
+ * a dependency's finish is strictly earlier, so successors come first). */
 static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
-			    const tsl_repetend *rep)
+			    const tsl_repetend *rep, int by_finish)
 {
 	const tessel_graph *g = s->graph;
 	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
@@ -96,8 +98,10 @@ static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
 	size_t i = 0;
 	for (int64_t m = 0; m < s->nmicros; m++)
 		for (int b = 0; b < g->nblocks; b++) {
+			int64_t start = tsl_entry_at(s, b, m)->start;
 			order[i].start = rep ? rep->T[b] + m * rep->period
-					     : tsl_entry_at(s, b, m)->start;
+				       : by_finish ? -(start + g->blocks[b].span)
+						   : start;
 			order[i].gid = b;
 			order[i].mid = m;
 			i++;
@@ -107,36 +111,6 @@ static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
 		seq[i].gid = order[i].gid;
 		seq[i].mid = order[i].mid;
 	}
-	tsl_free(order);
-	return TSL_OK;
-}
-
-/* seq = the instances by decreasing finish (ties by block, micro-batch
- * reversed), the order of a backward pass. */
-static int by_decreasing_finish(tsl_inst *seq, const tessel_schedule *s)
-{
-	const tessel_graph *g = s->graph;
-	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
-	inst *order = tsl_reallocarray(NULL, count, sizeof *order);
-	if (!order)
-		return tsl_error_nomem();
-	size_t i = 0;
-	for (int64_t m = 0; m < s->nmicros; m++)
-		for (int b = 0; b < g->nblocks; b++) {
-			/* negated finish sorts the latest first */
-			order[i].start = -(tsl_entry_at(s, b, m)->start + g->blocks[b].span);
-			order[i].gid = b;
-			order[i].mid = m;
-			i++;
-		}
-	qsort(order, count, sizeof *order, cmp_inst);
-	for (i = 0; i < count; i++) {
-		seq[count - 1 - i].gid = order[count - 1 - i].gid;
-		seq[count - 1 - i].mid = order[count - 1 - i].mid;
-	}
-	/* ties: a successor must come first; the negated finish already puts
-	 * a block after its successors unless they finish together, which a
-	 * dependency excludes */
 	tsl_free(order);
 	return TSL_OK;
 }
@@ -170,7 +144,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		goto out;
 	}
 	label_phases(s, rep);
-	rc = sorted_instances(seq, s, rep);
+	rc = sorted_instances(seq, s, rep, 0);
 	if (!rc)
 		rc = tsl_compact(s, seq, count, effort, bound, dl);
 	if (rc)
@@ -179,14 +153,14 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	/* effort 0 (ranking candidates): the plain compaction only */
 	if (effort > 0 && best > bound && tsl_deadline_left_ms(dl) > 0) {
 		save_starts(kept, s, count);
-		rc = sorted_instances(seq, s, rep);
+		rc = sorted_instances(seq, s, rep, 0);
 		if (!rc)
 			rc = tsl_sgs(s, seq, count);
 		if (rc == TESSEL_EINFEASIBLE) {
 			rc = TSL_OK; /* (b) found nothing: keep (a) */
 			load_starts(s, kept, count);
 		} else if (!rc) {
-			rc = sorted_instances(seq, s, NULL);
+			rc = sorted_instances(seq, s, NULL, 0);
 			if (!rc)
 				rc = tsl_compact(s, seq, count, effort, bound, dl);
 			if (!rc && tsl_schedule_makespan(s) >= best)
@@ -202,11 +176,11 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
 			break;
 		save_starts(kept, s, count);
-		rc = by_decreasing_finish(seq, s);
+		rc = sorted_instances(seq, s, NULL, 1);
 		if (!rc)
 			rc = tsl_sgs_backward(s, seq, count);
 		if (!rc)
-			rc = sorted_instances(seq, s, NULL);
+			rc = sorted_instances(seq, s, NULL, 0);
 		if (!rc)
 			rc = tsl_sgs(s, seq, count);
 		if (rc == TESSEL_EINFEASIBLE) {
@@ -215,7 +189,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 			break;
 		}
 		if (!rc)
-			rc = sorted_instances(seq, s, NULL);
+			rc = sorted_instances(seq, s, NULL, 0);
 		if (!rc)
 			rc = tsl_compact(s, seq, count, effort, bound, dl);
 		if (!rc && tsl_schedule_makespan(s) >= best) {
