@@ -356,6 +356,20 @@ int tsl_block_on_device(const tsl_block *b, int d)
 	return 0;
 }
 
+int64_t tsl_ready_time(const tessel_graph *g, int b, const int64_t *T,
+		       const char *placed)
+{
+	const tsl_block *B = &g->blocks[b];
+	int64_t e = 0;
+
+	for (int j = 0; j < B->ndeps; j++) {
+		int a = B->deps[j];
+		if ((!placed || placed[a]) && T[a] + g->blocks[a].span > e)
+			e = T[a] + g->blocks[a].span;
+	}
+	return e;
+}
+
 int tsl_blocks_share_device(const tsl_block *a, const tsl_block *b)
 {
 	int i = 0, j = 0; /* device lists are sorted */

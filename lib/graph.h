@@ -44,6 +44,12 @@ const char *tsl_kind_name(int kind);
 /* Whether block b occupies device d. */
 int tsl_block_on_device(const tsl_block *b, int d);
 
+/* Earliest start of block b of a micro-batch whose blocks start at T:
+ * the latest finish of its dependencies (0 without any); with `placed`
+ * non-NULL, only the dependencies marked there count. */
+int64_t tsl_ready_time(const tessel_graph *g, int b, const int64_t *T,
+		       const char *placed);
+
 /* Whether blocks a and b occupy a common device. */
 int tsl_blocks_share_device(const tsl_block *a, const tsl_block *b);
 

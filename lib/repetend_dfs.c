@@ -267,12 +267,7 @@ static void search(dfs *s, int limit)
 		const tsl_block *B = &g->blocks[b];
 		if (s->placed[b])
 			mark(s, b, s->T[b], 0); /* undo the last try */
-		int64_t e = 0;
-		for (int i = 0; i < B->ndeps; i++) {
-			int a = B->deps[i];
-			if (s->T[a] + g->blocks[a].span > e)
-				e = s->T[a] + g->blocks[a].span;
-		}
+		int64_t e = tsl_ready_time(g, b, s->T, NULL);
 		int advanced = 0;
 		while (s->next[k] < s->P && s->budget > 0 &&
 		       (s->tried[k] == 0 || s->used[k] < limit)) {

@@ -98,13 +98,7 @@ static int place_all(heur *h)
 		const tsl_block *B = &g->blocks[b];
 		if (B->span > h->P)
 			return 0;
-		int64_t e = 0;
-		for (int j = 0; j < B->ndeps; j++) {
-			int a = B->deps[j];
-			int64_t f = h->T[a] + g->blocks[a].span;
-			if (f > e)
-				e = f;
-		}
+		int64_t e = tsl_ready_time(g, b, h->T, NULL);
 		int64_t t = e;
 		while (t < e + h->P && !fits(h, b, t))
 			t++;
@@ -277,12 +271,7 @@ static int ims(heur *h)
 		const tsl_block *B = &g->blocks[b];
 		if (B->span > h->P)
 			return 0;
-		int64_t e = 0;
-		for (int j = 0; j < B->ndeps; j++) {
-			int a = B->deps[j];
-			if (h->placed[a] && h->T[a] + g->blocks[a].span > e)
-				e = h->T[a] + g->blocks[a].span;
-		}
+		int64_t e = tsl_ready_time(g, b, h->T, h->placed);
 		int64_t t = e;
 		if (h->pin[b] >= 0) {
 			/* the one start in the window with the pinned residue */
