@@ -82,3 +82,19 @@ int64_t th_entry(const tessel_entry *e, tessel_entry_attr attr)
 	TH_OK(tessel_entry_get(&v, e, attr));
 	return v;
 }
+char *th_replace_first(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	if (!at) {
+		print_error("\"%s\" not found in:\n%s\n", from, text);
+		fail();
+	}
+	size_t head = (size_t)(at - text), nf = strlen(from), nt = strlen(to);
+	char *out = malloc(strlen(text) - nf + nt + 1);
+	assert_non_null(out);
+	memcpy(out, text, head);
+	memcpy(out + head, to, nt);
+	strcpy(out + head + nt, at + nf);
+	return out;
+}
+

@@ -27,6 +27,10 @@ void th_expect_error(int rc, int code, const char *fragment);
 /* Read one entry attribute; fails the test on error. */
 int64_t th_entry(const tessel_entry *e, tessel_entry_attr attr);
 
+/* A copy of `text` with the first `from` replaced by `to` (free() it);
+ * fails the test when `from` does not occur. */
+char *th_replace_first(const char *text, const char *from, const char *to);
+
 /* Whether running under valgrind (TESSEL_UNDER_VALGRIND set): heavy loops shrink. */
 int th_under_valgrind(void);
 

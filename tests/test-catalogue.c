@@ -112,23 +112,6 @@ static tessel_schedule *two_schedule(void)
 
 static char *base_schedule; /* two_schedule() as JSON */
 
-/* A copy of `text` with the first `from` replaced by `to` (malloc). */
-static char *replace_first(const char *text, const char *from, const char *to)
-{
-	const char *at = strstr(text, from);
-	if (!at) {
-		print_error("\"%s\" not found in:\n%s\n", from, text);
-		fail();
-	}
-	size_t head = (size_t)(at - text), nf = strlen(from), nt = strlen(to);
-	char *out = malloc(strlen(text) - nf + nt + 1);
-	assert_non_null(out);
-	memcpy(out, text, head);
-	memcpy(out + head, to, nt);
-	strcpy(out + head + nt, at + nf);
-	return out;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Generated texts                                                            */
 /* ------------------------------------------------------------------------ */
@@ -1179,7 +1162,7 @@ static int run_row(const struct row *r)
 			owned = r->gen(&len);
 			text = owned;
 		} else if (r->from) {
-			owned = replace_first(base_schedule, r->from, r->to);
+			owned = th_replace_first(base_schedule, r->from, r->to);
 			text = owned;
 			len = strlen(text);
 		} else if (!len) {

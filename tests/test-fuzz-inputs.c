@@ -12,36 +12,17 @@
 #include <sys/stat.h>
 
 #include "fuzz_checks.h"
+#include "helpers.h"
 #include "tessel.h"
 
 static int nfiles, nbad;
 
 static void run_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "%s: cannot open\n", path);
-		nbad++;
-		return;
-	}
-	size_t cap = 4096, len = 0, n;
-	uint8_t *buf = malloc(cap);
-	while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += n;
-		if (len == cap) {
-			uint8_t *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
+	size_t len = 0;
+	uint8_t *buf = (uint8_t *)th_read_file(path, &len);
 	if (!buf) {
-		fprintf(stderr, "%s: out of memory\n", path);
+		fprintf(stderr, "%s: cannot read\n", path);
 		nbad++;
 		return;
 	}

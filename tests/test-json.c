@@ -31,23 +31,6 @@ static void expect_error(int rc, int code, const char *fragment,
 	assert_non_null(strstr(tessel_error_last(), fragment));
 }
 
-/* A copy of `text` with the first `from` replaced by `to` (free()). */
-static char *replace_first(const char *text, const char *from, const char *to)
-{
-	const char *at = strstr(text, from);
-	if (!at) {
-		print_error("\"%s\" not found in:\n%s\n", from, text);
-		fail();
-	}
-	size_t head = (size_t)(at - text), nf = strlen(from), nt = strlen(to);
-	char *out = malloc(strlen(text) - nf + nt + 1);
-	assert_non_null(out);
-	memcpy(out, text, head);
-	memcpy(out + head, to, nt);
-	strcpy(out + head + nt, at + nf);
-	return out;
-}
-
 static int64_t block_attr(const tessel_graph *g, int gid, tessel_block_attr a)
 {
 	int64_t v = -2;
@@ -689,7 +672,7 @@ static void test_schedule_figures(void **state)
 		  "\"step\": 20, \"span\": 1, \"memory\": 0, \"btype\": \"forward\", \"device\": [1, 0], \"phase\": \"cooldown\"" },
 	};
 	for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
-		char *b = replace_first(a, edits[i][0], edits[i][1]);
+		char *b = th_replace_first(a, edits[i][0], edits[i][1]);
 		tessel_free(a);
 		a = b;
 	}
@@ -840,7 +823,7 @@ static void test_bad_schedules(void **state)
 	for (size_t i = 0; i < sizeof bad_schedules / sizeof bad_schedules[0]; i++) {
 		const struct bad_edit *c = &bad_schedules[i];
 		char what[64];
-		char *text = replace_first(good, c->from, c->to);
+		char *text = th_replace_first(good, c->from, c->to);
 		tessel_schedule *t = (tessel_schedule *)1;
 		snprintf(what, sizeof what, "bad schedule %zu", i);
 		expect_error(tessel_schedule_from_json(&t, text, strlen(text)),
