@@ -98,3 +98,18 @@ char *th_replace_first(const char *text, const char *from, const char *to)
 	return out;
 }
 
+
+int64_t th_block(const tessel_graph *g, int gid, tessel_block_attr attr)
+{
+	int64_t v = -7;
+	TH_OK(tessel_graph_block_get(&v, g, gid, attr));
+	return v;
+}
+
+size_t th_count(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}

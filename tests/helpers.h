@@ -27,6 +27,12 @@ void th_expect_error(int rc, int code, const char *fragment);
 /* Read one entry attribute; fails the test on error. */
 int64_t th_entry(const tessel_entry *e, tessel_entry_attr attr);
 
+/* Read one block attribute; fails the test on error. */
+int64_t th_block(const tessel_graph *g, int gid, tessel_block_attr attr);
+
+/* Occurrences of `needle` in `text` (overlapping ones counted). */
+size_t th_count(const char *text, const char *needle);
+
 /* A copy of `text` with the first `from` replaced by `to` (free() it);
  * fails the test when `from` does not occur. */
 char *th_replace_first(const char *text, const char *from, const char *to);

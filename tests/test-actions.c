@@ -31,16 +31,9 @@ static int64_t action_attr(const tessel_action *a, tessel_action_attr attr)
 	return v;
 }
 
-static int64_t block_attr(const tessel_graph *g, int gid, tessel_block_attr at)
-{
-	int64_t v = -7;
-	TH_OK(tessel_graph_block_get(&v, g, gid, at));
-	return v;
-}
-
 static int on_device(const tessel_graph *g, int gid, int d)
 {
-	int64_t n = block_attr(g, gid, TESSEL_BLOCK_NDEVICES);
+	int64_t n = th_block(g, gid, TESSEL_BLOCK_NDEVICES);
 	for (int64_t i = 0; i < n; i++) {
 		int e = -1;
 		TH_OK(tessel_graph_block_device(&e, g, gid, (size_t)i));
@@ -119,14 +112,6 @@ static long compute_pos(const stream_set *set, int d, int64_t gid, int64_t mid)
 			return (long)x->pos;
 	}
 	return -1;
-}
-
-static size_t count_str(const char *text, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
 }
 
 /* Every property of the streams of schedule s. */
@@ -226,7 +211,7 @@ static void check_streams(const tessel_schedule *s)
 			nsends++;
 			assert_true((long)x->pos > cp);
 			assert_int_equal(x->step, start_of(s, (int)x->gid, x->mid)
-					 + block_attr(g, (int)x->gid,
+					 + th_block(g, (int)x->gid,
 						      TESSEL_BLOCK_SPAN));
 		} else {
 			nrecvs++;
@@ -238,7 +223,7 @@ static void check_streams(const tessel_schedule *s)
 	/* and as many transfers as the rule asks for */
 	size_t want = 0;
 	for (int c = 0; c < B; c++) {
-		int64_t nd = block_attr(g, c, TESSEL_BLOCK_NDEPS);
+		int64_t nd = th_block(g, c, TESSEL_BLOCK_NDEPS);
 		for (int64_t i = 0; i < nd; i++) {
 			int a = -1;
 			TH_OK(tessel_graph_block_dep(&a, g, c, (size_t)i));
@@ -259,10 +244,10 @@ static void check_streams(const tessel_schedule *s)
 	assert_non_null(strstr(json, buf));
 	snprintf(buf, sizeof buf, "\"nmicros\": %lld", (long long)N);
 	assert_non_null(strstr(json, buf));
-	assert_int_equal(count_str(json, "\"op\": \"compute\""), ncomputes);
-	assert_int_equal(count_str(json, "\"op\": \"send\""), nsends);
-	assert_int_equal(count_str(json, "\"op\": \"recv\""), nrecvs);
-	assert_int_equal(count_str(json, "\"device\": "), (size_t)D);
+	assert_int_equal(th_count(json, "\"op\": \"compute\""), ncomputes);
+	assert_int_equal(th_count(json, "\"op\": \"send\""), nsends);
+	assert_int_equal(th_count(json, "\"op\": \"recv\""), nrecvs);
+	assert_int_equal(th_count(json, "\"device\": "), (size_t)D);
 	/* brackets balance (no string in these graphs holds one) */
 	long depth = 0;
 	for (const char *p = json; *p; p++) {

@@ -32,14 +32,6 @@ static tessel_schedule *search_preset(const char *name, int ndevices,
 	return s;
 }
 
-static size_t count_of(const char *text, const char *what)
-{
-	size_t n = 0;
-	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
-		n++;
-	return n;
-}
-
 static int have_program(const char *name)
 {
 	char cmd[256];
@@ -467,11 +459,11 @@ static void test_trace_json(void **state)
 			 th_entry(e, TESSEL_ENTRY_KIND) == TESSEL_KIND_FORWARD ? "forward"
 										: "backward",
 			 (long long)(th_entry(e, TESSEL_ENTRY_START) * 1000));
-		assert_int_equal(count_of(text, event), 1);
+		assert_int_equal(th_count(text, event), 1);
 	}
 	tessel_iter_free(it);
-	assert_int_equal(count_of(text, "\"ph\": \"X\""), want);
-	assert_int_equal(count_of(text, "\"ph\": \"M\""), D);
+	assert_int_equal(th_count(text, "\"ph\": \"X\""), want);
+	assert_int_equal(th_count(text, "\"ph\": \"M\""), D);
 	assert_non_null(strstr(text, "\"args\": {\"name\": \"device 3\"}"));
 	check_json_file(text);
 	tessel_free(text);
@@ -504,7 +496,7 @@ static void test_trace_known(void **state)
 	}
 	char *text = NULL;
 	TH_OK(tessel_schedule_to_trace_json(&text, s, 2.5));
-	assert_int_equal(count_of(text, "\"ph\": \"X\""), 3 * (1 + 2 + 1));
+	assert_int_equal(th_count(text, "\"ph\": \"X\""), 3 * (1 + 2 + 1));
 	assert_non_null(strstr(text,
 		"{\"name\": \"a\\\"q\\\\ mb1\", \"cat\": \"forward\", "
 		"\"ph\": \"X\", \"ts\": 10, \"dur\": 2.5, \"pid\": 0, "
@@ -586,7 +578,7 @@ static void test_svg(void **state)
 		len--;
 	assert_true(len >= 6);
 	assert_memory_equal(text + len - 6, "</svg>", 6);
-	assert_true(count_of(text, "<rect") >=
+	assert_true(th_count(text, "<rect") >=
 		    (size_t)th_sched(s, TESSEL_SCHED_NENTRIES));
 	/* the key figures and the legend */
 	char period[64];

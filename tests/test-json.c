@@ -31,13 +31,6 @@ static void expect_error(int rc, int code, const char *fragment,
 	assert_non_null(strstr(tessel_error_last(), fragment));
 }
 
-static int64_t block_attr(const tessel_graph *g, int gid, tessel_block_attr a)
-{
-	int64_t v = -2;
-	TH_OK(tessel_graph_block_get(&v, g, gid, a));
-	return v;
-}
-
 /* The two graphs have the same devices, limits, blocks, deps and stages. */
 static void assert_same_graph(const tessel_graph *a, const tessel_graph *b)
 {
@@ -59,16 +52,16 @@ static void assert_same_graph(const tessel_graph *a, const tessel_graph *b)
 		TH_OK(tessel_graph_block_name(&sb, b, gid));
 		assert_string_equal(sa, sb);
 		for (int at = TESSEL_BLOCK_KIND; at <= TESSEL_BLOCK_STAGE; at++)
-			assert_int_equal(block_attr(a, gid, at),
-					 block_attr(b, gid, at));
-		int64_t nd = block_attr(a, gid, TESSEL_BLOCK_NDEVICES);
+			assert_int_equal(th_block(a, gid, at),
+					 th_block(b, gid, at));
+		int64_t nd = th_block(a, gid, TESSEL_BLOCK_NDEVICES);
 		for (size_t i = 0; i < (size_t)nd; i++) {
 			int x, y;
 			TH_OK(tessel_graph_block_device(&x, a, gid, i));
 			TH_OK(tessel_graph_block_device(&y, b, gid, i));
 			assert_int_equal(x, y);
 		}
-		int64_t ndeps = block_attr(a, gid, TESSEL_BLOCK_NDEPS);
+		int64_t ndeps = th_block(a, gid, TESSEL_BLOCK_NDEPS);
 		for (size_t i = 0; i < (size_t)ndeps; i++) {
 			int x, y;
 			TH_OK(tessel_graph_block_dep(&x, a, gid, i));
@@ -124,10 +117,10 @@ static void test_vshape_content(void **state)
 	assert_int_equal(v, 8);
 	TH_OK(tessel_graph_find(&gid, g, "b4"));
 	assert_int_equal(gid, 4);
-	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_KIND), TESSEL_KIND_BACKWARD);
-	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_SPAN), 3);
-	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_MEMORY), -1);
-	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_STAGE), -1);
+	assert_int_equal(th_block(g, gid, TESSEL_BLOCK_KIND), TESSEL_KIND_BACKWARD);
+	assert_int_equal(th_block(g, gid, TESSEL_BLOCK_SPAN), 3);
+	assert_int_equal(th_block(g, gid, TESSEL_BLOCK_MEMORY), -1);
+	assert_int_equal(th_block(g, gid, TESSEL_BLOCK_STAGE), -1);
 	TH_OK(tessel_graph_block_device(&x, g, gid, 0));
 	assert_int_equal(x, 3);
 	TH_OK(tessel_graph_block_dep(&x, g, gid, 0));
@@ -136,8 +129,8 @@ static void test_vshape_content(void **state)
 
 	TH_OK(tessel_graph_from_file(&g, th_data_path("kshape-4dev.json")));
 	TH_OK(tessel_graph_find(&gid, g, "mf"));
-	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_NDEVICES), 4);
-	assert_int_equal(block_attr(g, gid, TESSEL_BLOCK_NDEPS), 2);
+	assert_int_equal(th_block(g, gid, TESSEL_BLOCK_NDEVICES), 4);
+	assert_int_equal(th_block(g, gid, TESSEL_BLOCK_NDEPS), 2);
 	tessel_graph_free(g);
 }
 
@@ -189,9 +182,9 @@ static void test_placement_round_trip(void **state)
 	assert_int_equal(v, TESSEL_UNLIMITED);
 	TH_OK(tessel_graph_memory_limit(&v, g, 2));
 	assert_int_equal(v, 7);
-	assert_int_equal(block_attr(g, 0, TESSEL_BLOCK_STAGE), 3);
-	assert_int_equal(block_attr(g, 3, TESSEL_BLOCK_STAGE), -1);
-	assert_int_equal(block_attr(g, 4, TESSEL_BLOCK_KIND), TESSEL_KIND_WEIGHT);
+	assert_int_equal(th_block(g, 0, TESSEL_BLOCK_STAGE), 3);
+	assert_int_equal(th_block(g, 3, TESSEL_BLOCK_STAGE), -1);
+	assert_int_equal(th_block(g, 4, TESSEL_BLOCK_KIND), TESSEL_KIND_WEIGHT);
 	TH_OK(tessel_graph_block_dep(&x, g, 0, 1));
 	assert_int_equal(x, 5);
 	round_trip(g);

@@ -16,13 +16,6 @@ static int64_t graph_fig(const tessel_graph *g, tessel_graph_attr a)
 	return v;
 }
 
-static int64_t block_fig(const tessel_graph *g, int gid, tessel_block_attr a)
-{
-	int64_t v = -1;
-	TH_OK(tessel_graph_block_get(&v, g, gid, a));
-	return v;
-}
-
 static void test_list(void **state)
 {
 	(void)state;
@@ -65,8 +58,8 @@ static void test_shapes(void **state)
 				int64_t n = graph_fig(g, TESSEL_GRAPH_NBLOCKS);
 				for (int b = 0; b < n; b++) {
 					if (infer) {
-						assert_int_equal(block_fig(g, b, TESSEL_BLOCK_MEMORY), 0);
-						assert_int_equal(block_fig(g, b, TESSEL_BLOCK_KIND),
+						assert_int_equal(th_block(g, b, TESSEL_BLOCK_MEMORY), 0);
+						assert_int_equal(th_block(g, b, TESSEL_BLOCK_KIND),
 								 TESSEL_KIND_FORWARD);
 					}
 				}
@@ -87,14 +80,14 @@ static void test_nnshape_order(void **state)
 	const int dev[] = {-1, 0, 1, -1, 2, 3, 3, 2, -1, 1, 0, -1};
 	const int kind[] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1};
 	for (int b = 0; b < 12; b++) {
-		assert_int_equal(block_fig(g, b, TESSEL_BLOCK_NDEVICES), ndev[b]);
-		assert_int_equal(block_fig(g, b, TESSEL_BLOCK_KIND), kind[b]);
+		assert_int_equal(th_block(g, b, TESSEL_BLOCK_NDEVICES), ndev[b]);
+		assert_int_equal(th_block(g, b, TESSEL_BLOCK_KIND), kind[b]);
 		if (dev[b] >= 0) {
 			int d;
 			TH_OK(tessel_graph_block_device(&d, g, b, 0));
 			assert_int_equal(d, dev[b]);
 		}
-		assert_int_equal(block_fig(g, b, TESSEL_BLOCK_NDEPS), b ? 1 : 0);
+		assert_int_equal(th_block(g, b, TESSEL_BLOCK_NDEPS), b ? 1 : 0);
 		if (b) {
 			int dep;
 			TH_OK(tessel_graph_block_dep(&dep, g, b, 0));
@@ -114,10 +107,10 @@ static void test_kshape_structure(void **state)
 	TH_OK(tessel_graph_find(&mf, g, "mf0"));
 	TH_OK(tessel_graph_find(&mb, g, "mb0"));
 	TH_OK(tessel_graph_find(&xb1, g, "xb1"));
-	assert_int_equal(block_fig(g, mf, TESSEL_BLOCK_NDEPS), 2);
-	assert_int_equal(block_fig(g, mf, TESSEL_BLOCK_NDEVICES), 4);
-	assert_int_equal(block_fig(g, mf, TESSEL_BLOCK_MEMORY), 1);
-	assert_int_equal(block_fig(g, mb, TESSEL_BLOCK_MEMORY), -1);
+	assert_int_equal(th_block(g, mf, TESSEL_BLOCK_NDEPS), 2);
+	assert_int_equal(th_block(g, mf, TESSEL_BLOCK_NDEVICES), 4);
+	assert_int_equal(th_block(g, mf, TESSEL_BLOCK_MEMORY), 1);
+	assert_int_equal(th_block(g, mb, TESSEL_BLOCK_MEMORY), -1);
 	TH_OK(tessel_graph_block_device(&d, g, xb1, 0));
 	assert_int_equal(d, 0);
 	tessel_graph_free(g);
