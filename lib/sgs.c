@@ -23,10 +23,11 @@ typedef struct mev {
 } mev;
 
 typedef struct dev {
-	ival *busy;   /* sorted by start, disjoint */
+	ival *busy;   /* sorted by start, disjoint, touching ones merged */
 	size_t nbusy, capbusy;
 	mev *mem;     /* sorted by time */
 	size_t nmem, capmem;
+	int64_t total; /* sum of the deltas in mem */
 } dev;
 
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
@@ -69,11 +70,31 @@ static int64_t earliest_free(const dev *d, int64_t t, int64_t span)
 	return t;
 }
 
+/* Mark [start, end) busy (free before); an interval touching a busy one
+ * joins it, so that earliest_free steps over a run of back-to-back work
+ * at once. */
 static int insert_busy(dev *d, int64_t start, int64_t end)
 {
+	size_t i = first_after(d, start); /* busy[i - 1].end <= start */
+	int join_prev = i > 0 && d->busy[i - 1].end == start;
+	int join_next = i < d->nbusy && d->busy[i].start == end;
+	if (join_prev && join_next) {
+		d->busy[i - 1].end = d->busy[i].end;
+		memmove(&d->busy[i], &d->busy[i + 1],
+			(d->nbusy - i - 1) * sizeof *d->busy);
+		d->nbusy--;
+		return 0;
+	}
+	if (join_prev) {
+		d->busy[i - 1].end = end;
+		return 0;
+	}
+	if (join_next) {
+		d->busy[i].start = start;
+		return 0;
+	}
 	if (grow((void **)&d->busy, &d->capbusy, d->nbusy + 1, sizeof *d->busy))
 		return -1;
-	size_t i = first_after(d, start);
 	memmove(&d->busy[i + 1], &d->busy[i], (d->nbusy - i) * sizeof *d->busy);
 	d->busy[i].start = start;
 	d->busy[i].end = end;
@@ -92,6 +113,7 @@ static int insert_mem(dev *d, int64_t time, int64_t delta)
 	d->mem[i].time = time;
 	d->mem[i].delta = delta;
 	d->nmem++;
+	d->total += delta;
 	return 0;
 }
 
@@ -99,10 +121,7 @@ static int insert_mem(dev *d, int64_t time, int64_t delta)
  * (limit minus the delta to add) forever; INT64_MAX if never. */
 static int64_t memory_from(const dev *d, int64_t room)
 {
-	int64_t level = 0;
-	for (size_t i = 0; i < d->nmem; i++)
-		level += d->mem[i].delta;
-	/* walk back: `level` is the profile after event i */
+	int64_t level = d->total; /* the profile after the last event */
 	int64_t suffix_max = level;
 	if (suffix_max > room)
 		return INT64_MAX;
