@@ -238,10 +238,13 @@ static int finish(tessel_schedule **out, best *b)
 
 /* Whether the heuristic's repetend is already optimal in every respect:
  * its period is the resource bound and its completed makespan the lower
- * bound. Then the solver has nothing to add. */
-static int reaches_bounds(int *done, best *b, const tsl_repetend *hint)
+ * bound. Then the solver has nothing to add, and *kept is that completed
+ * schedule (the one finish() would make again). */
+static int reaches_bounds(int *done, tessel_schedule **kept, best *b,
+			  const tsl_repetend *hint)
 {
 	*done = 0;
+	*kept = NULL;
 	if (hint->period != b->bnd->resource_bound)
 		return TSL_OK;
 	tessel_schedule *s;
@@ -250,7 +253,10 @@ static int reaches_bounds(int *done, best *b, const tsl_repetend *hint)
 	if (rc || !s)
 		return rc;
 	*done = tsl_schedule_makespan(s) <= tsl_bounds_lower(b->bnd, b->nmicros);
-	tessel_schedule_free(s);
+	if (*done)
+		*kept = s;
+	else
+		tessel_schedule_free(s);
 	return TSL_OK;
 }
 
@@ -275,12 +281,13 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 			       "the heuristic found no repetend with period at most %lld",
 			       (long long)o->max_period);
 	int have_hint = rc == TSL_OK, done = 0;
+	tessel_schedule *kept = NULL; /* the heuristic's, when optimal */
 	if (have_hint)
 		rc = consider(&hint, b);
 	else if (rc == TESSEL_EINFEASIBLE && !o->fast)
 		rc = TSL_OK; /* the solver may still find one */
 	if (!rc && have_hint && !o->fast)
-		rc = reaches_bounds(&done, b, &hint);
+		rc = reaches_bounds(&done, &kept, b, &hint);
 	if (!rc && !o->fast && !done)
 		rc = tsl_repetend_z3(rep, g, bnd, o, dl, have_hint ? &hint : NULL,
 				     guide.period ? &guide : NULL, consider, b);
@@ -296,8 +303,13 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 	 * still returns the best so far */
 	if ((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && b->nfin)
 		rc = TSL_OK;
-	if (!rc)
+	if (!rc && kept) {
+		*out = kept;
+		kept = NULL;
+	} else if (!rc) {
 		rc = finish(out, b);
+	}
+	tessel_schedule_free(kept);
 	/* few micro-batches: scheduling them all directly may do better */
 	if (!rc && *out && !o->fast) {
 		rc = tsl_direct_z3(*out, bnd, o, b->fin_dl,
