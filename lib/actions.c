@@ -22,6 +22,7 @@
 
 #include "error.h"
 #include "graph.h"
+#include "json_internal.h"
 #include "schedule.h"
 #include "util.h"
 
@@ -354,6 +355,8 @@ TESSEL_API int tessel_schedule_to_actions_json(char **out,
 		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
 	const tessel_graph *g = schedule->graph;
 	int rc = check_placed(schedule, fn);
+	if (!rc)
+		rc = tsl_json_check_names(schedule->graph, fn);
 	if (rc)
 		return rc;
 	tsl_buf b;

@@ -19,6 +19,7 @@
 #include "schedule.h"
 #include "util.h"
 
+#define SVG_MAX_LABELS 200 /* step labels on the axis at most */
 #define SVG_WIDE 2400.0    /* target width of the grid, in px */
 #define SVG_MAX_CELL 24.0
 #define SVG_MIN_CELL 1.0
@@ -60,34 +61,6 @@ static const svg_style *style_of(int kind)
 	return &other_style;
 }
 
-/* Length of the valid UTF-8 sequence at p (1 .. 4), or 0 if invalid. */
-static int utf8_len(const unsigned char *p)
-{
-	int n;
-	unsigned min;
-	unsigned cp;
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0) {
-		n = 2, cp = p[0] & 0x1f, min = 0x80;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		n = 3, cp = p[0] & 0x0f, min = 0x800;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		n = 4, cp = p[0] & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (int i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)
-	    || cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return n;
-}
-
 /* s as XML character data or attribute text: markup characters as
  * entities, characters XML forbids (control characters, bad UTF-8) as '?'. */
 static void put_xml_text(tsl_buf *b, const char *s)
@@ -107,7 +80,7 @@ static void put_xml_text(tsl_buf *b, const char *s)
 			p++;
 			continue;
 		}
-		int n = utf8_len(p);
+		int n = tsl_utf8_len(p);
 		if (n == 0) {
 			tsl_buf_puts(b, "?");
 			p++;
@@ -224,12 +197,16 @@ static void put_repetend(tsl_buf *b, const svg_layout *l)
 /* Step numbers under the rows, at least 50 px apart. */
 static void put_axis(tsl_buf *b, const svg_layout *l)
 {
+	/* labels 1, 2 or 5 times a power of ten apart, at least 50 pixels
+	 * and at most SVG_MAX_LABELS in all (however long the schedule) */
 	static const int64_t mult[] = {1, 2, 5};
 	int64_t every = 1;
-	for (int64_t scale = 1; every * l->cell < 50.0; scale *= 10) {
+	for (int64_t scale = 1; every * l->cell < 50.0 ||
+				l->makespan / every > SVG_MAX_LABELS; scale *= 10) {
 		for (int i = 0; i < 3; i++) {
 			every = mult[i] * scale;
-			if (every * l->cell >= 50.0)
+			if (every * l->cell >= 50.0 &&
+			    l->makespan / every <= SVG_MAX_LABELS)
 				break;
 		}
 	}

@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "graph.h"
+#include "json_internal.h"
 #include "schedule.h"
 #include "util.h"
 
@@ -95,6 +96,9 @@ TESSEL_API int tessel_schedule_to_trace_json(char **out,
 				 "%s: step_us %g times the makespan %lld "
 				 "overflows", fn, step_us, (long long)makespan);
 	const tessel_graph *g = schedule->graph;
+	int rc = tsl_json_check_names(g, fn);
+	if (rc)
+		return rc;
 	tsl_buf b;
 	tsl_buf_init(&b);
 	tsl_buf_puts(&b, "{\"traceEvents\": [\n");
@@ -103,7 +107,6 @@ TESSEL_API int tessel_schedule_to_trace_json(char **out,
 			tsl_buf_puts(&b, ",\n");
 		put_track_name(&b, d);
 	}
-	int rc = TSL_OK;
 	for (int d = 0; d < g->ndevices && !rc; d++)
 		rc = put_device(&b, schedule, d, step_us);
 	if (!rc)

@@ -610,13 +610,20 @@ static json_t *limits_value(const tessel_graph *g, int *omit)
 
 static int first_bad_name(const tessel_graph *g)
 {
-	for (int i = 0; i < g->nblocks; i++) {
-		json_t *s = json_string(g->blocks[i].name);
-		json_decref(s);
-		if (!s)
+	for (int i = 0; i < g->nblocks; i++)
+		if (!tsl_utf8_valid(g->blocks[i].name))
 			return i;
-	}
 	return 0;
+}
+
+int tsl_json_check_names(const tessel_graph *g, const char *fn)
+{
+	for (int i = 0; i < g->nblocks; i++)
+		if (!tsl_utf8_valid(g->blocks[i].name))
+			return tsl_error(TESSEL_EINVAL,
+					 "%s: block %d: the name is not valid UTF-8",
+					 fn, i);
+	return TSL_OK;
 }
 
 int tsl_graph_to_jansson(json_t **out, const tessel_graph *g)

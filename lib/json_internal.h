@@ -66,6 +66,10 @@ int tsl_json_member_string(const char **out, const json_t *obj,
 int tsl_json_member(json_t **out, const json_t *obj, const char *key,
 		    json_type type, int required, const char *where);
 
+/* TESSEL_EINVAL naming the first block (and `fn`) whose name is not valid
+ * UTF-8: JSON text cannot hold it. For the hand-written JSON writers. */
+int tsl_json_check_names(const tessel_graph *g, const char *fn);
+
 /* Check a schedule entry (schedule JSON, reference files) against block
  * `gid` of g: "span" and "memory" equal, "btype" "forward" for a forward
  * block and "backward" otherwise (absent allowed unless btype_required),

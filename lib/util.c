@@ -229,3 +229,42 @@ int tsl_buf_finish(char **out, tsl_buf *b, int rc)
 	*out = tsl_buf_take(b);
 	return *out ? TSL_OK : tsl_error_nomem();
 }
+
+int tsl_utf8_len(const unsigned char *p)
+{
+	int n;
+	unsigned min;
+	unsigned cp;
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0) {
+		n = 2, cp = p[0] & 0x1f, min = 0x80;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 3, cp = p[0] & 0x0f, min = 0x800;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		n = 4, cp = p[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)
+	    || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return n;
+}
+
+int tsl_utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = tsl_utf8_len(p);
+		if (!n)
+			return 0;
+		p += n;
+	}
+	return 1;
+}

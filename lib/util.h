@@ -56,6 +56,12 @@ void tsl_buf_printf(tsl_buf *b, const char *fmt, ...)
  * are. */
 void tsl_buf_json_escaped(tsl_buf *b, const char *s);
 
+/* Length of the valid UTF-8 sequence at p (1 .. 4), or 0 if invalid
+ * (overlong, surrogate, above U+10FFFF, U+FFFE/U+FFFF, truncated). */
+int tsl_utf8_len(const unsigned char *p);
+/* Whether the NUL-terminated s is valid UTF-8. */
+int tsl_utf8_valid(const char *s);
+
 /* Hand the text over (NUL-terminated, release with tessel_free), or NULL
  * if an allocation failed (the buffer is released then). */
 char *tsl_buf_take(tsl_buf *b);

@@ -631,10 +631,69 @@ static void test_svg_escapes_and_size(void **state)
 	tessel_schedule_free(s);
 }
 
+/* A schedule 10^15 steps long still gives a picture at once: the axis
+ * labels are capped (one per 50 steps would never end). */
+static void test_svg_huge_makespan(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	int dev = 0;
+	TH_OK(tessel_graph_new(&g, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "f", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 0, &dev, 1));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 0, 1, (int64_t)1000000000000000));
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	const char *axis = strstr(text, "<g class=\"axis\"");
+	assert_non_null(axis);
+	size_t labels = th_count(axis, "<text");
+	assert_true(labels >= 2 && labels <= 201);
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* JSON text must be UTF-8: every JSON writer refuses a block name that is
+ * not, naming the block (the placement and schedule writers too). */
+static void test_json_writers_refuse_bad_utf8(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	int dev = 0;
+	TH_OK(tessel_graph_new(&g, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "ok", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_add_block(NULL, g, "bad\xff", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 0, &dev, 1));
+	TH_OK(tessel_graph_place(g, 1, &dev, 1));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 1));
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 1));
+	char *text = (char *)1;
+	th_expect_error(tessel_schedule_to_actions_json(&text, s), TESSEL_EINVAL,
+			"block 1: the name is not valid UTF-8");
+	assert_null(text);
+	text = (char *)1;
+	th_expect_error(tessel_schedule_to_trace_json(&text, s, 1000.0),
+			TESSEL_EINVAL, "block 1: the name is not valid UTF-8");
+	assert_null(text);
+	th_expect_error(tessel_graph_to_json(&text, g), TESSEL_EINVAL,
+			"block 1: the name is not valid UTF-8");
+	th_expect_error(tessel_schedule_to_json(&text, s), TESSEL_EINVAL,
+			"not valid UTF-8");
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_torch_csv),
+		cmocka_unit_test(test_svg_huge_makespan),
+		cmocka_unit_test(test_json_writers_refuse_bad_utf8),
 		cmocka_unit_test(test_torch_csv_comms),
 		cmocka_unit_test(test_torch_csv_small),
 		cmocka_unit_test(test_torch_csv_errors),
