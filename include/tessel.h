@@ -152,7 +152,10 @@ TESSEL_API int tessel_graph_place(tessel_graph *graph, int gid,
 				  const int *devices, size_t count);
 
 /* Declare that block `after` of a micro-batch starts only once block
- * `before` of the same micro-batch has finished. */
+ * `before` of the same micro-batch has finished. TESSEL_ENOTFOUND for an
+ * unknown block id, TESSEL_ECYCLE when before == after, TESSEL_EEXISTS for
+ * a dependency already declared; longer cycles are found by
+ * tessel_graph_validate (and everything that validates). */
 TESSEL_API int tessel_graph_add_dep(tessel_graph *graph, int before, int after);
 
 /* Set the stage number of a block (used by exports that group blocks into
@@ -160,7 +163,8 @@ TESSEL_API int tessel_graph_add_dep(tessel_graph *graph, int before, int after);
 TESSEL_API int tessel_graph_set_stage(tessel_graph *graph, int gid, int stage);
 
 /* Memory limit of `device`, or of every device with TESSEL_ALL_DEVICES.
- * limit >= 0, or TESSEL_UNLIMITED. */
+ * 0 <= limit <= 2^50 (else TESSEL_ERANGE), or TESSEL_UNLIMITED;
+ * TESSEL_ENOTFOUND for an unknown device. */
 TESSEL_API int tessel_graph_set_memory_limit(tessel_graph *graph, int device,
 					     int64_t limit);
 
@@ -181,7 +185,9 @@ typedef enum tessel_graph_attr {
 	TESSEL_GRAPH_CRITICAL_PATH = 3     /* longest dependency chain, in steps */
 } tessel_graph_attr;
 
-/* Read a figure of the graph. */
+/* Read a figure of the graph. The bound figures (resource bound, critical
+ * path) need a graph that passes tessel_graph_validate and return its
+ * error otherwise. */
 TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *graph,
 				tessel_graph_attr attr);
 
@@ -219,7 +225,8 @@ TESSEL_API int tessel_graph_memory_limit(int64_t *out,
  * head + N * load + tail, and, for blocks that occupy every device (their
  * time cannot overlap other work), max over devices of N * (their spans +
  * the device's other load) + the device's head and tail counted without
- * them. See doc/guide.md. */
+ * them. See doc/guide.md. 1 <= nmicros <= 10^6 (else TESSEL_ERANGE); the
+ * graph must pass tessel_graph_validate (its error otherwise). */
 TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *graph,
 					int64_t nmicros);
 
@@ -231,7 +238,10 @@ TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *graph,
  * "kshape", for `ndevices` devices (>= 2; even for kshape),
  * training (infer = 0) or inference (infer = 1), with every device's memory
  * limit set to `memory_limit` (or TESSEL_UNLIMITED).
- * *out: new, release with tessel_graph_free. */
+ * TESSEL_ENOTFOUND for an unknown name, TESSEL_ERANGE for ndevices outside
+ * 2 .. TESSEL_MAX_DEVICES, TESSEL_EINVAL for an odd count with kshape or
+ * infer not 0 or 1, TESSEL_EINFEASIBLE when the limit is below what one
+ * micro-batch needs. *out: new, release with tessel_graph_free. */
 TESSEL_API int tessel_preset(tessel_graph **out, const char *name,
 			     int ndevices, int infer, int64_t memory_limit);
 
@@ -366,12 +376,14 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 
 /* An empty schedule of `nmicros` micro-batches for `graph` (copied), every
  * (block, micro-batch) unplaced; fill it with tessel_schedule_set_step and
- * check it with tessel_schedule_validate. *out: new, release with
- * tessel_schedule_free. */
+ * check it with tessel_schedule_validate. The graph must pass
+ * tessel_graph_validate (its error otherwise); 1 <= nmicros <= 10^6 and
+ * blocks x nmicros within the library's entry limit (else TESSEL_ERANGE). *out: new, release with tessel_schedule_free. */
 TESSEL_API int tessel_schedule_new(tessel_schedule **out,
 				   const tessel_graph *graph, int64_t nmicros);
 
-/* Set the start step (>= 0) of block `gid`, micro-batch `mid`. */
+/* Set the start step (0 .. 10^15, else TESSEL_ERANGE) of block `gid`,
+ * micro-batch `mid` (TESSEL_ENOTFOUND when either is out of range). */
 TESSEL_API int tessel_schedule_set_step(tessel_schedule *schedule, int gid,
 					int64_t mid, int64_t step);
 
@@ -381,8 +393,9 @@ TESSEL_API void tessel_schedule_free(tessel_schedule *schedule);
 /* Check a schedule against its graph: every (block, micro-batch) placed
  * exactly once, devices never doing two blocks at once, dependencies
  * respected within each micro-batch, and memory within the limits at every
- * step. Returns TESSEL_OK or TESSEL_EVIOLATION with the first violation
- * described in tessel_error_last(). */
+ * step. Returns TESSEL_OK, or TESSEL_EVIOLATION with the first violation
+ * described in tessel_error_last(); TESSEL_EINVAL for NULL and
+ * TESSEL_ENOMEM when the check itself runs out of memory. */
 TESSEL_API int tessel_schedule_validate(const tessel_schedule *schedule);
 
 typedef enum tessel_schedule_attr {
@@ -489,7 +502,9 @@ TESSEL_API int tessel_iter_next(const tessel_entry **out, tessel_iter *iter);
 TESSEL_API void tessel_iter_free(tessel_iter *iter);
 
 /* Callback for tessel_schedule_foreach: return 0 to go on, anything else
- * to stop (tessel_schedule_foreach then returns that value). */
+ * to stop (tessel_schedule_foreach then returns that value unchanged). To
+ * tell a stop from the library's own errors, return a positive value: the
+ * library's error codes are all negative. */
 typedef int (*tessel_entry_cb)(const tessel_entry *entry, void *payload);
 
 /* Call `cb` for each entry in the order tessel_iter_new gives. */
@@ -546,6 +561,8 @@ typedef struct tessel_action_iter tessel_action_iter;
  * device of c that a does not occupy: that device receives it just before
  * c, the lowest device of a sends it just after a. A runtime can execute
  * the stream top to bottom. The schedule must outlive the iterator.
+ * `device` is one device (not TESSEL_ALL_DEVICES: TESSEL_ENOTFOUND);
+ * TESSEL_EINVAL when an entry of the schedule is unplaced.
  * *out: new, release with tessel_action_iter_free. */
 TESSEL_API int tessel_action_iter_new(tessel_action_iter **out,
 				      const tessel_schedule *schedule,
@@ -617,7 +634,10 @@ typedef enum tessel_sim_attr {
  * (0 <= jitter < 1) with the given seed, and `latency` added to every
  * dependency that crosses devices. Each device runs its blocks in the
  * schedule's order, each as soon as its dependencies have arrived.
- * *out: new, release with tessel_simulation_free. */
+ * TESSEL_EINVAL for an unplaced entry or count != number of blocks,
+ * TESSEL_ERANGE for a duration, latency or jitter out of range,
+ * TESSEL_EVIOLATION when the device orders contradict the dependencies
+ * (the replay cannot go on). *out: new, release with tessel_simulation_free. */
 TESSEL_API int tessel_simulate(tessel_simulation **out,
 			       const tessel_schedule *schedule,
 			       const double *durations, size_t count,
@@ -632,7 +652,9 @@ TESSEL_API int tessel_simulation_get(double *out,
 				     tessel_sim_attr attr, int device);
 
 /* Durations per block from JSON: an object mapping block names to numbers
- * (> 0); blocks not named keep their span. *out: new array of one double
+ * (> 0); blocks not named keep their span. TESSEL_EPARSE for malformed
+ * JSON, TESSEL_ENOTFOUND for a name that is no block, TESSEL_ERANGE for a
+ * duration that is not a finite number > 0. *out: new array of one double
  * per block, release with tessel_free. */
 TESSEL_API int tessel_durations_from_json(double **out,
 					  const tessel_graph *graph,
