@@ -138,9 +138,10 @@ static int cmp_keyed(const void *x, const void *y)
 	return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-/* Orders: 0 topological; 1 by earliest start (head); 2 by head, longest
- * tail first among equals. Sorting by head keeps dependencies first since
- * head grows strictly along every dependency. */
+/* Orders: 0 topological; 1 by earliest start (head); 2 (the default case)
+ * by head, longest tail first among equals; 3 by decreasing height (for
+ * iterative modulo scheduling). Sorting by head keeps dependencies first
+ * since head grows strictly along every dependency. */
 static void make_order(heur *h, int variant, keyed *tmp)
 {
 	for (int k = 0; k < h->n; k++) {

@@ -1,5 +1,5 @@
-/* The repetend as a modulo schedule, solved with Z3 (the only file that
- * includes z3.h).
+/* The repetend as a modulo schedule, solved with Z3 (context and checks:
+ * solver.c).
  *
  * For a fixed period P every block b gets q_b >= 0 and 0 <= r_b < P; block
  * b of micro-batch m starts at T_b + m P with T_b = P q_b + r_b. Constraints:
