@@ -1,5 +1,5 @@
 /* Internal: what the placement and schedule JSON code share. Only
- * graph_json.c and schedule_json.c include this header (and jansson.h). */
+ * the JSON readers and writers of lib/ include this header (and jansson.h). */
 #ifndef TESSEL_JSON_INTERNAL_H
 #define TESSEL_JSON_INTERNAL_H
 
