@@ -221,11 +221,13 @@ TESSEL_API int tessel_graph_memory_limit(int64_t *out,
 					 const tessel_graph *graph, int device);
 
 /* LB(N): a lower bound on the makespan of any schedule of `nmicros`
- * micro-batches: the largest of the critical path, max over devices of
- * head + N * load + tail, and, for blocks that occupy every device (their
- * time cannot overlap other work), max over devices of N * (their spans +
- * the device's other load) + the device's head and tail counted without
- * them. See doc/guide.md. 1 <= nmicros <= 10^6 (else TESSEL_ERANGE); the
+ * micro-batches within the graph's memory limits: the largest of the
+ * critical path, max over devices of head + N * load + tail, for blocks
+ * that occupy every device (their time cannot overlap other work), max over
+ * devices of N * (their spans + the device's other load) + the device's
+ * head and tail counted without them, and, for devices with a memory limit,
+ * the idle time the limit forces before the first block that frees memory
+ * and after the last one that takes memory. See doc/guide.md. 1 <= nmicros <= 10^6 (else TESSEL_ERANGE); the
  * graph must pass tessel_graph_validate (its error otherwise). */
 TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *graph,
 					int64_t nmicros);

@@ -20,6 +20,10 @@ void tsl_bounds_release(tsl_bounds *b)
 	tsl_free(b->dev_start);
 	tsl_free(b->dev_block);
 	tsl_free(b->span);
+	tsl_free(b->limit);
+	tsl_free(b->dev_mem);
+	tsl_mem_phase_release(&b->warm);
+	tsl_mem_phase_release(&b->cool);
 	memset(b, 0, sizeof *b);
 }
 
@@ -213,7 +217,14 @@ int tsl_bounds_compute(tsl_bounds *b, const tessel_graph *g)
 		if (b->load[d] > b->resource_bound)
 			b->resource_bound = b->load[d];
 	rc = device_lists(b, g);
-	return rc ? rc : sync_bounds(b, g);
+	if (!rc)
+		rc = sync_bounds(b, g);
+	if (!rc) {
+		rc = tsl_bounds_memory(b, g);
+		if (rc)
+			tsl_bounds_release(b);
+	}
+	return rc;
 }
 
 int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros)
@@ -226,6 +237,9 @@ int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros)
 		if (v > lb)
 			lb = v;
 		v = subset_bound(b, d, nmicros);
+		if (v > lb)
+			lb = v;
+		v = tsl_bounds_memory_lower(b, d, nmicros);
 		if (v > lb)
 			lb = v;
 		if (b->sync_load[d] == 0)

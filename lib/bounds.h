@@ -6,6 +6,23 @@
 
 #include "graph.h"
 
+/* One phase (warm-up or cool-down) of the memory terms: per device d, the
+ * blocks that may run in the phase as knapsack items,
+ * items[start[d] .. start[d+1]) by value per unit of memory, best first. */
+typedef struct tsl_mem_item {
+	int64_t value;  /* steps of the block inside the phase */
+	int64_t weight; /* |memory delta| > 0 */
+} tsl_mem_item;
+
+typedef struct tsl_mem_phase {
+	int *start;
+	tsl_mem_item *items;
+	int64_t *free_value; /* per device: summed values of blocks of delta 0 */
+	int64_t *at;         /* per device: warm_at or cool_at, -1: no term */
+	int64_t *over;       /* per device, cool-down: most steps after
+			      * T - cool_at of a block running at that time */
+} tsl_mem_phase;
+
 typedef struct tsl_bounds {
 	int nblocks;
 	int ndevices;
@@ -25,6 +42,10 @@ typedef struct tsl_bounds {
 	int *dev_start;       /* per device d: its blocks are */
 	int *dev_block;       /* dev_block[dev_start[d] .. dev_start[d+1]) */
 	int64_t *span;        /* per block */
+	/* memory terms (bounds_memory.c) */
+	int64_t *limit;       /* per device: memory limit or TESSEL_UNLIMITED */
+	int64_t *dev_mem;     /* per device: summed deltas of one micro-batch */
+	tsl_mem_phase warm, cool;
 	int64_t resource_bound;
 	int64_t critical_path;
 	int64_t total_span; /* sum of all spans */
@@ -40,5 +61,12 @@ void tsl_bounds_release(tsl_bounds *b);
  * (time on blocks that occupy every device cannot overlap a device's other
  * work, and that work waits for the other blocks on its paths). */
 int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros);
+
+/* bounds_memory.c: fill the memory terms (part of tsl_bounds_compute) and
+ * free a phase; the memory term of device d for N micro-batches (0 when
+ * the device has no limit or none applies). */
+int tsl_bounds_memory(tsl_bounds *b, const tessel_graph *g);
+void tsl_mem_phase_release(tsl_mem_phase *ph);
+int64_t tsl_bounds_memory_lower(const tsl_bounds *b, int d, int64_t nmicros);
 
 #endif

@@ -77,6 +77,25 @@ static void print_header(void)
 	       "eff", "peak/lim", "seconds");
 }
 
+/* When the memory terms raised LB(N) (doc/guide.md), a comment line with
+ * the bound and efficiency without them. */
+static void print_memory_free_bound(const tessel_graph *g, int64_t nmicros,
+				    int64_t lb, int64_t makespan)
+{
+	tessel_graph *free_g = NULL;
+	int64_t lb_free = 0;
+	if (tessel_graph_dup(&free_g, g) == TESSEL_OK &&
+	    tessel_graph_set_memory_limit(free_g, TESSEL_ALL_DEVICES,
+					  TESSEL_UNLIMITED) == TESSEL_OK &&
+	    tessel_graph_lower_bound(&lb_free, free_g, nmicros) == TESSEL_OK &&
+	    lb_free < lb && makespan > 0)
+		printf("#   LB without the memory terms: %lld (eff %.2f); the "
+		       "memory limit forces %lld more steps\n",
+		       (long long)lb_free, (double)lb_free / (double)makespan,
+		       (long long)(lb - lb_free));
+	tessel_graph_free(free_g);
+}
+
 /* Run one case; prints its row. Returns 0, or 1 if it failed. */
 static int run_case(const bench_case *c, const bench_opts *bo)
 {
@@ -127,6 +146,7 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 		       fig(s, TESSEL_SCHED_PERIOD_OPTIMAL) ? "yes" : "no",
 		       (long long)makespan, (long long)lb,
 		       makespan ? (double)lb / (double)makespan : 0.0, peakbuf, secs);
+		print_memory_free_bound(g, c->nmicros, lb, makespan);
 	}
 	fflush(stdout);
 	tessel_schedule_free(s);

@@ -1,0 +1,292 @@
+/* LB(N) against the true optimum: random small graphs with memory limits,
+ * every schedule enumerated by a branch and bound written here (it shares
+ * nothing with the library). LB(N) must never exceed the optimum, a search
+ * must never beat it, and a search that calls its makespan optimal must
+ * have found it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "tessel.h"
+
+#define MAXB 4
+#define MAXD 3
+#define MAXI 10 /* block instances: blocks x micro-batches */
+
+typedef struct rgraph {
+	int nb, nd, n;
+	int span[MAXB], mem[MAXB];
+	int on[MAXB][MAXD];   /* block b occupies device d */
+	int dep[MAXB][MAXB];  /* dep[b][a]: b waits for a (a < b) */
+	int64_t limit[MAXD];  /* TESSEL_UNLIMITED: none */
+} rgraph;
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static int rnd(int lo, int hi)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return lo + (int)(rng_state % (uint64_t)(hi - lo + 1));
+}
+
+/* Half of the graphs are pipeline-like: a chain whose first half takes
+ * memory and whose second half frees it. */
+static void random_graph(rgraph *r)
+{
+	memset(r, 0, sizeof *r);
+	int pipeline = rnd(0, 1);
+	r->nd = rnd(1, MAXD);
+	r->nb = rnd(2, MAXB);
+	r->n = rnd(1, MAXI / r->nb);
+	for (int b = 0; b < r->nb; b++) {
+		r->span[b] = rnd(1, 3);
+		if (!pipeline)
+			r->mem[b] = rnd(-2, 2);
+		else
+			r->mem[b] = 2 * b < r->nb ? rnd(0, 2) : rnd(-2, 0);
+		if (r->nd > 1 && rnd(0, 4) == 0) {
+			for (int d = 0; d < r->nd; d++)
+				r->on[b][d] = 1;
+		} else {
+			r->on[b][rnd(0, r->nd - 1)] = 1;
+		}
+		for (int a = 0; a < b; a++)
+			r->dep[b][a] = (pipeline && a == b - 1) || rnd(0, 2) == 0;
+	}
+	for (int d = 0; d < r->nd; d++)
+		r->limit[d] = rnd(0, 3) == 0 ? TESSEL_UNLIMITED : rnd(0, 3);
+}
+
+static tessel_graph *build(const rgraph *r, int with_limits)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, r->nd));
+	for (int b = 0; b < r->nb; b++) {
+		char name[8];
+		int devs[MAXD], k = 0;
+		snprintf(name, sizeof name, "b%d", b);
+		TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD,
+					     r->span[b], r->mem[b]));
+		for (int d = 0; d < r->nd; d++)
+			if (r->on[b][d])
+				devs[k++] = d;
+		TH_OK(tessel_graph_place(g, b, devs, (size_t)k));
+		for (int a = 0; a < b; a++)
+			if (r->dep[b][a])
+				TH_OK(tessel_graph_add_dep(g, a, b));
+	}
+	for (int d = 0; d < r->nd; d++)
+		TH_OK(tessel_graph_set_memory_limit(
+			g, d, with_limits ? r->limit[d] : TESSEL_UNLIMITED));
+	return g;
+}
+
+/* Branch and bound over the order in which instances start. Every schedule
+ * can be shifted left until each instance starts when its dependencies and
+ * the blocks before it on its devices have finished, without changing any
+ * device's order (so its memory) or lengthening it; such a schedule is
+ * rebuilt by starting its instances in order of start time, each as early
+ * as possible after those before it. */
+typedef struct bb {
+	const rgraph *r;
+	int done[MAXI];
+	int64_t fin[MAXI];
+	int64_t avail[MAXD], memory[MAXD], left[MAXD];
+	int64_t best;
+} bb;
+
+static void branch(bb *s, int placed, int64_t makespan)
+{
+	const rgraph *r = s->r;
+	int total = r->nb * r->n;
+	if (makespan >= s->best)
+		return;
+	for (int d = 0; d < r->nd; d++)
+		if (s->avail[d] + s->left[d] >= s->best)
+			return;
+	if (placed == total) {
+		s->best = makespan;
+		return;
+	}
+	for (int x = 0; x < total; x++) {
+		int b = x / r->n, m = x % r->n;
+		if (s->done[x])
+			continue;
+		/* micro-batches are interchangeable: block 0 starts in order */
+		if (b == 0 && m > 0 && !s->done[x - 1])
+			continue;
+		int64_t start = 0;
+		int ready = 1;
+		for (int a = 0; a < b; a++)
+			if (r->dep[b][a]) {
+				if (!s->done[a * r->n + m])
+					ready = 0;
+				else if (s->fin[a * r->n + m] > start)
+					start = s->fin[a * r->n + m];
+			}
+		for (int d = 0; d < r->nd && ready; d++) {
+			if (!r->on[b][d])
+				continue;
+			if (s->avail[d] > start)
+				start = s->avail[d];
+			if (r->limit[d] != TESSEL_UNLIMITED &&
+			    s->memory[d] + r->mem[b] > r->limit[d])
+				ready = 0;
+		}
+		if (!ready)
+			continue;
+		int64_t saved[MAXD];
+		memcpy(saved, s->avail, sizeof saved);
+		s->done[x] = 1;
+		s->fin[x] = start + r->span[b];
+		for (int d = 0; d < r->nd; d++)
+			if (r->on[b][d]) {
+				s->avail[d] = s->fin[x];
+				s->memory[d] += r->mem[b];
+				s->left[d] -= r->span[b];
+			}
+		branch(s, placed + 1, s->fin[x] > makespan ? s->fin[x] : makespan);
+		for (int d = 0; d < r->nd; d++)
+			if (r->on[b][d]) {
+				s->memory[d] -= r->mem[b];
+				s->left[d] += r->span[b];
+			}
+		memcpy(s->avail, saved, sizeof saved);
+		s->done[x] = 0;
+	}
+}
+
+/* The shortest makespan of any valid schedule, or -1 if there is none. */
+static int64_t optimum(const rgraph *r)
+{
+	bb s;
+	memset(&s, 0, sizeof s);
+	s.r = r;
+	s.best = INT64_MAX;
+	for (int b = 0; b < r->nb; b++)
+		for (int d = 0; d < r->nd; d++)
+			if (r->on[b][d])
+				s.left[d] += (int64_t)r->span[b] * r->n;
+	branch(&s, 0, 0);
+	return s.best == INT64_MAX ? -1 : s.best;
+}
+
+/* The graph of a failing round, for the log. */
+static void print_graph(const rgraph *r)
+{
+	for (int b = 0; b < r->nb; b++) {
+		print_message("b%d: span %d, memory %d, devices", b, r->span[b],
+			      r->mem[b]);
+		for (int d = 0; d < r->nd; d++)
+			if (r->on[b][d])
+				print_message(" %d", d);
+		print_message(", after");
+		for (int a = 0; a < b; a++)
+			if (r->dep[b][a])
+				print_message(" b%d", a);
+		print_message("\n");
+	}
+	for (int d = 0; d < r->nd; d++)
+		print_message("device %d: limit %lld\n", d, (long long)r->limit[d]);
+}
+
+static void test_lower_bound_never_above_optimum(void **state)
+{
+	(void)state;
+	int rounds = th_under_valgrind() ? 1000 : 20000;
+	int feasible = 0, memory_decides = 0, memory_tight = 0, searched = 0;
+	for (int i = 0; i < rounds; i++) {
+		rgraph r;
+		random_graph(&r);
+		int64_t opt = optimum(&r);
+		if (opt < 0)
+			continue;
+		feasible++;
+		tessel_graph *g = build(&r, 1), *free_g = build(&r, 0);
+		int64_t lb = 0, lb_free = 0;
+		TH_OK(tessel_graph_lower_bound(&lb, g, r.n));
+		TH_OK(tessel_graph_lower_bound(&lb_free, free_g, r.n));
+		if (lb > opt) {
+			print_graph(&r);
+			fail_msg("round %d: LB(%d) = %lld above the optimum %lld",
+				 i, r.n, (long long)lb, (long long)opt);
+		}
+		assert_true(lb >= lb_free);
+		memory_decides += lb > lb_free;
+		memory_tight += lb > lb_free && lb == opt;
+		/* a search on every 8th graph that passes validation */
+		if (i % 8 == 0 && tessel_graph_validate(g) == TESSEL_OK) {
+			tessel_options *o = NULL;
+			tessel_schedule *s = NULL;
+			TH_OK(tessel_options_new(&o));
+			TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, r.n));
+			TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 1));
+			int rc = tessel_search(&s, g, o);
+			if (rc == TESSEL_OK) {
+				int64_t m = th_sched(s, TESSEL_SCHED_MAKESPAN);
+				TH_OK(tessel_schedule_validate(s));
+				assert_true(m >= opt);
+				if (th_sched(s, TESSEL_SCHED_MAKESPAN_OPTIMAL))
+					assert_int_equal(m, opt);
+				searched++;
+			}
+			tessel_schedule_free(s);
+			tessel_options_free(o);
+		}
+		tessel_graph_free(g);
+		tessel_graph_free(free_g);
+	}
+	print_message("%d feasible graphs of %d; memory raised LB on %d (to the "
+		      "optimum on %d); %d searched\n",
+		      feasible, rounds, memory_decides, memory_tight, searched);
+	/* the random graphs do exercise the memory terms */
+	assert_true(feasible > rounds / 4);
+	assert_true(memory_decides > 0 && memory_tight > 0 && searched > 0);
+}
+
+/* The crossing pipelines under their tight limits: before the first
+ * backward block can arrive, a middle device fits only `memory` forward
+ * blocks; the idle rest of the wait adds to the makespan. */
+static void test_memory_terms_on_presets(void **state)
+{
+	(void)state;
+	struct {
+		int D;
+		int64_t memory, N, want, want_free;
+	} cases[] = {
+		/* device 15: first backward at 77 (32 + 15 x 3), 27 forwards
+		 * before it, 1024 steps of work, tail 45: 77 + 997 + 45 */
+		{32, 27, 128, 1119, 1084},
+		{64, 54, 128, 1220, 1148},
+		{32, TESSEL_UNLIMITED, 128, 1084, 1084},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tessel_graph *g = NULL;
+		int64_t lb = 0;
+		TH_OK(tessel_preset(&g, "xshape", cases[i].D, 0, cases[i].memory));
+		TH_OK(tessel_graph_lower_bound(&lb, g, cases[i].N));
+		assert_int_equal(lb, cases[i].want);
+		TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES,
+						    TESSEL_UNLIMITED));
+		TH_OK(tessel_graph_lower_bound(&lb, g, cases[i].N));
+		assert_int_equal(lb, cases[i].want_free);
+		tessel_graph_free(g);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lower_bound_never_above_optimum),
+		cmocka_unit_test(test_memory_terms_on_presets),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
