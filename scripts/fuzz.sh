@@ -10,8 +10,9 @@
 # (fork mode: go on after crashes, timeouts and out-of-memory, keeping
 # every crashing input).
 # The seed corpus fuzz/corpus/TARGET is read, never written: new inputs go
-# to FUZZ_BUILD/corpus-TARGET, crashes to FUZZ_BUILD/crashes/. Exit status 1
-# when any target found a crash, leak or timeout.
+# to FUZZ_BUILD/corpus-TARGET, crashes to FUZZ_BUILD/crashes/ (the end of
+# the output lists those of this run). Exit status 1 when any target found
+# a crash, leak or timeout.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +29,9 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 cflags="-g -O1 -std=gnu11 -D_FILE_OFFSET_BITS=64 -pthread -I$root/include -I$root/lib"
 
 mkdir -p "$work/obj" "$work/crashes"
+# crashes of earlier runs stay in $work/crashes; only this run's are listed
+stamp="$work/run-started"
+: >"$stamp"
 
 # The library, instrumented for coverage (fuzzer-no-link) and the sanitizers.
 objs=
@@ -97,5 +101,6 @@ if [ "$jobs" -gt 1 ]; then
 else
 	for t in $targets; do run_one "$t" || status=1; done
 fi
-ls "$work/crashes" 2>/dev/null | sed 's/^/crash input: /' || true
+find "$work/crashes" -type f -newer "$stamp" 2>/dev/null |
+	sed 's|^.*/|crash input: |' || true
 exit $status
