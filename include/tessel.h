@@ -223,12 +223,15 @@ TESSEL_API int tessel_graph_memory_limit(int64_t *out,
 /* LB(N): a lower bound on the makespan of any schedule of `nmicros`
  * micro-batches within the graph's memory limits: the largest of the
  * critical path, max over devices of head + N * load + tail, for blocks
- * that occupy every device (their time cannot overlap other work), max over
- * devices of N * (their spans + the device's other load) + the device's
- * head and tail counted without them, and, for devices with a memory limit,
- * the idle time the limit forces before the first block that frees memory
- * and after the last one that takes memory. See doc/guide.md. 1 <= nmicros <= 10^6 (else TESSEL_ERANGE); the
- * graph must pass tessel_graph_validate (its error otherwise). */
+ * that occupy every device (their time cannot overlap other work), max
+ * over devices of N * (their spans + the device's other load) + the
+ * device's head and tail counted without them, and, for devices with a
+ * memory limit, the idle time the limit forces before the first block
+ * that frees memory and after the last one that takes memory. See
+ * doc/guide.md. 1 <= nmicros <= 10^6 (else TESSEL_ERANGE). The graph must
+ * pass the structural checks of tessel_graph_validate (at least one block,
+ * every block placed, no cycle; their error otherwise); limits below what
+ * one micro-batch needs are not checked here (no schedule exists then). */
 TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *graph,
 					int64_t nmicros);
 

@@ -163,14 +163,14 @@ int64_t tsl_bounds_memory_lower(const tsl_bounds *b, int d, int64_t nmicros)
 	}
 	at = b->cool.at[d];
 	if (at >= 0) {
-		/* cap = limit - N * dev_mem, kept within 0 .. 2^62 */
+		/* cap = limit - N * dev_mem, at least 0; INT64_MAX (no cap at
+		 * all, never less than the real one) where it would overflow */
 		int64_t m = b->dev_mem[d], cap;
 		if (m > 0)
 			cap = m > limit / nmicros ? 0 : limit - nmicros * m;
 		else
-			cap = -m > ((INT64_C(1) << 62) - limit) / nmicros
-				      ? INT64_C(1) << 62
-				      : limit - nmicros * m;
+			cap = -m > (INT64_MAX - limit) / nmicros ? INT64_MAX
+								  : limit - nmicros * m;
 		int64_t busy = most_busy(&b->cool, d, cap, nmicros) +
 			       b->cool.over[d];
 		if (busy > at - b->dev_tail[d])
