@@ -52,9 +52,10 @@ static void random_graph(rgraph *r)
 			r->mem[b] = rnd(-2, 2);
 		else
 			r->mem[b] = 2 * b < r->nb ? rnd(0, 2) : rnd(-2, 0);
-		if (r->nd > 1 && rnd(0, 4) == 0) {
+		if (r->nd > 1 && rnd(0, 4) == 0) { /* several devices */
 			for (int d = 0; d < r->nd; d++)
-				r->on[b][d] = 1;
+				r->on[b][d] = rnd(0, 2) > 0;
+			r->on[b][rnd(0, r->nd - 1)] = 1;
 		} else {
 			r->on[b][rnd(0, r->nd - 1)] = 1;
 		}
