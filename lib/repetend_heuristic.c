@@ -353,10 +353,17 @@ int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 	int found = 0, have_relaxed = 0;
 	for (int64_t P = lo; P <= hi && !found; P++) {
 		h.P = P;
-		h.busy = tsl_reallocarray(h.busy, (size_t)g->ndevices, (size_t)P);
-		h.owner = tsl_reallocarray(h.owner, (size_t)g->ndevices * (size_t)P,
-					   sizeof *h.owner);
-		if (!h.busy || !h.owner) {
+		/* on failure the old arrays stay in h, freed at out */
+		unsigned char *busy = tsl_reallocarray(h.busy, (size_t)g->ndevices, (size_t)P);
+		if (busy)
+			h.busy = busy;
+		int *owner = busy ? tsl_reallocarray(h.owner,
+						     (size_t)g->ndevices * (size_t)P,
+						     sizeof *h.owner)
+				  : NULL;
+		if (owner)
+			h.owner = owner;
+		if (!busy || !owner) {
 			rc = tsl_error_nomem();
 			goto out;
 		}

@@ -26,6 +26,7 @@ static tessel_schedule *sched4;     /* a fast schedule of vshape4, N = 4 */
 static char *sched4_json;
 static tessel_options *fast_opts, *solver_opts;
 static tessel_graph *xshape4, *xshape8; /* memory 4 and 6 (tight) */
+static tessel_graph *vshape4_mem3;      /* memory 3: below the 1F1B need */
 
 /* One operation: run() does the work under injection and stores its
  * result in *out; canon() describes a result as text (malloc, compared
@@ -129,8 +130,8 @@ static int op_solver_search(void **out)
 }
 
 /* Crossing pipelines under the tightest memory: the memory-aware search
- * (heuristic mode), and the solver lowering the depth and scheduling the
- * few micro-batches directly. */
+ * (heuristic mode), and a solver-mode search that the heuristics finish
+ * (their schedule reaches LB(N)). */
 static int op_tight_search(void **out)
 {
 	return tessel_search((tessel_schedule **)out, xshape8, fast_opts);
@@ -139,6 +140,14 @@ static int op_tight_search(void **out)
 static int op_solver_search_x(void **out)
 {
 	return tessel_search((tessel_schedule **)out, xshape4, solver_opts);
+}
+
+/* A limit that forces a period above the resource bound (8 for 4): the
+ * solver proves the period, lowers the depth, tries alternatives, and the
+ * direct scheduling of the 4 micro-batches proves the makespan. */
+static int op_solver_search_v3(void **out)
+{
+	return tessel_search((tessel_schedule **)out, vshape4_mem3, solver_opts);
 }
 
 static int op_text(void **out)
@@ -233,6 +242,7 @@ static const struct op ops[] = {
 	{ "solver search", op_solver_search, sched_canon },
 	{ "tight search", op_tight_search, sched_canon },
 	{ "solver search x", op_solver_search_x, sched_canon },
+	{ "solver search v3", op_solver_search_v3, sched_canon },
 };
 
 static long total_sites;
@@ -244,7 +254,8 @@ static void run_op(const struct op *op)
 	long stride = 1;
 	if (op->run == op_solver_search && th_under_valgrind())
 		stride = 7;
-	if ((op->run == op_solver_search_x || op->run == op_tight_search) &&
+	if ((op->run == op_solver_search_x || op->run == op_tight_search ||
+	     op->run == op_solver_search_v3) &&
 	    th_under_valgrind())
 		stride = 13;
 	total_sites += exercise(op, stride);
@@ -258,7 +269,7 @@ static void run_op(const struct op *op)
 	}
 OP_TEST(0) OP_TEST(1) OP_TEST(2) OP_TEST(3) OP_TEST(4) OP_TEST(5)
 OP_TEST(6) OP_TEST(7) OP_TEST(8) OP_TEST(9) OP_TEST(10) OP_TEST(11)
-OP_TEST(12) OP_TEST(13)
+OP_TEST(12) OP_TEST(13) OP_TEST(14)
 
 /* The hook itself: n < 0 never fails, the n+1-th allocation fails once. */
 static void test_hook(void **state)
@@ -306,6 +317,7 @@ static int setup(void **state)
 	    tessel_options_set(solver_opts, TESSEL_OPT_MICRO_BATCHES, 4) ||
 	    tessel_options_set(solver_opts, TESSEL_OPT_THREADS, 1) ||
 	    tessel_preset(&xshape4, "xshape", 4, 0, 4) ||
+	    tessel_preset(&vshape4_mem3, "vshape", 4, 0, 3) ||
 	    tessel_preset(&xshape8, "xshape", 8, 0, 6) ||
 	    tessel_search(&sched4, vshape4, fast_opts) ||
 	    tessel_schedule_to_json(&sched4_json, sched4))
@@ -324,6 +336,7 @@ static int teardown(void **state)
 	tessel_options_free(solver_opts);
 	tessel_graph_free(vshape4);
 	tessel_graph_free(xshape4);
+	tessel_graph_free(vshape4_mem3);
 	tessel_graph_free(xshape8);
 	free(vshape4_text);
 	return 0;
@@ -340,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_op8), cmocka_unit_test(test_op9),
 		cmocka_unit_test(test_op10), cmocka_unit_test(test_op11),
 		cmocka_unit_test(test_op12), cmocka_unit_test(test_op13),
+		cmocka_unit_test(test_op14),
 	};
 	return cmocka_run_group_tests_name("alloc", tests, setup, teardown);
 }
