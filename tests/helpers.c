@@ -113,3 +113,46 @@ size_t th_count(const char *text, const char *needle)
 		n++;
 	return n;
 }
+
+tessel_schedule *th_search(const tessel_graph *g, int64_t nmicros, int fast,
+			   int64_t time_limit_ms, int threads)
+{
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, fast));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, time_limit_ms));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, threads));
+	TH_OK(tessel_search(&s, g, o));
+	tessel_options_free(o);
+	return s;
+}
+
+tessel_schedule *th_search_preset(const char *name, int ndevices,
+				  int64_t memory, int64_t nmicros, int fast)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, name, ndevices, 0, memory));
+	tessel_schedule *s = th_search(g, nmicros, fast, 0, 0);
+	tessel_graph_free(g);
+	return s;
+}
+
+tessel_graph *th_chain(int ndevices, int n, const char *const names[],
+		       const int devices[], const tessel_kind kinds[],
+		       const int spans[], const int memory[])
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, ndevices));
+	for (int i = 0; i < n; i++) {
+		int gid = -1;
+		TH_OK(tessel_graph_add_block(&gid, g, names[i], kinds[i],
+					     spans[i], memory[i]));
+		assert_int_equal(gid, i);
+		TH_OK(tessel_graph_place(g, gid, &devices[i], 1));
+		if (i > 0)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	return g;
+}

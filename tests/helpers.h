@@ -37,6 +37,24 @@ size_t th_count(const char *text, const char *needle);
  * fails the test when `from` does not occur. */
 char *th_replace_first(const char *text, const char *from, const char *to);
 
+/* Search `g` for `nmicros` micro-batches: heuristic mode when `fast`,
+ * time limit in ms (0: none), threads (0: all cores). Fails the test
+ * unless the search succeeds; the schedule is new (tessel_schedule_free). */
+tessel_schedule *th_search(const tessel_graph *g, int64_t nmicros, int fast,
+			   int64_t time_limit_ms, int threads);
+
+/* th_search on the training variant of a preset with every device's
+ * memory limit set to `memory`. */
+tessel_schedule *th_search_preset(const char *name, int ndevices,
+				  int64_t memory, int64_t nmicros, int fast);
+
+/* A chain of `n` blocks, block i on device devices[i] and after block i-1,
+ * with the given names, kinds, spans and memory deltas, on `ndevices`
+ * devices without memory limits. New (tessel_graph_free). */
+tessel_graph *th_chain(int ndevices, int n, const char *const names[],
+		       const int devices[], const tessel_kind kinds[],
+		       const int spans[], const int memory[]);
+
 /* Whether running under valgrind (TESSEL_UNDER_VALGRIND set): heavy loops shrink. */
 int th_under_valgrind(void);
 

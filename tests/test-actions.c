@@ -262,20 +262,6 @@ static void check_streams(const tessel_schedule *s)
 	free(set.acts);
 }
 
-static tessel_schedule *search_preset(const char *name, int D, int64_t N)
-{
-	tessel_graph *g = NULL;
-	TH_OK(tessel_preset(&g, name, D, 0, 2 * D + 2));
-	tessel_options *o = NULL;
-	TH_OK(tessel_options_new(&o));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, N));
-	tessel_schedule *s = NULL;
-	TH_OK(tessel_search(&s, g, o));
-	tessel_options_free(o);
-	tessel_graph_free(g);
-	return s;
-}
-
 /* ------------------------------------------------------------------------ */
 
 static void test_presets(void **state)
@@ -283,7 +269,7 @@ static void test_presets(void **state)
 	(void)state;
 	const char *names[] = {"vshape", "mshape", "kshape"};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-		tessel_schedule *s = search_preset(names[i], 4, 8);
+		tessel_schedule *s = th_search_preset(names[i], 4, 10, 8, 0);
 		check_streams(s);
 		tessel_schedule_free(s);
 	}

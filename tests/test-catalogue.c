@@ -73,15 +73,10 @@ static int discover(void)
 /* Two devices: "a" on 0, "b" on 1 after "a". */
 static tessel_graph *two_blocks(void)
 {
-	tessel_graph *g = NULL;
-	int d0 = 0, d1 = 1;
-	TH_OK(tessel_graph_new(&g, 2));
-	TH_OK(tessel_graph_add_block(NULL, g, "a", TESSEL_KIND_FORWARD, 1, 1));
-	TH_OK(tessel_graph_add_block(NULL, g, "b", TESSEL_KIND_BACKWARD, 2, -1));
-	TH_OK(tessel_graph_place(g, 0, &d0, 1));
-	TH_OK(tessel_graph_place(g, 1, &d1, 1));
-	TH_OK(tessel_graph_add_dep(g, 0, 1));
-	return g;
+	const char *names[] = {"a", "b"};
+	const int dev[] = {0, 1}, span[] = {1, 2}, mem[] = {1, -1};
+	const tessel_kind kind[] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD};
+	return th_chain(2, 2, names, dev, kind, span, mem);
 }
 
 #define SCHED_MICROS 2

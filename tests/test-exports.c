@@ -17,21 +17,6 @@
 #define D 4
 #define NM 8
 
-static tessel_schedule *search_preset(const char *name, int ndevices,
-				      int64_t nmicros)
-{
-	tessel_graph *g = NULL;
-	tessel_options *o = NULL;
-	tessel_schedule *s = NULL;
-	TH_OK(tessel_preset(&g, name, ndevices, 0, TESSEL_UNLIMITED));
-	TH_OK(tessel_options_new(&o));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
-	TH_OK(tessel_search(&s, g, o));
-	tessel_options_free(o);
-	tessel_graph_free(g);
-	return s;
-}
-
 static int have_program(const char *name)
 {
 	char cmd[256];
@@ -187,7 +172,7 @@ static void check_torch_rules(const csv *c, int nstages, int nmicros)
 static void test_torch_csv(void **state)
 {
 	(void)state;
-	tessel_schedule *s = search_preset("vshape", D, NM);
+	tessel_schedule *s = th_search_preset("vshape", D, TESSEL_UNLIMITED, NM, 0);
 	char *text = NULL;
 	TH_OK(tessel_schedule_to_torch_csv(&text, s, 0));
 	assert_non_null(text);
@@ -227,7 +212,7 @@ static long find_action(const csv *c, int r, int stage, const char *type,
 static void test_torch_csv_comms(void **state)
 {
 	(void)state;
-	tessel_schedule *s = search_preset("vshape", D, NM);
+	tessel_schedule *s = th_search_preset("vshape", D, TESSEL_UNLIMITED, NM, 0);
 	char *plain = NULL, *text = NULL;
 	TH_OK(tessel_schedule_to_torch_csv(&plain, s, 0));
 	TH_OK(tessel_schedule_to_torch_csv(&text, s, 1));
@@ -438,7 +423,7 @@ static void check_json_file(const char *text)
 static void test_trace_json(void **state)
 {
 	(void)state;
-	tessel_schedule *s = search_preset("vshape", D, NM);
+	tessel_schedule *s = th_search_preset("vshape", D, TESSEL_UNLIMITED, NM, 0);
 	char *text = NULL;
 	TH_OK(tessel_schedule_to_trace_json(&text, s, 1000.0));
 	assert_non_null(strstr(text, "\"traceEvents\""));
@@ -569,7 +554,7 @@ static void check_svg_file(const char *text)
 static void test_svg(void **state)
 {
 	(void)state;
-	tessel_schedule *s = search_preset("vshape", D, NM);
+	tessel_schedule *s = th_search_preset("vshape", D, TESSEL_UNLIMITED, NM, 0);
 	char *text = NULL;
 	TH_OK(tessel_schedule_to_svg(&text, s));
 	size_t len = strlen(text);

@@ -13,21 +13,10 @@
 /* A 2-device pipeline: f0 (dev 0) -> f1 (dev 1) -> b1 (dev 1) -> b0 (dev 0). */
 static tessel_graph *small_pipeline(void)
 {
-	tessel_graph *g = NULL;
-	int gid;
-	TH_OK(tessel_graph_new(&g, 2));
 	const char *names[] = {"f0", "f1", "b1", "b0"};
-	const int dev[] = {0, 1, 1, 0};
-	for (int i = 0; i < 4; i++) {
-		TH_OK(tessel_graph_add_block(&gid, g, names[i],
-					     i < 2 ? TESSEL_KIND_FORWARD : TESSEL_KIND_BACKWARD,
-					     i < 2 ? 1 : 3, i < 2 ? 1 : -1));
-		assert_int_equal(gid, i);
-		TH_OK(tessel_graph_place(g, gid, &dev[i], 1));
-		if (i > 0)
-			TH_OK(tessel_graph_add_dep(g, i - 1, i));
-	}
-	return g;
+	const int dev[] = {0, 1, 1, 0}, span[] = {1, 1, 3, 3}, mem[] = {1, 1, -1, -1};
+	const tessel_kind kind[] = {TESSEL_KIND_FORWARD, TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD, TESSEL_KIND_BACKWARD};
+	return th_chain(2, 4, names, dev, kind, span, mem);
 }
 
 static void test_build_and_read(void **state)

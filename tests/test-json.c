@@ -862,31 +862,12 @@ static void test_schedule_too_many_entries(void **state)
 	free(text);
 }
 
-/* A schedule found by the search, when the search works. */
+/* A schedule found by the search (heuristic mode under valgrind). */
 static void test_searched_round_trip(void **state)
 {
 	(void)state;
-	tessel_graph *g = NULL;
-	tessel_options *o = NULL;
-	tessel_schedule *s = NULL;
-	TH_OK(tessel_preset(&g, "vshape", 4, 0, 4));
-	TH_OK(tessel_options_new(&o));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 8));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 60000));
-	if (th_under_valgrind())
-		TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
-	int rc = tessel_search(&s, g, o);
-	if (rc == TESSEL_EUNSUPPORTED && th_under_valgrind()) {
-		/* no heuristics-only search: use the solver after all */
-		TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 0));
-		rc = tessel_search(&s, g, o);
-	}
-	tessel_options_free(o);
-	tessel_graph_free(g);
-	if (rc) {
-		print_message("search unavailable (%d): %s\n", rc, tessel_error_last());
-		skip();
-	}
+	tessel_schedule *s = th_search_preset("vshape", 4, 4, 8,
+					      th_under_valgrind());
 	sched_round_trip(s);
 	char *a = sched_json(s);
 	tessel_schedule *t = sched_parse(a);

@@ -20,22 +20,10 @@ enum { F0, F1, B1, B0 };
  * forwards span 1 memory +1, backwards span 2 memory -1. */
 static tessel_graph *pipeline2(int64_t limit)
 {
-	tessel_graph *g = NULL;
 	const char *names[] = {"f0", "f1", "b1", "b0"};
-	const int dev[] = {0, 1, 1, 0};
-	TH_OK(tessel_graph_new(&g, 2));
-	for (int i = 0; i < 4; i++) {
-		int gid = -1;
-		int fwd = i < 2;
-		TH_OK(tessel_graph_add_block(&gid, g, names[i],
-					     fwd ? TESSEL_KIND_FORWARD
-						 : TESSEL_KIND_BACKWARD,
-					     fwd ? 1 : 2, fwd ? 1 : -1));
-		assert_int_equal(gid, i);
-		TH_OK(tessel_graph_place(g, gid, &dev[i], 1));
-		if (i > 0)
-			TH_OK(tessel_graph_add_dep(g, i - 1, i));
-	}
+	const int dev[] = {0, 1, 1, 0}, span[] = {1, 1, 2, 2}, mem[] = {1, 1, -1, -1};
+	const tessel_kind kind[] = {TESSEL_KIND_FORWARD, TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD, TESSEL_KIND_BACKWARD};
+	tessel_graph *g = th_chain(2, 4, names, dev, kind, span, mem);
 	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, limit));
 	return g;
 }

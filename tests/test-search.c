@@ -15,17 +15,6 @@
 #include "helpers.h"
 #include "tessel.h"
 
-static tessel_schedule *search(const tessel_graph *g, int64_t nmicros)
-{
-	tessel_options *o = NULL;
-	tessel_schedule *s = NULL;
-	TH_OK(tessel_options_new(&o));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
-	TH_OK(tessel_search(&s, g, o));
-	tessel_options_free(o);
-	return s;
-}
-
 /* Checks every schedule the search returns: the validator, exactly one
  * entry per (block, micro-batch), figures consistent with the entries. */
 static void check_schedule(const tessel_schedule *s, int64_t nmicros)
@@ -69,7 +58,7 @@ static void search_and_check(const tessel_graph *g, const char *what)
 	const int64_t ns[] = {1, 4, 16, 128};
 	size_t count = th_under_valgrind() ? 2 : 4;
 	for (size_t i = 0; i < count; i++) {
-		tessel_schedule *s = search(g, ns[i]);
+		tessel_schedule *s = th_search(g, ns[i], 0, 0, 0);
 		if (!s)
 			print_error("%s, N = %lld\n", what, (long long)ns[i]);
 		assert_non_null(s);
@@ -129,7 +118,7 @@ static void test_reference_cases(void **state)
 		tessel_graph *g = NULL;
 		TH_OK(tessel_preset(&g, cases[i].name, 4, cases[i].infer,
 				    cases[i].memory));
-		tessel_schedule *s = search(g, 16);
+		tessel_schedule *s = th_search(g, 16, 0, 0, 0);
 		assert_non_null(s);
 		check_schedule(s, 16);
 		int64_t P = th_sched(s, TESSEL_SCHED_PERIOD);
@@ -168,7 +157,7 @@ static void test_memory_forces_longer_period(void **state)
 	(void)state;
 	tessel_graph *g = NULL;
 	TH_OK(tessel_preset(&g, "vshape", 4, 0, 2));
-	tessel_schedule *s = search(g, 16);
+	tessel_schedule *s = th_search(g, 16, 0, 0, 0);
 	assert_non_null(s);
 	check_schedule(s, 16);
 	assert_true(th_sched(s, TESSEL_SCHED_PERIOD) > 4);
@@ -347,21 +336,6 @@ static void test_cancel(void **state)
 	tessel_graph_free(g);
 }
 
-static tessel_schedule *search_opts(const tessel_graph *g, int64_t nmicros,
-				    int fast, int64_t time_limit_ms, int threads)
-{
-	tessel_options *o = NULL;
-	tessel_schedule *s = NULL;
-	TH_OK(tessel_options_new(&o));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, fast));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, time_limit_ms));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, threads));
-	TH_OK(tessel_search(&s, g, o));
-	tessel_options_free(o);
-	return s;
-}
-
 /* The heuristic mode gives valid schedules for every preset up to 64
  * devices, training and inference. */
 static void test_fast_every_preset(void **state)
@@ -374,7 +348,7 @@ static void test_fast_every_preset(void **state)
 			for (int infer = 0; infer <= 1; infer++) {
 				tessel_graph *g = NULL;
 				TH_OK(tessel_preset(&g, names[i], D, infer, 3 * D));
-				tessel_schedule *s = search_opts(g, 16, 1, 0, 0);
+				tessel_schedule *s = th_search(g, 16, 1, 0, 0);
 				check_schedule(s, 16);
 				tessel_schedule_free(s);
 				tessel_graph_free(g);
@@ -400,7 +374,7 @@ static void test_fast_tight_memory(void **state)
 		tessel_graph *g = NULL;
 		TH_OK(tessel_preset(&g, cases[i].name, cases[i].devices, 0,
 				    cases[i].memory));
-		tessel_schedule *s = search_opts(g, 16, 1, 0, 0);
+		tessel_schedule *s = th_search(g, 16, 1, 0, 0);
 		check_schedule(s, 16);
 		if (th_sched(s, TESSEL_SCHED_PERIOD) != cases[i].period)
 			print_error("%s on %d devices, memory %lld: period %lld\n",
@@ -455,7 +429,7 @@ static void test_time_limit(void **state)
 	tessel_graph *g = NULL;
 	int D = th_under_valgrind() ? 8 : 32;
 	TH_OK(tessel_preset(&g, "nnshape", D, 0, 3 * D));
-	tessel_schedule *s = search_opts(g, 128, 0, 300, 0);
+	tessel_schedule *s = th_search(g, 128, 0, 300, 0);
 	check_schedule(s, 128);
 	tessel_schedule_free(s);
 	tessel_graph_free(g);
@@ -485,9 +459,9 @@ static void test_deterministic_threads(void **state)
 		TH_OK(tessel_preset(&g, "xshape", 4, 0, 6));
 	else
 		TH_OK(tessel_preset(&g, "xshape", 8, 0, 12));
-	tessel_schedule *a = search_opts(g, 32, 0, 0, 1);
-	tessel_schedule *b = search_opts(g, 32, 0, 0, 2);
-	tessel_schedule *c = search_opts(g, 32, 0, 0, 2);
+	tessel_schedule *a = th_search(g, 32, 0, 0, 1);
+	tessel_schedule *b = th_search(g, 32, 0, 0, 2);
+	tessel_schedule *c = th_search(g, 32, 0, 0, 2);
 	char *ta = schedule_text(a), *tb = schedule_text(b), *tc = schedule_text(c);
 	assert_string_equal(ta, tb);
 	assert_string_equal(tb, tc);
@@ -518,7 +492,7 @@ static void test_min_memory(void **state)
 		assert_int_equal(proven, 1);
 		/* and a search with that limit reaches the bound */
 		TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, mem));
-		tessel_schedule *s = search(g, 16);
+		tessel_schedule *s = th_search(g, 16, 0, 0, 0);
 		check_schedule(s, 16);
 		assert_int_equal(th_sched(s, TESSEL_SCHED_PERIOD),
 				 th_sched(s, TESSEL_SCHED_RESOURCE_BOUND));
@@ -544,7 +518,7 @@ static void test_direct_small(void **state)
 		for (int64_t n = 2; n <= nmax; n++) {
 			tessel_graph *g = NULL;
 			TH_OK(tessel_preset(&g, names[i], 4, 0, 5));
-			tessel_schedule *s = search(g, n);
+			tessel_schedule *s = th_search(g, n, 0, 0, 0);
 			check_schedule(s, n);
 			int64_t m = th_sched(s, TESSEL_SCHED_MAKESPAN);
 			int64_t lb = th_sched(s, TESSEL_SCHED_LOWER_BOUND);

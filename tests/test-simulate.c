@@ -16,20 +16,8 @@
 /* A searched schedule of a preset (heuristic only: quick). */
 static tessel_schedule *searched(const char *preset, int ndev)
 {
-	tessel_graph *g = NULL;
-	tessel_options *o = NULL;
-	tessel_schedule *s = NULL;
-	int nmicros = th_under_valgrind() ? 4 : 8;
-
-	TH_OK(tessel_preset(&g, preset, ndev, 0, 2 * ndev + 2));
-	TH_OK(tessel_options_new(&o));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 1));
-	TH_OK(tessel_search(&s, g, o));
-	tessel_options_free(o);
-	tessel_graph_free(g);
-	return s;
+	return th_search_preset(preset, ndev, 2 * ndev + 2,
+				th_under_valgrind() ? 4 : 8, 1);
 }
 
 static double sim_get(const tessel_simulation *sim, tessel_sim_attr attr,
@@ -372,16 +360,10 @@ static const char ref_ok[] =
 
 static tessel_graph *two_blocks(void)
 {
-	tessel_graph *g = NULL;
-	int d0 = 0, d1 = 1;
-
-	TH_OK(tessel_graph_new(&g, 2));
-	TH_OK(tessel_graph_add_block(NULL, g, "f", TESSEL_KIND_FORWARD, 1, 1));
-	TH_OK(tessel_graph_add_block(NULL, g, "b", TESSEL_KIND_BACKWARD, 1, -1));
-	TH_OK(tessel_graph_place(g, 0, &d0, 1));
-	TH_OK(tessel_graph_place(g, 1, &d1, 1));
-	TH_OK(tessel_graph_add_dep(g, 0, 1));
-	return g;
+	const char *names[] = {"f", "b"};
+	const int dev[] = {0, 1}, span[] = {1, 1}, mem[] = {1, -1};
+	const tessel_kind kind[] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD};
+	return th_chain(2, 2, names, dev, kind, span, mem);
 }
 
 /* ref_ok with `from` replaced by `to` (once). */

@@ -306,14 +306,7 @@ static void *read_worker(void *arg)
 static void test_concurrent_readers(void **state)
 {
 	(void)state;
-	tessel_graph *g = NULL;
-	tessel_options *o = NULL;
-	tessel_schedule *s = NULL;
-	TH_OK(tessel_preset(&g, "mshape", 4, 0, 6));
-	TH_OK(tessel_options_new(&o));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, NMICROS));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
-	TH_OK(tessel_search(&s, g, o));
+	tessel_schedule *s = th_search_preset("mshape", 4, 6, NMICROS, 1);
 	const tessel_schedule *cs = s;
 
 	int errors = 0;
@@ -342,8 +335,6 @@ static void test_concurrent_readers(void **state)
 	}
 	tessel_free(expect_json);
 	tessel_schedule_free(s);
-	tessel_options_free(o);
-	tessel_graph_free(g);
 }
 
 int main(void)
