@@ -8,19 +8,8 @@
 # SPDX-License-Identifier: MIT
 set -u
 
-if [ $# -ne 2 ]; then
-	echo "usage: $0 TESSEL_EXE DATA_DIR" >&2
-	exit 2
-fi
-TESSEL=$1
-DATA=$2
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/tessel-cli.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT
-trap 'exit 1' HUP INT TERM
-
-OUT=$TMP/stdout
-ERR=$TMP/stderr
+TMP_NAME=tessel-cli
+. "$(dirname "$0")/cli-setup.sh"
 STATUS=0
 LAST=
 
