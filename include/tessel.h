@@ -48,8 +48,13 @@ extern "C" {
 /* Version of the header the caller compiled against. Compare with
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
-#define TESSEL_VERSION_MINOR 0
+#define TESSEL_VERSION_MINOR 1
 #define TESSEL_VERSION_PATCH 0
+/* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
+#define TESSEL_VERSION_NUMBER                                                 \
+	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
+	 TESSEL_VERSION_PATCH)
+#define TESSEL_VERSION_STRING "1.1.0"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -120,6 +125,7 @@ typedef enum tessel_kind {
 #define TESSEL_MAX_BLOCKS 1000000
 #define TESSEL_MAX_SPAN 1000000
 #define TESSEL_MAX_MEMORY 1000000000
+#define TESSEL_MAX_LATENCY 1000000
 /* Memory limit value meaning "no limit". */
 #define TESSEL_UNLIMITED (-1)
 /* Device argument meaning "every device". */
@@ -158,6 +164,34 @@ TESSEL_API int tessel_graph_place(tessel_graph *graph, int gid,
  * tessel_graph_validate (and everything that validates). */
 TESSEL_API int tessel_graph_add_dep(tessel_graph *graph, int before, int after);
 
+/* Latency: the time a block's output takes to reach another device.
+ * A dependency a -> c has a latency L (steps, 0 .. TESSEL_MAX_LATENCY): its
+ * own, given with tessel_graph_add_dep_latency, or else the graph's
+ * (tessel_graph_set_latency, default 0). It counts only when c occupies a
+ * device that a does not; then c starts at least L steps after a finishes
+ * (start(c) >= start(a) + span(a) + L). The transfer occupies no device.
+ * Every part of the library honours it: the validator, the lower bound,
+ * the search, the exports and the simulation. */
+
+/* Like tessel_graph_add_dep, with the dependency's own latency
+ * (0 .. TESSEL_MAX_LATENCY, else TESSEL_ERANGE). Since 1.1. */
+TESSEL_API int tessel_graph_add_dep_latency(tessel_graph *graph, int before,
+					    int after, int latency);
+
+/* The latency of every dependency that has none of its own
+ * (0 .. TESSEL_MAX_LATENCY, else TESSEL_ERANGE; default 0). Read it back
+ * with tessel_graph_get(TESSEL_GRAPH_LATENCY). Since 1.1. */
+TESSEL_API int tessel_graph_set_latency(tessel_graph *graph, int latency);
+
+/* Latency of the index-th dependency of block `gid` (the order of
+ * tessel_graph_block_dep): its own, or the graph's when it has none.
+ * *out_own (may be NULL) is 1 when the dependency has its own latency.
+ * The value is the one given, whether or not the devices make it count.
+ * TESSEL_ENOTFOUND for an unknown block or index. Since 1.1. */
+TESSEL_API int tessel_graph_block_dep_latency(int64_t *out, int *out_own,
+					      const tessel_graph *graph,
+					      int gid, size_t index);
+
 /* Set the stage number of a block (used by exports that group blocks into
  * pipeline stages). -1 (the default) means "no stage". */
 TESSEL_API int tessel_graph_set_stage(tessel_graph *graph, int gid, int stage);
@@ -182,7 +216,10 @@ typedef enum tessel_graph_attr {
 	TESSEL_GRAPH_NDEVICES = 0,
 	TESSEL_GRAPH_NBLOCKS = 1,
 	TESSEL_GRAPH_RESOURCE_BOUND = 2,   /* max over devices of summed spans */
-	TESSEL_GRAPH_CRITICAL_PATH = 3     /* longest dependency chain, in steps */
+	TESSEL_GRAPH_CRITICAL_PATH = 3,    /* longest dependency chain, in steps,
+					    * latencies included */
+	TESSEL_GRAPH_LATENCY = 4           /* latency of dependencies without
+					    * their own (since 1.1) */
 } tessel_graph_attr;
 
 /* Read a figure of the graph. The bound figures (resource bound, critical

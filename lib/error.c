@@ -64,10 +64,10 @@ TESSEL_API const char *tessel_strerror(int code)
 
 TESSEL_API const char *tessel_version(void)
 {
-	return "1.0.0";
+	return TESSEL_VERSION_STRING;
 }
 
 TESSEL_API int tessel_version_number(void)
 {
-	return 10000;
+	return TESSEL_VERSION_NUMBER;
 }

@@ -102,6 +102,7 @@ static void block_release(tsl_block *b)
 	tsl_free(b->name);
 	tsl_free(b->devices);
 	tsl_free(b->deps);
+	tsl_free(b->deplat);
 }
 
 TESSEL_API void tessel_graph_free(tessel_graph *g)
@@ -140,6 +141,7 @@ TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *src)
 		return rc;
 	memcpy(g->memory_limit, src->memory_limit,
 	       (size_t)src->ndevices * sizeof *g->memory_limit);
+	g->latency = src->latency;
 	g->blocks = tsl_calloc((size_t)src->nblocks, sizeof *g->blocks);
 	g->hash = tsl_calloc(src->hashcap, sizeof *g->hash);
 	if (!g->blocks || !g->hash) {
@@ -157,10 +159,12 @@ TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *src)
 		d->name = NULL;
 		d->devices = NULL;
 		d->deps = NULL;
+		d->deplat = NULL;
 		g->nblocks = i + 1;
 		d->name = tsl_strdup(s->name);
 		if (!d->name || int_dup(&d->devices, s->devices, s->ndevices) ||
-		    int_dup(&d->deps, s->deps, s->ndeps)) {
+		    int_dup(&d->deps, s->deps, s->ndeps) ||
+		    int_dup(&d->deplat, s->deplat, s->ndeps)) {
 			tessel_graph_free(g);
 			return tsl_error_nomem();
 		}
@@ -284,7 +288,9 @@ TESSEL_API int tessel_graph_place(tessel_graph *g, int gid, const int *devices,
 	return TSL_OK;
 }
 
-TESSEL_API int tessel_graph_add_dep(tessel_graph *g, int before, int after)
+/* Add the dependency before -> after with latency `lat` (-1: the
+ * graph's). */
+static int add_dep(tessel_graph *g, int before, int after, int lat)
 {
 	CHECK_GRAPH(g);
 	int rc = check_gid(g, before);
@@ -296,6 +302,10 @@ TESSEL_API int tessel_graph_add_dep(tessel_graph *g, int before, int after)
 	if (before == after)
 		return tsl_error(TESSEL_ECYCLE, "block \"%s\" cannot depend on itself",
 				 b->name);
+	if (lat < -1 || lat > TESSEL_MAX_LATENCY)
+		return tsl_error(TESSEL_ERANGE,
+				 "dependency \"%s\" -> \"%s\": latency must be 0 .. %d, got %d",
+				 g->blocks[before].name, b->name, TESSEL_MAX_LATENCY, lat);
 	for (int i = 0; i < b->ndeps; i++)
 		if (b->deps[i] == before)
 			return tsl_error(TESSEL_EEXISTS,
@@ -307,9 +317,61 @@ TESSEL_API int tessel_graph_add_dep(tessel_graph *g, int before, int after)
 		if (!nd)
 			return tsl_error_nomem();
 		b->deps = nd;
+		int *nl = tsl_reallocarray(b->deplat, (size_t)cap, sizeof *nl);
+		if (!nl)
+			return tsl_error_nomem(); /* deps grew, depcap did not */
+		b->deplat = nl;
 		b->depcap = cap;
 	}
+	b->deplat[b->ndeps] = lat;
 	b->deps[b->ndeps++] = before;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_add_dep(tessel_graph *g, int before, int after)
+{
+	return add_dep(g, before, after, -1);
+}
+
+TESSEL_API int tessel_graph_add_dep_latency(tessel_graph *g, int before,
+					    int after, int latency)
+{
+	if (latency < 0)
+		return tsl_error(TESSEL_ERANGE,
+				 "dependency latency must be 0 .. %d, got %d",
+				 TESSEL_MAX_LATENCY, latency);
+	return add_dep(g, before, after, latency);
+}
+
+TESSEL_API int tessel_graph_set_latency(tessel_graph *g, int latency)
+{
+	CHECK_GRAPH(g);
+	if (latency < 0 || latency > TESSEL_MAX_LATENCY)
+		return tsl_error(TESSEL_ERANGE, "latency must be 0 .. %d, got %d",
+				 TESSEL_MAX_LATENCY, latency);
+	g->latency = latency;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_block_dep_latency(int64_t *out, int *out_own,
+					      const tessel_graph *g, int gid,
+					      size_t index)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, gid);
+	if (rc)
+		return rc;
+	const tsl_block *b = &g->blocks[gid];
+	if (index >= (size_t)b->ndeps)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "block \"%s\" has %d dependencies, index %zu requested",
+				 b->name, b->ndeps, index);
+	int own = b->deplat[index];
+	*out = own >= 0 ? own : g->latency;
+	if (out_own)
+		*out_own = own >= 0;
 	return TSL_OK;
 }
 
@@ -364,10 +426,33 @@ int64_t tsl_ready_time(const tessel_graph *g, int b, const int64_t *T,
 
 	for (int j = 0; j < B->ndeps; j++) {
 		int a = B->deps[j];
-		if ((!placed || placed[a]) && T[a] + g->blocks[a].span > e)
-			e = T[a] + g->blocks[a].span;
+		if ((!placed || placed[a]) && T[a] + tsl_dep_gap(g, B, j) > e)
+			e = T[a] + tsl_dep_gap(g, B, j);
 	}
 	return e;
+}
+
+/* Whether every device of b is one of a's (both lists sorted). */
+static int devices_within(const tsl_block *b, const tsl_block *a)
+{
+	if (b->ndevices > a->ndevices)
+		return 0;
+	int i = 0;
+	for (int j = 0; j < b->ndevices; j++) {
+		while (i < a->ndevices && a->devices[i] < b->devices[j])
+			i++;
+		if (i == a->ndevices || a->devices[i] != b->devices[j])
+			return 0;
+	}
+	return 1;
+}
+
+int tsl_dep_latency(const tessel_graph *g, const tsl_block *B, int j)
+{
+	int lat = B->deplat[j] >= 0 ? B->deplat[j] : g->latency;
+	if (lat == 0 || devices_within(B, &g->blocks[B->deps[j]]))
+		return 0;
+	return lat;
 }
 
 int tsl_blocks_share_device(const tsl_block *a, const tsl_block *b)
@@ -584,6 +669,9 @@ TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
 		return TSL_OK;
 	case TESSEL_GRAPH_NBLOCKS:
 		*out = g->nblocks;
+		return TSL_OK;
+	case TESSEL_GRAPH_LATENCY:
+		*out = g->latency;
 		return TSL_OK;
 	case TESSEL_GRAPH_RESOURCE_BOUND:
 	case TESSEL_GRAPH_CRITICAL_PATH: {

@@ -16,6 +16,7 @@ typedef struct tsl_block {
 	int *devices;   /* sorted, distinct */
 	int ndevices;
 	int *deps;      /* blocks this one waits for */
+	int *deplat;    /* per dependency: its own latency, -1: the graph's */
 	int ndeps;
 	int depcap;
 } tsl_block;
@@ -26,6 +27,7 @@ struct tessel_graph {
 	int cap;
 	tsl_block *blocks;
 	int64_t *memory_limit; /* per device; TESSEL_UNLIMITED = none */
+	int latency;           /* of every dependency without its own */
 	/* name -> gid hash table (open addressing, gid + 1, 0 = empty) */
 	int *hash;
 	size_t hashcap;
@@ -49,6 +51,19 @@ int tsl_block_on_device(const tsl_block *b, int d);
  * non-NULL, only the dependencies marked there count. */
 int64_t tsl_ready_time(const tessel_graph *g, int b, const int64_t *T,
 		       const char *placed);
+
+/* Latency of block B's j-th dependency as a schedule honours it: the
+ * dependency's own latency or the graph's, when B occupies a device its
+ * producer does not; 0 otherwise (the data is already there). */
+int tsl_dep_latency(const tessel_graph *g, const tsl_block *B, int j);
+
+/* Steps from the start of B's j-th dependency to the earliest start of B:
+ * the producer's span plus tsl_dep_latency. */
+static inline int64_t tsl_dep_gap(const tessel_graph *g, const tsl_block *B,
+				  int j)
+{
+	return (int64_t)g->blocks[B->deps[j]].span + tsl_dep_latency(g, B, j);
+}
 
 /* Whether blocks a and b occupy a common device. */
 int tsl_blocks_share_device(const tsl_block *a, const tsl_block *b);

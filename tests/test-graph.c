@@ -209,7 +209,8 @@ static void test_many_blocks(void **state)
 static void test_errors_and_version(void **state)
 {
 	(void)state;
-	assert_string_equal(tessel_version(), "1.0.0");
+	assert_string_equal(tessel_version(), TESSEL_VERSION_STRING);
+	assert_int_equal(tessel_version_number(), TESSEL_VERSION_NUMBER);
 	assert_int_equal(tessel_version_number(),
 			 TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +
 				 TESSEL_VERSION_PATCH);
