@@ -3,8 +3,14 @@
  * When list scheduling finds no repetend within the memory limits at a
  * period (typically crossing pipelines under a tight limit: every slot of
  * the circle is used and the in-flight count decides), this search places
- * the blocks in a topological order, each at one of the P starts after its
- * dependencies whose slots are free, and backtracks. It prunes with
+ * the blocks in a topological order, each at one of the candidate starts
+ * within one period after its dependencies where it fits, and backtracks.
+ * The candidates are every multiple of the graph's time unit (the gcd of
+ * spans and latencies) when the period holds few of them, else the starts
+ * that touch busy time: the earliest, right after the end of an arc, just
+ * before the start of one, and the start of a repetition (residue 0). So
+ * the work depends on the number of blocks, not on the span values. It
+ * prunes with
  *  - memory: once every block that allocates on a device is placed, the
  *    device's steady-state peak counts the placed blocks exactly and each
  *    unplaced freeing block at its earliest start (its least possible
@@ -14,7 +20,9 @@
  * on the machine; the shallowest repetend found is kept. */
 #include <string.h>
 
+#include "circle.h"
 #include "error.h"
+#include "options.h"
 #include "search.h"
 #include "util.h"
 
@@ -24,12 +32,14 @@ typedef struct dfs {
 	const int *order;  /* topological */
 	int n;
 	int64_t P;
-	unsigned char *busy; /* ndevices x P */
+	int64_t unit;        /* gcd of spans and latencies */
+	int fine;            /* every multiple of unit is a candidate */
+	tsl_circles busy;
 	int64_t *T;
 	int64_t *lb;         /* per block: earliest start given the placed */
 	char *placed;
 	int *alloc_left;     /* per device: unplaced blocks with memory > 0 */
-	int64_t *next;       /* per level: next offset to try */
+	int64_t *next;       /* per level: offset of the next start to try */
 	int *tried;          /* per level: promising starts taken so far */
 	int *used;           /* per level: discrepancies of the levels above */
 	int64_t *pin;        /* per block: reserved start mod P, or -1 */
@@ -37,31 +47,31 @@ typedef struct dfs {
 	int64_t start_budget; /* of the current reservation of wide blocks */
 	int64_t best_depth;  /* 0: none yet */
 	int64_t *best_T;
+	const tsl_deadline *dl;
+	const tessel_options *src;
+	int stopped;         /* deadline, cancel, or an allocation failed */
+	int nomem;
 } dfs;
 
 static int fits(const dfs *s, const tsl_block *B, int64_t t)
 {
-	for (int k = 0; k < B->ndevices; k++) {
-		const unsigned char *row = s->busy + (size_t)B->devices[k] * s->P;
-		for (int i = 0; i < B->span; i++)
-			if (row[(t + i) % s->P])
-				return 0;
-	}
-	return 1;
+	return B->span <= s->P && !tsl_circles_conflict(&s->busy, B, t);
 }
 
-/* Occupy (v = 1) or free (v = 0) b's slots at start t; a pinned block's
- * slots stay reserved either way. */
+/* Occupy (v = 1) or free (v = 0) b's time at start t; a pinned block's
+ * time stays reserved either way. */
 static void mark(dfs *s, int b, int64_t t, unsigned char v)
 {
 	const tsl_block *B = &s->g->blocks[b];
-	for (int k = 0; k < B->ndevices; k++) {
-		unsigned char *row = s->busy + (size_t)B->devices[k] * s->P;
-		for (int i = 0; i < B->span && s->pin[b] < 0; i++)
-			row[(t + i) % s->P] = v;
+	if (s->pin[b] < 0) {
+		if (!v)
+			tsl_circles_vacate(&s->busy, B, b, t);
+		else if (tsl_circles_occupy(&s->busy, B, b, t))
+			s->nomem = s->stopped = 1;
+	}
+	for (int k = 0; k < B->ndevices; k++)
 		if (B->memory > 0)
 			s->alloc_left[B->devices[k]] += v ? -1 : 1;
-	}
 	s->placed[b] = v;
 	s->T[b] = t;
 }
@@ -78,7 +88,7 @@ static void update_lb(dfs *s, int k)
 		for (int i = 0; i < C->ndeps; i++) {
 			int a = C->deps[i];
 			int64_t f = (s->placed[a] ? s->T[a] : s->lb[a]) +
-				    g->blocks[a].span;
+				    tsl_dep_gap(g, C, i);
 			if (f > e)
 				e = f;
 		}
@@ -125,45 +135,22 @@ static int64_t peak_bound(dfs *s, int d)
 static int has_room(dfs *s, int c)
 {
 	const tsl_block *C = &s->g->blocks[c];
-	s->budget -= s->P;
-	for (int64_t r = 0; r < s->P; r++)
-		if (fits(s, C, r))
-			return 1;
-	return 0;
+	for (int k = 0; k < C->ndevices; k++)
+		s->budget -= 1 + s->busy.dev[C->devices[k]].n;
+	return tsl_circles_fit(&s->busy, C, 0) >= 0;
 }
 
-/* Whether the unplaced blocks of device d fit its free runs of slots,
- * by best fit in decreasing span order. Bin packing by a greedy rule can
- * say no where a packing exists: the search is a heuristic, it then only
- * misses that branch (every repetend it returns is still checked). */
+/* Whether the unplaced blocks of device d fit its free runs, by best fit
+ * in decreasing span order. Bin packing by a greedy rule can say no where
+ * a packing exists: the search is a heuristic, it then only misses that
+ * branch (every repetend it returns is still checked). */
 static int runs_fit(dfs *s, int d)
 {
 	const tsl_bounds *bnd = s->bnd;
-	const unsigned char *row = s->busy + (size_t)d * s->P;
-	int64_t P = s->P, start = -1;
-	for (int64_t r = 0; r < P; r++)
-		if (row[r] && !row[(r + 1) % P]) {
-			start = (r + 1) % P;
-			break;
-		}
-	if (start < 0)
-		return 1; /* all free or all busy */
 	int64_t runs[64];
-	int nr = 0;
-	for (int64_t i = 0; i < P;) {
-		if (row[(start + i) % P]) {
-			i++;
-			continue;
-		}
-		int64_t len = 0;
-		while (i < P && !row[(start + i) % P]) {
-			len++;
-			i++;
-		}
-		if (nr == 64)
-			return 1;
-		runs[nr++] = len;
-	}
+	int nr = tsl_circle_free_runs(&s->busy, d, runs, 64);
+	if (nr > 64)
+		return 1;
 	int64_t spans[64];
 	int ns = 0;
 	for (int x = bnd->dev_start[d]; x < bnd->dev_start[d + 1]; x++) {
@@ -179,8 +166,8 @@ static int runs_fit(dfs *s, int d)
 		}
 		spans[j] = sp;
 	}
-	s->budget -= nr + ns;
-	/* the largest blocks must each find a run; greedy first fit */
+	s->budget -= nr + ns + s->busy.dev[d].n;
+	/* the largest blocks must each find a run; greedy best fit */
 	for (int j = 0; j < ns; j++) {
 		int best = -1;
 		for (int i = 0; i < nr; i++)
@@ -208,11 +195,8 @@ static int promising(dfs *s, int k)
 	s->budget -= s->n - k;
 	for (int j = k + 1; j < s->n; j++) {
 		int c = s->order[j];
-		const tsl_block *C = &g->blocks[c];
-		int shares = 0;
-		for (int i = 0; i < C->ndevices && !shares; i++)
-			shares = tsl_block_on_device(B, C->devices[i]);
-		if (shares && s->pin[c] < 0 && !has_room(s, c))
+		if (s->pin[c] < 0 && tsl_blocks_share_device(B, &g->blocks[c]) &&
+		    !has_room(s, c))
 			return 0;
 	}
 	int lb_done = 0;
@@ -247,6 +231,50 @@ static void record(dfs *s)
 	memcpy(s->best_T, s->T, (size_t)s->n * sizeof *s->T);
 }
 
+static int64_t mod(int64_t t, int64_t P)
+{
+	int64_t x = t % P;
+	return x < 0 ? x + P : x;
+}
+
+/* Least candidate offset >= off (from the earliest start e) for block B,
+ * or P when there is none before one period. */
+static int64_t next_candidate(dfs *s, const tsl_block *B, int64_t e,
+			      int64_t off)
+{
+	int64_t P = s->P;
+	if (s->fine) {
+		s->budget -= 1;
+		return (off + s->unit - 1) / s->unit * s->unit;
+	}
+	if (off <= 0)
+		return 0;
+	int64_t best = P, y = mod(-e, P); /* the start of a repetition */
+	if (y >= off)
+		best = y;
+	for (int k = 0; k < B->ndevices; k++) {
+		const tsl_circle *cd = &s->busy.dev[B->devices[k]];
+		s->budget -= 1 + cd->n;
+		for (int i = 0; i < cd->n; i++) {
+			int64_t at[2] = {cd->arcs[i].end, cd->arcs[i].start - B->span};
+			for (int j = 0; j < 2; j++) {
+				y = mod(at[j] - e, P);
+				if (y >= off && y < best)
+					best = y;
+			}
+		}
+	}
+	return best;
+}
+
+static int out_of_time(dfs *s)
+{
+	if (!s->stopped && (tsl_deadline_left_ms(s->dl) <= 0 ||
+			    tsl_options_cancelled(s->src)))
+		s->stopped = 1;
+	return s->stopped;
+}
+
 /* One pass of limited discrepancy search: at each level the first
  * promising start is free, every later one costs a discrepancy, and a pass
  * allows at most `limit` of them. */
@@ -254,10 +282,13 @@ static void search(dfs *s, int limit)
 {
 	const tessel_graph *g = s->g;
 	int k = 0;
+	long steps = 0;
 	s->next[0] = 0;
 	s->tried[0] = 0;
 	s->used[0] = 0;
-	while (k >= 0 && s->budget > 0) {
+	while (k >= 0 && s->budget > 0 && !s->stopped) {
+		if ((++steps & 1023) == 0 && out_of_time(s))
+			break;
 		if (k == s->n) {
 			record(s);
 			k--;
@@ -269,15 +300,23 @@ static void search(dfs *s, int limit)
 			mark(s, b, s->T[b], 0); /* undo the last try */
 		int64_t e = tsl_ready_time(g, b, s->T, NULL);
 		int advanced = 0;
-		while (s->next[k] < s->P && s->budget > 0 &&
+		while (s->next[k] < s->P && s->budget > 0 && !s->stopped &&
 		       (s->tried[k] == 0 || s->used[k] < limit)) {
-			int64_t t = e + s->next[k]++;
-			s->budget -= 1 + (int64_t)B->span * B->ndevices;
+			int64_t t;
+			s->budget -= 1 + B->ndevices;
 			if (s->pin[b] >= 0) { /* the one start with its residue */
-				t = e + ((s->pin[b] - e % s->P) + s->P) % s->P;
+				t = e + mod(s->pin[b] - e, s->P);
 				s->next[k] = s->P;
-			} else if (B->span > s->P || !fits(s, B, t)) {
-				continue;
+			} else {
+				int64_t off = next_candidate(s, B, e, s->next[k]);
+				if (off >= s->P) {
+					s->next[k] = s->P;
+					break;
+				}
+				s->next[k] = off + 1;
+				t = e + off;
+				if (!fits(s, B, t))
+					continue;
 			}
 			mark(s, b, t, 1);
 			if (promising(s, k)) {
@@ -359,14 +398,30 @@ static int wide_combos(int64_t (*combo)[MAX_WIDE], int max, const int *span,
 static void reserve(dfs *s, int b, int64_t r, unsigned char v)
 {
 	const tsl_block *B = &s->g->blocks[b];
-	for (int k = 0; k < B->ndevices; k++)
-		for (int i = 0; i < B->span; i++)
-			s->busy[(size_t)B->devices[k] * s->P + (r + i) % s->P] = v;
+	if (!v)
+		tsl_circles_vacate(&s->busy, B, b, r);
+	else if (tsl_circles_occupy(&s->busy, B, b, r))
+		s->nomem = s->stopped = 1;
 }
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Periods with at most this many multiples of the time unit try every one
+ * of them as a start. */
+#define TSL_DFS_FINE_POSITIONS 64
 
 int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 		     const tsl_bounds *bnd, const int *order, int64_t P,
-		     int64_t budget, int *found)
+		     int64_t budget, const tsl_deadline *dl,
+		     const tessel_options *src, int *found)
 {
 	dfs s = {0};
 	int n = g->nblocks;
@@ -389,7 +444,24 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 	s.n = n;
 	s.P = P;
 	s.budget = budget;
-	s.busy = tsl_calloc((size_t)g->ndevices, (size_t)P);
+	s.dl = dl;
+	s.src = src;
+	for (int b = 0; b < n; b++) {
+		const tsl_block *B = &g->blocks[b];
+		s.unit = gcd64(s.unit, B->span);
+		for (int j = 0; j < B->ndeps; j++)
+			s.unit = gcd64(s.unit, tsl_dep_latency(g, B, j));
+	}
+	s.unit = gcd64(s.unit, P);
+	if (s.unit < 1)
+		s.unit = 1;
+	s.fine = P / s.unit <= TSL_DFS_FINE_POSITIONS;
+	int rc = tsl_circles_init(&s.busy, g->ndevices);
+	if (rc) {
+		tsl_free(own_order);
+		return rc;
+	}
+	tsl_circles_reset(&s.busy, P);
 	s.T = tsl_calloc((size_t)n, sizeof *s.T);
 	s.lb = tsl_calloc((size_t)n, sizeof *s.lb);
 	s.best_T = tsl_calloc((size_t)n, sizeof *s.best_T);
@@ -399,9 +471,8 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 	s.tried = tsl_calloc((size_t)n + 1, sizeof *s.tried);
 	s.used = tsl_calloc((size_t)n + 1, sizeof *s.used);
 	s.alloc_left = tsl_calloc((size_t)g->ndevices, sizeof *s.alloc_left);
-	int rc = TSL_OK;
-	if (!s.busy || !s.T || !s.lb || !s.best_T || !s.next || !s.placed || !s.pin || !s.tried || !s.used ||
-	    !s.alloc_left) {
+	if (!s.T || !s.lb || !s.best_T || !s.next || !s.placed || !s.pin ||
+	    !s.tried || !s.used || !s.alloc_left) {
 		rc = tsl_error_nomem();
 		goto out;
 	}
@@ -422,19 +493,27 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 			wide[nw++] = order[k];
 		}
 	}
+	for (int k = 0; k < n; k++)
+		s.pin[k] = -1;
 	int64_t combo[MAX_COMBOS][MAX_WIDE];
 	int ncombo = nw ? wide_combos(combo, MAX_COMBOS, wspan, nw, P) : 1;
 	int64_t total = budget;
-	for (int c = 0; c < ncombo && !s.best_depth; c++) {
+	for (int c = 0; c < ncombo && !s.best_depth && !s.stopped; c++) {
 		s.budget = s.start_budget = total / ncombo;
 		for (int i = 0; i < nw; i++) {
-			s.pin[wide[i]] = combo[c][i];
 			reserve(&s, wide[i], combo[c][i], 1);
+			s.pin[wide[i]] = combo[c][i];
 		}
-		for (int limit = 0; limit <= n && s.budget > 0; limit++)
+		for (int limit = 0; limit <= n && s.budget > 0 && !s.stopped; limit++)
 			search(&s, limit);
-		for (int i = 0; i < nw; i++)
+		for (int i = 0; i < nw; i++) {
+			s.pin[wide[i]] = -1;
 			reserve(&s, wide[i], combo[c][i], 0);
+		}
+	}
+	if (s.nomem) {
+		rc = tsl_error_nomem();
+		goto out;
 	}
 	if (s.best_depth) {
 		int64_t minT = INT64_MAX;
@@ -451,7 +530,7 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 		*found = 1;
 	}
 out:
-	tsl_free(s.busy);
+	tsl_circles_release(&s.busy);
 	tsl_free(s.T);
 	tsl_free(s.lb);
 	tsl_free(s.best_T);

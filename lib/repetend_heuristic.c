@@ -1,110 +1,143 @@
 /* Heuristic repetends without a solver: modulo list scheduling.
  *
- * For P = resource bound, bound + 1, ...: place the blocks in a topological
- * order, each at the earliest start after its dependencies whose slots
- * (start + i) mod P, i < span, are free on all its devices (a modulo
- * reservation table per device). Placing early keeps few micro-batches in
- * flight, which keeps memory low; the steady-state memory of the result is
- * then checked against the limits. Several placement orders are tried and
- * the shallowest repetend of the smallest period wins. */
+ * For a period P: place the blocks in a priority order, each at the
+ * earliest start after its dependencies at which it fits on all its
+ * devices on the circle of length P (busy intervals per device, circle.c).
+ * Placing early keeps few micro-batches in flight, which keeps memory low;
+ * the steady-state memory of the result is then checked against the
+ * limits. Several orders are tried, one of them by iterative modulo
+ * scheduling (placement with eviction), and the shallowest repetend of the
+ * smallest period wins.
+ *
+ * Periods: the resource bound first, then a few steps of the unit of the
+ * graph's times (the gcd of its spans and latencies), then steps growing
+ * geometrically until a period works, then bisection between the last
+ * period that failed and the first that worked. Every step of the work
+ * handles blocks and intervals, never single time steps, so the cost does
+ * not depend on the magnitude of the spans. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "circle.h"
 #include "error.h"
+#include "options.h"
 #include "search.h"
 #include "util.h"
 
 typedef struct heur {
 	const tessel_graph *g;
 	const tsl_bounds *bnd;
+	const tsl_deadline *dl;
+	const tessel_options *src; /* for cancellation; may be NULL */
 	int n;
 	int64_t P;
-	unsigned char *busy; /* ndevices x P */
+	tsl_circles busy;
 	int *order;
 	int64_t *T;
 	/* iterative modulo scheduling */
-	int *owner;          /* ndevices x P: block in the slot, -1 free */
 	int *succ, *succ_start; /* successor lists */
 	int64_t *last;       /* per block: last start tried, -1 none */
 	char *placed;
 	int64_t *pin;        /* per block: required start mod P, -1 free */
+	int *evict;          /* work space: owners to evict (n entries) */
+	int stopped;         /* the deadline passed or a cancel came */
+	int nomem;           /* an allocation failed */
 } heur;
 
-/* Whether block b fits at start t (mod P) on all its devices. */
-static int fits(const heur *h, int b, int64_t t)
+static int out_of_time(heur *h)
 {
-	const tsl_block *B = &h->g->blocks[b];
-	for (int k = 0; k < B->ndevices; k++) {
-		const unsigned char *row = h->busy + (size_t)B->devices[k] * h->P;
-		for (int i = 0; i < B->span; i++)
-			if (row[(t + i) % h->P])
-				return 0;
-	}
-	return 1;
+	if (!h->stopped && (tsl_deadline_left_ms(h->dl) <= 0 ||
+			    tsl_options_cancelled(h->src)))
+		h->stopped = 1;
+	return h->stopped;
 }
 
-static void occupy(heur *h, int b, int64_t t)
+typedef struct res_key {
+	int64_t r;
+	int64_t mem;
+} res_key;
+
+static int cmp_res(const void *x, const void *y)
 {
-	const tsl_block *B = &h->g->blocks[b];
-	for (int k = 0; k < B->ndevices; k++) {
-		unsigned char *row = h->busy + (size_t)B->devices[k] * h->P;
-		for (int i = 0; i < B->span; i++)
-			row[(t + i) % h->P] = 1;
-	}
+	const res_key *a = x, *b = y;
+	return (a->r > b->r) - (a->r < b->r);
 }
 
-/* Steady-state memory check (the formula of repetend_z3.c). */
-int64_t tsl_repetend_peak(const tessel_graph *g, const int64_t *T,
-			  int64_t P, int d)
+/* Steady-state memory (the formula of repetend_z3.c): just after block c
+ * on d starts, sum over blocks b on d of mem_b ([r_b <= r_c] - q_b); the
+ * peak over the blocks c that take memory. A sweep over d's blocks sorted
+ * by residue. */
+int tsl_repetend_peak(int64_t *out, const tessel_graph *g,
+		      const tsl_bounds *bnd, const int64_t *T, int64_t P, int d)
 {
-	int64_t peak = 0;
-	for (int c = 0; c < g->nblocks; c++) {
-		const tsl_block *C = &g->blocks[c];
-		if (C->memory <= 0 || !tsl_block_on_device(C, d))
+	int lo = bnd->dev_start[d], hi = bnd->dev_start[d + 1];
+	res_key *k = tsl_calloc((size_t)(hi - lo) + 1, sizeof *k);
+	if (!k)
+		return tsl_error_nomem();
+	int nk = 0;
+	int64_t run = 0;
+	for (int x = lo; x < hi; x++) {
+		int b = bnd->dev_block[x];
+		const tsl_block *B = &g->blocks[b];
+		if (B->memory == 0)
 			continue;
-		int64_t rc = T[c] % P, mem = 0;
-		for (int b = 0; b < g->nblocks; b++) {
-			const tsl_block *B = &g->blocks[b];
-			if (B->memory == 0 || !tsl_block_on_device(B, d))
-				continue;
-			int64_t q = T[b] / P, r = T[b] % P;
-			mem += B->memory * ((r <= rc ? 1 : 0) - q);
-		}
-		if (mem > peak)
-			peak = mem;
+		k[nk].r = T[b] % P;
+		k[nk].mem = B->memory;
+		run -= (int64_t)B->memory * (T[b] / P);
+		nk++;
 	}
-	return peak;
+	qsort(k, (size_t)nk, sizeof *k, cmp_res);
+	int64_t peak = 0;
+	for (int i = 0; i < nk;) {
+		int j = i, alloc = 0;
+		for (; j < nk && k[j].r == k[i].r; j++) {
+			run += k[j].mem;
+			alloc |= k[j].mem > 0;
+		}
+		if (alloc && run > peak)
+			peak = run;
+		i = j;
+	}
+	tsl_free(k);
+	*out = peak;
+	return TSL_OK;
 }
 
-static int memory_fits(const heur *h)
+/* 1 when the steady state fits every limit, 0 if not, < 0 an error. */
+static int memory_fits(heur *h)
 {
 	const tessel_graph *g = h->g;
 	for (int d = 0; d < g->ndevices; d++) {
-		int64_t limit = g->memory_limit[d];
-		if (limit != TESSEL_UNLIMITED &&
-		    tsl_repetend_peak(g, h->T, h->P, d) > limit)
+		int64_t limit = g->memory_limit[d], peak;
+		if (limit == TESSEL_UNLIMITED)
+			continue;
+		int rc = tsl_repetend_peak(&peak, g, h->bnd, h->T, h->P, d);
+		if (rc)
+			return rc;
+		if (peak > limit)
 			return 0;
 	}
 	return 1;
 }
 
-/* Try period P with the current order; 1 placed and fits memory, 0 not. */
+/* List scheduling at period P in the current order: 1 placed, 0 not. */
 static int place_all(heur *h)
 {
 	const tessel_graph *g = h->g;
-	memset(h->busy, 0, (size_t)g->ndevices * (size_t)h->P);
+	tsl_circles_reset(&h->busy, h->P);
 	for (int k = 0; k < h->n; k++) {
 		int b = h->order[k];
 		const tsl_block *B = &g->blocks[b];
-		if (B->span > h->P)
+		if ((k & 1023) == 1023 && out_of_time(h))
 			return 0;
-		int64_t e = tsl_ready_time(g, b, h->T, NULL);
-		int64_t t = e;
-		while (t < e + h->P && !fits(h, b, t))
-			t++;
-		if (t == e + h->P)
+		int64_t t = tsl_circles_fit(&h->busy, B,
+					    tsl_ready_time(g, b, h->T, NULL));
+		if (t < 0)
 			return 0;
-		occupy(h, b, t);
+		if (tsl_circles_occupy(&h->busy, B, b, t)) {
+			h->nomem = 1;
+			return 0;
+		}
 		h->T[b] = t;
 	}
 	return 1;
@@ -122,10 +155,9 @@ static int64_t depth_of(const heur *h)
 	return hi - lo;
 }
 
-/* Sort keys for the placement orders: topological order is kept for ties
- * by a stable merge of (key, topo position). */
+/* Sort keys of the placement orders; topological order breaks ties. */
 typedef struct keyed {
-	int64_t key;
+	int64_t key, key2;
 	int pos;
 	int b;
 } keyed;
@@ -135,6 +167,8 @@ static int cmp_keyed(const void *x, const void *y)
 	const keyed *a = x, *b = y;
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
+	if (a->key2 != b->key2)
+		return a->key2 < b->key2 ? -1 : 1;
 	return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
@@ -144,19 +178,19 @@ static int cmp_keyed(const void *x, const void *y)
  * since head grows strictly along every dependency. */
 static void make_order(heur *h, int variant, keyed *tmp)
 {
+	const tsl_bounds *bnd = h->bnd;
 	for (int k = 0; k < h->n; k++) {
-		int b = h->bnd->topo[k];
+		int b = bnd->topo[k];
 		tmp[k].b = b;
 		tmp[k].pos = k;
+		tmp[k].key2 = 0;
 		switch (variant) {
 		case 0: tmp[k].key = 0; break;
-		case 3: /* decreasing height */
-			tmp[k].key = -(h->bnd->tail[b] + h->g->blocks[b].span);
-			break;
-		case 1: tmp[k].key = h->bnd->head[b]; break;
+		case 3: tmp[k].key = -(bnd->tail[b] + h->g->blocks[b].span); break;
+		case 1: tmp[k].key = bnd->head[b]; break;
 		default:
-			tmp[k].key = h->bnd->head[b] * (h->bnd->critical_path + 1) -
-				     h->bnd->tail[b];
+			tmp[k].key = bnd->head[b];
+			tmp[k].key2 = -bnd->tail[b];
 			break;
 		}
 	}
@@ -181,43 +215,36 @@ int tsl_order_by_head(int *order, const tessel_graph *g, const tsl_bounds *bnd)
 /* Iterative modulo scheduling (after Rau): blocks in order of decreasing
  * height are placed at the first free start within one period after their
  * placed dependencies; when there is none, the block takes a start anyway
- * and evicts what conflicts with it, and placed successors it now runs too
- * late for. A work bound ends the attempt. */
-static void ims_unplace(heur *h, int b)
+ * (its earliest, or the next event after the start it last tried) and
+ * evicts what overlaps it, and placed successors it now runs too late
+ * for. A work bound ends the attempt. */
+static void unplace(heur *h, int b)
 {
-	const tsl_block *B = &h->g->blocks[b];
-	for (int k = 0; k < B->ndevices; k++) {
-		int *row = h->owner + (size_t)B->devices[k] * h->P;
-		for (int i = 0; i < B->span; i++)
-			if (row[(h->T[b] + i) % h->P] == b)
-				row[(h->T[b] + i) % h->P] = -1;
-	}
+	tsl_circles_vacate(&h->busy, &h->g->blocks[b], b, h->T[b]);
 	h->placed[b] = 0;
 }
 
-static int ims_conflicts(const heur *h, int b, int64_t t)
+static void evict_overlaps(heur *h, const tsl_block *B, int64_t t)
 {
-	const tsl_block *B = &h->g->blocks[b];
 	for (int k = 0; k < B->ndevices; k++) {
-		const int *row = h->owner + (size_t)B->devices[k] * h->P;
-		for (int i = 0; i < B->span; i++)
-			if (row[(t + i) % h->P] >= 0)
-				return 1;
+		int c = tsl_circle_overlaps(&h->busy, B->devices[k], t, B->span,
+					    h->evict, h->n);
+		if (c > h->n)
+			c = h->n;
+		for (int i = 0; i < c; i++)
+			if (h->placed[h->evict[i]])
+				unplace(h, h->evict[i]);
 	}
-	return 0;
 }
 
-static void ims_place(heur *h, int b, int64_t t)
+static int ims_place(heur *h, int b, int64_t t)
 {
-	const tsl_block *B = &h->g->blocks[b];
-	for (int k = 0; k < B->ndevices; k++) {
-		int *row = h->owner + (size_t)B->devices[k] * h->P;
-		for (int i = 0; i < B->span; i++) {
-			int o = row[(t + i) % h->P];
-			if (o >= 0)
-				ims_unplace(h, o);
-			row[(t + i) % h->P] = b;
-		}
+	const tessel_graph *g = h->g;
+	const tsl_block *B = &g->blocks[b];
+	evict_overlaps(h, B, t);
+	if (tsl_circles_occupy(&h->busy, B, b, t)) {
+		h->nomem = 1;
+		return -1;
 	}
 	h->T[b] = t;
 	h->last[b] = t;
@@ -225,9 +252,16 @@ static void ims_place(heur *h, int b, int64_t t)
 	/* successors placed too early for b */
 	for (int k = h->succ_start[b]; k < h->succ_start[b + 1]; k++) {
 		int v = h->succ[k];
-		if (h->placed[v] && h->T[v] < t + B->span)
-			ims_unplace(h, v);
+		if (!h->placed[v])
+			continue;
+		const tsl_block *V = &g->blocks[v];
+		for (int j = 0; j < V->ndeps; j++)
+			if (V->deps[j] == b && h->T[v] < t + tsl_dep_gap(g, V, j)) {
+				unplace(h, v);
+				break;
+			}
 	}
+	return 0;
 }
 
 /* Pin the blocks on every device to consecutive residues, in priority
@@ -249,42 +283,50 @@ static int pin_full_width(heur *h, int packed)
 	return 1;
 }
 
-static int ims(heur *h)
+/* 1 placed, 0 not (work bound, deadline, or no room). */
+static int modulo_schedule_iteratively(heur *h)
 {
 	const tessel_graph *g = h->g;
-	for (size_t i = 0; i < (size_t)g->ndevices * (size_t)h->P; i++)
-		h->owner[i] = -1;
+	tsl_circles_reset(&h->busy, h->P);
 	for (int b = 0; b < h->n; b++) {
 		h->placed[b] = 0;
 		h->last[b] = -1;
 	}
 	int64_t budget = (int64_t)h->n * 40;
+	int next = 0; /* no unplaced block before order[next] */
 	for (;;) {
-		/* highest-priority block not placed (order is by priority) */
+		while (next < h->n && h->placed[h->order[next]])
+			next++;
+		/* an eviction may have unplaced a block earlier in the order */
 		int b = -1;
-		for (int k = 0; k < h->n && b < 0; k++)
+		for (int k = 0; k < next && b < 0; k++)
 			if (!h->placed[h->order[k]])
 				b = h->order[k];
+		if (b < 0 && next < h->n)
+			b = h->order[next];
 		if (b < 0)
 			break;
-		if (budget-- <= 0)
+		if (budget-- <= 0 || ((budget & 255) == 0 && out_of_time(h)))
 			return 0;
 		const tsl_block *B = &g->blocks[b];
 		if (B->span > h->P)
 			return 0;
 		int64_t e = tsl_ready_time(g, b, h->T, h->placed);
-		int64_t t = e;
+		int64_t t;
 		if (h->pin[b] >= 0) {
 			/* the one start in the window with the pinned residue */
 			t = e + ((h->pin[b] - e % h->P) + h->P) % h->P;
 		} else {
-			while (t < e + h->P && ims_conflicts(h, b, t))
-				t++;
-			if (t == e + h->P)
-				t = h->last[b] < 0 || e > h->last[b] ? e
-								   : h->last[b] + 1;
+			t = tsl_circles_fit(&h->busy, B, e);
+			if (t < 0)
+				t = h->last[b] < 0 || e > h->last[b]
+					    ? e
+					    : tsl_circles_next_event(&h->busy, B, h->last[b]);
 		}
-		ims_place(h, b, t);
+		if (ims_place(h, b, t))
+			return 0;
+		if (next < h->n && h->order[next] == b)
+			next++;
 	}
 	return 1;
 }
@@ -314,31 +356,169 @@ static int has_limit(const tessel_graph *g)
 	return 0;
 }
 
+/* Every order at period h->P: the shallowest repetend within the memory
+ * limits into rep (*found 1), the first one that ignores them into
+ * relaxed (when not yet set). */
+static int try_period(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
+		      int *have_relaxed, keyed *tmp, int *found)
+{
+	*found = 0;
+	for (int v = 0; v <= NVARIANTS + 1 && !out_of_time(h); v++) {
+		/* the last variant packs the blocks that occupy every device
+		 * side by side on the circle */
+		int packed = v == NVARIANTS + 1;
+		make_order(h, v < NVARIANTS ? v : NVARIANTS, tmp);
+		if (!pin_full_width(h, packed))
+			continue;
+		int ok = v < NVARIANTS ? place_all(h) : modulo_schedule_iteratively(h);
+		if (h->nomem)
+			return tsl_error_nomem();
+		if (!ok)
+			continue;
+		int64_t depth = depth_of(h);
+		if (relaxed && (!*have_relaxed ||
+				(relaxed->period == h->P && depth < relaxed->depth))) {
+			store(relaxed, h, depth);
+			*have_relaxed = 1;
+		}
+		int fits = memory_fits(h);
+		if (fits < 0)
+			return fits;
+		if (!fits)
+			continue;
+		if (!*found || depth < rep->depth) {
+			store(rep, h, depth);
+			*found = 1;
+		}
+	}
+	/* at the resource bound, when list scheduling broke the memory
+	 * limits: the memory-aware search */
+	if (!*found && h->P == h->bnd->resource_bound && has_limit(h->g) &&
+	    !out_of_time(h)) {
+		make_order(h, 1, tmp);
+		int rc = tsl_repetend_dfs(rep, h->g, h->bnd, h->order, h->P,
+					  TSL_DFS_BUDGET, h->dl, h->src, found);
+		if (rc)
+			return rc;
+	}
+	return TSL_OK;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The unit of the graph's times: gcd of its spans and latencies. */
+static int64_t time_unit(const tessel_graph *g)
+{
+	int64_t u = 0;
+	for (int b = 0; b < g->nblocks && u != 1; b++) {
+		const tsl_block *B = &g->blocks[b];
+		u = gcd64(u, B->span);
+		for (int j = 0; j < B->ndeps; j++)
+			u = gcd64(u, tsl_dep_latency(g, B, j));
+	}
+	return u > 0 ? u : 1;
+}
+
+/* Probes of the period search: this many steps of one unit above the
+ * bound, then geometric steps, then at most this many bisection steps. */
+#define TSL_UNIT_PROBES 32
+#define TSL_BISECT_PROBES 24
+
+static int heuristic_search(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
+			    keyed *tmp, int *found)
+{
+	const tsl_bounds *bnd = h->bnd;
+	int64_t lo = bnd->resource_bound, hi = bnd->total_span;
+	int64_t unit = time_unit(h->g);
+	int have_relaxed = 0, rc = TSL_OK;
+	for (int b = 0; b < h->n; b++)
+		if (h->g->blocks[b].span > lo)
+			lo = h->g->blocks[b].span;
+	if (hi < lo)
+		hi = lo;
+	int64_t failed = lo - 1; /* largest period tried that failed */
+	*found = 0;
+	/* upward: unit steps, then doubling steps */
+	int64_t P = lo, step = unit;
+	for (int probe = 0; P <= hi && !*found && !out_of_time(h); probe++) {
+		h->P = P;
+		rc = try_period(h, rep, relaxed, &have_relaxed, tmp, found);
+		if (rc)
+			return rc;
+		if (*found)
+			break;
+		failed = P;
+		if (probe >= TSL_UNIT_PROBES)
+			step *= 2;
+		if (P < hi && P + step > hi)
+			P = hi;
+		else
+			P += step;
+	}
+	/* downward: bisection between the last failure and the success */
+	tsl_repetend trial = {0};
+	if (*found && rep->period - failed > 1) {
+		trial.T = tsl_reallocarray(NULL, (size_t)h->n, sizeof *trial.T);
+		if (!trial.T)
+			return tsl_error_nomem();
+	}
+	for (int probe = 0; *found && rep->period - failed > 1 &&
+			    probe < TSL_BISECT_PROBES && !out_of_time(h); probe++) {
+		int64_t mid = failed + (rep->period - failed) / 2;
+		int ok = 0;
+		h->P = mid;
+		rc = try_period(h, &trial, relaxed, &have_relaxed, tmp, &ok);
+		if (rc)
+			break;
+		if (!ok) {
+			failed = mid;
+			continue;
+		}
+		memcpy(rep->T, trial.T, (size_t)h->n * sizeof *rep->T);
+		rep->period = trial.period;
+		rep->depth = trial.depth;
+		rep->optimal = trial.optimal;
+	}
+	tsl_repetend_release(&trial);
+	return rc;
+}
+
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
-			   const tessel_graph *g, const tsl_bounds *bnd)
+			   const tessel_graph *g, const tsl_bounds *bnd,
+			   const tsl_deadline *dl, const tessel_options *src)
 {
 	heur h = {0};
 	h.g = g;
 	h.bnd = bnd;
+	h.dl = dl;
+	h.src = src;
 	h.n = g->nblocks;
-	int64_t lo = bnd->resource_bound, hi = bnd->total_span;
+	int ndeps = 0;
+	for (int b = 0; b < h.n; b++)
+		ndeps += g->blocks[b].ndeps;
 	h.order = tsl_calloc((size_t)h.n, sizeof *h.order);
 	h.T = tsl_calloc((size_t)h.n, sizeof *h.T);
 	h.last = tsl_calloc((size_t)h.n, sizeof *h.last);
 	h.placed = tsl_calloc((size_t)h.n, 1);
 	h.pin = tsl_calloc((size_t)h.n, sizeof *h.pin);
+	h.evict = tsl_calloc((size_t)h.n, sizeof *h.evict);
 	h.succ_start = tsl_calloc((size_t)h.n + 1, sizeof *h.succ_start);
-	int ndeps = 0;
-	for (int b = 0; b < h.n; b++)
-		ndeps += g->blocks[b].ndeps;
-	h.succ = tsl_calloc((size_t)ndeps, sizeof *h.succ);
+	h.succ = tsl_calloc((size_t)ndeps + 1, sizeof *h.succ);
 	keyed *tmp = tsl_calloc((size_t)h.n, sizeof *tmp);
-	int rc = TSL_OK;
-	if (!h.order || !h.T || !tmp || !h.last || !h.placed || !h.succ_start ||
-	    !h.succ || !h.pin) {
+	int rc = tsl_circles_init(&h.busy, g->ndevices);
+	if (!rc && (!h.order || !h.T || !tmp || !h.last || !h.placed ||
+		    !h.succ_start || !h.succ || !h.pin || !h.evict))
 		rc = tsl_error_nomem();
+	if (rc)
 		goto out;
-	}
 	for (int b = 0; b < h.n; b++)
 		for (int j = 0; j < g->blocks[b].ndeps; j++)
 			h.succ_start[g->blocks[b].deps[j] + 1]++;
@@ -350,68 +530,25 @@ int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 			int a = g->blocks[b].deps[j];
 			h.succ[h.succ_start[a] + h.T[a]++] = b;
 		}
-	int found = 0, have_relaxed = 0;
-	for (int64_t P = lo; P <= hi && !found; P++) {
-		h.P = P;
-		/* on failure the old arrays stay in h, freed at out */
-		unsigned char *busy = tsl_reallocarray(h.busy, (size_t)g->ndevices, (size_t)P);
-		if (busy)
-			h.busy = busy;
-		int *owner = busy ? tsl_reallocarray(h.owner,
-						     (size_t)g->ndevices * (size_t)P,
-						     sizeof *h.owner)
-				  : NULL;
-		if (owner)
-			h.owner = owner;
-		if (!busy || !owner) {
-			rc = tsl_error_nomem();
-			goto out;
-		}
-		for (int v = 0; v <= NVARIANTS + 1; v++) {
-			/* the last variant packs the blocks that occupy every
-			 * device side by side on the circle */
-			int packed = v == NVARIANTS + 1;
-			make_order(&h, v < NVARIANTS ? v : NVARIANTS, tmp);
-			if (!pin_full_width(&h, packed))
-				continue;
-			if (v < NVARIANTS ? !place_all(&h) : !ims(&h))
-				continue;
-			int64_t depth = depth_of(&h);
-			if (relaxed && (!have_relaxed ||
-					(relaxed->period == P && depth < relaxed->depth))) {
-				store(relaxed, &h, depth);
-				have_relaxed = 1;
-			}
-			if (!memory_fits(&h))
-				continue;
-			if (!found || depth < rep->depth) {
-				store(rep, &h, depth);
-				found = 1;
-			}
-		}
-		/* at the resource bound, when list scheduling broke the
-		 * memory limits: the memory-aware search */
-		if (!found && P == lo && has_limit(g)) {
-			make_order(&h, 1, tmp);
-			rc = tsl_repetend_dfs(rep, g, bnd, h.order, P, TSL_DFS_BUDGET,
-					      &found);
-			if (rc)
-				goto out;
-		}
-		/* large periods: step faster, the fine scan is for the solver */
-		if (!found && P - lo > 64)
-			P += (P - lo) / 8;
-	}
-	if (!found)
+	int found = 0;
+	rc = heuristic_search(&h, rep, relaxed, tmp, &found);
+	if (!rc && !found && h.stopped)
+		rc = tsl_options_cancelled(src)
+			     ? tsl_error(TESSEL_ECANCELLED,
+					 "the search was cancelled during the heuristic")
+			     : tsl_error(TESSEL_ETIMEOUT,
+					 "time limit reached during the heuristic, before any repetend");
+	else if (!rc && !found)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
 			       "the heuristic found no repetend within the memory limits "
-			       "(periods %lld .. %lld)", (long long)lo, (long long)hi);
+			       "(periods %lld .. %lld)",
+			       (long long)bnd->resource_bound, (long long)bnd->total_span);
 out:
-	tsl_free(h.busy);
-	tsl_free(h.owner);
+	tsl_circles_release(&h.busy);
 	tsl_free(h.last);
 	tsl_free(h.placed);
 	tsl_free(h.pin);
+	tsl_free(h.evict);
 	tsl_free(h.succ);
 	tsl_free(h.succ_start);
 	tsl_free(h.order);

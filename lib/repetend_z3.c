@@ -48,7 +48,10 @@ typedef struct model {
 	int have_model;    /* the last check was satisfiable */
 	pair *pairs;
 	int npairs;
-	int *pair_index;   /* n x n -> pair id or -1 (only for small n) */
+	/* per block x: the pairs it is in, pair_of[pair_start[x] ..
+	 * pair_start[x + 1]) by the other block's id */
+	int *pair_start;
+	struct pair_ref { int other, id; } *pair_of;
 } model;
 
 static Z3_ast mk_int(model *m, int64_t v)
@@ -79,16 +82,105 @@ static void model_release(model *m)
 	tsl_free(m->r);
 	tsl_free(m->t);
 	tsl_free(m->pairs);
-	tsl_free(m->pair_index);
+	tsl_free(m->pair_start);
+	tsl_free(m->pair_of);
 	memset(m, 0, sizeof *m);
 }
 
 /* Literal for [r_x <= r_y] (x != y, sharing a device). */
 static Z3_ast le_literal(model *m, int x, int y)
 {
-	int id = m->pair_index[(size_t)x * m->n + y];
-	pair *p = &m->pairs[id];
+	int lo = m->pair_start[x], hi = m->pair_start[x + 1];
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (m->pair_of[mid].other < y)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	pair *p = &m->pairs[m->pair_of[lo].id];
 	return p->a == x ? p->before : Z3_mk_not(m->z.ctx, p->before);
+}
+
+/* The smallest device blocks a and b share, -1 if none. */
+static int first_shared_device(const tsl_block *a, const tsl_block *b)
+{
+	int i = 0, j = 0;
+	while (i < a->ndevices && j < b->ndevices) {
+		if (a->devices[i] == b->devices[j])
+			return a->devices[i];
+		if (a->devices[i] < b->devices[j])
+			i++;
+		else
+			j++;
+	}
+	return -1;
+}
+
+static int cmp_ref(const void *x, const void *y)
+{
+	const struct pair_ref *a = x, *b = y;
+	return (a->other > b->other) - (a->other < b->other);
+}
+
+/* The pairs of blocks sharing a device, each once (at the first device
+ * they share), and the per-block index of them. */
+static int make_pairs(model *m)
+{
+	const tessel_graph *g = m->g;
+	const tsl_bounds *bnd = m->bnd;
+	int cap = 0;
+	for (int d = 0; d < g->ndevices; d++)
+		for (int x = bnd->dev_start[d]; x < bnd->dev_start[d + 1]; x++)
+			for (int y = x + 1; y < bnd->dev_start[d + 1]; y++) {
+				int a = bnd->dev_block[x], b = bnd->dev_block[y];
+				if (first_shared_device(&g->blocks[a], &g->blocks[b]) != d)
+					continue;
+				if (a > b) {
+					int t = a;
+					a = b;
+					b = t;
+				}
+				if (m->npairs == cap) {
+					cap = cap ? cap * 2 : 64;
+					pair *np = tsl_reallocarray(m->pairs, (size_t)cap,
+								    sizeof *np);
+					if (!np)
+						return tsl_error_nomem();
+					m->pairs = np;
+				}
+				pair *p = &m->pairs[m->npairs];
+				p->a = a;
+				p->b = b;
+				p->before = Z3_mk_const(m->z.ctx,
+					Z3_mk_int_symbol(m->z.ctx, 2 * m->n + m->npairs),
+					Z3_mk_bool_sort(m->z.ctx));
+				m->npairs++;
+			}
+	m->pair_start = tsl_calloc((size_t)m->n + 1, sizeof *m->pair_start);
+	m->pair_of = tsl_calloc((size_t)m->npairs * 2 + 1, sizeof *m->pair_of);
+	if (!m->pair_start || !m->pair_of)
+		return tsl_error_nomem();
+	for (int k = 0; k < m->npairs; k++) {
+		m->pair_start[m->pairs[k].a + 1]++;
+		m->pair_start[m->pairs[k].b + 1]++;
+	}
+	for (int x = 0; x < m->n; x++)
+		m->pair_start[x + 1] += m->pair_start[x];
+	int *fill = tsl_calloc((size_t)m->n + 1, sizeof *fill);
+	if (!fill)
+		return tsl_error_nomem();
+	for (int k = 0; k < m->npairs; k++) {
+		int a = m->pairs[k].a, b = m->pairs[k].b;
+		m->pair_of[m->pair_start[a] + fill[a]++] = (struct pair_ref){b, k};
+		m->pair_of[m->pair_start[b] + fill[b]++] = (struct pair_ref){a, k};
+	}
+	tsl_free(fill);
+	for (int x = 0; x < m->n; x++)
+		qsort(m->pair_of + m->pair_start[x],
+		      (size_t)(m->pair_start[x + 1] - m->pair_start[x]),
+		      sizeof *m->pair_of, cmp_ref);
+	return TSL_OK;
 }
 
 static void add_exclusivity(model *m)
@@ -180,12 +272,10 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 	m->q = tsl_calloc((size_t)n, sizeof *m->q);
 	m->r = tsl_calloc((size_t)n, sizeof *m->r);
 	m->t = tsl_calloc((size_t)n, sizeof *m->t);
-	m->pair_index = tsl_reallocarray(NULL, (size_t)n * n, sizeof(int));
-	if (!m->q || !m->r || !m->t || !m->pair_index) {
+	if (!m->q || !m->r || !m->t) {
 		model_release(m);
 		return tsl_error_nomem();
 	}
-	memset(m->pair_index, 0xff, (size_t)n * n * sizeof(int));
 
 	int zrc = tsl_z3_open(&m->z, opts);
 	if (zrc) {
@@ -223,37 +313,17 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 		assert_le(m, Z3_mk_sub(m->z.ctx, 2, sub), m->depth);
 		for (int k = 0; k < B->ndeps; k++) {
 			int a = B->deps[k];
-			assert_le(m, mk_add_c(m, m->t[a], g->blocks[a].span), m->t[b]);
+			assert_le(m, mk_add_c(m, m->t[a], tsl_dep_gap(g, B, k)), m->t[b]);
 		}
 	}
 	assert_le(m, m->depth, mk_int(m, max_depth));
 
 	/* ordering literals for pairs of blocks sharing a device */
-	int cap = 0;
-	for (int a = 0; a < n; a++)
-		for (int b = a + 1; b < n; b++) {
-			if (!tsl_blocks_share_device(&g->blocks[a], &g->blocks[b]))
-				continue;
-			if (m->npairs == cap) {
-				cap = cap ? cap * 2 : 64;
-				pair *np = tsl_reallocarray(m->pairs, (size_t)cap,
-							    sizeof *np);
-				if (!np) {
-					model_release(m);
-					return tsl_error_nomem();
-				}
-				m->pairs = np;
-			}
-			pair *p = &m->pairs[m->npairs];
-			p->a = a;
-			p->b = b;
-			p->before = Z3_mk_const(m->z.ctx,
-				Z3_mk_int_symbol(m->z.ctx, 2 * n + m->npairs),
-				Z3_mk_bool_sort(m->z.ctx));
-			m->pair_index[(size_t)a * n + b] = m->npairs;
-			m->pair_index[(size_t)b * n + a] = m->npairs;
-			m->npairs++;
-		}
+	int prc = make_pairs(m);
+	if (prc) {
+		model_release(m);
+		return prc;
+	}
 	add_exclusivity(m);
 	int rc = add_memory(m);
 	if (rc) {
@@ -529,6 +599,41 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 	return res;
 }
 
+/* Largest model given to the solver: pairs of blocks sharing a device
+ * (an upper bound: sum over devices of n_d (n_d - 1) / 2). Beyond, the
+ * model alone would take longer to build than a search should. */
+#define TSL_Z3_MAX_PAIRS 40000
+
+static int model_too_large(const tessel_graph *g, const tsl_bounds *bnd)
+{
+	int64_t pairs = 0;
+	for (int d = 0; d < g->ndevices; d++) {
+		int64_t k = bnd->dev_start[d + 1] - bnd->dev_start[d];
+		pairs += k * (k - 1) / 2;
+		if (pairs > TSL_Z3_MAX_PAIRS)
+			return 1;
+	}
+	return 0;
+}
+
+/* The error that ends the period search after an undecided check. */
+static int undecided_error(const tsl_opts *opts, int64_t P)
+{
+	if (tsl_options_cancelled(opts->src))
+		return tsl_error(TESSEL_ECANCELLED,
+				 "the search was cancelled while trying period %lld",
+				 (long long)P);
+	return tsl_error(TESSEL_ETIMEOUT, "time limit reached while trying period %lld",
+			 (long long)P);
+}
+
+/* A repetend of period P implies one of period P + 1 (insert one idle step
+ * on the circle: residues after it shift by one, which keeps every device
+ * order, dependency, offset and memory sum), so feasibility is monotone
+ * in P and bisection finds the smallest feasible period: it is proven
+ * minimal once P - 1 is unsatisfiable. The resource bound is tried first
+ * (the usual answer), then bisection between it and the heuristic's
+ * period (or the cap); the final period gets the depth minimisation. */
 int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    const tsl_bounds *bnd, const tsl_opts *opts,
 		    const tsl_deadline *dl, const tsl_repetend *hint,
@@ -547,55 +652,77 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		return tsl_error(TESSEL_EINFEASIBLE,
 				 "the period cap %lld is below the resource bound %lld",
 				 (long long)hi, (long long)lo);
-	int proven = 1;
-	for (int64_t P = lo; P <= hi; P++) {
-		rep->optimal = proven;
-		int res = try_period(rep, g, bnd, P, opts, dl, hint, guide, cb,
+	if (model_too_large(g, bnd))
+		return tsl_error(TESSEL_ETIMEOUT,
+				 "the solver was not used: more than %d pairs of blocks share a device",
+				 TSL_Z3_MAX_PAIRS);
+	tsl_opts quick = *opts;
+	quick.minimize_depth = 0;
+	/* known: the repetend of period hi when one is known */
+	tsl_repetend known = {0};
+	known.T = tsl_calloc((size_t)g->nblocks, sizeof *known.T);
+	if (!known.T)
+		return tsl_error_nomem();
+	int have = 0, proven = 1, first = 1, rc = TSL_OK;
+	if (hint && hint->period == hi) {
+		memcpy(known.T, hint->T, (size_t)g->nblocks * sizeof *known.T);
+		known.period = hint->period;
+		known.depth = hint->depth;
+		have = 1;
+	}
+	while (!rc && !(have && lo >= hi)) {
+		int64_t P = first ? lo : lo >= hi ? hi : lo + (hi - lo) / 2;
+		first = 0;
+		rep->optimal = proven && P == lo;
+		int res = try_period(rep, g, bnd, P, &quick, dl, NULL, guide, cb,
 				     payload);
-		if (res < -1)
-			return res;
-		if (res == 1) {
-			rep->optimal = proven;
-			return TSL_OK;
-		}
-		if (res == -1) {
+		if (res < -1) {
+			rc = res;
+		} else if (res == 1) {
+			hi = P;
+			have = 1;
+			memcpy(known.T, rep->T, (size_t)g->nblocks * sizeof *known.T);
+			known.period = rep->period;
+			known.depth = rep->depth;
+		} else if (res == 0 && P == hi) {
+			rc = tsl_error(TESSEL_EINFEASIBLE,
+				       "no repetend with period %lld .. %lld fits the memory limits",
+				       (long long)bnd->resource_bound, (long long)hi);
+		} else if (res == 0) {
+			lo = P + 1;
+		} else if (tsl_options_cancelled(opts->src) ||
+			   tsl_deadline_left_ms(dl) <= 0) {
 			proven = 0;
-			if (tsl_options_cancelled(opts->src))
-				return tsl_error(TESSEL_ECANCELLED,
-						 "the search was cancelled while trying period %lld",
-						 (long long)P);
-			if (tsl_deadline_left_ms(dl) <= 0)
-				return tsl_error(TESSEL_ETIMEOUT,
-						 "time limit reached while trying period %lld",
-						 (long long)P);
-		}
-		if (P == lo && res == 0 && hi > lo + 1 && !hint) {
-			/* Before scanning upwards, make sure some period works
-			 * at all: the largest one holds any single micro-batch
-			 * schedule that fits in memory. */
-			tsl_repetend probe = {0};
-			probe.T = tsl_calloc((size_t)g->nblocks, sizeof *probe.T);
-			if (!probe.T)
-				return tsl_error_nomem();
-			tsl_opts quick = *opts;
-			quick.minimize_depth = 0;
-			int r2 = try_period(&probe, g, bnd, hi, &quick, dl, NULL, NULL,
-					    NULL, NULL);
-			tsl_free(probe.T);
-			if (r2 < -1)
-				return r2;
-			if (r2 == 0)
-				return tsl_error(TESSEL_EINFEASIBLE,
-						 "no repetend with period %lld .. %lld fits the memory limits",
-						 (long long)lo, (long long)hi);
+			if (!have)
+				rc = undecided_error(opts, P);
+			break; /* keep the best period known, hi */
+		} else if (P == hi) {
+			rc = tsl_error(TESSEL_ETIMEOUT, "period %lld was not decided%s",
+				       (long long)P,
+				       tsl_z3_capped() ? " within the solver memory cap"
+						       : " within the solver's work bound");
+		} else {
+			proven = 0;
+			lo = P + 1;
 		}
 	}
-	return tsl_error(proven ? TESSEL_EINFEASIBLE : TESSEL_ETIMEOUT,
-			 "no repetend with period %lld .. %lld fits the memory limits%s",
-			 (long long)lo, (long long)hi,
-			 proven ? "" : tsl_z3_capped()
-				 ? " (some periods were not decided within the solver memory cap)"
-				 : " (some periods were not decided in time)");
+	if (!rc) {
+		/* the final period: its depth lowered, and alternatives */
+		int optimal = proven && lo >= hi;
+		rep->optimal = optimal;
+		int res = try_period(rep, g, bnd, hi, opts, dl, &known, guide, cb,
+				     payload);
+		if (res < -1)
+			rc = res;
+		rep->optimal = optimal;
+		if (res != 1) { /* nothing new: the known repetend */
+			memcpy(rep->T, known.T, (size_t)g->nblocks * sizeof *rep->T);
+			rep->period = known.period;
+			rep->depth = known.depth;
+		}
+	}
+	tsl_repetend_release(&known);
+	return rc;
 }
 
 int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,

@@ -274,7 +274,7 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 		tsl_repetend_release(&guide);
 		return tsl_error_nomem();
 	}
-	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd);
+	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, b->fin_dl, o->src);
 	/* a period cap applies to the heuristic's repetend too */
 	if (!rc && o->max_period && hint.period > o->max_period)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
@@ -388,7 +388,8 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
  * of graph `work` with its limits set to the probe (a probe that finds
  * nothing counts as too low: this only chooses where the solver starts). */
 static int descend_with_dfs(int64_t *known, tessel_graph *work,
-			    const tsl_bounds *bnd, int64_t P, int64_t *T)
+			    const tsl_bounds *bnd, int64_t P, int64_t *T,
+			    const tsl_opts *o, const tsl_deadline *dl)
 {
 	int64_t lo = 0, hi = *known;
 	tsl_repetend rep = {.T = T};
@@ -398,15 +399,21 @@ static int descend_with_dfs(int64_t *known, tessel_graph *work,
 		int rc = tessel_graph_set_memory_limit(work, TESSEL_ALL_DEVICES, mid);
 		if (!rc)
 			rc = tsl_repetend_dfs(&rep, work, bnd, NULL, P,
-					      TSL_DFS_PROBE_BUDGET, &found);
+					      TSL_DFS_PROBE_BUDGET, dl, o->src, &found);
 		if (rc)
 			return rc;
+		if (!found && (tsl_deadline_left_ms(dl) <= 0 ||
+			       tsl_options_cancelled(o->src)))
+			break; /* out of time: keep what is known */
 		if (!found) {
 			lo = mid + 1;
 			continue;
 		}
 		for (int d = 0; d < work->ndevices; d++) {
-			int64_t p = tsl_repetend_peak(work, T, P, d);
+			int64_t p;
+			rc = tsl_repetend_peak(&p, work, bnd, T, P, d);
+			if (rc)
+				return rc;
 			if (p > peak)
 				peak = p;
 		}
@@ -433,21 +440,23 @@ static int min_memory(int64_t *out, int *proven, const tessel_graph *g,
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	if (!rc && !rep.T)
 		rc = tsl_error_nomem();
-	if (!rc && tsl_repetend_heuristic(&rep, NULL, free_g, bnd) == TSL_OK &&
+	if (!rc && tsl_repetend_heuristic(&rep, NULL, free_g, bnd, dl, o->src) == TSL_OK &&
 	    rep.period == period) {
-		for (int d = 0; d < g->ndevices; d++) {
-			int64_t p = tsl_repetend_peak(g, rep.T, period, d);
+		for (int d = 0; d < g->ndevices && !rc; d++) {
+			int64_t p = 0;
+			rc = tsl_repetend_peak(&p, g, bnd, rep.T, period, d);
 			if (p > known)
 				known = p;
 		}
-		if (known == 0) { /* nothing to store: 0 is the minimum */
+		if (!rc && known == 0) { /* nothing to store: 0 is the minimum */
 			*out = 0;
 			*proven = 1;
 			tsl_repetend_release(&rep);
 			tessel_graph_free(free_g);
 			return TSL_OK;
 		}
-		rc = descend_with_dfs(&known, free_g, bnd, period, rep.T);
+		if (!rc)
+			rc = descend_with_dfs(&known, free_g, bnd, period, rep.T, o, dl);
 	}
 	tsl_repetend_release(&rep);
 	tessel_graph_free(free_g);

@@ -75,17 +75,20 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 		      const tsl_deadline *deadline, int64_t known);
 
 /* Steady-state peak memory of device d for starts T at period P (the
- * formula of repetend_z3.c; T >= 0). */
-int64_t tsl_repetend_peak(const tessel_graph *g, const int64_t *T,
-			  int64_t P, int d);
+ * formula of repetend_z3.c; T >= 0) into *out. TESSEL_ENOMEM. */
+int tsl_repetend_peak(int64_t *out, const tessel_graph *g,
+		      const tsl_bounds *bnd, const int64_t *T, int64_t P, int d);
 
 /* Heuristic repetend (modulo list scheduling), no solver. Respects devices
  * and dependencies; memory only if it can. TESSEL_EINFEASIBLE if it found
- * none within the memory limits. `relaxed` (may be NULL; T allocated) gets
- * the first repetend found that ignores memory (period 0 if none), a guide
- * for the solver. */
+ * none within the memory limits, TESSEL_ETIMEOUT / TESSEL_ECANCELLED when
+ * the deadline `dl` (may be NULL) passed or `src` (may be NULL) was
+ * cancelled before it found one (with one found, it returns it). `relaxed`
+ * (may be NULL; T allocated) gets the first repetend found that ignores
+ * memory (period 0 if none), a guide for the solver. */
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
-			   const tessel_graph *g, const tsl_bounds *bnd);
+			   const tessel_graph *g, const tsl_bounds *bnd,
+			   const tsl_deadline *dl, const tessel_options *src);
 
 /* The blocks by earliest start (head), topological among equals (head
  * grows along every dependency): order has nblocks entries. */
@@ -95,10 +98,12 @@ int tsl_order_by_head(int *order, const tessel_graph *g, const tsl_bounds *bnd);
  * search over the blocks in `order` (topological; NULL: by earliest
  * start), see repetend_dfs.c.
  * *found 1 with the shallowest repetend found in rep (rep->T allocated),
- * 0 when none was found within `budget` work units. */
+ * 0 when none was found within `budget` work units or before the deadline
+ * `dl` (may be NULL) or a cancel of `src` (may be NULL). */
 int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 		     const tsl_bounds *bnd, const int *order, int64_t P,
-		     int64_t budget, int *found);
+		     int64_t budget, const tsl_deadline *dl,
+		     const tessel_options *src, int *found);
 
 /* Build the N-micro-batch schedule from a repetend: periodic unrolling,
  * phase labels, then compaction (ASAP in periodic order, then a local

@@ -1,0 +1,69 @@
+/* Internal: busy time of each device on the circle of a period (the
+ * modulo reservation table of modulo scheduling, kept as intervals so that
+ * its cost depends on the number of blocks, not on their spans). */
+#ifndef TESSEL_CIRCLE_H
+#define TESSEL_CIRCLE_H
+
+#include <stdint.h>
+
+#include "graph.h"
+
+/* [start, end) on the circle [0, P): 0 <= start < end <= P. A block whose
+ * span wraps past P is kept as two arcs. */
+typedef struct tsl_arc {
+	int64_t start, end;
+	int owner; /* block id */
+} tsl_arc;
+
+typedef struct tsl_circle {
+	tsl_arc *arcs; /* sorted by start, disjoint */
+	int n, cap;
+} tsl_circle;
+
+typedef struct tsl_circles {
+	int64_t P;
+	int ndevices;
+	tsl_circle *dev;
+} tsl_circles;
+
+/* Allocate empty circles for `ndevices` devices; TESSEL_ENOMEM. */
+int tsl_circles_init(tsl_circles *c, int ndevices);
+void tsl_circles_release(tsl_circles *c);
+/* Empty every circle and set the period. */
+void tsl_circles_reset(tsl_circles *c, int64_t P);
+
+/* Occupy the devices of block b (id `owner`) at start t (any t >= 0; taken
+ * mod P; span <= P). The caller knows the time is free. TESSEL_ENOMEM. */
+int tsl_circles_occupy(tsl_circles *c, const tsl_block *b, int owner,
+		       int64_t t);
+/* Free what block `owner` occupies at start t. */
+void tsl_circles_vacate(tsl_circles *c, const tsl_block *b, int owner,
+			int64_t t);
+
+/* Earliest t' >= t at which block b fits on all its devices, or -1 when it
+ * fits nowhere on the circle (no t' in [t, t + P)). */
+int64_t tsl_circles_fit(const tsl_circles *c, const tsl_block *b, int64_t t);
+
+/* Whether block b at start t overlaps busy time of one of its devices. */
+int tsl_circles_conflict(const tsl_circles *c, const tsl_block *b, int64_t t);
+
+/* The owners of the arcs that block b at start t would overlap on device
+ * `d`, into out (at most `max`); returns how many were found (it may
+ * exceed max: then only max were written). */
+int tsl_circle_overlaps(const tsl_circles *c, int d, int64_t t, int64_t span,
+			int *out, int max);
+
+/* Smallest event after `t` for block b: the least t' > t at which the
+ * block's start or its end meets the start or end of an arc on one of its
+ * devices (t + P when the circles of its devices are empty). */
+int64_t tsl_circles_next_event(const tsl_circles *c, const tsl_block *b,
+			       int64_t t);
+
+/* Free time of device d (P minus its busy time). */
+int64_t tsl_circle_free_time(const tsl_circles *c, int d);
+
+/* Lengths of the free runs of device d in `out` (at most `max`); returns
+ * their number (it may exceed max). */
+int tsl_circle_free_runs(const tsl_circles *c, int d, int64_t *out, int max);
+
+#endif
