@@ -7,10 +7,12 @@
  * within one period after its dependencies where it fits, and backtracks.
  * The candidates are every multiple of the graph's time unit (the gcd of
  * spans and latencies) when the period holds few of them, else the starts
- * that touch busy time: the earliest, right after the end of an arc, just
- * before the start of one, and the start of a repetition (residue 0). So
- * the work depends on the number of blocks, not on the span values. It
- * prunes with
+ * that touch busy time or leave room for the blocks still to place: the
+ * earliest, the start of a repetition, right after the end of an arc and
+ * just before the start of one, each also moved by a sum of the spans of
+ * some blocks still to place on the device (a perfect packing at the
+ * resource bound puts every block at such a place). So the work depends
+ * on the number of blocks, not on the span values. It prunes with
  *  - memory: once every block that allocates on a device is placed, the
  *    device's steady-state peak counts the placed blocks exactly and each
  *    unplaced freeing block at its earliest start (its least possible
@@ -18,6 +20,7 @@
  *  - depth: after a first repetend, only shallower ones are searched.
  * The work is bounded (deterministic units), so the result does not depend
  * on the machine; the shallowest repetend found is kept. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "circle.h"
@@ -39,7 +42,10 @@ typedef struct dfs {
 	int64_t *lb;         /* per block: earliest start given the placed */
 	char *placed;
 	int *alloc_left;     /* per device: unplaced blocks with memory > 0 */
-	int64_t *next;       /* per level: offset of the next start to try */
+	int64_t *next;       /* per level: index of the next candidate */
+	int64_t *cand;       /* per level: TSL_DFS_CANDIDATES start offsets */
+	int *ncand;          /* per level: candidates, -1 not made yet */
+	int64_t *sums;       /* work space: subset sums of spans */
 	int *tried;          /* per level: promising starts taken so far */
 	int *used;           /* per level: discrepancies of the levels above */
 	int64_t *pin;        /* per block: reserved start mod P, or -1 */
@@ -237,34 +243,98 @@ static int64_t mod(int64_t t, int64_t P)
 	return x < 0 ? x + P : x;
 }
 
-/* Least candidate offset >= off (from the earliest start e) for block B,
- * or P when there is none before one period. */
-static int64_t next_candidate(dfs *s, const tsl_block *B, int64_t e,
-			      int64_t off)
+/* Candidate starts of a level, as offsets from the earliest start e, at
+ * most this many (the smallest). */
+#define TSL_DFS_CANDIDATES 256
+/* Subset sums kept per device (the smallest). */
+#define TSL_DFS_SUMS 48
+
+static int cmp_i64(const void *x, const void *y)
 {
-	int64_t P = s->P;
-	if (s->fine) {
-		s->budget -= 1;
-		return (off + s->unit - 1) / s->unit * s->unit;
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* Sorted distinct sums (0 included, below P, at most TSL_DFS_SUMS of the
+ * smallest) of the spans of the blocks on d still to place, b excepted:
+ * the room that a gap before or after b may need to hold them. */
+static int subset_sums(dfs *s, int d, int b, int64_t *out)
+{
+	const tsl_bounds *bnd = s->bnd;
+	int64_t *tmp = out + TSL_DFS_SUMS;
+	int n = 1;
+	out[0] = 0;
+	for (int x = bnd->dev_start[d]; x < bnd->dev_start[d + 1]; x++) {
+		int c = bnd->dev_block[x];
+		if (c == b || s->placed[c] || s->pin[c] >= 0)
+			continue;
+		int64_t sp = s->g->blocks[c].span;
+		/* merge out with out + sp */
+		int i = 0, j = 0, m = 0;
+		while (m < TSL_DFS_SUMS && (i < n || j < n)) {
+			int64_t v;
+			if (j >= n || (i < n && out[i] <= out[j] + sp))
+				v = out[i++];
+			else
+				v = out[j++] + sp;
+			if (v >= s->P)
+				break;
+			if (m == 0 || tmp[m - 1] != v)
+				tmp[m++] = v;
+		}
+		memcpy(out, tmp, (size_t)m * sizeof *out);
+		n = m;
+		s->budget -= n;
 	}
-	if (off <= 0)
-		return 0;
-	int64_t best = P, y = mod(-e, P); /* the start of a repetition */
-	if (y >= off)
-		best = y;
+	return n;
+}
+
+/* The candidate starts of block B with earliest start e: every multiple of
+ * the time unit in fine mode; else e, the start of a repetition, right
+ * after the end and just before the start of each arc on its devices,
+ * each also moved by a subset sum of the spans still to place there (so
+ * that a gap can be left for them). Sorted offsets from e in [0, P). */
+static int make_candidates(dfs *s, int b, int64_t e, int64_t *out)
+{
+	const tsl_block *B = &s->g->blocks[b];
+	int64_t P = s->P;
+	int n = 0;
+	if (s->fine) {
+		for (int64_t off = 0; off < P && n < TSL_DFS_CANDIDATES; off += s->unit)
+			out[n++] = off;
+		s->budget -= n;
+		return n;
+	}
+	/* collected with repeats into the work space, then sorted */
+	int64_t *all = s->sums + 2 * TSL_DFS_SUMS;
+	int na = 0, cap = 4 * TSL_DFS_CANDIDATES;
+#define ADD(v)                                                               \
+	do {                                                                 \
+		if (na < cap)                                                \
+			all[na++] = mod((v) - e, P);                         \
+	} while (0)
+	ADD(e);
+	ADD(0);
 	for (int k = 0; k < B->ndevices; k++) {
-		const tsl_circle *cd = &s->busy.dev[B->devices[k]];
-		s->budget -= 1 + cd->n;
-		for (int i = 0; i < cd->n; i++) {
-			int64_t at[2] = {cd->arcs[i].end, cd->arcs[i].start - B->span};
-			for (int j = 0; j < 2; j++) {
-				y = mod(at[j] - e, P);
-				if (y >= off && y < best)
-					best = y;
+		int d = B->devices[k];
+		const tsl_circle *cd = &s->busy.dev[d];
+		int ns = subset_sums(s, d, b, s->sums);
+		s->budget -= 1 + (int64_t)cd->n * ns;
+		for (int j = 0; j < ns; j++) {
+			ADD(e + s->sums[j]);
+			ADD(s->sums[j]);
+			for (int i = 0; i < cd->n; i++) {
+				ADD(cd->arcs[i].end + s->sums[j]);
+				ADD(cd->arcs[i].start - B->span - s->sums[j]);
 			}
 		}
 	}
-	return best;
+#undef ADD
+	qsort(all, (size_t)na, sizeof *all, cmp_i64);
+	for (int i = 0; i < na && n < TSL_DFS_CANDIDATES; i++)
+		if (n == 0 || out[n - 1] != all[i])
+			out[n++] = all[i];
+	return n;
 }
 
 static int out_of_time(dfs *s)
@@ -286,6 +356,7 @@ static void search(dfs *s, int limit)
 	s->next[0] = 0;
 	s->tried[0] = 0;
 	s->used[0] = 0;
+	s->ncand[0] = -1;
 	while (k >= 0 && s->budget > 0 && !s->stopped) {
 		if ((++steps & 1023) == 0 && out_of_time(s))
 			break;
@@ -299,22 +370,19 @@ static void search(dfs *s, int limit)
 		if (s->placed[b])
 			mark(s, b, s->T[b], 0); /* undo the last try */
 		int64_t e = tsl_ready_time(g, b, s->T, NULL);
+		int64_t *cand = s->cand + (size_t)k * TSL_DFS_CANDIDATES;
+		if (s->ncand[k] < 0)
+			s->ncand[k] = s->pin[b] >= 0 ? 1 : make_candidates(s, b, e, cand);
 		int advanced = 0;
-		while (s->next[k] < s->P && s->budget > 0 && !s->stopped &&
+		while (s->next[k] < s->ncand[k] && s->budget > 0 && !s->stopped &&
 		       (s->tried[k] == 0 || s->used[k] < limit)) {
 			int64_t t;
 			s->budget -= 1 + B->ndevices;
 			if (s->pin[b] >= 0) { /* the one start with its residue */
 				t = e + mod(s->pin[b] - e, s->P);
-				s->next[k] = s->P;
+				s->next[k] = s->ncand[k];
 			} else {
-				int64_t off = next_candidate(s, B, e, s->next[k]);
-				if (off >= s->P) {
-					s->next[k] = s->P;
-					break;
-				}
-				s->next[k] = off + 1;
-				t = e + off;
+				t = e + cand[s->next[k]++];
 				if (!fits(s, B, t))
 					continue;
 			}
@@ -332,6 +400,7 @@ static void search(dfs *s, int limit)
 			if (k < s->n) {
 				s->next[k] = 0;
 				s->tried[k] = 0;
+				s->ncand[k] = -1;
 			}
 		} else {
 			k--;
@@ -466,12 +535,18 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 	s.lb = tsl_calloc((size_t)n, sizeof *s.lb);
 	s.best_T = tsl_calloc((size_t)n, sizeof *s.best_T);
 	s.next = tsl_calloc((size_t)n + 1, sizeof *s.next);
+	s.ncand = tsl_calloc((size_t)n + 1, sizeof *s.ncand);
+	s.cand = tsl_reallocarray(NULL, (size_t)n + 1,
+				  TSL_DFS_CANDIDATES * sizeof *s.cand);
+	s.sums = tsl_calloc(2 * TSL_DFS_SUMS + 4 * TSL_DFS_CANDIDATES,
+			    sizeof *s.sums);
 	s.placed = tsl_calloc((size_t)n, 1);
 	s.pin = tsl_calloc((size_t)n, sizeof *s.pin);
 	s.tried = tsl_calloc((size_t)n + 1, sizeof *s.tried);
 	s.used = tsl_calloc((size_t)n + 1, sizeof *s.used);
 	s.alloc_left = tsl_calloc((size_t)g->ndevices, sizeof *s.alloc_left);
-	if (!s.T || !s.lb || !s.best_T || !s.next || !s.placed || !s.pin ||
+	if (!s.T || !s.lb || !s.best_T || !s.next || !s.ncand || !s.cand ||
+	    !s.sums || !s.placed || !s.pin ||
 	    !s.tried || !s.used || !s.alloc_left) {
 		rc = tsl_error_nomem();
 		goto out;
@@ -535,6 +610,9 @@ out:
 	tsl_free(s.lb);
 	tsl_free(s.best_T);
 	tsl_free(s.next);
+	tsl_free(s.ncand);
+	tsl_free(s.cand);
+	tsl_free(s.sums);
 	tsl_free(s.placed);
 	tsl_free(s.pin);
 	tsl_free(s.tried);

@@ -34,6 +34,13 @@ static const char bench_usage[] =
 	"  --preset NAME          full suite: only this preset\n"
 	"  --tight-cache FILE     full suite: read tight limits from FILE (lines\n"
 	"                         \"PRESET D LIMIT\") and append those computed\n"
+	"  --span-scale K         multiply every span by K (the memory limits\n"
+	"                         stay): the figures should scale by K\n"
+	"  --kind-spans F,B,W     multiply the span of every forward, backward\n"
+	"                         and weight block by F, B and W (uneven spans\n"
+	"                         as profiled, e.g. 137,281,96)\n"
+	"  --latency L            latency of every dependency, in steps (after\n"
+	"                         the scaling)\n"
 	"  -h, --help             show this help and exit\n";
 
 typedef struct bench_case {
@@ -61,7 +68,87 @@ typedef struct bench_opts {
 	int64_t max_devices;
 	const char *preset;
 	const char *tight_file; /* cache of tight limits, or NULL */
+	int64_t span_scale;     /* 1: the presets' spans */
+	int64_t kind_factor[3]; /* per kind; 0: not given */
+	int64_t latency;
 } bench_opts;
+
+/* *out: a copy of g (public API only) with every span multiplied by the
+ * scale and its kind's factor, and the latency set. */
+static int transformed_copy(tessel_graph **out, const tessel_graph *g,
+			    const bench_opts *bo)
+{
+	int64_t nd = 0, nb = 0;
+	tessel_graph *t = NULL;
+	int rc = tessel_graph_get(&nd, g, TESSEL_GRAPH_NDEVICES);
+	if (!rc)
+		rc = tessel_graph_get(&nb, g, TESSEL_GRAPH_NBLOCKS);
+	if (!rc)
+		rc = tessel_graph_new(&t, (int)nd);
+	for (int b = 0; b < nb && !rc; b++) {
+		const char *name = NULL;
+		int64_t kind = 0, span = 0, mem = 0, ndev = 0, stage = -1;
+		int devs[TESSEL_MAX_DEVICES];
+		rc = tessel_graph_block_name(&name, g, b);
+		if (!rc)
+			rc = tessel_graph_block_get(&kind, g, b, TESSEL_BLOCK_KIND);
+		if (!rc)
+			rc = tessel_graph_block_get(&span, g, b, TESSEL_BLOCK_SPAN);
+		if (!rc)
+			rc = tessel_graph_block_get(&mem, g, b, TESSEL_BLOCK_MEMORY);
+		if (!rc)
+			rc = tessel_graph_block_get(&ndev, g, b, TESSEL_BLOCK_NDEVICES);
+		if (!rc)
+			rc = tessel_graph_block_get(&stage, g, b, TESSEL_BLOCK_STAGE);
+		for (int64_t k = 0; k < ndev && !rc; k++)
+			rc = tessel_graph_block_device(&devs[k], g, b, (size_t)k);
+		int64_t f = kind >= 0 && kind < 3 && bo->kind_factor[kind]
+				    ? bo->kind_factor[kind] : 1;
+		span *= bo->span_scale * f;
+		if (!rc && span > TESSEL_MAX_SPAN) {
+			cli_error("bench: a span of %lld steps is above the limit %d",
+				  (long long)span, TESSEL_MAX_SPAN);
+			rc = TESSEL_ERANGE;
+		}
+		if (!rc)
+			rc = tessel_graph_add_block(NULL, t, name, (tessel_kind)kind,
+						    (int)span, (int)mem);
+		if (!rc)
+			rc = tessel_graph_place(t, b, devs, (size_t)ndev);
+		if (!rc && stage >= 0)
+			rc = tessel_graph_set_stage(t, b, (int)stage);
+	}
+	for (int b = 0; b < nb && !rc; b++) {
+		int64_t ndeps = 0;
+		rc = tessel_graph_block_get(&ndeps, g, b, TESSEL_BLOCK_NDEPS);
+		for (int64_t k = 0; k < ndeps && !rc; k++) {
+			int dep = 0;
+			rc = tessel_graph_block_dep(&dep, g, b, (size_t)k);
+			if (!rc)
+				rc = tessel_graph_add_dep(t, dep, b);
+		}
+	}
+	for (int d = 0; d < nd && !rc; d++) {
+		int64_t lim = 0;
+		rc = tessel_graph_memory_limit(&lim, g, d);
+		if (!rc)
+			rc = tessel_graph_set_memory_limit(t, d, lim);
+	}
+	if (!rc)
+		rc = tessel_graph_set_latency(t, (int)bo->latency);
+	if (rc) {
+		tessel_graph_free(t);
+		return rc;
+	}
+	*out = t;
+	return TESSEL_OK;
+}
+
+static int transforms(const bench_opts *bo)
+{
+	return bo->span_scale != 1 || bo->kind_factor[0] || bo->kind_factor[1] ||
+	       bo->kind_factor[2] || bo->latency;
+}
 
 static int64_t fig(const tessel_schedule *s, tessel_schedule_attr a)
 {
@@ -106,6 +193,12 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 	snprintf(name, sizeof name, "%s%s", c->preset,
 		 c->infer ? "-inf" : c->label ? c->label : "");
 	int rc = tessel_preset(&g, c->preset, c->devices, c->infer, c->memory);
+	if (!rc && transforms(bo)) {
+		tessel_graph *t = NULL;
+		rc = transformed_copy(&t, g, bo);
+		tessel_graph_free(g);
+		g = t;
+	}
 	if (!rc)
 		rc = tessel_options_new(&o);
 	if (!rc)
@@ -260,15 +353,19 @@ int cli_bench(int argc, char **argv)
 		{"max-devices", required_argument, NULL, 'D'},
 		{"preset", required_argument, NULL, 'p'},
 		{"tight-cache", required_argument, NULL, 'c'},
+		{"span-scale", required_argument, NULL, 'k'},
+		{"kind-spans", required_argument, NULL, 'K'},
+		{"latency", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	bench_opts bo = {0, 0, 0, 0, NULL, NULL};
+	bench_opts bo = {0, 0, 0, 0, NULL, NULL, 1, {0, 0, 0}, 0};
 	const char *suite = "reference";
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:ft:j:D:p:c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:ft:j:D:p:c:k:K:L:h", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 's':
 			suite = optarg;
@@ -294,6 +391,31 @@ int cli_bench(int argc, char **argv)
 			break;
 		case 'c':
 			bo.tight_file = optarg;
+			break;
+		case 'k':
+			if (cli_parse_int(&bo.span_scale, "--span-scale", optarg, 1,
+					  TESSEL_MAX_SPAN))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'K': {
+			long long f[3];
+			int used = 0;
+			if (sscanf(optarg, "%lld,%lld,%lld%n", &f[0], &f[1], &f[2], &used) != 3 ||
+			    optarg[used] != '\0' || f[0] < 1 || f[1] < 1 || f[2] < 1 ||
+			    f[0] > TESSEL_MAX_SPAN || f[1] > TESSEL_MAX_SPAN ||
+			    f[2] > TESSEL_MAX_SPAN) {
+				cli_error("--kind-spans: expected three integers 1 .. %d "
+					  "separated by commas, got '%s'", TESSEL_MAX_SPAN, optarg);
+				return CLI_EXIT_USAGE;
+			}
+			for (int k = 0; k < 3; k++)
+				bo.kind_factor[k] = f[k];
+			break;
+		}
+		case 'L':
+			if (cli_parse_int(&bo.latency, "--latency", optarg, 0,
+					  TESSEL_MAX_LATENCY))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(bench_usage, stdout);
