@@ -346,7 +346,7 @@ static void store(tsl_repetend *r, const heur *h, int64_t depth)
 }
 
 /* Work bound of the memory-aware search (units of repetend_dfs.c). */
-#define TSL_DFS_BUDGET ((int64_t)16000000)
+#define TSL_DFS_BUDGET ((int64_t)200000000)
 
 static int has_limit(const tessel_graph *g)
 {

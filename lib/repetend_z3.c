@@ -30,6 +30,9 @@
  * a step that runs out ends that phase with the best repetend so far. */
 #define TSL_DEPTH_RLIMIT 100000u
 #define TSL_ALTERNATIVE_RLIMIT 100000u
+/* ... and of each check of a period below one already known: undecided
+ * within it, the period stays unproven. */
+#define TSL_PERIOD_RLIMIT 3000000u
 
 typedef struct pair {
 	int a, b;     /* a < b, sharing at least one device */
@@ -499,7 +502,6 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 	return rc;
 }
 
-/* One period: 1 found (rep filled), 0 proven impossible, -1 unknown. */
 /* First check at a period guided by a repetend that ignores memory: assume
  * its device orders, dropping those in each unsatisfiable core, for a few
  * bounded rounds. 1 sat, 0 unsat, -1 undecided. */
@@ -555,11 +557,14 @@ static int guided_check(model *m, const tsl_deadline *dl,
 	return res;
 }
 
+/* One period: 1 found (rep filled, passed to cb), 0 proven impossible,
+ * -1 undecided (time, cancel, or `rlimit` > 0 work units spent), < -1 an
+ * error. With a `hint` of period P only its depth is lowered. */
 static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
 		      const tsl_deadline *dl, const tsl_repetend *hint,
-		      const tsl_repetend *guide, tsl_candidate_fn cb,
-		      void *payload)
+		      const tsl_repetend *guide, unsigned rlimit,
+		      tsl_candidate_fn cb, void *payload)
 {
 	model m;
 	/* a repetend needs no more than n repetitions in flight */
@@ -581,7 +586,7 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		/* undecided: on in the same solver, which keeps what the
 		 * guided rounds learnt */
 		if (res == -1)
-			res = model_check(&m, dl, 0);
+			res = model_check(&m, dl, rlimit ? scaled(rlimit, &m) : 0);
 		if (res == 1)
 			rc = model_read(&m, rep);
 		if (!rc && res == 1 && cb)
@@ -674,8 +679,9 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		int64_t P = first ? lo : lo >= hi ? hi : lo + (hi - lo) / 2;
 		first = 0;
 		rep->optimal = proven && P == lo;
-		int res = try_period(rep, g, bnd, P, &quick, dl, NULL, guide, cb,
-				     payload);
+		/* with a repetend known, each check gets a work bound */
+		int res = try_period(rep, g, bnd, P, &quick, dl, NULL, guide,
+				     have ? TSL_PERIOD_RLIMIT : 0, cb, payload);
 		if (res < -1) {
 			rc = res;
 		} else if (res == 1) {
@@ -710,8 +716,8 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		/* the final period: its depth lowered, and alternatives */
 		int optimal = proven && lo >= hi;
 		rep->optimal = optimal;
-		int res = try_period(rep, g, bnd, hi, opts, dl, &known, guide, cb,
-				     payload);
+		int res = try_period(rep, g, bnd, hi, opts, dl, &known, guide, 0,
+				     cb, payload);
 		if (res < -1)
 			rc = res;
 		rep->optimal = optimal;

@@ -34,9 +34,10 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 	o->solver_memory_mb = opts->value[TESSEL_OPT_SOLVER_MEMORY_MB];
 }
 
-/* Candidates are ranked by period (the steady state's throughput), then by
- * the makespan of their plain compaction; the best few then get the local
- * search and the shortest result of the smallest period wins. */
+/* Candidates are ranked by the makespan of their plain compaction (the
+ * objective for the N micro-batches asked for), then by period (the steady
+ * state's throughput); the best few then get the local search and the
+ * shortest result wins, ties to the smaller period. */
 #define TSL_FINALISTS 3
 /* Work bound of the local search, in instance visits (deterministic). */
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
@@ -110,9 +111,9 @@ static int consider(const tsl_repetend *rep, void *payload)
 	tessel_schedule_free(s);
 	/* insert into the sorted finalists (stable: earlier wins ties) */
 	int pos = b->nfin;
-	while (pos > 0 && (b->fin[pos - 1].rep.period > rep->period ||
-			   (b->fin[pos - 1].rep.period == rep->period &&
-			    b->fin[pos - 1].makespan > makespan)))
+	while (pos > 0 && (b->fin[pos - 1].makespan > makespan ||
+			   (b->fin[pos - 1].makespan == makespan &&
+			    b->fin[pos - 1].rep.period > rep->period)))
 		pos--;
 	if (pos >= TSL_FINALISTS)
 		return TSL_OK;
@@ -177,7 +178,7 @@ static int thread_count(const tsl_opts *o, int jobs)
 }
 
 /* The local search on each finalist (on up to `threads` threads); the
- * shortest result of the smallest period wins, ties to the earlier
+ * shortest result wins, then the smaller period, then the earlier
  * finalist, so the result does not depend on the thread count. */
 static int finish(tessel_schedule **out, best *b)
 {
@@ -219,8 +220,8 @@ static int finish(tessel_schedule **out, best *b)
 			continue;
 		}
 		int64_t m = tsl_schedule_makespan(s);
-		if (!winner || s->period < winner->period ||
-		    (s->period == winner->period && m < wm)) {
+		if (!winner || m < wm ||
+		    (m == wm && s->period < winner->period)) {
 			tessel_schedule_free(winner);
 			winner = s;
 			wm = m;
