@@ -192,6 +192,91 @@ TESSEL_API int tessel_graph_block_dep_latency(int64_t *out, int *out_own,
 					      const tessel_graph *graph,
 					      int gid, size_t index);
 
+/* Time: profiled durations instead of spans.
+ * A graph may have a step: the length of one step in some unit of time
+ * (say milliseconds; tessel_graph_set_unit names it). With a step, a block
+ * may be given a duration in that unit instead of a span, and latencies
+ * may be given in that unit too; the graph keeps the values as given and
+ * rounds them up to whole steps (value / step rounded up, to the nearest
+ * whole step when within a relative 1e-9 of it, so that 2.8 / 0.1 gives
+ * 28; at least 1 step for a value > 0). The search, bounds and validator
+ * see only the steps. Changing the step rounds every value given as a time
+ * again. Spans and latencies given in steps stay as they are. */
+
+/* Set the length of one step (finite, > 0, else TESSEL_ERANGE), and round
+ * every duration and latency given as a time again; TESSEL_ERANGE, naming
+ * the block or dependency, when one would need more than TESSEL_MAX_SPAN
+ * (durations) or TESSEL_MAX_LATENCY (latencies) steps: the graph is then
+ * unchanged. Since 1.1. */
+TESSEL_API int tessel_graph_set_step(tessel_graph *graph, double step);
+
+/* The length of one step, 0 when the graph has none (the default). Since
+ * 1.1. */
+TESSEL_API int tessel_graph_step(double *out, const tessel_graph *graph);
+
+/* Name the unit of the step, the durations and the time latencies, for
+ * the outputs ("ms", "us", "s", "ns", ... or any other name): copied, at
+ * most 32 bytes of UTF-8 without control characters (else TESSEL_EINVAL).
+ * NULL or "" removes it. The trace and the simulation convert "s", "ms",
+ * "us" (or "\u00b5s") and "ns" to real time. Since 1.1. */
+TESSEL_API int tessel_graph_set_unit(tessel_graph *graph, const char *unit);
+
+/* The unit's name: *out borrowed from the graph, NULL when it has none.
+ * Since 1.1. */
+TESSEL_API int tessel_graph_unit(const char **out, const tessel_graph *graph);
+
+/* Give block `gid` a duration (finite, > 0) in the step's unit; its span
+ * becomes the duration rounded up to whole steps. TESSEL_EINVAL when the
+ * graph has no step, TESSEL_ERANGE for a duration out of range or longer
+ * than TESSEL_MAX_SPAN steps, TESSEL_ENOTFOUND for an unknown block. Since
+ * 1.1. */
+TESSEL_API int tessel_graph_set_block_duration(tessel_graph *graph, int gid,
+					       double duration);
+
+/* Duration of block `gid` in the step's unit: the duration given, else its
+ * span times the step, else (no step) its span. *out_given (may be NULL)
+ * is 1 when a duration was given. Since 1.1. */
+TESSEL_API int tessel_graph_block_duration(double *out, int *out_given,
+					   const tessel_graph *graph, int gid);
+
+/* Like tessel_graph_set_latency, with the latency in the step's unit
+ * (finite, >= 0), rounded up to whole steps (at most TESSEL_MAX_LATENCY).
+ * TESSEL_EINVAL when the graph has no step, TESSEL_ERANGE out of range.
+ * Since 1.1. */
+TESSEL_API int tessel_graph_set_latency_time(tessel_graph *graph,
+					     double latency);
+
+/* The latency of dependencies without their own, in the step's unit: as
+ * given, or its steps times the step (steps without a step). Since 1.1. */
+TESSEL_API int tessel_graph_latency_time(double *out,
+					 const tessel_graph *graph);
+
+/* Like tessel_graph_add_dep_latency, with the dependency's own latency in
+ * the step's unit (finite, >= 0), rounded up to whole steps (at most
+ * TESSEL_MAX_LATENCY). TESSEL_EINVAL when the graph has no step,
+ * TESSEL_ERANGE out of range, and the errors of tessel_graph_add_dep.
+ * Since 1.1. */
+TESSEL_API int tessel_graph_add_dep_latency_time(tessel_graph *graph,
+						 int before, int after,
+						 double latency);
+
+/* Like tessel_graph_block_dep_latency, in the step's unit: the latency as
+ * given, or its steps times the step (steps without a step). Since 1.1. */
+TESSEL_API int tessel_graph_block_dep_latency_time(double *out, int *out_own,
+						   const tessel_graph *graph,
+						   int gid, size_t index);
+
+/* A step for profiled values (durations and latencies in one unit, each
+ * finite and >= 0; zeros are ignored): the largest step s / k, s the
+ * smallest value > 0 and k = 1, 2, ..., 100, that rounds no value up by
+ * more than 1 % and keeps every value within TESSEL_MAX_SPAN steps
+ * (k = 100 always rounds within 1 %). The placement reader uses it when a
+ * placement gives durations but no step. TESSEL_ERANGE for a bad value or
+ * when no such step exists, TESSEL_EINVAL when no value is > 0. Since
+ * 1.1. */
+TESSEL_API int tessel_pick_step(double *out, const double *values,
+				size_t count);
+
 /* Set the stage number of a block (used by exports that group blocks into
  * pipeline stages). -1 (the default) means "no stage". */
 TESSEL_API int tessel_graph_set_stage(tessel_graph *graph, int gid, int stage);
