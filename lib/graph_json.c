@@ -976,22 +976,16 @@ static int buf_sink(const char *text, size_t size, void *data)
 	return b->failed ? -1 : 0;
 }
 
-/* A real as the shortest of 15, 16 or 17 significant digits that reads
- * back as the same double, in jansson's spelling: a ".0" when it would
- * read as an integer, exponents without '+' or leading zeros. */
-static void write_real(tsl_buf *b, double v)
+int tsl_json_real_text(char *text, size_t size, double v)
 {
-	char text[40];
 	int len = 0;
 
 	for (int digits = 15; digits <= 17; digits++) {
-		len = snprintf(text, sizeof text, "%.*g", digits, v);
+		len = snprintf(text, size, "%.*g", digits, v);
+		if (len < 0 || (size_t)len + 3 > size)
+			return -1;
 		if (strtod(text, NULL) == v)
 			break;
-	}
-	if (len < 0 || (size_t)len >= sizeof text - 2) {
-		b->failed = 1;
-		return;
 	}
 	char *e = strchr(text, 'e');
 	if (!strchr(text, '.') && !e && isfinite(v)) {
@@ -1006,7 +1000,17 @@ static void write_real(tsl_buf *b, double v)
 			from++;
 		memmove(to, from, strlen(from) + 1);
 	}
-	tsl_buf_puts(b, text);
+	return 0;
+}
+
+static void write_real(tsl_buf *b, double v)
+{
+	char text[40];
+
+	if (tsl_json_real_text(text, sizeof text, v))
+		b->failed = 1;
+	else
+		tsl_buf_puts(b, text);
 }
 
 /* One line: jansson's compact-with-spaces layout ({"a": 1, "b": [1, 2]}),

@@ -991,6 +991,93 @@ static void test_schedule_figures(void **state)
 	tessel_schedule_free(s);
 }
 
+/* A schedule of a placement with durations, a step, a unit and latencies
+ * keeps them all; the step and the unit stand at the top level too. */
+static void test_schedule_timed(void **state)
+{
+	(void)state;
+	tessel_graph *g = parse(
+		"{\"devices\": 2, \"step\": 0.1, \"unit\": \"ms\", \"latency\": 0.15, \"blocks\": [\n"
+		" {\"name\": \"f0\", \"kind\": \"forward\", \"duration\": 0.29, \"memory\": 1, \"devices\": [0]},\n"
+		" {\"name\": \"f1\", \"kind\": \"forward\", \"duration\": 0.3, \"memory\": 1, \"devices\": [1],"
+		"  \"after\": [{\"block\": \"f0\", \"latency\": 0.42}]},\n"
+		" {\"name\": \"b1\", \"kind\": \"backward\", \"span\": 2, \"memory\": -1, \"devices\": [1], \"after\": [\"f1\"]},\n"
+		" {\"name\": \"b0\", \"kind\": \"backward\", \"duration\": 0.5, \"memory\": -1, \"devices\": [0], \"after\": [\"b1\"]}\n"
+		"]}");
+	/* spans 3, 3, 2, 5; latencies 5 (f0 -> f1) and 2 (b1 -> b0) */
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	static const int64_t start[] = { 0, 8, 11, 15 };
+	for (int m = 0; m < 2; m++)
+		for (int gid = 0; gid < 4; gid++)
+			TH_OK(tessel_schedule_set_step(s, gid, m, 20 * m + start[gid]));
+	TH_OK(tessel_schedule_validate(s));
+	sched_round_trip(s);
+	char *a = sched_json(s);
+	assert_non_null(strstr(a, "  \"depth\": 0,\n  \"step\": 0.1,\n  \"unit\": \"ms\",\n"));
+	assert_non_null(strstr(a, "\n  \"placement\": {\n    \"devices\": 2,\n"
+				  "    \"step\": 0.1,\n    \"unit\": \"ms\",\n    \"latency\": 0.15,\n"));
+	assert_non_null(strstr(a, "\"duration\": 0.29, "));
+	assert_non_null(strstr(a, "\"after\": [{\"block\": \"f0\", \"latency\": 0.42}]"));
+	assert_non_null(strstr(a, "{\"gid\": 0, \"name\": \"f0\", \"mid\": 0, \"step\": 0, \"span\": 3, "));
+	tessel_schedule *t = sched_parse(a);
+	const tessel_graph *tg = NULL;
+	TH_OK(tessel_schedule_graph(&tg, t));
+	double d;
+	TH_OK(tessel_graph_step(&d, tg));
+	assert_true(d == 0.1);
+	int64_t v;
+	TH_OK(tessel_graph_block_dep_latency(&v, NULL, tg, 1, 0));
+	assert_int_equal(v, 5);
+	TH_OK(tessel_graph_get(&v, tg, TESSEL_GRAPH_LATENCY));
+	assert_int_equal(v, 2);
+	TH_OK(tessel_schedule_validate(t));
+	tessel_schedule_free(t);
+
+	/* without the top-level copies (older files): the same schedule */
+	char *b = th_replace_first(a, "  \"step\": 0.1,\n  \"unit\": \"ms\",\n", "");
+	t = sched_parse(b);
+	assert_same_schedule(s, t);
+	tessel_schedule_free(t);
+	free(b);
+	/* copies that disagree with the placement */
+	b = th_replace_first(a, "  \"step\": 0.1,\n", "  \"step\": 0.2,\n");
+	expect_error(tessel_schedule_from_json(&t, b, strlen(b)), TESSEL_EPARSE,
+		     "\"step\" is 0.2 but the placement's is 0.1",
+		     "step mismatch");
+	free(b);
+	b = th_replace_first(a, "  \"step\": 0.1,\n", "  \"step\": \"0.1\",\n");
+	expect_error(tessel_schedule_from_json(&t, b, strlen(b)), TESSEL_EPARSE,
+		     "\"step\" must be a number, not a string", "step type");
+	free(b);
+	b = th_replace_first(a, "  \"unit\": \"ms\",\n", "  \"unit\": \"s\",\n");
+	expect_error(tessel_schedule_from_json(&t, b, strlen(b)), TESSEL_EPARSE,
+		     "\"unit\" is \"s\" but the placement's is \"ms\"", "unit mismatch");
+	free(b);
+	/* a later f1 breaks the latency of 0.42 ms (5 steps) */
+	b = th_replace_first(a, "\"mid\": 1, \"step\": 28,", "\"mid\": 1, \"step\": 24,");
+	t = sched_parse(b);
+	expect_error(tessel_schedule_validate(t), TESSEL_EVIOLATION,
+		     "latency of 5 steps", "latency broken");
+	tessel_schedule_free(t);
+	free(b);
+	tessel_free(a);
+	tessel_schedule_free(s);
+
+	/* a placement without a step: no top-level "step" */
+	s = pipe_schedule();
+	a = sched_json(s);
+	assert_null(strstr(a, "  \"step\""));
+	assert_null(strstr(a, "\"unit\""));
+	b = th_replace_first(a, "  \"depth\": 0,\n", "  \"depth\": 0,\n  \"step\": 1,\n");
+	expect_error(tessel_schedule_from_json(&t, b, strlen(b)), TESSEL_EPARSE,
+		     "the placement has no step", "step without a step");
+	free(b);
+	tessel_free(a);
+	tessel_schedule_free(s);
+}
+
 static void test_schedule_unplaced(void **state)
 {
 	(void)state;
@@ -1184,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(test_schedule_layout),
 		cmocka_unit_test(test_schedule_round_trip),
 		cmocka_unit_test(test_schedule_figures),
+		cmocka_unit_test(test_schedule_timed),
 		cmocka_unit_test(test_schedule_unplaced),
 		cmocka_unit_test(test_bad_schedules),
 		cmocka_unit_test(test_schedule_too_many_entries),
