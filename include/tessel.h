@@ -674,9 +674,17 @@ typedef enum tessel_action_attr {
 					* for compute */
 	TESSEL_ACTION_PEER_GID = 4,    /* send: the consumer block; receive:
 					* the producer block; -1 for compute */
-	TESSEL_ACTION_STEP = 5         /* compute: start step; send: the
-					* producer's finish step; receive: the
-					* consumer's start step */
+	TESSEL_ACTION_STEP = 5,        /* compute: start step; send: the
+					* producer's finish step (when the
+					* output leaves); receive: the
+					* consumer's start step (when the
+					* output is needed) */
+	TESSEL_ACTION_LATENCY = 6      /* send/receive: the dependency's
+					* latency in steps; the output arrives
+					* at the send's step + latency, no
+					* later than the receive's step in a
+					* valid schedule. 0 for compute.
+					* Since 1.1. */
 } tessel_action_attr;
 
 typedef struct tessel_action_iter tessel_action_iter;
@@ -707,7 +715,8 @@ TESSEL_API void tessel_action_iter_free(tessel_action_iter *iter);
 TESSEL_API int tessel_action_get(int64_t *out, const tessel_action *action,
 				 tessel_action_attr attr);
 
-/* Every device's action stream as JSON (doc/formats.md). *out: new
+/* Every device's action stream as JSON (doc/formats.md): sends and
+ * receives carry their "latency" in steps (since 1.1). *out: new
  * NUL-terminated text, release with tessel_free. */
 TESSEL_API int tessel_schedule_to_actions_json(char **out,
 					       const tessel_schedule *schedule);

@@ -492,6 +492,7 @@ struct Action {
 	int peer = -1;
 	int peer_gid = -1;
 	int64_t step = 0;
+	int64_t latency = 0; // send/recv: arrival = step + latency
 };
 
 namespace detail {
@@ -539,6 +540,7 @@ inline Action copy_action(const tessel_action *a)
 	out.peer = static_cast<int>(action_attr(a, TESSEL_ACTION_PEER));
 	out.peer_gid = static_cast<int>(action_attr(a, TESSEL_ACTION_PEER_GID));
 	out.step = action_attr(a, TESSEL_ACTION_STEP);
+	out.latency = action_attr(a, TESSEL_ACTION_LATENCY);
 	return out;
 }
 

@@ -27,7 +27,8 @@ ACTION_KINDS = ("compute", "send", "recv")
 (_E_GID, _E_MICRO_BATCH, _E_START, _E_SPAN, _E_PHASE, _E_KIND, _E_MEMORY,
  _E_NDEVICES) = range(8)
 # tessel_action_attr
-(_A_KIND, _A_GID, _A_MICRO_BATCH, _A_PEER, _A_PEER_GID, _A_STEP) = range(6)
+(_A_KIND, _A_GID, _A_MICRO_BATCH, _A_PEER, _A_PEER_GID, _A_STEP,
+ _A_LATENCY) = range(7)
 # tessel_sim_attr
 _SIM_MAKESPAN, _SIM_BUSY, _SIM_IDLE, _SIM_PEAK = range(4)
 
@@ -95,13 +96,16 @@ class Action:
 
     Attributes: ``kind`` ("compute", "send", "recv"), ``gid``, ``block``
     (name of gid), ``micro_batch``, ``peer`` (None for compute),
-    ``peer_gid`` (None for compute) and ``step``.
+    ``peer_gid`` (None for compute), ``step`` and ``latency`` (send and
+    recv: the dependency's latency in steps, 0 for compute; the output
+    arrives at the send's step + latency).
     """
 
     __slots__ = ("kind", "gid", "block", "micro_batch", "peer", "peer_gid",
-                 "step")
+                 "step", "latency")
 
-    def __init__(self, kind, gid, block, micro_batch, peer, peer_gid, step):
+    def __init__(self, kind, gid, block, micro_batch, peer, peer_gid, step,
+                 latency=0):
         self.kind = kind
         self.gid = gid
         self.block = block
@@ -109,6 +113,7 @@ class Action:
         self.peer = peer
         self.peer_gid = peer_gid
         self.step = step
+        self.latency = latency
 
     def __repr__(self):
         return ("Action(kind=%r, block=%r, micro_batch=%d, peer=%r, "
@@ -400,7 +405,7 @@ class Schedule(Handle):
                 yield Action(kind, gid, names[gid], get(_A_MICRO_BATCH),
                              None if peer < 0 else peer,
                              None if peer_gid < 0 else peer_gid,
-                             get(_A_STEP))
+                             get(_A_STEP), get(_A_LATENCY))
         finally:
             lib.tessel_action_iter_free(it)
 

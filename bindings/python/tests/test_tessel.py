@@ -312,8 +312,10 @@ class SearchTest(unittest.TestCase):
         for a in actions:
             if a.kind == "compute":
                 self.assertIsNone(a.peer)
+                self.assertEqual(a.latency, 0)
             else:
                 self.assertIsNotNone(a.peer)
+                self.assertEqual(a.latency, 0)  # the preset has none
 
     def test_simulate(self):
         s = self.schedule
