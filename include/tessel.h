@@ -765,11 +765,20 @@ typedef enum tessel_sim_attr {
 } tessel_sim_attr;
 
 /* Replay the schedule's per-device order with real durations: durations[g]
- * is block g's duration (count = number of blocks; NULL: the spans), each
- * multiplied by a factor drawn uniformly from [1 - jitter, 1 + jitter]
- * (0 <= jitter < 1) with the given seed, and `latency` added to every
- * dependency that crosses devices. Each device runs its blocks in the
- * schedule's order, each as soon as its dependencies have arrived.
+ * is block g's duration (count = number of blocks; NULL: the placement's
+ * own, see below), each multiplied by a factor drawn uniformly from
+ * [1 - jitter, 1 + jitter] (0 <= jitter < 1) with the given seed. Each
+ * device runs its blocks in the schedule's order, each as soon as its
+ * dependencies have arrived: a dependency arrives when its producer
+ * finishes, plus its latency from the placement where it counts (the
+ * consumer occupies a device the producer does not), plus `latency` when
+ * producer and consumer share no device.
+ * Units: with a step (tessel_graph_set_step) every time is in the
+ * placement's unit (tessel_graph_unit): NULL durations mean each block's
+ * duration, or its span times the step when it has none; latencies are
+ * those given in the unit, or their steps times the step. Without a step
+ * times are in steps: NULL durations mean the spans. `durations`,
+ * `latency` and the figures of the result are in that same unit.
  * TESSEL_EINVAL for an unplaced entry or count != number of blocks,
  * TESSEL_ERANGE for a duration, latency or jitter out of range,
  * TESSEL_EVIOLATION when the device orders contradict the dependencies
@@ -788,7 +797,9 @@ TESSEL_API int tessel_simulation_get(double *out,
 				     tessel_sim_attr attr, int device);
 
 /* Durations per block from JSON: an object mapping block names to numbers
- * (> 0); blocks not named keep their span. TESSEL_EPARSE for malformed
+ * (> 0); blocks not named keep their duration in the placement's unit
+ * (tessel_graph_block_duration: the duration given, else the span times
+ * the step, else the span). TESSEL_EPARSE for malformed
  * JSON, TESSEL_ENOTFOUND for a name that is no block, TESSEL_ERANGE for a
  * duration that is not a finite number > 0. *out: new array of one double
  * per block, release with tessel_free. */
