@@ -738,8 +738,15 @@ TESSEL_API int tessel_schedule_to_torch_csv(char **out,
 					    int with_comms);
 
 /* The schedule in the Chrome trace event format (Perfetto reads it):
- * complete "X" events, one track per device, `step_us` microseconds per
- * step (> 0). *out: new NUL-terminated text, release with tessel_free. */
+ * complete "X" events, one named track per device in one named process,
+ * `step_us` microseconds per step (> 0), and for each dependency whose
+ * latency counts a flow ("s" in the producer, "f" at the consumer's start,
+ * the latency and the arrival in its arguments; since 1.1). step_us = 0
+ * (since 1.1): real time from the placement, its step times its unit when
+ * it has a step and its unit is "s", "ms", "us" (or U+00B5 MICRO SIGN
+ * then "s") or "ns", else 1000 microseconds per step. TESSEL_EINVAL for
+ * a negative or NaN step_us, TESSEL_ERANGE when the times overflow.
+ * *out: new NUL-terminated text, release with tessel_free. */
 TESSEL_API int tessel_schedule_to_trace_json(char **out,
 					     const tessel_schedule *schedule,
 					     double step_us);
