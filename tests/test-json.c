@@ -433,6 +433,83 @@ static void test_placement_durations(void **state)
 	tessel_graph_free(g);
 }
 
+/* doc/examples/gpt8-profiled.json: 8 stages of F, B and W blocks with
+ * durations in ms and a transfer time of 0.2 ms; no step, so one is
+ * picked: 0.2 / 10 = 0.02 ms (0.2 / 9 would round 0.96 up by 1.9 %). */
+static void test_profiled_example(void **state)
+{
+	(void)state;
+	char path[4096];
+	const char *dir = getenv("TESSEL_DOC_EXAMPLES");
+	snprintf(path, sizeof path, "%s/gpt8-profiled.json",
+		 dir ? dir : "doc/examples");
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_from_file(&g, path));
+	int64_t v;
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_NDEVICES));
+	assert_int_equal(v, 8);
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_NBLOCKS));
+	assert_int_equal(v, 24);
+	double step = 0;
+	TH_OK(tessel_graph_step(&step, g));
+	assert_true(fabs(step - 0.02) < 1e-15);
+	const char *unit = NULL;
+	TH_OK(tessel_graph_unit(&unit, g));
+	assert_string_equal(unit, "ms");
+	/* 0.2 ms between stages: 10 steps */
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_LATENCY));
+	assert_int_equal(v, 10);
+	static const struct {
+		const char *name;
+		int kind;
+		double duration;
+		int span;
+		int memory;
+	} want[] = {
+		{ "f0", TESSEL_KIND_FORWARD, 1.58, 79, 1 },
+		{ "f3", TESSEL_KIND_FORWARD, 1.37, 69, 1 },   /* 68.5 up */
+		{ "f7", TESSEL_KIND_FORWARD, 1.84, 92, 1 },
+		{ "b7", TESSEL_KIND_BACKWARD, 3.35, 168, 0 }, /* 167.5 up */
+		{ "b4", TESSEL_KIND_BACKWARD, 2.81, 141, 0 }, /* 140.5 up */
+		{ "b0", TESSEL_KIND_BACKWARD, 3.02, 151, 0 },
+		{ "w0", TESSEL_KIND_WEIGHT, 1.10, 55, -1 },
+		{ "w5", TESSEL_KIND_WEIGHT, 0.96, 48, -1 },
+		{ "w7", TESSEL_KIND_WEIGHT, 1.21, 61, -1 },   /* 60.5 up */
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		int gid = -1, given = 0;
+		double d = 0;
+		TH_OK(tessel_graph_find(&gid, g, want[i].name));
+		TH_OK(tessel_graph_block_duration(&d, &given, g, gid));
+		assert_true(d == want[i].duration);
+		assert_int_equal(given, 1);
+		assert_int_equal(th_block(g, gid, TESSEL_BLOCK_SPAN), want[i].span);
+		assert_int_equal(th_block(g, gid, TESSEL_BLOCK_KIND), want[i].kind);
+		assert_int_equal(th_block(g, gid, TESSEL_BLOCK_MEMORY), want[i].memory);
+	}
+	/* every span within 1 % of its duration, and every stage on its own
+	 * device with its F, B and W; memory freed by each micro-batch */
+	int64_t sum[8] = { 0 };
+	for (int gid = 0; gid < 24; gid++) {
+		double d = 0;
+		int dev = -1;
+		TH_OK(tessel_graph_block_duration(&d, NULL, g, gid));
+		int64_t span = th_block(g, gid, TESSEL_BLOCK_SPAN);
+		assert_true(span * step >= d * (1 - 1e-9));
+		assert_true(span * step <= d * 1.01);
+		TH_OK(tessel_graph_block_device(&dev, g, gid, 0));
+		assert_int_equal(th_block(g, gid, TESSEL_BLOCK_STAGE), dev);
+		sum[dev] += th_block(g, gid, TESSEL_BLOCK_MEMORY);
+	}
+	for (int d = 0; d < 8; d++) {
+		assert_int_equal(sum[d], 0);
+		TH_OK(tessel_graph_memory_limit(&v, g, d));
+		assert_int_equal(v, 8);
+	}
+	round_trip(g);
+	tessel_graph_free(g);
+}
+
 static void test_placement_presets(void **state)
 {
 	(void)state;
@@ -1263,6 +1340,7 @@ int main(void)
 		cmocka_unit_test(test_placement_round_trip),
 		cmocka_unit_test(test_placement_latency),
 		cmocka_unit_test(test_placement_durations),
+		cmocka_unit_test(test_profiled_example),
 		cmocka_unit_test(test_placement_presets),
 		cmocka_unit_test(test_text_length_and_nul),
 		cmocka_unit_test(test_to_json_bad_utf8),

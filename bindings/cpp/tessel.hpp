@@ -818,6 +818,7 @@ public:
 		return detail::take_text(out);
 	}
 
+	// step_us 0: the placement's step in its unit of time (else 1 ms).
 	std::string to_trace_json(double step_us = 1.0) const
 	{
 		char *out = nullptr;

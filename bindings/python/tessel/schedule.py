@@ -332,8 +332,12 @@ class Schedule(Handle):
         """Render as an SVG picture."""
         return take_string(lib.tessel_schedule_to_svg, self)
 
-    def to_trace(self, step_us=1000.0):
-        """Chrome trace event JSON, ``step_us`` microseconds per step."""
+    def to_trace(self, step_us=0.0):
+        """Chrome trace event JSON, ``step_us`` microseconds per step.
+
+        0 (the default): the placement's step in its unit of time when it
+        has both, else 1000 microseconds per step.
+        """
         return take_string(lib.tessel_schedule_to_trace_json, self,
                            float(step_us))
 
@@ -415,7 +419,9 @@ class Schedule(Handle):
         """Replay the schedule with real durations.
 
         ``durations`` maps block names (or gids) to durations; blocks not
-        named keep their span. Returns a dict with "makespan" and, per
+        named keep the placement's (its duration, else its span times the
+        step, else its span). Times are in the placement's unit when it has
+        a step, else in steps; the placement's latencies count too. Returns a dict with "makespan" and, per
         device, lists "busy", "idle" and "peak_memory" (also as
         "devices": a list of dicts).
         """
@@ -424,7 +430,7 @@ class Schedule(Handle):
         if durations:
             graph = self.graph
             count = graph.blocks
-            values = [float(graph.block(g)["span"]) for g in range(count)]
+            values = [graph.duration(g) for g in range(count)]
             for key, value in durations.items():
                 gid = key if isinstance(key, int) else graph.find(key)
                 values[gid] = float(value)
