@@ -217,8 +217,9 @@ TESSEL_API int tessel_graph_step(double *out, const tessel_graph *graph);
 /* Name the unit of the step, the durations and the time latencies, for
  * the outputs ("ms", "us", "s", "ns", ... or any other name): copied, at
  * most 32 bytes of UTF-8 without control characters (else TESSEL_EINVAL).
- * NULL or "" removes it. The trace and the simulation convert "s", "ms",
- * "us" (or "\u00b5s") and "ns" to real time. Since 1.1. */
+ * NULL or "" removes it. The text, the SVG and the command line's
+ * simulate print it; the trace converts "s", "ms", "us" (or U+00B5 MICRO
+ * SIGN then "s") and "ns" to real time. Since 1.1. */
 TESSEL_API int tessel_graph_set_unit(tessel_graph *graph, const char *unit);
 
 /* The unit's name: *out borrowed from the graph, NULL when it has none.
