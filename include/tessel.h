@@ -388,15 +388,21 @@ TESSEL_API int tessel_preset_info(const char **out_name,
 /* Parse a placement. `text` need not be NUL-terminated; `length` bytes are
  * read. Errors name the field or block and, for syntax errors, the line and
  * column. *out: new, release with tessel_graph_free. The graph is
- * validated (tessel_graph_validate) before it is returned. */
+ * validated (tessel_graph_validate) before it is returned. Since 1.1 a
+ * placement may give latencies ("latency", {"block": NAME, "latency": L}
+ * in "after"), durations instead of spans, a "step" (else picked with
+ * tessel_pick_step when durations are given) and a "unit"; latencies are
+ * in the unit when it gives a step or durations, else in steps
+ * (doc/formats.md). */
 TESSEL_API int tessel_graph_from_json(tessel_graph **out, const char *text,
 				      size_t length);
 
 /* Same, reading the file at `path`. */
 TESSEL_API int tessel_graph_from_file(tessel_graph **out, const char *path);
 
-/* Serialise a graph as placement JSON. *out: new NUL-terminated text,
- * release with tessel_free. */
+/* Serialise a graph as placement JSON, latencies, durations, step and
+ * unit included, so that reading it back gives the same graph. *out: new
+ * NUL-terminated text, release with tessel_free. */
 TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *graph);
 
 /* ------------------------------------------------------------------------ */
