@@ -192,6 +192,92 @@ TESSEL_API int tessel_graph_block_dep_latency(int64_t *out, int *out_own,
 					      const tessel_graph *graph,
 					      int gid, size_t index);
 
+/* Time: profiled durations instead of spans.
+ * A graph may have a step: the length of one step in some unit of time
+ * (say milliseconds; tessel_graph_set_unit names it). With a step, a block
+ * may be given a duration in that unit instead of a span, and latencies
+ * may be given in that unit too; the graph keeps the values as given and
+ * rounds them up to whole steps (value / step rounded up, to the nearest
+ * whole step when within a relative 1e-9 of it, so that 2.8 / 0.1 gives
+ * 28; at least 1 step for a value > 0). The search, bounds and validator
+ * see only the steps. Changing the step rounds every value given as a time
+ * again. Spans and latencies given in steps stay as they are. */
+
+/* Set the length of one step (finite, > 0, else TESSEL_ERANGE), and round
+ * every duration and latency given as a time again; TESSEL_ERANGE, naming
+ * the block or dependency, when one would need more than TESSEL_MAX_SPAN
+ * (durations) or TESSEL_MAX_LATENCY (latencies) steps: the graph is then
+ * unchanged. Since 1.1. */
+TESSEL_API int tessel_graph_set_step(tessel_graph *graph, double step);
+
+/* The length of one step, 0 when the graph has none (the default). Since
+ * 1.1. */
+TESSEL_API int tessel_graph_step(double *out, const tessel_graph *graph);
+
+/* Name the unit of the step, the durations and the time latencies, for
+ * the outputs ("ms", "us", "s", "ns", ... or any other name): copied, at
+ * most 32 bytes of UTF-8 without control characters (else TESSEL_EINVAL).
+ * NULL or "" removes it. The text, the SVG and the command line's
+ * simulate print it; the trace converts "s", "ms", "us" (or U+00B5 MICRO
+ * SIGN then "s") and "ns" to real time. Since 1.1. */
+TESSEL_API int tessel_graph_set_unit(tessel_graph *graph, const char *unit);
+
+/* The unit's name: *out borrowed from the graph, NULL when it has none.
+ * Since 1.1. */
+TESSEL_API int tessel_graph_unit(const char **out, const tessel_graph *graph);
+
+/* Give block `gid` a duration (finite, > 0) in the step's unit; its span
+ * becomes the duration rounded up to whole steps. TESSEL_EINVAL when the
+ * graph has no step, TESSEL_ERANGE for a duration out of range or longer
+ * than TESSEL_MAX_SPAN steps, TESSEL_ENOTFOUND for an unknown block. Since
+ * 1.1. */
+TESSEL_API int tessel_graph_set_block_duration(tessel_graph *graph, int gid,
+					       double duration);
+
+/* Duration of block `gid` in the step's unit: the duration given, else its
+ * span times the step, else (no step) its span. *out_given (may be NULL)
+ * is 1 when a duration was given. Since 1.1. */
+TESSEL_API int tessel_graph_block_duration(double *out, int *out_given,
+					   const tessel_graph *graph, int gid);
+
+/* Like tessel_graph_set_latency, with the latency in the step's unit
+ * (finite, >= 0), rounded up to whole steps (at most TESSEL_MAX_LATENCY).
+ * TESSEL_EINVAL when the graph has no step, TESSEL_ERANGE out of range.
+ * Since 1.1. */
+TESSEL_API int tessel_graph_set_latency_time(tessel_graph *graph,
+					     double latency);
+
+/* The latency of dependencies without their own, in the step's unit: as
+ * given, or its steps times the step (steps without a step). Since 1.1. */
+TESSEL_API int tessel_graph_latency_time(double *out,
+					 const tessel_graph *graph);
+
+/* Like tessel_graph_add_dep_latency, with the dependency's own latency in
+ * the step's unit (finite, >= 0), rounded up to whole steps (at most
+ * TESSEL_MAX_LATENCY). TESSEL_EINVAL when the graph has no step,
+ * TESSEL_ERANGE out of range, and the errors of tessel_graph_add_dep.
+ * Since 1.1. */
+TESSEL_API int tessel_graph_add_dep_latency_time(tessel_graph *graph,
+						 int before, int after,
+						 double latency);
+
+/* Like tessel_graph_block_dep_latency, in the step's unit: the latency as
+ * given, or its steps times the step (steps without a step). Since 1.1. */
+TESSEL_API int tessel_graph_block_dep_latency_time(double *out, int *out_own,
+						   const tessel_graph *graph,
+						   int gid, size_t index);
+
+/* A step for profiled values (durations and latencies in one unit, each
+ * finite and >= 0; zeros are ignored): the largest step s / k, s the
+ * smallest value > 0 and k = 1, 2, ..., 100, that rounds no value up by
+ * more than 1 % and keeps every value within TESSEL_MAX_SPAN steps
+ * (k = 100 always rounds within 1 %). The placement reader uses it when a
+ * placement gives durations but no step. TESSEL_ERANGE for a bad value or
+ * when no such step exists, TESSEL_EINVAL when no value is > 0. Since
+ * 1.1. */
+TESSEL_API int tessel_pick_step(double *out, const double *values,
+				size_t count);
+
 /* Set the stage number of a block (used by exports that group blocks into
  * pipeline stages). -1 (the default) means "no stage". */
 TESSEL_API int tessel_graph_set_stage(tessel_graph *graph, int gid, int stage);
@@ -302,15 +388,21 @@ TESSEL_API int tessel_preset_info(const char **out_name,
 /* Parse a placement. `text` need not be NUL-terminated; `length` bytes are
  * read. Errors name the field or block and, for syntax errors, the line and
  * column. *out: new, release with tessel_graph_free. The graph is
- * validated (tessel_graph_validate) before it is returned. */
+ * validated (tessel_graph_validate) before it is returned. Since 1.1 a
+ * placement may give latencies ("latency", {"block": NAME, "latency": L}
+ * in "after"), durations instead of spans, a "step" (else picked with
+ * tessel_pick_step when durations are given) and a "unit"; latencies are
+ * in the unit when it gives a step or durations, else in steps
+ * (doc/formats.md). */
 TESSEL_API int tessel_graph_from_json(tessel_graph **out, const char *text,
 				      size_t length);
 
 /* Same, reading the file at `path`. */
 TESSEL_API int tessel_graph_from_file(tessel_graph **out, const char *path);
 
-/* Serialise a graph as placement JSON. *out: new NUL-terminated text,
- * release with tessel_free. */
+/* Serialise a graph as placement JSON, latencies, durations, step and
+ * unit included, so that reading it back gives the same graph. *out: new
+ * NUL-terminated text, release with tessel_free. */
 TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *graph);
 
 /* ------------------------------------------------------------------------ */
@@ -589,9 +681,17 @@ typedef enum tessel_action_attr {
 					* for compute */
 	TESSEL_ACTION_PEER_GID = 4,    /* send: the consumer block; receive:
 					* the producer block; -1 for compute */
-	TESSEL_ACTION_STEP = 5         /* compute: start step; send: the
-					* producer's finish step; receive: the
-					* consumer's start step */
+	TESSEL_ACTION_STEP = 5,        /* compute: start step; send: the
+					* producer's finish step (when the
+					* output leaves); receive: the
+					* consumer's start step (when the
+					* output is needed) */
+	TESSEL_ACTION_LATENCY = 6      /* send/receive: the dependency's
+					* latency in steps; the output arrives
+					* at the send's step + latency, no
+					* later than the receive's step in a
+					* valid schedule. 0 for compute.
+					* Since 1.1. */
 } tessel_action_attr;
 
 typedef struct tessel_action_iter tessel_action_iter;
@@ -622,7 +722,8 @@ TESSEL_API void tessel_action_iter_free(tessel_action_iter *iter);
 TESSEL_API int tessel_action_get(int64_t *out, const tessel_action *action,
 				 tessel_action_attr attr);
 
-/* Every device's action stream as JSON (doc/formats.md). *out: new
+/* Every device's action stream as JSON (doc/formats.md): sends and
+ * receives carry their "latency" in steps (since 1.1). *out: new
  * NUL-terminated text, release with tessel_free. */
 TESSEL_API int tessel_schedule_to_actions_json(char **out,
 					       const tessel_schedule *schedule);
@@ -644,8 +745,15 @@ TESSEL_API int tessel_schedule_to_torch_csv(char **out,
 					    int with_comms);
 
 /* The schedule in the Chrome trace event format (Perfetto reads it):
- * complete "X" events, one track per device, `step_us` microseconds per
- * step (> 0). *out: new NUL-terminated text, release with tessel_free. */
+ * complete "X" events, one named track per device in one named process,
+ * `step_us` microseconds per step (> 0), and for each dependency whose
+ * latency counts a flow ("s" in the producer, "f" at the consumer's start,
+ * the latency and the arrival in its arguments; since 1.1). step_us = 0
+ * (since 1.1): real time from the placement, its step times its unit when
+ * it has a step and its unit is "s", "ms", "us" (or U+00B5 MICRO SIGN
+ * then "s") or "ns", else 1000 microseconds per step. TESSEL_EINVAL for
+ * a negative or NaN step_us, TESSEL_ERANGE when the times overflow.
+ * *out: new NUL-terminated text, release with tessel_free. */
 TESSEL_API int tessel_schedule_to_trace_json(char **out,
 					     const tessel_schedule *schedule,
 					     double step_us);
@@ -671,11 +779,20 @@ typedef enum tessel_sim_attr {
 } tessel_sim_attr;
 
 /* Replay the schedule's per-device order with real durations: durations[g]
- * is block g's duration (count = number of blocks; NULL: the spans), each
- * multiplied by a factor drawn uniformly from [1 - jitter, 1 + jitter]
- * (0 <= jitter < 1) with the given seed, and `latency` added to every
- * dependency that crosses devices. Each device runs its blocks in the
- * schedule's order, each as soon as its dependencies have arrived.
+ * is block g's duration (count = number of blocks; NULL: the placement's
+ * own, see below), each multiplied by a factor drawn uniformly from
+ * [1 - jitter, 1 + jitter] (0 <= jitter < 1) with the given seed. Each
+ * device runs its blocks in the schedule's order, each as soon as its
+ * dependencies have arrived: a dependency arrives when its producer
+ * finishes, plus its latency from the placement where it counts (the
+ * consumer occupies a device the producer does not), plus `latency` when
+ * producer and consumer share no device.
+ * Units: with a step (tessel_graph_set_step) every time is in the
+ * placement's unit (tessel_graph_unit): NULL durations mean each block's
+ * duration, or its span times the step when it has none; latencies are
+ * those given in the unit, or their steps times the step. Without a step
+ * times are in steps: NULL durations mean the spans. `durations`,
+ * `latency` and the figures of the result are in that same unit.
  * TESSEL_EINVAL for an unplaced entry or count != number of blocks,
  * TESSEL_ERANGE for a duration, latency or jitter out of range,
  * TESSEL_EVIOLATION when the device orders contradict the dependencies
@@ -694,7 +811,9 @@ TESSEL_API int tessel_simulation_get(double *out,
 				     tessel_sim_attr attr, int device);
 
 /* Durations per block from JSON: an object mapping block names to numbers
- * (> 0); blocks not named keep their span. TESSEL_EPARSE for malformed
+ * (> 0); blocks not named keep their duration in the placement's unit
+ * (tessel_graph_block_duration: the duration given, else the span times
+ * the step, else the span). TESSEL_EPARSE for malformed
  * JSON, TESSEL_ENOTFOUND for a name that is no block, TESSEL_ERANGE for a
  * duration that is not a finite number > 0. *out: new array of one double
  * per block, release with tessel_free. */

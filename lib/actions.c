@@ -12,6 +12,9 @@
  *     peer_gid a, step = c's start);
  *   - device src(a) SENDs it right after computing a (gid a, peer e,
  *     peer_gid c, step = a's start + a's span).
+ * Both carry the dependency's latency (it counts for every transfer, as c
+ * occupies e and a does not): the output arrives at the send's step plus
+ * the latency, which a valid schedule keeps at or before the receive's.
  * If a occupies e there is nothing to transfer. A block on several devices
  * computes on each of them but sends only from its lowest device.
  *
@@ -33,6 +36,7 @@ struct tessel_action {
 	int peer;       /* -1 for compute */
 	int peer_gid;   /* -1 for compute */
 	int64_t step;
+	int64_t latency; /* 0 for compute */
 };
 
 struct tessel_action_iter {
@@ -62,18 +66,22 @@ static int act_key_cmp(const void *pa, const void *pb)
 }
 
 /* Successors of every block (compressed rows: the consumers of block b are
- * list[off[b] .. off[b + 1]), with the multiplicity of the deps lists). */
+ * list[off[b] .. off[b + 1]), with the multiplicity of the deps lists;
+ * dep[k] is b's index in the deps list of consumer list[k]). */
 typedef struct succ_index {
 	size_t *off;
 	int *list;
+	int *dep;
 } succ_index;
 
 static void succ_index_release(succ_index *x)
 {
 	tsl_free(x->off);
 	tsl_free(x->list);
+	tsl_free(x->dep);
 	x->off = NULL;
 	x->list = NULL;
+	x->dep = NULL;
 }
 
 static int succ_index_build(succ_index *x, const tessel_graph *g)
@@ -90,8 +98,9 @@ static int succ_index_build(succ_index *x, const tessel_graph *g)
 	for (int b = 0; b < g->nblocks; b++)
 		x->off[b + 1] += x->off[b];
 	x->list = tsl_reallocarray(NULL, total ? total : 1, sizeof *x->list);
+	x->dep = tsl_reallocarray(NULL, total ? total : 1, sizeof *x->dep);
 	size_t *fill = tsl_calloc((size_t)g->nblocks + 1, sizeof *fill);
-	if (!x->list || !fill) {
+	if (!x->list || !x->dep || !fill) {
 		tsl_free(fill);
 		succ_index_release(x);
 		return tsl_error_nomem();
@@ -100,6 +109,7 @@ static int succ_index_build(succ_index *x, const tessel_graph *g)
 	for (int c = 0; c < g->nblocks; c++) {
 		for (int i = 0; i < g->blocks[c].ndeps; i++) {
 			int a = g->blocks[c].deps[i];
+			x->dep[x->off[a] + fill[a]] = i;
 			x->list[x->off[a] + fill[a]++] = c;
 		}
 	}
@@ -108,7 +118,7 @@ static int succ_index_build(succ_index *x, const tessel_graph *g)
 }
 
 static int iter_push(tessel_action_iter *it, int kind, int gid, int64_t mid,
-		     int peer, int peer_gid, int64_t step)
+		     int peer, int peer_gid, int64_t step, int64_t latency)
 {
 	if (it->count == it->cap) {
 		size_t cap = it->cap ? 2 * it->cap : 64;
@@ -126,6 +136,7 @@ static int iter_push(tessel_action_iter *it, int kind, int gid, int64_t mid,
 	a->peer = peer;
 	a->peer_gid = peer_gid;
 	a->step = step;
+	a->latency = latency;
 	return TSL_OK;
 }
 
@@ -143,11 +154,11 @@ static int push_compute(tessel_action_iter *it, const tessel_schedule *s,
 		if (pa->ndevices < 1 || tsl_block_on_device(pa, d))
 			continue;
 		rc = iter_push(it, TESSEL_ACTION_RECV, b, m, pa->devices[0], a,
-			       start);
+			       start, tsl_dep_latency(g, blk, i));
 		if (rc)
 			return rc;
 	}
-	rc = iter_push(it, TESSEL_ACTION_COMPUTE, b, m, -1, -1, start);
+	rc = iter_push(it, TESSEL_ACTION_COMPUTE, b, m, -1, -1, start, 0);
 	if (rc)
 		return rc;
 	if (blk->devices[0] != d)
@@ -156,12 +167,13 @@ static int push_compute(tessel_action_iter *it, const tessel_schedule *s,
 	for (size_t i = x->off[b]; i < x->off[b + 1]; i++) {
 		int c = x->list[i];
 		const tsl_block *pc = &g->blocks[c];
+		int64_t lat = tsl_dep_latency(g, pc, x->dep[i]);
 		for (int j = 0; j < pc->ndevices; j++) {
 			int e = pc->devices[j];
 			if (tsl_block_on_device(blk, e))
 				continue;
 			rc = iter_push(it, TESSEL_ACTION_SEND, b, m, e, c,
-				       finish);
+				       finish, lat);
 			if (rc)
 				return rc;
 		}
@@ -208,7 +220,7 @@ static int build_stream(tessel_action_iter *it, const tessel_schedule *s,
 		}
 	}
 	qsort(keys, n, sizeof *keys, act_key_cmp);
-	succ_index x = {NULL, NULL};
+	succ_index x = {NULL, NULL, NULL};
 	int rc = succ_index_build(&x, g);
 	for (size_t i = 0; i < n && !rc; i++) {
 		int b = (int)(keys[i].tie / s->nmicros);
@@ -299,6 +311,7 @@ TESSEL_API int tessel_action_get(int64_t *out, const tessel_action *action,
 	case TESSEL_ACTION_PEER: v = action->peer; break;
 	case TESSEL_ACTION_PEER_GID: v = action->peer_gid; break;
 	case TESSEL_ACTION_STEP: v = action->step; break;
+	case TESSEL_ACTION_LATENCY: v = action->latency; break;
 	default:
 		return tsl_error(TESSEL_EINVAL,
 				 "tessel_action_get: unknown attribute %d",
@@ -339,7 +352,8 @@ static void put_action(tsl_buf *b, const tessel_graph *g,
 	if (a->kind != TESSEL_ACTION_COMPUTE) {
 		tsl_buf_printf(b, ", \"peer\": %d, \"peer_block\": ", a->peer);
 		put_json_string(b, g->blocks[a->peer_gid].name);
-		tsl_buf_printf(b, ", \"peer_gid\": %d", a->peer_gid);
+		tsl_buf_printf(b, ", \"peer_gid\": %d, \"latency\": %lld",
+			       a->peer_gid, (long long)a->latency);
 	}
 	tsl_buf_puts(b, "}");
 }

@@ -9,9 +9,12 @@
  * One row per device, one rectangle per entry and device it occupies (x the
  * start step, width the span, coloured by kind, darker stroke), labelled
  * with the micro-batch when wide enough, with the block name and steps as a
- * tooltip; the repetend is a light grey band behind the blocks. The step
- * width shrinks with the makespan (24 px down to 1 px) so that long
- * schedules stay a few thousand pixels wide. */
+ * tooltip; the repetend is a light grey band behind the blocks. A
+ * dependency with a latency (where it counts) is a thin arrow from the
+ * producer's finish on its first device to the arrival, latency steps
+ * later, on the first consumer device it travels to. The step width
+ * shrinks with the makespan (24 px down to 1 px) so that long schedules
+ * stay a few thousand pixels wide. */
 #include <stdio.h>
 
 #include "error.h"
@@ -45,6 +48,7 @@ static const svg_style styles[] = {
 };
 static const svg_style other_style = {"#cccccc", "#666666", "other"};
 #define REPETEND_FILL "#e3e3e3"
+#define TRANSFER_STROKE "#333333"
 
 typedef struct svg_layout {
 	const tessel_schedule *s;
@@ -52,6 +56,7 @@ typedef struct svg_layout {
 	double cell;     /* px per step */
 	double width, height;
 	double stroke;   /* stroke width of the blocks */
+	int transfers;   /* some dependency has a latency that counts */
 } svg_layout;
 
 static const svg_style *style_of(int kind)
@@ -118,6 +123,12 @@ static void layout_init(svg_layout *l, const tessel_schedule *s)
 		l->width = SVG_MIN_WIDTH;
 	l->height = SVG_TOP + SVG_ROW * s->graph->ndevices + SVG_BOTTOM;
 	l->stroke = l->cell < 4.0 ? 0.25 : 1.0;
+	l->transfers = 0;
+	const tessel_graph *g = s->graph;
+	for (int b = 0; b < g->nblocks && !l->transfers; b++)
+		for (int j = 0; j < g->blocks[b].ndeps; j++)
+			if (tsl_dep_latency(g, &g->blocks[b], j) > 0)
+				l->transfers = 1;
 }
 
 static double x_of(const svg_layout *l, int64_t step)
@@ -146,20 +157,35 @@ static int put_header(tsl_buf *b, const svg_layout *l)
 	char *figures = tsl_buf_take(&fig);
 	if (!figures)
 		return tsl_error_nomem();
-	tsl_buf_printf(b, "<title>%s</title>\n", figures);
+	tsl_buf_puts(b, "<title>");
+	put_xml_text(b, figures);
+	tsl_buf_puts(b, "</title>\n");
 	tsl_buf_printf(b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
 			  "fill=\"#ffffff\"/>\n", l->width, l->height);
-	tsl_buf_printf(b, "<text x=\"8\" y=\"18\" font-size=\"13\" "
-			  "font-weight=\"bold\">%s</text>\n", figures);
+	tsl_buf_puts(b, "<text x=\"8\" y=\"18\" font-size=\"13\" "
+			"font-weight=\"bold\">");
+	put_xml_text(b, figures);
+	tsl_buf_puts(b, "</text>\n");
 	tsl_free(figures);
+	const tessel_graph *g = s->graph;
 	tsl_buf_printf(b, "<text x=\"8\" y=\"36\">%d devices, %lld micro-batches, "
-			  "%d blocks per micro-batch</text>\n",
-		       s->graph->ndevices, (long long)s->nmicros,
-		       s->graph->nblocks);
+			  "%d blocks per micro-batch",
+		       g->ndevices, (long long)s->nmicros, g->nblocks);
+	if (g->step > 0) {
+		tsl_buf_printf(b, "; one step %.6g", g->step);
+		if (g->unit) {
+			tsl_buf_puts(b, " ");
+			put_xml_text(b, g->unit);
+		}
+	}
+	if (g->latency > 0)
+		tsl_buf_printf(b, "; latency %d step%s between devices",
+			       g->latency, g->latency == 1 ? "" : "s");
+	tsl_buf_puts(b, "</text>\n");
 	return b->failed ? tsl_error_nomem() : TSL_OK;
 }
 
-static void put_legend(tsl_buf *b)
+static void put_legend(tsl_buf *b, const svg_layout *l)
 {
 	double x = 8, y = 46;
 	tsl_buf_puts(b, "<g class=\"legend\">\n");
@@ -175,6 +201,89 @@ static void put_legend(tsl_buf *b)
 			  "height=\"12\" fill=\"%s\" stroke=\"#999999\"/>"
 			  "<text x=\"%.0f\" y=\"%.0f\">repetend</text>\n",
 		       x, y, REPETEND_FILL, x + 16, y + 10);
+	if (l->transfers) {
+		x += 90;
+		tsl_buf_printf(b, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" "
+				  "y2=\"%.0f\" stroke=\"%s\" stroke-width=\"1\" "
+				  "marker-end=\"url(#arrow)\"/>"
+				  "<text x=\"%.0f\" y=\"%.0f\">transfer</text>\n",
+			       x, y + 6, x + 12, y + 6, TRANSFER_STROKE, x + 16,
+			       y + 10);
+	}
+	tsl_buf_puts(b, "</g>\n");
+}
+
+/* The arrow head of the transfers. */
+static void put_defs(tsl_buf *b, const svg_layout *l)
+{
+	if (!l->transfers)
+		return;
+	tsl_buf_printf(b, "<defs><marker id=\"arrow\" viewBox=\"0 0 6 6\" "
+			  "refX=\"6\" refY=\"3\" markerWidth=\"5\" "
+			  "markerHeight=\"5\" orient=\"auto\">"
+			  "<path d=\"M0,0 L6,3 L0,6 z\" fill=\"%s\"/>"
+			  "</marker></defs>\n", TRANSFER_STROKE);
+}
+
+/* Whether device d is one of block b's. */
+static int on_device(const tsl_block *b, int d)
+{
+	for (int i = 0; i < b->ndevices; i++)
+		if (b->devices[i] == d)
+			return 1;
+	return 0;
+}
+
+/* One arrow per dependency and micro-batch whose latency counts: from the
+ * producer's finish on its first device to the arrival on the first
+ * device of the consumer that the producer does not occupy. */
+static void put_transfers(tsl_buf *b, const svg_layout *l)
+{
+	const tessel_schedule *s = l->s;
+	const tessel_graph *g = s->graph;
+
+	if (!l->transfers)
+		return;
+	tsl_buf_printf(b, "<g class=\"transfers\" stroke=\"%s\" "
+			  "stroke-width=\"0.75\" fill=\"none\">\n",
+		       TRANSFER_STROKE);
+	for (int64_t m = 0; m < s->nmicros && !b->failed; m++) {
+		for (int c = 0; c < g->nblocks; c++) {
+			const tsl_block *C = &g->blocks[c];
+			const struct tessel_entry *ce = tsl_entry_at(s, c, m);
+			for (int j = 0; j < C->ndeps; j++) {
+				int lat = tsl_dep_latency(g, C, j);
+				const tsl_block *A = &g->blocks[C->deps[j]];
+				const struct tessel_entry *ae =
+					tsl_entry_at(s, C->deps[j], m);
+				if (lat <= 0 || ae->start < 0 || ce->start < 0)
+					continue;
+				int to = C->devices[0];
+				for (int k = 0; k < C->ndevices; k++)
+					if (!on_device(A, C->devices[k])) {
+						to = C->devices[k];
+						break;
+					}
+				int64_t fin = ae->start + A->span;
+				double y1 = SVG_TOP + SVG_ROW * A->devices[0]
+					    + SVG_ROW / 2;
+				double y2 = SVG_TOP + SVG_ROW * to + SVG_ROW / 2;
+				tsl_buf_printf(b, "<line x1=\"%.2f\" y1=\"%.1f\" "
+						  "x2=\"%.2f\" y2=\"%.1f\" "
+						  "marker-end=\"url(#arrow)\"><title>",
+					       x_of(l, fin), y1, x_of(l, fin + lat),
+					       y2);
+				put_xml_text(b, A->name);
+				tsl_buf_puts(b, " -&gt; ");
+				put_xml_text(b, C->name);
+				tsl_buf_printf(b, " mb%lld: latency %d step%s, "
+						  "steps %lld to %lld</title></line>\n",
+					       (long long)m, lat, lat == 1 ? "" : "s",
+					       (long long)fin,
+					       (long long)(fin + lat));
+			}
+		}
+	}
 	tsl_buf_puts(b, "</g>\n");
 }
 
@@ -273,12 +382,14 @@ TESSEL_API int tessel_schedule_to_svg(char **out,
 	tsl_buf_init(&b);
 	int rc = put_header(&b, &l);
 	if (!rc) {
-		put_legend(&b);
+		put_defs(&b, &l);
+		put_legend(&b, &l);
 		put_repetend(&b, &l);
 	}
 	for (int d = 0; d < schedule->graph->ndevices && !rc; d++)
 		rc = put_row(&b, &l, d);
 	if (!rc) {
+		put_transfers(&b, &l);
 		put_axis(&b, &l);
 		tsl_buf_puts(&b, "</svg>\n");
 	}

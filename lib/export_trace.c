@@ -1,18 +1,26 @@
 /* The schedule in the Chrome trace event format (chrome://tracing, Perfetto).
  *
  *   {"traceEvents": [
+ *     {"name": "process_name", "ph": "M", "pid": 0,
+ *      "args": {"name": "tessel schedule"}},
  *     {"name": "thread_name", "ph": "M", "pid": 0, "tid": 0,
  *      "args": {"name": "device 0"}},
  *     {"name": "f0 mb0", "cat": "forward", "ph": "X", "ts": 0, "dur": 1,
  *      "pid": 0, "tid": 0, "args": {"gid": 0, "mid": 0, "phase": "warmup"}},
+ *     {"name": "f0 -> f1", "cat": "transfer", "ph": "s", "id": 1, ...},
+ *     {"name": "f0 -> f1", "cat": "transfer", "ph": "f", "bp": "e", ...},
  *     ...],
  *    "displayTimeUnit": "ms"}
  *
- * One track (tid) per device, named by a metadata event; one complete event
- * per placed entry and device it occupies, step t at t * step_us
- * microseconds. */
+ * One process named by a metadata event, one track (tid) per device, named
+ * too; one complete event per placed entry and device it occupies, step t
+ * at t * step_us microseconds. Each dependency whose latency counts (the
+ * consumer occupies a device the producer does not) is a flow from the
+ * producer, on its first device, to the consumer on the first device it
+ * travels to, with the latency and the arrival in its arguments. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "error.h"
 #include "graph.h"
@@ -20,6 +28,8 @@
 #include "schedule.h"
 #include "util.h"
 
+/* Without a placement step in a unit of time: 1 ms per step. */
+#define DEFAULT_STEP_US 1000.0
 
 static const char *phase_name(int phase)
 {
@@ -31,12 +41,32 @@ static const char *phase_name(int phase)
 	}
 }
 
-/* Metadata event naming device d's track. */
-static void put_track_name(tsl_buf *b, int d)
+/* Microseconds in one `unit`, 0 when it is not a unit of time known here. */
+static double unit_us(const char *unit)
 {
-	tsl_buf_printf(b, "{\"name\": \"thread_name\", \"ph\": \"M\", "
-			  "\"pid\": 0, \"tid\": %d, "
-			  "\"args\": {\"name\": \"device %d\"}}", d, d);
+	static const struct {
+		const char *name;
+		double us;
+	} units[] = {
+		{"s", 1e6}, {"ms", 1e3}, {"us", 1}, {"\xc2\xb5s", 1},
+		{"\xce\xbcs", 1}, {"ns", 1e-3},
+	};
+
+	for (size_t i = 0; unit && i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(unit, units[i].name))
+			return units[i].us;
+	return 0;
+}
+
+/* Metadata events naming the process and device d's track. */
+static void put_names(tsl_buf *b, int ndevices)
+{
+	tsl_buf_puts(b, "{\"name\": \"process_name\", \"ph\": \"M\", "
+			"\"pid\": 0, \"args\": {\"name\": \"tessel schedule\"}}");
+	for (int d = 0; d < ndevices; d++)
+		tsl_buf_printf(b, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", "
+				  "\"pid\": 0, \"tid\": %d, "
+				  "\"args\": {\"name\": \"device %d\"}}", d, d);
 }
 
 static void put_event(tsl_buf *b, const struct tessel_entry *e, int d,
@@ -73,6 +103,78 @@ static int put_device(tsl_buf *b, const tessel_schedule *s, int d,
 	return TSL_OK;
 }
 
+/* "a -> c" as a JSON string's content. */
+static void put_flow_name(tsl_buf *b, const tsl_block *a, const tsl_block *c)
+{
+	tsl_buf_puts(b, "{\"name\": \"");
+	tsl_buf_json_escaped(b, a->name);
+	tsl_buf_puts(b, " -> ");
+	tsl_buf_json_escaped(b, c->name);
+	tsl_buf_puts(b, "\", \"cat\": \"transfer\", ");
+}
+
+/* The first device of c that a does not occupy. */
+static int target_device(const tsl_block *c, const tsl_block *a)
+{
+	for (int k = 0; k < c->ndevices; k++)
+		if (!tsl_block_on_device(a, c->devices[k]))
+			return c->devices[k];
+	return c->devices[0];
+}
+
+/* A flow per dependency and micro-batch whose latency counts: it starts in
+ * the producer's slice and ends at the consumer's start. */
+static void put_transfers(tsl_buf *b, const tessel_schedule *s, double step_us)
+{
+	const tessel_graph *g = s->graph;
+	long long id = 0;
+
+	for (int64_t m = 0; m < s->nmicros && !b->failed; m++) {
+		for (int c = 0; c < g->nblocks; c++) {
+			const tsl_block *C = &g->blocks[c];
+			int64_t cs = tsl_entry_at(s, c, m)->start;
+			for (int j = 0; j < C->ndeps; j++) {
+				int lat = tsl_dep_latency(g, C, j);
+				const tsl_block *A = &g->blocks[C->deps[j]];
+				int64_t as = tsl_entry_at(s, C->deps[j], m)->start;
+				if (lat <= 0 || as < 0 || cs < 0)
+					continue;
+				int64_t fin = as + A->span;
+				id++;
+				tsl_buf_puts(b, ",\n");
+				put_flow_name(b, A, C);
+				tsl_buf_printf(b, "\"ph\": \"s\", \"id\": %lld, "
+						  "\"ts\": %.15g, \"pid\": 0, "
+						  "\"tid\": %d, \"args\": {\"mid\": %lld, "
+						  "\"latency_steps\": %d, \"sent\": %.15g, "
+						  "\"arrives\": %.15g}}",
+					       id, (double)as * step_us,
+					       A->devices[0], (long long)m, lat,
+					       (double)fin * step_us,
+					       (double)(fin + lat) * step_us);
+				tsl_buf_puts(b, ",\n");
+				put_flow_name(b, A, C);
+				tsl_buf_printf(b, "\"ph\": \"f\", \"bp\": \"e\", "
+						  "\"id\": %lld, \"ts\": %.15g, "
+						  "\"pid\": 0, \"tid\": %d}",
+					       id, (double)cs * step_us,
+					       target_device(C, A));
+			}
+		}
+	}
+}
+
+/* step_us 0: the placement's step in microseconds, when it has a step and
+ * a unit of time; else DEFAULT_STEP_US. */
+static double placement_step_us(const tessel_graph *g)
+{
+	double us = unit_us(g->unit);
+
+	if (g->step > 0 && us > 0 && isfinite(g->step * us) && g->step * us > 0)
+		return g->step * us;
+	return DEFAULT_STEP_US;
+}
+
 TESSEL_API int tessel_schedule_to_trace_json(char **out,
 					     const tessel_schedule *schedule,
 					     double step_us)
@@ -83,33 +185,34 @@ TESSEL_API int tessel_schedule_to_trace_json(char **out,
 	*out = NULL;
 	if (!schedule)
 		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
-	if (isnan(step_us) || step_us <= 0)
+	if (isnan(step_us) || step_us < 0)
 		return tsl_error(TESSEL_EINVAL,
-				 "%s: step_us must be > 0, got %g", fn, step_us);
+				 "%s: step_us must be > 0 (or 0: from the placement), got %g",
+				 fn, step_us);
 	if (!isfinite(step_us))
 		return tsl_error(TESSEL_ERANGE,
 				 "%s: step_us must be finite, got %g", fn,
 				 step_us);
+	const tessel_graph *g = schedule->graph;
+	if (step_us == 0)
+		step_us = placement_step_us(g);
 	int64_t makespan = tsl_schedule_makespan(schedule);
 	if (!isfinite((double)makespan * step_us))
 		return tsl_error(TESSEL_ERANGE,
 				 "%s: step_us %g times the makespan %lld "
 				 "overflows", fn, step_us, (long long)makespan);
-	const tessel_graph *g = schedule->graph;
 	int rc = tsl_json_check_names(g, fn);
 	if (rc)
 		return rc;
 	tsl_buf b;
 	tsl_buf_init(&b);
 	tsl_buf_puts(&b, "{\"traceEvents\": [\n");
-	for (int d = 0; d < g->ndevices; d++) {
-		if (d)
-			tsl_buf_puts(&b, ",\n");
-		put_track_name(&b, d);
-	}
+	put_names(&b, g->ndevices);
 	for (int d = 0; d < g->ndevices && !rc; d++)
 		rc = put_device(&b, schedule, d, step_us);
-	if (!rc)
+	if (!rc) {
+		put_transfers(&b, schedule, step_us);
 		tsl_buf_puts(&b, "\n],\n\"displayTimeUnit\": \"ms\"}\n");
+	}
 	return tsl_buf_finish(out, &b, rc);
 }

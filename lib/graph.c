@@ -1,7 +1,9 @@
 /* The graph model: blocks, placements, dependencies, memory limits. */
 #include "graph.h"
 
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +95,7 @@ TESSEL_API int tessel_graph_new(tessel_graph **out, int ndevices)
 	}
 	for (int d = 0; d < ndevices; d++)
 		g->memory_limit[d] = TESSEL_UNLIMITED;
+	g->latency_time = -1;
 	*out = g;
 	return TSL_OK;
 }
@@ -103,6 +106,7 @@ static void block_release(tsl_block *b)
 	tsl_free(b->devices);
 	tsl_free(b->deps);
 	tsl_free(b->deplat);
+	tsl_free(b->deptime);
 }
 
 TESSEL_API void tessel_graph_free(tessel_graph *g)
@@ -114,10 +118,23 @@ TESSEL_API void tessel_graph_free(tessel_graph *g)
 	tsl_free(g->blocks);
 	tsl_free(g->memory_limit);
 	tsl_free(g->hash);
+	tsl_free(g->unit);
 	tsl_free(g);
 }
 
 static int int_dup(int **dst, const int *src, int n)
+{
+	*dst = NULL;
+	if (n == 0)
+		return TSL_OK;
+	*dst = tsl_reallocarray(NULL, (size_t)n, sizeof **dst);
+	if (!*dst)
+		return tsl_error_nomem();
+	memcpy(*dst, src, (size_t)n * sizeof **dst);
+	return TSL_OK;
+}
+
+static int double_dup(double **dst, const double *src, int n)
 {
 	*dst = NULL;
 	if (n == 0)
@@ -142,6 +159,15 @@ TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *src)
 	memcpy(g->memory_limit, src->memory_limit,
 	       (size_t)src->ndevices * sizeof *g->memory_limit);
 	g->latency = src->latency;
+	g->latency_time = src->latency_time;
+	g->step = src->step;
+	if (src->unit) {
+		g->unit = tsl_strdup(src->unit);
+		if (!g->unit) {
+			tessel_graph_free(g);
+			return tsl_error_nomem();
+		}
+	}
 	g->blocks = tsl_calloc((size_t)src->nblocks, sizeof *g->blocks);
 	g->hash = tsl_calloc(src->hashcap, sizeof *g->hash);
 	if (!g->blocks || !g->hash) {
@@ -160,11 +186,13 @@ TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *src)
 		d->devices = NULL;
 		d->deps = NULL;
 		d->deplat = NULL;
+		d->deptime = NULL;
 		g->nblocks = i + 1;
 		d->name = tsl_strdup(s->name);
 		if (!d->name || int_dup(&d->devices, s->devices, s->ndevices) ||
 		    int_dup(&d->deps, s->deps, s->ndeps) ||
-		    int_dup(&d->deplat, s->deplat, s->ndeps)) {
+		    int_dup(&d->deplat, s->deplat, s->ndeps) ||
+		    double_dup(&d->deptime, s->deptime, s->ndeps)) {
 			tessel_graph_free(g);
 			return tsl_error_nomem();
 		}
@@ -289,8 +317,9 @@ TESSEL_API int tessel_graph_place(tessel_graph *g, int gid, const int *devices,
 }
 
 /* Add the dependency before -> after with latency `lat` (-1: the
- * graph's). */
-static int add_dep(tessel_graph *g, int before, int after, int lat)
+ * graph's), given as `time` in the placement's unit (-1: in steps). */
+static int add_dep(tessel_graph *g, int before, int after, int lat,
+		   double time)
 {
 	CHECK_GRAPH(g);
 	int rc = check_gid(g, before);
@@ -321,16 +350,22 @@ static int add_dep(tessel_graph *g, int before, int after, int lat)
 		if (!nl)
 			return tsl_error_nomem(); /* deps grew, depcap did not */
 		b->deplat = nl;
+		double *nt = tsl_reallocarray(b->deptime, (size_t)cap,
+					      sizeof *nt);
+		if (!nt)
+			return tsl_error_nomem(); /* the same */
+		b->deptime = nt;
 		b->depcap = cap;
 	}
 	b->deplat[b->ndeps] = lat;
+	b->deptime[b->ndeps] = time;
 	b->deps[b->ndeps++] = before;
 	return TSL_OK;
 }
 
 TESSEL_API int tessel_graph_add_dep(tessel_graph *g, int before, int after)
 {
-	return add_dep(g, before, after, -1);
+	return add_dep(g, before, after, -1, -1);
 }
 
 TESSEL_API int tessel_graph_add_dep_latency(tessel_graph *g, int before,
@@ -340,7 +375,7 @@ TESSEL_API int tessel_graph_add_dep_latency(tessel_graph *g, int before,
 		return tsl_error(TESSEL_ERANGE,
 				 "dependency latency must be 0 .. %d, got %d",
 				 TESSEL_MAX_LATENCY, latency);
-	return add_dep(g, before, after, latency);
+	return add_dep(g, before, after, latency, -1);
 }
 
 TESSEL_API int tessel_graph_set_latency(tessel_graph *g, int latency)
@@ -350,6 +385,7 @@ TESSEL_API int tessel_graph_set_latency(tessel_graph *g, int latency)
 		return tsl_error(TESSEL_ERANGE, "latency must be 0 .. %d, got %d",
 				 TESSEL_MAX_LATENCY, latency);
 	g->latency = latency;
+	g->latency_time = -1;
 	return TSL_OK;
 }
 
@@ -373,6 +409,351 @@ TESSEL_API int tessel_graph_block_dep_latency(int64_t *out, int *out_own,
 	if (out_own)
 		*out_own = own >= 0;
 	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Time: the step, durations and latencies in the placement's unit           */
+/* ------------------------------------------------------------------------ */
+
+/* Longest unit name accepted, in bytes. */
+#define MAX_UNIT 32
+/* Tolerance of the rounding to whole steps (relative). */
+#define STEP_EPS 1e-9
+
+double tsl_steps_of(double value, double step)
+{
+	double x = value / step;
+	double n = nearbyint(x);
+
+	if (!(fabs(x - n) <= STEP_EPS * (n > 1 ? n : 1)))
+		n = ceil(x);
+	return n < 1 ? 1 : n;
+}
+
+double tsl_block_time(const tessel_graph *g, int b)
+{
+	const tsl_block *B = &g->blocks[b];
+
+	if (B->duration > 0)
+		return B->duration;
+	return g->step > 0 ? B->span * g->step : B->span;
+}
+
+/* A latency of `steps` given as `time` (-1: in steps) in the unit. */
+static double latency_in_unit(const tessel_graph *g, int steps, double time)
+{
+	if (time >= 0)
+		return time;
+	return g->step > 0 ? steps * g->step : steps;
+}
+
+double tsl_dep_latency_time(const tessel_graph *g, const tsl_block *B, int j)
+{
+	if (B->deplat[j] >= 0)
+		return latency_in_unit(g, B->deplat[j], B->deptime[j]);
+	return latency_in_unit(g, g->latency, g->latency_time);
+}
+
+/* Steps of a time latency (0 for 0), into *out; TESSEL_ERANGE (naming
+ * `what`) for a latency that is not a finite number >= 0 or needs more
+ * than TESSEL_MAX_LATENCY steps. */
+static int latency_steps(int *out, double latency, double step,
+			 const char *what)
+{
+	if (!isfinite(latency) || !(latency >= 0))
+		return tsl_error(TESSEL_ERANGE,
+				 "%s must be a finite number >= 0, got %g", what,
+				 latency);
+	double n = latency > 0 ? tsl_steps_of(latency, step) : 0;
+	if (n > TESSEL_MAX_LATENCY)
+		return tsl_error(TESSEL_ERANGE,
+				 "%s %g is %.0f steps of %g, at most %d are allowed",
+				 what, latency, n, step, TESSEL_MAX_LATENCY);
+	*out = (int)n;
+	return TSL_OK;
+}
+
+/* Span of a duration, into *out; TESSEL_ERANGE naming block b. */
+static int duration_span(int *out, const tessel_graph *g, int b,
+			 double duration, double step)
+{
+	const char *name = g->blocks[b].name;
+
+	if (!isfinite(duration) || !(duration > 0))
+		return tsl_error(TESSEL_ERANGE,
+				 "block \"%s\": duration must be a finite number > 0, got %g",
+				 name, duration);
+	double n = tsl_steps_of(duration, step);
+	if (n > TESSEL_MAX_SPAN)
+		return tsl_error(TESSEL_ERANGE,
+				 "block \"%s\": duration %g is %.0f steps of %g, at most %d are allowed",
+				 name, duration, n, step, TESSEL_MAX_SPAN);
+	*out = (int)n;
+	return TSL_OK;
+}
+
+/* A step > 0 must be set before times can be given. */
+static int need_step(const tessel_graph *g, const char *fn)
+{
+	if (g->step > 0)
+		return TSL_OK;
+	return tsl_error(TESSEL_EINVAL,
+			 "%s: the graph has no step; set one with tessel_graph_set_step",
+			 fn);
+}
+
+/* The spans and latencies that `step` gives to everything given as a time
+ * (apply = 0: only check them). */
+static int restep(tessel_graph *g, double step, int apply)
+{
+	char what[320];
+	int n, rc;
+
+	for (int b = 0; b < g->nblocks; b++) {
+		tsl_block *B = &g->blocks[b];
+		if (B->duration > 0) {
+			rc = duration_span(&n, g, b, B->duration, step);
+			if (rc)
+				return rc;
+			if (apply)
+				B->span = n;
+		}
+		for (int j = 0; j < B->ndeps; j++) {
+			if (B->deplat[j] < 0 || B->deptime[j] < 0)
+				continue;
+			snprintf(what, sizeof what,
+				 "dependency \"%.100s\" -> \"%.100s\": latency",
+				 g->blocks[B->deps[j]].name, B->name);
+			rc = latency_steps(&n, B->deptime[j], step, what);
+			if (rc)
+				return rc;
+			if (apply)
+				B->deplat[j] = n;
+		}
+	}
+	if (g->latency_time >= 0) {
+		rc = latency_steps(&n, g->latency_time, step, "latency");
+		if (rc)
+			return rc;
+		if (apply)
+			g->latency = n;
+	}
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_set_step(tessel_graph *g, double step)
+{
+	CHECK_GRAPH(g);
+	if (!isfinite(step) || !(step > 0))
+		return tsl_error(TESSEL_ERANGE,
+				 "step must be a finite number > 0, got %g", step);
+	int rc = restep(g, step, 0);
+	if (rc)
+		return rc;
+	restep(g, step, 1);
+	g->step = step;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_step(double *out, const tessel_graph *g)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	*out = g->step;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_set_unit(tessel_graph *g, const char *unit)
+{
+	CHECK_GRAPH(g);
+	if (!unit || !*unit) {
+		tsl_free(g->unit);
+		g->unit = NULL;
+		return TSL_OK;
+	}
+	size_t len = strlen(unit);
+	if (len > MAX_UNIT)
+		return tsl_error(TESSEL_EINVAL,
+				 "unit must be at most %d bytes, got %zu",
+				 MAX_UNIT, len);
+	for (const unsigned char *p = (const unsigned char *)unit; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return tsl_error(TESSEL_EINVAL,
+					 "unit must not contain control characters");
+	if (!tsl_utf8_valid(unit))
+		return tsl_error(TESSEL_EINVAL, "unit is not valid UTF-8");
+	char *copy = tsl_strdup(unit);
+	if (!copy)
+		return tsl_error_nomem();
+	tsl_free(g->unit);
+	g->unit = copy;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_unit(const char **out, const tessel_graph *g)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	*out = NULL;
+	CHECK_GRAPH(g);
+	*out = g->unit;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_set_block_duration(tessel_graph *g, int gid,
+					       double duration)
+{
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, gid);
+	if (!rc)
+		rc = need_step(g, "tessel_graph_set_block_duration");
+	int span = 0;
+	if (!rc)
+		rc = duration_span(&span, g, gid, duration, g->step);
+	if (rc)
+		return rc;
+	g->blocks[gid].span = span;
+	g->blocks[gid].duration = duration;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_block_duration(double *out, int *out_given,
+					   const tessel_graph *g, int gid)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, gid);
+	if (rc)
+		return rc;
+	*out = tsl_block_time(g, gid);
+	if (out_given)
+		*out_given = g->blocks[gid].duration > 0;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_set_latency_time(tessel_graph *g, double latency)
+{
+	CHECK_GRAPH(g);
+	int n = 0;
+	int rc = need_step(g, "tessel_graph_set_latency_time");
+	if (!rc)
+		rc = latency_steps(&n, latency, g->step, "latency");
+	if (rc)
+		return rc;
+	g->latency = n;
+	g->latency_time = latency;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_latency_time(double *out, const tessel_graph *g)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	*out = latency_in_unit(g, g->latency, g->latency_time);
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_add_dep_latency_time(tessel_graph *g, int before,
+						 int after, double latency)
+{
+	char what[320];
+	int n = 0;
+
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, before);
+	if (!rc)
+		rc = check_gid(g, after);
+	if (!rc)
+		rc = need_step(g, "tessel_graph_add_dep_latency_time");
+	if (rc)
+		return rc;
+	snprintf(what, sizeof what,
+		 "dependency \"%.100s\" -> \"%.100s\": latency",
+		 g->blocks[before].name, g->blocks[after].name);
+	rc = latency_steps(&n, latency, g->step, what);
+	if (rc)
+		return rc;
+	return add_dep(g, before, after, n, latency);
+}
+
+TESSEL_API int tessel_graph_block_dep_latency_time(double *out, int *out_own,
+						   const tessel_graph *g,
+						   int gid, size_t index)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, gid);
+	if (rc)
+		return rc;
+	const tsl_block *b = &g->blocks[gid];
+	if (index >= (size_t)b->ndeps)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "block \"%s\" has %d dependencies, index %zu requested",
+				 b->name, b->ndeps, index);
+	*out = tsl_dep_latency_time(g, b, (int)index);
+	if (out_own)
+		*out_own = b->deplat[index] >= 0;
+	return TSL_OK;
+}
+
+/* Largest divisor of the smallest value tried: with it every value is at
+ * least 100 steps, so rounding up adds less than 1 %. */
+#define PICK_MAX_K 100
+/* Largest rounding error allowed, relative. */
+#define PICK_TOLERANCE 0.01
+
+/* Whether `step` rounds every positive value up by at most 1 % and keeps
+ * it within the span limit. */
+static int step_fits(const double *v, size_t n, double step)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] == 0)
+			continue;
+		double k = tsl_steps_of(v[i], step);
+		if (k > TESSEL_MAX_SPAN ||
+		    k * step - v[i] > PICK_TOLERANCE * v[i] * (1 + STEP_EPS))
+			return 0;
+	}
+	return 1;
+}
+
+TESSEL_API int tessel_pick_step(double *out, const double *values,
+				size_t count)
+{
+	if (!out)
+		return tsl_error(TESSEL_EINVAL, "tessel_pick_step: out is NULL");
+	if (!values && count)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_pick_step: values is NULL");
+	double lo = 0, hi = 0;
+	for (size_t i = 0; i < count; i++) {
+		double v = values[i];
+		if (!isfinite(v) || !(v >= 0))
+			return tsl_error(TESSEL_ERANGE,
+					 "tessel_pick_step: value %zu must be a finite number >= 0, got %g",
+					 i, v);
+		if (v > 0 && (lo == 0 || v < lo))
+			lo = v;
+		if (v > hi)
+			hi = v;
+	}
+	if (lo == 0)
+		return tsl_error(TESSEL_EINVAL,
+				 "tessel_pick_step: no value > 0 to pick a step for");
+	for (int k = 1; k <= PICK_MAX_K; k++) {
+		double step = lo / k;
+		if (step > 0 && step_fits(values, count, step)) {
+			*out = step;
+			return TSL_OK;
+		}
+	}
+	return tsl_error(TESSEL_ERANGE,
+			 "tessel_pick_step: the values range from %g to %g; no step rounds them within 1 %% and keeps them within %d steps",
+			 lo, hi, TESSEL_MAX_SPAN);
 }
 
 TESSEL_API int tessel_graph_set_stage(tessel_graph *g, int gid, int stage)

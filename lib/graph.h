@@ -17,6 +17,11 @@ typedef struct tsl_block {
 	int ndevices;
 	int *deps;      /* blocks this one waits for */
 	int *deplat;    /* per dependency: its own latency, -1: the graph's */
+	double *deptime; /* per dependency: its own latency in the placement's
+			  * unit as given (tessel_graph_add_dep_latency_time);
+			  * -1: given in steps, or none */
+	double duration; /* in the placement's unit as given; 0: none (the
+			  * span was given in steps) */
 	int ndeps;
 	int depcap;
 } tsl_block;
@@ -28,6 +33,10 @@ struct tessel_graph {
 	tsl_block *blocks;
 	int64_t *memory_limit; /* per device; TESSEL_UNLIMITED = none */
 	int latency;           /* of every dependency without its own */
+	double latency_time;   /* `latency` in the unit as given; -1: given in
+				* steps */
+	double step;           /* length of one step in the unit; 0: none */
+	char *unit;            /* name of the unit; NULL: none */
 	/* name -> gid hash table (open addressing, gid + 1, 0 = empty) */
 	int *hash;
 	size_t hashcap;
@@ -64,6 +73,20 @@ static inline int64_t tsl_dep_gap(const tessel_graph *g, const tsl_block *B,
 {
 	return (int64_t)g->blocks[B->deps[j]].span + tsl_dep_latency(g, B, j);
 }
+
+/* Time of block b in the placement's unit: its duration when it has one,
+ * else its span times the step, else (no step) its span. */
+double tsl_block_time(const tessel_graph *g, int b);
+
+/* Latency of block B's j-th dependency in the placement's unit (its own or
+ * the graph's, as given; latencies given in steps count step each, or 1
+ * without a step), whether or not the devices make it count. */
+double tsl_dep_latency_time(const tessel_graph *g, const tsl_block *B, int j);
+
+/* Whole steps of `value` (> 0) for a step of `step`: value / step rounded
+ * up, but to the nearest integer when within 1e-9 of it (so that 2.8 / 0.1
+ * gives 28), at least 1. A double, as it may exceed every int. */
+double tsl_steps_of(double value, double step);
 
 /* Whether blocks a and b occupy a common device. */
 int tsl_blocks_share_device(const tsl_block *a, const tsl_block *b);

@@ -5,8 +5,10 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -229,6 +231,8 @@ typedef struct reader {
 	int ndevices;
 	int *devs;      /* device list being built (ndevices entries) */
 	int *seen;      /* per device: 1 + index of the block that listed it */
+	double *dur;    /* per block: its "duration", 0 when it has a span */
+	int timed;      /* a "step" or a "duration": latencies in the unit */
 } reader;
 
 static int parse_kind(int *kind, const json_t *obj, const char *where)
@@ -251,7 +255,95 @@ static int parse_kind(int *kind, const json_t *obj, const char *where)
 	return TSL_OK;
 }
 
-/* First pass over one block: name, kind, span, memory; adds the block. */
+/* A number (integer or real) `what`: TESSEL_EPARSE for another type,
+ * TESSEL_ERANGE unless finite and > 0 (positive) or >= 0. */
+static int read_number(double *out, const json_t *v, int positive,
+		       const char *where, const char *what)
+{
+	if (!json_is_number(v))
+		return tsl_error(TESSEL_EPARSE, "%s%s must be a number, not %s",
+				 where, what, tsl_json_type_name(v));
+	double x = json_number_value(v);
+	if (!isfinite(x) || !(positive ? x > 0 : x >= 0))
+		return tsl_error(TESSEL_ERANGE, "%s%s must be a number %s, got %g",
+				 where, what, positive ? "> 0" : ">= 0", x);
+	*out = x;
+	return TSL_OK;
+}
+
+/* A latency `what`: in the unit (a number >= 0) when the placement is
+ * timed, else an integer number of steps 0 .. TESSEL_MAX_LATENCY. */
+static int read_latency(double *out, const json_t *v, int timed,
+			const char *where, const char *what)
+{
+	long long steps = 0;
+
+	if (timed)
+		return read_number(out, v, 0, where, what);
+	if (json_is_real(v))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s%s must be an integer number of steps, not a real number (latencies are in a unit of time only when the placement gives a \"step\" or durations)",
+				 where, what);
+	int rc = tsl_json_int(&steps, v, 0, TESSEL_MAX_LATENCY, where, what);
+	if (rc)
+		return rc;
+	*out = (double)steps;
+	return TSL_OK;
+}
+
+/* One entry of "after": a block name, or {"block": NAME, "latency": L}.
+ * *latency is -1 for a plain name. */
+static int after_entry(const char **name, double *latency, const json_t *v,
+		       int timed, const char *where, size_t i)
+{
+	char at[400], what[64];
+	const char *key;
+	json_t *x;
+
+	*latency = -1;
+	if (json_is_string(v)) {
+		*name = json_string_value(v);
+		return TSL_OK;
+	}
+	if (!json_is_object(v))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"after\"[%zu] must be a block name (a string), not %s (or an object {\"block\": NAME, \"latency\": L})",
+				 where, i, tsl_json_type_name(v));
+	snprintf(at, sizeof at, "%s\"after\"[%zu]: ", where, i);
+	json_object_foreach((json_t *)v, key, x)
+		if (strcmp(key, "block") && strcmp(key, "latency"))
+			return tsl_error(TESSEL_EPARSE,
+					 "%sunknown key \"%.100s\" (an entry of \"after\" has \"block\" and \"latency\")",
+					 at, key);
+	int rc = tsl_json_member_string(name, v, "block", 1, at);
+	if (rc)
+		return rc;
+	x = json_object_get(v, "latency");
+	if (!x)
+		return tsl_error(TESSEL_EPARSE, "%s\"latency\" is missing", at);
+	snprintf(what, sizeof what, "\"latency\"");
+	return read_latency(latency, x, timed, at, what);
+}
+
+/* "span" (steps) or "duration" (in the unit), not both. */
+static int read_span(reader *r, long long *span, const json_t *obj,
+		     size_t idx, const char *where)
+{
+	json_t *d = json_object_get(obj, "duration");
+
+	if (!d)
+		return tsl_json_member_int(span, obj, "span", 1, 1,
+					   TESSEL_MAX_SPAN, where);
+	if (json_object_get(obj, "span"))
+		return tsl_error(TESSEL_EPARSE,
+				 "%sgive \"span\" (in steps) or \"duration\" (in the unit), not both",
+				 where);
+	*span = 1; /* until the step is known */
+	return read_number(&r->dur[idx], d, 1, where, "\"duration\"");
+}
+
+/* First pass over one block: name, kind, span or duration, memory; adds
+ * the block (a duration gives its span once the step is known). */
 static int add_block(reader *r, size_t idx)
 {
 	char where[320];
@@ -272,9 +364,13 @@ static int add_block(reader *r, size_t idx)
 				 where);
 	block_where(where, sizeof where, idx, name);
 	rc = parse_kind(&kind, obj, where);
+	if (!rc && !json_object_get(obj, "span") &&
+	    !json_object_get(obj, "duration"))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"span\" is missing (give \"span\" in steps or \"duration\")",
+				 where);
 	if (!rc)
-		rc = tsl_json_member_int(&span, obj, "span", 1, 1,
-					 TESSEL_MAX_SPAN, where);
+		rc = read_span(r, &span, obj, idx, where);
 	if (!rc)
 		rc = tsl_json_member_int(&memory, obj, "memory", 1,
 					 -TESSEL_MAX_MEMORY, TESSEL_MAX_MEMORY,
@@ -329,6 +425,8 @@ static int place_block(reader *r, int gid, const json_t *obj,
 
 static int add_deps(reader *r, int gid, const json_t *obj, const char *where)
 {
+	const char *name = NULL;
+	double lat = -1;
 	json_t *list;
 	int before;
 	int rc = tsl_json_member(&list, obj, "after", JSON_ARRAY, 0, where);
@@ -336,17 +434,22 @@ static int add_deps(reader *r, int gid, const json_t *obj, const char *where)
 	if (rc || !list)
 		return rc;
 	for (size_t i = 0; i < json_array_size(list); i++) {
-		json_t *v = json_array_get(list, i);
-		if (!json_is_string(v))
-			return tsl_error(TESSEL_EPARSE,
-					 "%s\"after\"[%zu] must be a block name (a string), not %s",
-					 where, i, tsl_json_type_name(v));
-		const char *name = json_string_value(v);
+		rc = after_entry(&name, &lat, json_array_get(list, i),
+				 r->timed, where, i);
+		if (rc)
+			return rc;
 		if (tessel_graph_find(&before, r->g, name))
 			return tsl_error(TESSEL_ENOTFOUND,
 					 "%s\"after\"[%zu]: unknown block \"%.200s\"",
 					 where, i, name);
-		rc = tessel_graph_add_dep(r->g, before, gid);
+		if (lat < 0)
+			rc = tessel_graph_add_dep(r->g, before, gid);
+		else if (r->timed)
+			rc = tessel_graph_add_dep_latency_time(r->g, before,
+							       gid, lat);
+		else
+			rc = tessel_graph_add_dep_latency(r->g, before, gid,
+							  (int)lat);
 		if (rc)
 			return api_error(rc, where, "after");
 	}
@@ -411,22 +514,162 @@ static int read_limits(reader *r, const json_t *root)
 	return TSL_OK;
 }
 
+/* Every duration and latency of a timed placement without a "step", into
+ * vals (n blocks + 1 + all "after" entries); *count the number found. */
+static int gather_times(reader *r, const json_t *root, double *vals,
+			size_t *count)
+{
+	char where[320];
+	const char *name;
+	double lat;
+	size_t n = 0, nb = json_array_size(r->blocks);
+	json_t *v = json_object_get(root, "latency");
+	int rc;
+
+	for (size_t i = 0; i < nb; i++)
+		vals[n++] = r->dur[i];
+	if (v) {
+		rc = read_latency(&vals[n++], v, 1, "", "\"latency\"");
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		json_t *list = json_object_get(json_array_get(r->blocks, i),
+					       "after");
+		if (!json_is_array(list))
+			continue; /* the link pass reports it */
+		block_where(where, sizeof where, i, r->g->blocks[i].name);
+		for (size_t k = 0; k < json_array_size(list); k++) {
+			rc = after_entry(&name, &lat, json_array_get(list, k), 1,
+					 where, k);
+			if (rc)
+				return rc;
+			if (lat > 0)
+				vals[n++] = lat;
+		}
+	}
+	*count = n;
+	return TSL_OK;
+}
+
+/* Number of "after" entries in all blocks. */
+static size_t count_after(const reader *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < json_array_size(r->blocks); i++)
+		n += json_array_size(json_object_get(json_array_get(r->blocks, i),
+						     "after"));
+	return n;
+}
+
+/* The step of a timed placement: "step", or picked from the durations and
+ * latencies by the 1 % rule. */
+static int pick_step(double *step, reader *r, const json_t *root)
+{
+	size_t n = 0, cap = json_array_size(r->blocks) + 1 + count_after(r);
+	double *vals = tsl_reallocarray(NULL, cap, sizeof *vals);
+
+	if (!vals)
+		return tsl_error_nomem();
+	int rc = gather_times(r, root, vals, &n);
+	if (!rc) {
+		rc = tessel_pick_step(step, vals, n);
+		if (rc)
+			tsl_json_error_prefix(rc, "no \"step\" given and none picked: ");
+	}
+	tsl_free(vals);
+	return rc;
+}
+
+/* "step" and "unit" (both optional); whether the placement is timed. */
+static int read_unit(reader *r, const json_t *root, double *step)
+{
+	const char *unit = NULL;
+	json_t *v = json_object_get(root, "step");
+	int rc;
+
+	*step = 0;
+	if (v) {
+		rc = read_number(step, v, 1, "", "\"step\"");
+		if (rc)
+			return rc;
+		r->timed = 1;
+	}
+	for (size_t i = 0; i < json_array_size(r->blocks); i++)
+		if (json_object_get(json_array_get(r->blocks, i), "duration"))
+			r->timed = 1;
+	rc = tsl_json_member_string(&unit, root, "unit", 0, "");
+	if (!rc && unit) {
+		rc = tessel_graph_set_unit(r->g, unit);
+		if (rc)
+			return api_error(rc, "", "unit");
+	}
+	return rc;
+}
+
+/* The step (given or picked), then the spans of blocks with durations. */
+static int apply_step(reader *r, const json_t *root, double step)
+{
+	char where[320];
+	int rc = TSL_OK;
+
+	if (!r->timed)
+		return TSL_OK;
+	if (step == 0)
+		rc = pick_step(&step, r, root);
+	if (rc)
+		return rc;
+	rc = tessel_graph_set_step(r->g, step);
+	if (rc)
+		return api_error(rc, "", "step");
+	for (int b = 0; b < r->g->nblocks; b++) {
+		if (r->dur[b] == 0)
+			continue;
+		rc = tessel_graph_set_block_duration(r->g, b, r->dur[b]);
+		if (rc) {
+			block_where(where, sizeof where, (size_t)b,
+				    r->g->blocks[b].name);
+			return api_error(rc, where, "duration");
+		}
+	}
+	return TSL_OK;
+}
+
+/* The top-level "latency": steps, or in the unit when timed. */
+static int read_graph_latency(reader *r, const json_t *root)
+{
+	json_t *v = json_object_get(root, "latency");
+	double lat = 0;
+
+	if (!v)
+		return TSL_OK;
+	int rc = read_latency(&lat, v, r->timed, "", "\"latency\"");
+	if (rc)
+		return rc;
+	if (r->timed)
+		rc = tessel_graph_set_latency_time(r->g, lat);
+	else
+		rc = tessel_graph_set_latency(r->g, (int)lat);
+	return rc ? api_error(rc, "", "latency") : TSL_OK;
+}
+
 static int read_graph(reader *r, const json_t *root)
 {
 	size_t n = json_array_size(r->blocks);
-	int rc;
+	double step = 0;
+	int rc = read_unit(r, root, &step);
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; !rc && i < n; i++)
 		rc = add_block(r, i);
-		if (rc)
-			return rc;
-	}
-	for (size_t i = 0; i < n; i++) {
+	if (!rc)
+		rc = apply_step(r, root, step);
+	for (size_t i = 0; !rc && i < n; i++)
 		rc = link_block(r, (int)i);
-		if (rc)
-			return rc;
-	}
-	rc = read_limits(r, root);
+	if (!rc)
+		rc = read_limits(r, root);
+	if (!rc)
+		rc = read_graph_latency(r, root);
 	if (rc)
 		return rc;
 	return tessel_graph_validate(r->g);
@@ -461,12 +704,14 @@ int tsl_graph_from_jansson(tessel_graph **out, json_t *root)
 		return rc;
 	r.devs = tsl_calloc((size_t)r.ndevices, sizeof *r.devs);
 	r.seen = tsl_calloc((size_t)r.ndevices, sizeof *r.seen);
-	if (!r.devs || !r.seen)
+	r.dur = tsl_calloc(json_array_size(r.blocks), sizeof *r.dur);
+	if (!r.devs || !r.seen || !r.dur)
 		rc = tsl_error_nomem();
 	else
 		rc = read_graph(&r, root);
 	tsl_free(r.devs);
 	tsl_free(r.seen);
+	tsl_free(r.dur);
 	if (rc) {
 		tessel_graph_free(r.g);
 		return rc;
@@ -552,6 +797,35 @@ static json_t *int_array(const int *v, int n)
 	return a;
 }
 
+/* One entry of "after": the producer's name, or {"block": NAME,
+ * "latency": L} for a dependency with its own latency (L in the unit when
+ * the graph has a step, else in steps). */
+static json_t *after_value(const tessel_graph *g, const tsl_block *b, int j,
+			   int *bad_utf8)
+{
+	json_t *name = name_string(g->blocks[b->deps[j]].name, bad_utf8);
+
+	if (!name || b->deplat[j] < 0)
+		return name;
+	json_t *o = json_object();
+	json_t *lat = g->step > 0 ? json_real(tsl_dep_latency_time(g, b, j))
+				  : json_integer(b->deplat[j]);
+	int bad = !o;
+	if (!bad)
+		bad |= json_object_set_new(o, "block", name);
+	else
+		json_decref(name);
+	if (!bad)
+		bad |= json_object_set_new(o, "latency", lat);
+	else
+		json_decref(lat);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_t *block_object(const tessel_graph *g, int gid, int *bad_utf8)
 {
 	const tsl_block *b = &g->blocks[gid];
@@ -563,7 +837,10 @@ static json_t *block_object(const tessel_graph *g, int gid, int *bad_utf8)
 	bad |= json_object_set_new(o, "name", name_string(b->name, bad_utf8));
 	bad |= json_object_set_new(o, "kind",
 				   json_string(tsl_json_kind_name(b->kind)));
-	bad |= json_object_set_new(o, "span", json_integer(b->span));
+	if (b->duration > 0)
+		bad |= json_object_set_new(o, "duration", json_real(b->duration));
+	else
+		bad |= json_object_set_new(o, "span", json_integer(b->span));
 	bad |= json_object_set_new(o, "memory", json_integer(b->memory));
 	bad |= json_object_set_new(o, "devices",
 				   int_array(b->devices, b->ndevices));
@@ -571,7 +848,7 @@ static json_t *block_object(const tessel_graph *g, int gid, int *bad_utf8)
 		json_t *after = json_array();
 		for (int i = 0; after && i < b->ndeps; i++)
 			bad |= json_array_append_new(after,
-				name_string(g->blocks[b->deps[i]].name, bad_utf8));
+				after_value(g, b, i, bad_utf8));
 		bad |= json_object_set_new(o, "after", after);
 	}
 	if (b->stage >= 0)
@@ -581,6 +858,26 @@ static json_t *block_object(const tessel_graph *g, int gid, int *bad_utf8)
 		return NULL;
 	}
 	return o;
+}
+
+/* "step", "unit" and "latency" of the top level (each when it is set). */
+static int time_members(json_t *root, const tessel_graph *g)
+{
+	int bad = 0;
+
+	if (g->step > 0)
+		bad |= json_object_set_new(root, "step", json_real(g->step));
+	if (g->unit)
+		bad |= json_object_set_new(root, "unit", json_string(g->unit));
+	if (g->step > 0 && (g->latency > 0 || g->latency_time > 0)) {
+		double lat = g->latency_time >= 0 ? g->latency_time
+						  : g->latency * g->step;
+		bad |= json_object_set_new(root, "latency", json_real(lat));
+	} else if (g->step == 0 && g->latency > 0) {
+		bad |= json_object_set_new(root, "latency",
+					   json_integer(g->latency));
+	}
+	return bad;
 }
 
 /* memory_limit: one integer when all devices agree, an array otherwise,
@@ -640,6 +937,7 @@ int tsl_graph_to_jansson(json_t **out, const tessel_graph *g)
 		json_t *limits = limits_value(g, &omit);
 		if (!omit)
 			bad |= json_object_set_new(root, "memory_limit", limits);
+		bad |= time_members(root, g);
 	}
 	for (int i = 0; !bad && i < g->nblocks; i++)
 		bad |= json_array_append_new(blocks,
@@ -667,10 +965,8 @@ int tsl_graph_to_jansson(json_t **out, const tessel_graph *g)
 /* Pretty writer                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* Scalars and one-line containers: jansson's compact-with-spaces layout,
- * reals with 15 significant digits. */
-#define INLINE_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER | \
-		      JSON_REAL_PRECISION(15))
+/* Scalars other than reals: jansson's own encoding. */
+#define INLINE_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER)
 
 static int buf_sink(const char *text, size_t size, void *data)
 {
@@ -680,10 +976,81 @@ static int buf_sink(const char *text, size_t size, void *data)
 	return b->failed ? -1 : 0;
 }
 
+int tsl_json_real_text(char *text, size_t size, double v)
+{
+	int len = 0;
+
+	for (int digits = 15; digits <= 17; digits++) {
+		len = snprintf(text, size, "%.*g", digits, v);
+		if (len < 0 || (size_t)len + 3 > size)
+			return -1;
+		if (strtod(text, NULL) == v)
+			break;
+	}
+	char *e = strchr(text, 'e');
+	if (!strchr(text, '.') && !e && isfinite(v)) {
+		memcpy(text + len, ".0", 3);
+	} else if (e) {
+		char *from = e + 1, *to = e + 1;
+		if (*from == '+')
+			from++;
+		else if (*from == '-')
+			from++, to++;
+		while (*from == '0' && from[1])
+			from++;
+		memmove(to, from, strlen(from) + 1);
+	}
+	return 0;
+}
+
+static void write_real(tsl_buf *b, double v)
+{
+	char text[40];
+
+	if (tsl_json_real_text(text, sizeof text, v))
+		b->failed = 1;
+	else
+		tsl_buf_puts(b, text);
+}
+
+/* One line: jansson's compact-with-spaces layout ({"a": 1, "b": [1, 2]}),
+ * reals by write_real so that they read back exactly. */
 static void write_inline(tsl_buf *b, json_t *v)
 {
-	if (json_dump_callback(v, buf_sink, b, INLINE_FLAGS))
-		b->failed = 1;
+	const char *key;
+	json_t *x;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		tsl_buf_puts(b, "{");
+		i = 0;
+		json_object_foreach(v, key, x) {
+			if (i++)
+				tsl_buf_puts(b, ", ");
+			tsl_json_write_string(b, key);
+			tsl_buf_puts(b, ": ");
+			write_inline(b, x);
+		}
+		tsl_buf_puts(b, "}");
+		return;
+	case JSON_ARRAY:
+		tsl_buf_puts(b, "[");
+		json_array_foreach(v, i, x) {
+			if (i)
+				tsl_buf_puts(b, ", ");
+			write_inline(b, x);
+		}
+		tsl_buf_puts(b, "]");
+		return;
+	case JSON_REAL:
+		write_real(b, json_real_value(v));
+		return;
+	default:
+		if (json_dump_callback(v, buf_sink, b, INLINE_FLAGS))
+			b->failed = 1;
+		return;
+	}
 }
 
 void tsl_json_indent(tsl_buf *b, int depth)

@@ -37,6 +37,13 @@ int tsl_graph_to_jansson(json_t **out, const tessel_graph *g);
  * Allocation failures mark the buffer as failed. */
 void tsl_json_write(tsl_buf *b, json_t *v, int depth);
 
+/* A real as the writers spell it: the shortest of 15, 16 or 17
+ * significant digits that reads back as the same double, with ".0" when
+ * it would read as an integer and exponents without '+' or leading zeros
+ * (jansson's spelling). -1 when `size` (at least 40 is enough) is too
+ * small. */
+int tsl_json_real_text(char *text, size_t size, double v);
+
 /* Append the JSON encoding (quotes and escapes) of a string. */
 void tsl_json_write_string(tsl_buf *b, const char *s);
 

@@ -31,7 +31,7 @@ static int durations_from_root(double *dur, const tessel_graph *g,
 	json_t *v;
 
 	for (int b = 0; b < g->nblocks; b++)
-		dur[b] = g->blocks[b].span;
+		dur[b] = tsl_block_time(g, b);
 	json_object_foreach(root, name, v) {
 		int gid = -1;
 		if (tessel_graph_find(&gid, g, name))

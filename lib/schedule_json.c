@@ -138,6 +138,10 @@ static int header_object(json_t **out, const tessel_schedule *s)
 	bad |= set(o, "repetend", json_pack("[II]", (json_int_t)s->rep_begin,
 					    (json_int_t)s->rep_end));
 	bad |= set(o, "depth", json_integer(s->depth));
+	if (g->step > 0)
+		bad |= set(o, "step", json_real(g->step));
+	if (g->unit)
+		bad |= set(o, "unit", json_string(g->unit));
 	json_t *limits = limits_array(g, &omit);
 	if (!omit)
 		bad |= set(o, "memory_limit", limits);
@@ -459,6 +463,39 @@ static int read_device_arrays(const json_t *root, const tessel_graph *g)
 	return rc;
 }
 
+/* "step" and "unit" (optional, written for a placement with a step and
+ * a unit) must agree with the placement. */
+static int read_step(const json_t *root, const tessel_graph *g)
+{
+	const char *unit = NULL;
+	json_t *v = json_object_get(root, "step");
+
+	if (v && !json_is_number(v))
+		return tsl_error(TESSEL_EPARSE, "\"step\" must be a number, not %s",
+				 tsl_json_type_name(v));
+	if (v && json_number_value(v) != g->step) {
+		char got[40], want[40];
+		tsl_json_real_text(got, sizeof got, json_number_value(v));
+		tsl_json_real_text(want, sizeof want, g->step);
+		if (g->step > 0)
+			return tsl_error(TESSEL_EPARSE,
+					 "\"step\" is %s but the placement's is %s",
+					 got, want);
+		return tsl_error(TESSEL_EPARSE,
+				 "\"step\" is %s but the placement has no step",
+				 got);
+	}
+	int rc = tsl_json_member_string(&unit, root, "unit", 0, "");
+	if (rc || !unit)
+		return rc;
+	if (!g->unit || strcmp(unit, g->unit))
+		return tsl_error(TESSEL_EPARSE,
+				 "\"unit\" is \"%.100s\" but the placement's is %s%.100s%s",
+				 unit, g->unit ? "\"" : "", g->unit ? g->unit : "none",
+				 g->unit ? "\"" : "");
+	return TSL_OK;
+}
+
 /* State of one "blocks" read. */
 typedef struct entries_reader {
 	tessel_schedule *s;
@@ -613,6 +650,8 @@ static int schedule_from_jansson(tessel_schedule **out, const json_t *root)
 		rc = read_figures(&f, root);
 	if (!rc)
 		rc = read_device_arrays(root, g);
+	if (!rc)
+		rc = read_step(root, g);
 	if (!rc)
 		rc = tsl_json_member(&blocks, root, "blocks", JSON_ARRAY, 1, "");
 	if (!rc)

@@ -3,7 +3,10 @@
  * Every entry waits until it is first in line on all its devices (the
  * devices run their entries in the schedule's start order, ties by block
  * id then micro-batch) and until each of its dependencies has finished,
- * plus `latency` when producer and consumer share no device. The start
+ * plus the dependency's latency in the placement's unit where it counts
+ * (the consumer occupies a device the producer does not), plus the extra
+ * `latency` when producer and consumer share no device. Times are in the
+ * placement's unit when it has a step, else in steps. The start
  * times are the longest paths of that precedence graph, computed in one
  * event-driven pass (an entry is released when its last predecessor
  * finishes): O(E log E) for the sort, linear afterwards. */
@@ -39,6 +42,8 @@ typedef struct sim_state {
 	size_t *head;        /* per device: position of the first in line */
 	int *consoff;        /* nblocks + 1 offsets into cons */
 	int *cons;           /* per block, the blocks that wait for it */
+	double *conslat;     /* per cons entry: the placement's latency of
+			      * that dependency where it counts, else 0 */
 	size_t *queue;       /* released entries */
 } sim_state;
 
@@ -109,6 +114,7 @@ static void state_release(sim_state *st)
 	tsl_free(st->head);
 	tsl_free(st->consoff);
 	tsl_free(st->cons);
+	tsl_free(st->conslat);
 	tsl_free(st->queue);
 }
 
@@ -137,10 +143,12 @@ static int state_alloc(sim_state *st, const tessel_schedule *s)
 	st->head = tsl_calloc(nd, sizeof *st->head);
 	st->consoff = tsl_calloc(nb + 1, sizeof *st->consoff);
 	st->cons = tsl_reallocarray(NULL, ndeps ? ndeps : 1, sizeof *st->cons);
+	st->conslat = tsl_reallocarray(NULL, ndeps ? ndeps : 1,
+				       sizeof *st->conslat);
 	st->queue = tsl_reallocarray(NULL, st->n, sizeof *st->queue);
 	if (!st->dur || !st->ready || !st->finish || !st->wait || !st->order ||
 	    !st->devoff || !st->slots || !st->head || !st->consoff ||
-	    !st->cons || !st->queue) {
+	    !st->cons || !st->conslat || !st->queue) {
 		state_release(st);
 		return tsl_error_nomem();
 	}
@@ -155,7 +163,7 @@ static void draw_durations(sim_state *st, const double *durations,
 
 	for (size_t i = 0; i < st->n; i++) {
 		int gid = st->s->entries[i].gid;
-		double d = durations ? durations[gid] : st->g->blocks[gid].span;
+		double d = durations ? durations[gid] : tsl_block_time(st->g, gid);
 		if (jitter > 0)
 			d *= 1.0 - jitter + 2.0 * jitter * uniform(&x);
 		st->dur[i] = d;
@@ -223,9 +231,15 @@ static void build_lines(sim_state *st)
 	int *fill = st->wait; /* free until the replay */
 	for (int b = 0; b < g->nblocks; b++)
 		fill[b] = st->consoff[b];
-	for (int b = 0; b < g->nblocks; b++)
-		for (int k = 0; k < g->blocks[b].ndeps; k++)
-			st->cons[fill[g->blocks[b].deps[k]]++] = b;
+	for (int b = 0; b < g->nblocks; b++) {
+		const tsl_block *B = &g->blocks[b];
+		for (int k = 0; k < B->ndeps; k++) {
+			int at = fill[B->deps[k]]++;
+			st->cons[at] = b;
+			st->conslat[at] = tsl_dep_latency(g, B, k) > 0
+					  ? tsl_dep_latency_time(g, B, k) : 0;
+		}
+	}
 }
 
 /* One predecessor of entry i finished at time t: release i when it was the
@@ -266,7 +280,7 @@ static int replay(sim_state *st, double latency)
 		}
 		for (int k = st->consoff[e->gid]; k < st->consoff[e->gid + 1]; k++) {
 			int c = st->cons[k];
-			double t = fin;
+			double t = fin + st->conslat[k];
 			if (latency > 0 && !tsl_blocks_share_device(b, &g->blocks[c]))
 				t += latency;
 			arrive(st, (size_t)e->mid * (size_t)g->nblocks + (size_t)c,

@@ -6,7 +6,12 @@
  * first violation:
  *   (a) every (block, micro-batch) is placed;
  *   (b) on every device, no two entries overlap in time;
- *   (c) every dependency is respected within each micro-batch;
+ *   (c) every dependency is respected within each micro-batch: a block
+ *       starts no earlier than each block it waits for finishes, plus the
+ *       dependency's latency when it counts (the consumer occupies a device
+ *       the producer does not). The latency is read here from the graph
+ *       (the dependency's own, else the graph's) with a device test of the
+ *       validator's own;
  *   (d) on every device with a limit, the running memory sum (deltas applied
  *       at the start of each block, in start order) never exceeds the limit.
  * Cost: O(E log E) for E (entry, device) pairs. */
@@ -224,43 +229,107 @@ static int v_check_devices(const tessel_schedule *s, v_memory *mv)
 	return rc;
 }
 
-static int v_broken_dep(const tessel_schedule *s, int b, int a, int64_t m)
+static int v_broken_dep(const tessel_schedule *s, int b, int a, int64_t m,
+			int64_t lat)
 {
 	const tessel_graph *g = s->graph;
 	const tsl_block *bb = &g->blocks[b], *ab = &g->blocks[a];
 	int64_t start = tsl_entry_at(s, b, m)->start;
 	int64_t fin = tsl_entry_at(s, a, m)->start + ab->span;
+	int64_t early = fin + lat - start;
 	char bdevs[64], adevs[64];
 	v_devices(bdevs, sizeof bdevs, bb);
 	v_devices(adevs, sizeof adevs, ab);
+	if (lat == 0)
+		return tsl_error(TESSEL_EVIOLATION,
+				 "dependency broken in micro-batch %lld: block '%s' "
+				 "(gid %d, %s) starts at step %lld but block '%s' "
+				 "(gid %d, %s) it waits for finishes at step %lld "
+				 "(%lld step%s too early)", (long long)m, bb->name,
+				 b, bdevs, (long long)start, ab->name, a, adevs,
+				 (long long)fin, (long long)early,
+				 early == 1 ? "" : "s");
 	return tsl_error(TESSEL_EVIOLATION,
 			 "dependency broken in micro-batch %lld: block '%s' "
 			 "(gid %d, %s) starts at step %lld but block '%s' "
-			 "(gid %d, %s) it waits for finishes at step %lld "
-			 "(%lld step%s too early)", (long long)m, bb->name, b,
-			 bdevs, (long long)start, ab->name, a, adevs,
-			 (long long)fin, (long long)(fin - start),
-			 fin - start == 1 ? "" : "s");
+			 "(gid %d, %s) it waits for finishes at step %lld and "
+			 "its output needs a latency of %lld step%s to arrive, "
+			 "at step %lld (%lld step%s too early)", (long long)m,
+			 bb->name, b, bdevs, (long long)start, ab->name, a, adevs,
+			 (long long)fin, (long long)lat, lat == 1 ? "" : "s",
+			 (long long)(fin + lat), (long long)early,
+			 early == 1 ? "" : "s");
+}
+
+/* Whether consumer c occupies a device that producer p does not: then the
+ * output must travel, and the dependency's latency counts. */
+static int v_travels(const tsl_block *c, const tsl_block *p)
+{
+	for (int i = 0; i < c->ndevices; i++) {
+		int found = 0;
+		for (int k = 0; k < p->ndevices && !found; k++)
+			found = p->devices[k] == c->devices[i];
+		if (!found)
+			return 1;
+	}
+	return 0;
+}
+
+/* The latency each dependency needs, in the order of the blocks' deps
+ * lists: lat[off[b] + i] for the i-th dependency of block b. */
+static int v_latencies(int64_t **lat, size_t **off, const tessel_graph *g)
+{
+	*off = tsl_calloc((size_t)g->nblocks + 1, sizeof **off);
+	if (!*off)
+		return tsl_error_nomem();
+	for (int b = 0; b < g->nblocks; b++)
+		(*off)[b + 1] = (*off)[b] + (size_t)g->blocks[b].ndeps;
+	size_t n = (*off)[g->nblocks];
+	*lat = tsl_calloc(n ? n : 1, sizeof **lat);
+	if (!*lat) {
+		tsl_free(*off);
+		*off = NULL;
+		return tsl_error_nomem();
+	}
+	for (int b = 0; b < g->nblocks; b++) {
+		const tsl_block *bb = &g->blocks[b];
+		for (int i = 0; i < bb->ndeps; i++) {
+			int own = bb->deplat ? bb->deplat[i] : -1;
+			int64_t l = own >= 0 ? own : g->latency;
+			if (l > 0 && !v_travels(bb, &g->blocks[bb->deps[i]]))
+				l = 0;
+			(*lat)[(*off)[b] + (size_t)i] = l;
+		}
+	}
+	return TSL_OK;
 }
 
 /* (c) every dependency in every micro-batch. */
 static int v_check_deps(const tessel_schedule *s)
 {
 	const tessel_graph *g = s->graph;
-	for (int64_t m = 0; m < s->nmicros; m++) {
-		for (int b = 0; b < g->nblocks; b++) {
+	int64_t *lat = NULL;
+	size_t *off = NULL;
+	int rc = v_latencies(&lat, &off, g);
+	for (int64_t m = 0; m < s->nmicros && !rc; m++) {
+		for (int b = 0; b < g->nblocks && !rc; b++) {
 			const tsl_block *bb = &g->blocks[b];
 			int64_t start = tsl_entry_at(s, b, m)->start;
 			for (int i = 0; i < bb->ndeps; i++) {
 				int a = bb->deps[i];
+				int64_t l = lat[off[b] + (size_t)i];
 				int64_t fin = tsl_entry_at(s, a, m)->start
 					      + g->blocks[a].span;
-				if (fin > start)
-					return v_broken_dep(s, b, a, m);
+				if (fin + l > start) {
+					rc = v_broken_dep(s, b, a, m, l);
+					break;
+				}
 			}
 		}
 	}
-	return TSL_OK;
+	tsl_free(lat);
+	tsl_free(off);
+	return rc;
 }
 
 static int v_report_memory(const tessel_schedule *s, const v_memory *mv)

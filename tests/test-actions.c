@@ -16,7 +16,7 @@
 typedef struct act {
 	int dev;
 	size_t pos;  /* index in its device's stream */
-	int64_t kind, gid, mid, peer, peer_gid, step;
+	int64_t kind, gid, mid, peer, peer_gid, step, latency;
 } act;
 
 typedef struct stream_set {
@@ -92,6 +92,7 @@ static stream_set collect(const tessel_schedule *s, int ndevs)
 			x->peer = action_attr(a, TESSEL_ACTION_PEER);
 			x->peer_gid = action_attr(a, TESSEL_ACTION_PEER_GID);
 			x->step = action_attr(a, TESSEL_ACTION_STEP);
+			x->latency = action_attr(a, TESSEL_ACTION_LATENCY);
 		}
 		assert_int_equal(rc, TESSEL_ITEROVER);
 		/* stays over */
@@ -135,6 +136,7 @@ static void check_streams(const tessel_schedule *s)
 		ncomputes++;
 		assert_int_equal(x->peer, -1);
 		assert_int_equal(x->peer_gid, -1);
+		assert_int_equal(x->latency, 0);
 		assert_int_equal(x->step, start_of(s, (int)x->gid, x->mid));
 		cnt[((size_t)x->dev * B + x->gid) * N + x->mid]++;
 	}
@@ -201,7 +203,10 @@ static void check_streams(const tessel_schedule *s)
 			    && y->peer_gid == x->gid) {
 				matches++;
 				const act *sn = send ? x : y, *rc = send ? y : x;
-				assert_true(sn->step <= rc->step);
+				/* sent at the finish, arrives latency later */
+				assert_int_equal(sn->latency, rc->latency);
+				assert_true(sn->latency >= 0);
+				assert_true(sn->step + sn->latency <= rc->step);
 			}
 		}
 		assert_int_equal(matches, 1);
@@ -358,6 +363,82 @@ static void test_hand_made(void **state)
 	tessel_schedule_free(s);
 }
 
+/* Sends and receives carry their dependency's latency: the output sent at
+ * a's finish arrives latency steps later, no later than the receive. */
+static void test_latency(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	const int d0 = 0, d1 = 1, both[2] = {0, 1};
+	TH_OK(tessel_graph_new(&g, 2));
+	TH_OK(tessel_graph_add_block(NULL, g, "a", TESSEL_KIND_FORWARD, 2, 0));
+	TH_OK(tessel_graph_place(g, 0, &d0, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "b", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 1, &d1, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "c", TESSEL_KIND_BACKWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 2, both, 2));
+	TH_OK(tessel_graph_add_block(NULL, g, "e", TESSEL_KIND_BACKWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 3, &d1, 1));
+	TH_OK(tessel_graph_add_dep_latency(g, 0, 1, 3)); /* a -> b: own 3 */
+	TH_OK(tessel_graph_add_dep(g, 1, 2));            /* b -> c: graph's 2 */
+	TH_OK(tessel_graph_add_dep(g, 2, 3));            /* c -> e: no transfer */
+	TH_OK(tessel_graph_set_latency(g, 2));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 1));
+	tessel_graph_free(g);
+	/* a 0..2, b at 5 (2 + 3), c at 8 (6 + 2), e at 9 */
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 5));
+	TH_OK(tessel_schedule_set_step(s, 2, 0, 8));
+	TH_OK(tessel_schedule_set_step(s, 3, 0, 9));
+	TH_OK(tessel_schedule_validate(s));
+	check_streams(s);
+
+	/* device 0: a, send a -> b (latency 3), recv b -> c (latency 2), c */
+	static const int64_t want0[][7] = {
+		/* kind, gid, mid, peer, peer_gid, step, latency */
+		{TESSEL_ACTION_COMPUTE, 0, 0, -1, -1, 0, 0},
+		{TESSEL_ACTION_SEND, 0, 0, 1, 1, 2, 3},
+		{TESSEL_ACTION_RECV, 2, 0, 1, 1, 8, 2},
+		{TESSEL_ACTION_COMPUTE, 2, 0, -1, -1, 8, 0},
+	};
+	/* device 1: recv a -> b, b, c (no receive: b is on 1), e */
+	static const int64_t want1[][7] = {
+		{TESSEL_ACTION_RECV, 1, 0, 0, 0, 5, 3},
+		{TESSEL_ACTION_COMPUTE, 1, 0, -1, -1, 5, 0},
+		{TESSEL_ACTION_SEND, 1, 0, 0, 2, 6, 2},
+		{TESSEL_ACTION_COMPUTE, 2, 0, -1, -1, 8, 0},
+		{TESSEL_ACTION_COMPUTE, 3, 0, -1, -1, 9, 0},
+	};
+	const int64_t (*want[2])[7] = {want0, want1};
+	const size_t nwant[2] = {4, 5};
+	for (int d = 0; d < 2; d++) {
+		tessel_action_iter *it = NULL;
+		const tessel_action *a;
+		TH_OK(tessel_action_iter_new(&it, s, d));
+		for (size_t i = 0; i < nwant[d]; i++) {
+			TH_OK(tessel_action_iter_next(&a, it));
+			for (int k = 0; k < 7; k++)
+				assert_int_equal(action_attr(a, (tessel_action_attr)k),
+						 want[d][i][k]);
+		}
+		assert_int_equal(tessel_action_iter_next(&a, it), TESSEL_ITEROVER);
+		tessel_action_iter_free(it);
+	}
+
+	char *json = NULL;
+	TH_OK(tessel_schedule_to_actions_json(&json, s));
+	assert_non_null(strstr(json,
+		"{\"op\": \"send\", \"block\": \"a\", \"gid\": 0, \"mid\": 0, \"step\": 2, "
+		"\"peer\": 1, \"peer_block\": \"b\", \"peer_gid\": 1, \"latency\": 3}"));
+	assert_non_null(strstr(json,
+		"{\"op\": \"recv\", \"block\": \"c\", \"gid\": 2, \"mid\": 0, \"step\": 8, "
+		"\"peer\": 1, \"peer_block\": \"b\", \"peer_gid\": 1, \"latency\": 2}"));
+	assert_int_equal(th_count(json, "\"latency\""), 4);
+	tessel_free(json);
+	tessel_schedule_free(s);
+}
+
 static void test_bad_args(void **state)
 {
 	(void)state;
@@ -416,6 +497,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_made),
+		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_presets),
 	};

@@ -800,7 +800,7 @@ static int export(int which)
 	case 2: rc = tessel_schedule_to_svg(&t, s); break;
 	case 3: rc = tessel_schedule_to_actions_json(&t, s); break;
 	case 4: rc = tessel_schedule_to_torch_csv(&t, s, 0); break;
-	case 5: rc = tessel_schedule_to_trace_json(&t, s, 0.0); break;
+	case 5: rc = tessel_schedule_to_trace_json(&t, s, -1.0); break;
 	case 6: rc = tessel_schedule_to_trace_json(&t, s, NAN); break;
 	default: rc = tessel_schedule_to_trace_json(&t, s, -INFINITY); break;
 	}
@@ -814,7 +814,7 @@ static int c_svg_null(void) { return export(2); }
 static int c_actions_null(void) { return export(3); }
 static int c_torch_null(void) { return export(4); }
 static int c_torch_no_stage(void) { return export(14); }
-static int c_trace_0(void) { return export(15); }
+static int c_trace_neg(void) { return export(15); }
 static int c_trace_nan(void) { return export(16); }
 static int c_trace_ninf(void) { return export(17); }
 
@@ -1090,9 +1090,9 @@ static const struct row catalogue[] = {
 	C("to_actions_json NULL", c_actions_null, TESSEL_EINVAL, "tessel_schedule_to_actions_json: schedule is NULL"),
 	C("to_torch_csv NULL", c_torch_null, TESSEL_EINVAL, "tessel_schedule_to_torch_csv: schedule is NULL"),
 	C("to_torch_csv without stages", c_torch_no_stage, TESSEL_EUNSUPPORTED, "torch CSV: block \"a\" has no stage (set one with tessel_graph_set_stage)"),
-	C("to_trace_json step 0", c_trace_0, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0, got 0"),
-	C("to_trace_json step NaN", c_trace_nan, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0, got nan"),
-	C("to_trace_json step -inf", c_trace_ninf, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0, got -inf"),
+	C("to_trace_json step -1", c_trace_neg, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0 (or 0: from the placement), got -1"),
+	C("to_trace_json step NaN", c_trace_nan, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0 (or 0: from the placement), got nan"),
+	C("to_trace_json step -inf", c_trace_ninf, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0 (or 0: from the placement), got -inf"),
 	C("simulate jitter 1", c_sim_jitter_1, TESSEL_ERANGE, "tessel_simulate: jitter must be in [0, 1), got 1"),
 	C("simulate jitter -0.1", c_sim_jitter_neg, TESSEL_ERANGE, "tessel_simulate: jitter must be in [0, 1), got -0.1"),
 	C("simulate jitter NaN", c_sim_jitter_nan, TESSEL_ERANGE, "tessel_simulate: jitter must be in [0, 1), got nan"),

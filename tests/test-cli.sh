@@ -221,6 +221,37 @@ expect_status 0
 [ -s "$TMP/s.svg" ] || fail "--format svg --output wrote nothing"
 pass "search --format svg --output"
 
+# ---------------------------------------------------------------- profiled durations
+
+# Durations in ms with a step of 0.1 ms: spans 3 and 6; the text names the
+# step, the trace runs in real time (100 us a step), simulate in ms.
+cat >"$TMP/profiled.json" <<'EOF'
+{"devices": 2, "step": 0.1, "unit": "ms", "memory_limit": 2, "blocks": [
+  {"name": "f0", "kind": "forward", "duration": 0.3, "memory": 1, "devices": [0]},
+  {"name": "f1", "kind": "forward", "duration": 0.3, "memory": 1, "devices": [1], "after": ["f0"]},
+  {"name": "b1", "kind": "backward", "duration": 0.55, "memory": -1, "devices": [1], "after": ["f1"]},
+  {"name": "b0", "kind": "backward", "duration": 0.55, "memory": -1, "devices": [0], "after": ["b1"]}
+]}
+EOF
+run search "$TMP/profiled.json" --micro-batches 4 --fast
+expect_grid
+expect_stdout_has '^step 0.1 ms (durations rounded up to whole steps)$'
+expect_stdout_has '^one cell = 3 steps$'
+expect_stdout_has '^makespan [0-9]* = [0-9.]* ms ('
+pass "search a placement with durations in ms"
+run search "$TMP/profiled.json" --micro-batches 4 --fast --format trace
+expect_ok
+expect_stdout_has '"name": "f0 mb1", "cat": "forward", "ph": "X", "ts": [0-9.]*, "dur": 300, '
+pass "search --format trace runs in the placement's unit"
+run search "$TMP/profiled.json" --micro-batches 4 --fast --format json --output "$TMP/profiled-sched.json"
+expect_status 0
+grep -q '^  "step": 0.1,$' "$TMP/profiled-sched.json" || fail "no step in the schedule JSON"
+run simulate "$TMP/profiled-sched.json"
+expect_ok
+expect_stdout_has '^makespan [0-9.]* ms$'
+expect_stdout_has '^device 1: busy 3.4 ms, idle [0-9.]* ms, peak memory [0-9]*$'
+pass "simulate in the placement's unit"
+
 # ---------------------------------------------------------------- simulate
 
 want=$(sed -n 's/^  "nsteps": \([0-9]*\),$/\1/p' "$SCHED")

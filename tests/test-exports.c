@@ -448,7 +448,11 @@ static void test_trace_json(void **state)
 	}
 	tessel_iter_free(it);
 	assert_int_equal(th_count(text, "\"ph\": \"X\""), want);
-	assert_int_equal(th_count(text, "\"ph\": \"M\""), D);
+	/* the process and one track per device */
+	assert_int_equal(th_count(text, "\"ph\": \"M\""), D + 1);
+	assert_non_null(strstr(text, "{\"name\": \"process_name\", \"ph\": \"M\""));
+	/* no latency: no flows */
+	assert_null(strstr(text, "\"ph\": \"s\""));
 	assert_non_null(strstr(text, "\"args\": {\"name\": \"device 3\"}"));
 	check_json_file(text);
 	tessel_free(text);
@@ -498,12 +502,14 @@ static void test_trace_known(void **state)
 	assert_non_null(strstr(text, "a&quot;q\\ mb0"));
 	tessel_free(text);
 
+	/* 0: from the placement, which has no step: 1 ms per step */
+	TH_OK(tessel_schedule_to_trace_json(&text, s, 0.0));
+	assert_non_null(strstr(text, "mb1\", \"cat\": \"forward\", \"ph\": \"X\", \"ts\": 4000, \"dur\": 1000, "));
+	tessel_free(text);
 	text = (char *)"untouched";
-	th_expect_error(tessel_schedule_to_trace_json(&text, s, 0.0),
-		     TESSEL_EINVAL, "step_us");
-	assert_null(text);
 	th_expect_error(tessel_schedule_to_trace_json(&text, s, -1.0),
 		     TESSEL_EINVAL, "step_us");
+	assert_null(text);
 	th_expect_error(tessel_schedule_to_trace_json(&text, s, NAN),
 		     TESSEL_EINVAL, "step_us");
 	th_expect_error(tessel_schedule_to_trace_json(&text, s, INFINITY),
@@ -587,6 +593,117 @@ static void test_svg(void **state)
 
 /* Names with markup characters and bytes XML forbids stay well-formed;
  * a long schedule keeps a bounded cell width and hides its labels. */
+/* a (device 0, span 2) -> b (device 1, span 1) with a latency of 3 steps,
+ * two micro-batches: a at 0 and 5, b at 5 and 10. */
+static tessel_schedule *latency_schedule(double step, const char *unit)
+{
+	tessel_graph *g = NULL;
+	const int d0 = 0, d1 = 1;
+	TH_OK(tessel_graph_new(&g, 2));
+	TH_OK(tessel_graph_add_block(NULL, g, "a", TESSEL_KIND_FORWARD, 2, 0));
+	TH_OK(tessel_graph_place(g, 0, &d0, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "b", TESSEL_KIND_BACKWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 1, &d1, 1));
+	TH_OK(tessel_graph_add_dep_latency(g, 0, 1, 3));
+	if (step > 0)
+		TH_OK(tessel_graph_set_step(g, step));
+	TH_OK(tessel_graph_set_unit(g, unit));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	for (int m = 0; m < 2; m++) {
+		TH_OK(tessel_schedule_set_step(s, 0, m, 5 * m));
+		TH_OK(tessel_schedule_set_step(s, 1, m, 5 * m + 5));
+	}
+	TH_OK(tessel_schedule_validate(s));
+	return s;
+}
+
+/* Transfers as flows; real time from the placement's step and unit. */
+static void test_trace_latency(void **state)
+{
+	(void)state;
+	tessel_schedule *s = latency_schedule(0.5, "ms");
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_trace_json(&text, s, 0));
+	/* 0.5 ms = 500 us per step */
+	assert_non_null(strstr(text,
+		"{\"name\": \"a mb1\", \"cat\": \"forward\", \"ph\": \"X\", "
+		"\"ts\": 2500, \"dur\": 1000, \"pid\": 0, \"tid\": 0, "));
+	assert_int_equal(th_count(text, "\"ph\": \"s\""), 2);
+	assert_int_equal(th_count(text, "\"ph\": \"f\""), 2);
+	assert_non_null(strstr(text,
+		"{\"name\": \"a -> b\", \"cat\": \"transfer\", \"ph\": \"s\", "
+		"\"id\": 1, \"ts\": 0, \"pid\": 0, \"tid\": 0, \"args\": "
+		"{\"mid\": 0, \"latency_steps\": 3, \"sent\": 1000, \"arrives\": 2500}}"));
+	assert_non_null(strstr(text,
+		"{\"name\": \"a -> b\", \"cat\": \"transfer\", \"ph\": \"f\", "
+		"\"bp\": \"e\", \"id\": 2, \"ts\": 5000, \"pid\": 0, \"tid\": 1}"));
+	check_json_file(text);
+	tessel_free(text);
+	/* an explicit step_us wins */
+	TH_OK(tessel_schedule_to_trace_json(&text, s, 2));
+	assert_non_null(strstr(text, "\"ts\": 10, \"dur\": 4, "));
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	static const struct {
+		const char *unit;
+		const char *event; /* a of micro-batch 1 */
+	} units[] = {
+		{ "s", "\"ts\": 2500000, \"dur\": 1000000, " },
+		{ "us", "\"ts\": 2.5, \"dur\": 1, " },
+		{ "\xc2\xb5s", "\"ts\": 2.5, \"dur\": 1, " },
+		{ "ns", "\"ts\": 0.0025, \"dur\": 0.001, " },
+		{ "cycles", "\"ts\": 5000, \"dur\": 2000, " }, /* 1 ms a step */
+		{ NULL, "\"ts\": 5000, \"dur\": 2000, " },
+	};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		s = latency_schedule(0.5, units[i].unit);
+		TH_OK(tessel_schedule_to_trace_json(&text, s, 0));
+		if (!strstr(text, units[i].event))
+			print_error("unit %s: no %s in\n%s\n", units[i].unit,
+				    units[i].event, text);
+		assert_non_null(strstr(text, units[i].event));
+		tessel_free(text);
+		tessel_schedule_free(s);
+	}
+	/* without a step: 1 ms a step */
+	s = latency_schedule(0, "ms");
+	TH_OK(tessel_schedule_to_trace_json(&text, s, 0));
+	assert_non_null(strstr(text, "\"ts\": 5000, \"dur\": 2000, "));
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* Transfers as arrows in the SVG, the step and its unit in the header. */
+static void test_svg_latency(void **state)
+{
+	(void)state;
+	tessel_schedule *s = latency_schedule(0.5, "m<s");
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	assert_non_null(strstr(text, "<marker id=\"arrow\""));
+	assert_non_null(strstr(text, "<g class=\"transfers\""));
+	assert_int_equal(th_count(text, "marker-end=\"url(#arrow)\""), 2 + 1);
+	assert_non_null(strstr(text, ">transfer</text>"));
+	assert_non_null(strstr(text, "<title>a -&gt; b mb1: latency 3 steps, steps 7 to 10</title>"));
+	assert_non_null(strstr(text, "; one step 0.5 m&lt;s"));
+	assert_non_null(strstr(text, "makespan 11 = 5.5 m&lt;s ("));
+	assert_null(strstr(text, "m<s"));
+	check_svg_file(text);
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	/* no latency: no arrows */
+	s = th_search_preset("vshape", D, TESSEL_UNLIMITED, NM, 1);
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	assert_null(strstr(text, "transfer"));
+	assert_null(strstr(text, "marker"));
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
 static void test_svg_escapes_and_size(void **state)
 {
 	(void)state;
@@ -686,6 +803,8 @@ int main(void)
 		cmocka_unit_test(test_trace_known),
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_svg_escapes_and_size),
+		cmocka_unit_test(test_trace_latency),
+		cmocka_unit_test(test_svg_latency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

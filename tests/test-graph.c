@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -226,6 +227,212 @@ static void test_errors_and_version(void **state)
 	tessel_free(NULL);
 }
 
+/* Step, durations and latencies in the step's unit. */
+static void test_step_and_durations(void **state)
+{
+	(void)state;
+	tessel_graph *g = small_pipeline();
+	double d;
+	int given = -1, own = -1;
+	int64_t v;
+
+	TH_OK(tessel_graph_step(&d, g));
+	assert_true(d == 0);
+	/* without a step, times cannot be given */
+	th_expect_error(tessel_graph_set_block_duration(g, 0, 1.5), TESSEL_EINVAL,
+			"no step");
+	th_expect_error(tessel_graph_set_latency_time(g, 0.5), TESSEL_EINVAL,
+			"no step");
+	th_expect_error(tessel_graph_add_dep_latency_time(g, 0, 3, 0.5),
+			TESSEL_EINVAL, "no step");
+	/* spans read as durations of one step each */
+	TH_OK(tessel_graph_block_duration(&d, &given, g, 2));
+	assert_true(d == 3);
+	assert_int_equal(given, 0);
+
+	th_expect_error(tessel_graph_set_step(g, 0), TESSEL_ERANGE, "step");
+	th_expect_error(tessel_graph_set_step(g, -1), TESSEL_ERANGE, "step");
+	th_expect_error(tessel_graph_set_step(g, NAN), TESSEL_ERANGE, "step");
+	th_expect_error(tessel_graph_set_step(g, INFINITY), TESSEL_ERANGE, "step");
+	TH_OK(tessel_graph_set_step(g, 0.1));
+	TH_OK(tessel_graph_step(&d, g));
+	assert_true(d == 0.1);
+
+	/* 2.8 / 0.1 is 27.999... and 1.1 / 0.1 is 11.000...2: both whole */
+	TH_OK(tessel_graph_set_block_duration(g, 0, 2.8));
+	assert_int_equal(th_block(g, 0, TESSEL_BLOCK_SPAN), 28);
+	TH_OK(tessel_graph_set_block_duration(g, 1, 1.1));
+	assert_int_equal(th_block(g, 1, TESSEL_BLOCK_SPAN), 11);
+	/* rounded up */
+	TH_OK(tessel_graph_set_block_duration(g, 2, 0.31));
+	assert_int_equal(th_block(g, 2, TESSEL_BLOCK_SPAN), 4);
+	TH_OK(tessel_graph_set_block_duration(g, 3, 0.001));
+	assert_int_equal(th_block(g, 3, TESSEL_BLOCK_SPAN), 1);
+	TH_OK(tessel_graph_block_duration(&d, &given, g, 2));
+	assert_true(d == 0.31);
+	assert_int_equal(given, 1);
+	th_expect_error(tessel_graph_set_block_duration(g, 0, 0), TESSEL_ERANGE,
+			"\"f0\": duration");
+	th_expect_error(tessel_graph_set_block_duration(g, 0, -1), TESSEL_ERANGE,
+			"duration");
+	th_expect_error(tessel_graph_set_block_duration(g, 0, NAN), TESSEL_ERANGE,
+			"duration");
+	th_expect_error(tessel_graph_set_block_duration(g, 0, INFINITY),
+			TESSEL_ERANGE, "duration");
+	th_expect_error(tessel_graph_set_block_duration(g, 0, 1e6), TESSEL_ERANGE,
+			"at most 1000000");
+	th_expect_error(tessel_graph_set_block_duration(g, 9, 1), TESSEL_ENOTFOUND,
+			"9");
+	assert_int_equal(th_block(g, 0, TESSEL_BLOCK_SPAN), 28);
+
+	/* latencies in the unit, rounded up */
+	TH_OK(tessel_graph_set_latency_time(g, 0.25));
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_LATENCY));
+	assert_int_equal(v, 3);
+	TH_OK(tessel_graph_latency_time(&d, g));
+	assert_true(d == 0.25);
+	th_expect_error(tessel_graph_set_latency_time(g, -0.5), TESSEL_ERANGE,
+			"latency");
+	th_expect_error(tessel_graph_set_latency_time(g, NAN), TESSEL_ERANGE,
+			"latency");
+	th_expect_error(tessel_graph_set_latency_time(g, 1e6), TESSEL_ERANGE,
+			"latency");
+	TH_OK(tessel_graph_add_dep_latency_time(g, 0, 3, 0.42));
+	TH_OK(tessel_graph_block_dep_latency(&v, &own, g, 3, 1));
+	assert_int_equal(v, 5);
+	assert_int_equal(own, 1);
+	TH_OK(tessel_graph_block_dep_latency_time(&d, &own, g, 3, 1));
+	assert_true(d == 0.42);
+	TH_OK(tessel_graph_block_dep_latency_time(&d, &own, g, 3, 0));
+	assert_true(d == 0.25);
+	assert_int_equal(own, 0);
+	th_expect_error(tessel_graph_add_dep_latency_time(g, 1, 3, -1),
+			TESSEL_ERANGE, "\"f1\" -> \"b0\": latency");
+	th_expect_error(tessel_graph_add_dep_latency_time(g, 0, 3, 1),
+			TESSEL_EEXISTS, "already");
+	th_expect_error(tessel_graph_block_dep_latency_time(&d, NULL, g, 3, 2),
+			TESSEL_ENOTFOUND, "index 2");
+	/* in steps: as steps times the step */
+	TH_OK(tessel_graph_add_dep_latency(g, 1, 3, 2));
+	TH_OK(tessel_graph_block_dep_latency_time(&d, &own, g, 3, 2));
+	assert_true(fabs(d - 0.2) < 1e-12);
+
+	/* a new step rounds every time again; steps stay */
+	TH_OK(tessel_graph_set_step(g, 0.2));
+	assert_int_equal(th_block(g, 0, TESSEL_BLOCK_SPAN), 14);
+	assert_int_equal(th_block(g, 2, TESSEL_BLOCK_SPAN), 2);
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_LATENCY));
+	assert_int_equal(v, 2);
+	TH_OK(tessel_graph_block_dep_latency(&v, NULL, g, 3, 1));
+	assert_int_equal(v, 3);
+	TH_OK(tessel_graph_block_dep_latency(&v, NULL, g, 3, 2));
+	assert_int_equal(v, 2);
+	/* a step that makes a span too long changes nothing */
+	th_expect_error(tessel_graph_set_step(g, 1e-7), TESSEL_ERANGE, "\"f0\"");
+	TH_OK(tessel_graph_step(&d, g));
+	assert_true(d == 0.2);
+	assert_int_equal(th_block(g, 0, TESSEL_BLOCK_SPAN), 14);
+
+	/* the unit */
+	const char *unit = "x";
+	TH_OK(tessel_graph_unit(&unit, g));
+	assert_null(unit);
+	TH_OK(tessel_graph_set_unit(g, "ms"));
+	TH_OK(tessel_graph_unit(&unit, g));
+	assert_string_equal(unit, "ms");
+	th_expect_error(tessel_graph_set_unit(g, "m\ns"), TESSEL_EINVAL, "control");
+	th_expect_error(tessel_graph_set_unit(g, "\xff"), TESSEL_EINVAL, "UTF-8");
+	th_expect_error(tessel_graph_set_unit(g, "0123456789012345678901234567890123"),
+			TESSEL_EINVAL, "32 bytes");
+	TH_OK(tessel_graph_unit(&unit, g));
+	assert_string_equal(unit, "ms");
+
+	/* a copy keeps everything */
+	tessel_graph *copy = NULL;
+	TH_OK(tessel_graph_dup(&copy, g));
+	TH_OK(tessel_graph_set_unit(g, NULL));
+	TH_OK(tessel_graph_unit(&unit, g));
+	assert_null(unit);
+	TH_OK(tessel_graph_unit(&unit, copy));
+	assert_string_equal(unit, "ms");
+	TH_OK(tessel_graph_step(&d, copy));
+	assert_true(d == 0.2);
+	TH_OK(tessel_graph_block_duration(&d, &given, copy, 0));
+	assert_true(d == 2.8);
+	assert_int_equal(given, 1);
+	TH_OK(tessel_graph_block_dep_latency_time(&d, &own, copy, 3, 1));
+	assert_true(d == 0.42);
+	TH_OK(tessel_graph_latency_time(&d, copy));
+	assert_true(d == 0.25);
+	/* and the latency given in steps forgets the time */
+	TH_OK(tessel_graph_set_latency(copy, 1));
+	TH_OK(tessel_graph_latency_time(&d, copy));
+	assert_true(d == 0.2);
+	tessel_graph_free(copy);
+	tessel_graph_free(g);
+}
+
+/* The 1 % rule of tessel_pick_step. */
+static void pick_obeys(const double *v, size_t n, double step)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] == 0)
+			continue;
+		double k = ceil(v[i] / step - 1e-9);
+		assert_true(k >= 1);
+		assert_true(k * step <= v[i] * 1.01 + 1e-12);
+	}
+}
+
+static void test_pick_step(void **state)
+{
+	(void)state;
+	double step = 0;
+	/* 1 and 2: the smallest value itself */
+	const double even[] = {1, 2, 3};
+	TH_OK(tessel_pick_step(&step, even, 3));
+	assert_true(step == 1);
+	/* 1.37 and 2.81 need small steps; zeros are ignored */
+	const double prof[] = {1.37, 2.81, 0.96, 0, 0.2};
+	TH_OK(tessel_pick_step(&step, prof, 5));
+	pick_obeys(prof, 5, step);
+	/* the largest such step of the form 0.2 / k */
+	int k = (int)(0.2 / step + 0.5);
+	assert_true(fabs(step - 0.2 / k) < 1e-15);
+	assert_true(k >= 1 && k <= 100);
+	for (int j = 1; j < k; j++) {
+		double s = 0.2 / j;
+		int fits = 1;
+		for (int i = 0; i < 5; i++) {
+			if (prof[i] == 0)
+				continue;
+			double n = ceil(prof[i] / s - 1e-9);
+			if (n * s > prof[i] * 1.01 + 1e-12)
+				fits = 0;
+		}
+		assert_false(fits);
+	}
+	/* 1 and 1.5: 1 / 2 */
+	const double half[] = {1, 1.5};
+	TH_OK(tessel_pick_step(&step, half, 2));
+	assert_true(step == 0.5);
+	/* k = 100 always fits the 1 % */
+	const double odd[] = {1, 1.00999, 1.0197};
+	TH_OK(tessel_pick_step(&step, odd, 3));
+	pick_obeys(odd, 3, step);
+	/* too wide a range for the span limit */
+	const double wide[] = {1e-3, 1e4};
+	th_expect_error(tessel_pick_step(&step, wide, 2), TESSEL_ERANGE, "1 %");
+	const double none[] = {0, 0};
+	th_expect_error(tessel_pick_step(&step, none, 2), TESSEL_EINVAL, "> 0");
+	const double bad[] = {1, NAN};
+	th_expect_error(tessel_pick_step(&step, bad, 2), TESSEL_ERANGE, "value 1");
+	const double neg[] = {-1};
+	th_expect_error(tessel_pick_step(&step, neg, 1), TESSEL_ERANGE, "value 0");
+	th_expect_error(tessel_pick_step(NULL, even, 3), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_pick_step(&step, NULL, 3), TESSEL_EINVAL, "values");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +443,8 @@ int main(void)
 		cmocka_unit_test(test_memory_below_one_micro_batch),
 		cmocka_unit_test(test_many_blocks),
 		cmocka_unit_test(test_errors_and_version),
+		cmocka_unit_test(test_step_and_durations),
+		cmocka_unit_test(test_pick_step),
 	};
 	return cmocka_run_group_tests_name("graph", tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,12 +64,43 @@ static void assert_same_graph(const tessel_graph *a, const tessel_graph *b)
 		}
 		int64_t ndeps = th_block(a, gid, TESSEL_BLOCK_NDEPS);
 		for (size_t i = 0; i < (size_t)ndeps; i++) {
-			int x, y;
+			int x, y, ox, oy;
+			int64_t lx, ly;
+			double tx, ty;
 			TH_OK(tessel_graph_block_dep(&x, a, gid, i));
 			TH_OK(tessel_graph_block_dep(&y, b, gid, i));
 			assert_int_equal(x, y);
+			TH_OK(tessel_graph_block_dep_latency(&lx, &ox, a, gid, i));
+			TH_OK(tessel_graph_block_dep_latency(&ly, &oy, b, gid, i));
+			assert_int_equal(lx, ly);
+			assert_int_equal(ox, oy);
+			TH_OK(tessel_graph_block_dep_latency_time(&tx, NULL, a, gid, i));
+			TH_OK(tessel_graph_block_dep_latency_time(&ty, NULL, b, gid, i));
+			assert_true(tx == ty);
 		}
+		double da, db;
+		int ga, gb;
+		TH_OK(tessel_graph_block_duration(&da, &ga, a, gid));
+		TH_OK(tessel_graph_block_duration(&db, &gb, b, gid));
+		assert_true(da == db);
+		assert_int_equal(ga, gb);
 	}
+	TH_OK(tessel_graph_get(&la, a, TESSEL_GRAPH_LATENCY));
+	TH_OK(tessel_graph_get(&lb, b, TESSEL_GRAPH_LATENCY));
+	assert_int_equal(la, lb);
+	double sa, sb;
+	TH_OK(tessel_graph_step(&sa, a));
+	TH_OK(tessel_graph_step(&sb, b));
+	assert_true(sa == sb);
+	TH_OK(tessel_graph_latency_time(&sa, a));
+	TH_OK(tessel_graph_latency_time(&sb, b));
+	assert_true(sa == sb);
+	const char *ua, *ub;
+	TH_OK(tessel_graph_unit(&ua, a));
+	TH_OK(tessel_graph_unit(&ub, b));
+	assert_true((ua == NULL) == (ub == NULL));
+	if (ua)
+		assert_string_equal(ua, ub);
 }
 
 static tessel_graph *parse(const char *text)
@@ -214,6 +246,266 @@ static void test_placement_round_trip(void **state)
 	TH_OK(tessel_graph_to_json(&text, g));
 	assert_null(strstr(text, "memory_limit"));
 	tessel_free(text);
+	round_trip(g);
+	tessel_graph_free(g);
+}
+
+/* Latencies in steps: the graph's and a dependency's own, both forms of
+ * "after", written back as they were read. */
+static const char latency_placement[] =
+	"{\"devices\": 2, \"latency\": 2, \"blocks\": [\n"
+	"  {\"name\": \"a\", \"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]},\n"
+	"  {\"name\": \"b\", \"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [1],"
+	"   \"after\": [{\"block\": \"a\", \"latency\": 5}]},\n"
+	"  {\"name\": \"c\", \"kind\": \"backward\", \"span\": 2, \"memory\": -1, \"devices\": [0],"
+	"   \"after\": [\"b\", {\"latency\": 0, \"block\": \"a\"}]}\n"
+	" ]}\n";
+
+static void test_placement_latency(void **state)
+{
+	(void)state;
+	tessel_graph *g = parse(latency_placement);
+	int64_t v;
+	int own = -1;
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_LATENCY));
+	assert_int_equal(v, 2);
+	TH_OK(tessel_graph_block_dep_latency(&v, &own, g, 1, 0));
+	assert_int_equal(v, 5);
+	assert_int_equal(own, 1);
+	TH_OK(tessel_graph_block_dep_latency(&v, &own, g, 2, 0));
+	assert_int_equal(v, 2);
+	assert_int_equal(own, 0);
+	TH_OK(tessel_graph_block_dep_latency(&v, &own, g, 2, 1));
+	assert_int_equal(v, 0);
+	assert_int_equal(own, 1);
+	double step = -1;
+	TH_OK(tessel_graph_step(&step, g));
+	assert_true(step == 0);
+	round_trip(g);
+
+	char *text = NULL;
+	TH_OK(tessel_graph_to_json(&text, g));
+	assert_non_null(strstr(text, "{\n  \"devices\": 2,\n  \"latency\": 2,\n  \"blocks\": ["));
+	assert_non_null(strstr(text, "\"after\": [{\"block\": \"a\", \"latency\": 5}]}"));
+	assert_non_null(strstr(text, "\"after\": [\"b\", {\"block\": \"a\", \"latency\": 0}]}"));
+	assert_null(strstr(text, "step"));
+	tessel_free(text);
+
+	/* latency 0 is not written */
+	TH_OK(tessel_graph_set_latency(g, 0));
+	TH_OK(tessel_graph_to_json(&text, g));
+	assert_int_equal(th_count(text, "\"latency\""), 2);
+	assert_null(strstr(text, "  \"latency\": "));
+	tessel_free(text);
+	round_trip(g);
+	tessel_graph_free(g);
+}
+
+/* Durations in ms with a picked step: every span is its duration rounded
+ * up, within 1 %; latencies in ms too. */
+static const char profiled_placement[] =
+	"{\"devices\": 2, \"unit\": \"ms\", \"latency\": 0.2, \"blocks\": [\n"
+	"  {\"name\": \"f0\", \"kind\": \"forward\", \"duration\": 1.37, \"memory\": 1, \"devices\": [0]},\n"
+	"  {\"name\": \"f1\", \"kind\": \"forward\", \"duration\": 1.41, \"memory\": 1, \"devices\": [1],"
+	"   \"after\": [{\"block\": \"f0\", \"latency\": 0.33}]},\n"
+	"  {\"name\": \"b1\", \"kind\": \"backward\", \"duration\": 2.81, \"memory\": -1, \"devices\": [1],"
+	"   \"after\": [\"f1\"]},\n"
+	"  {\"name\": \"w1\", \"kind\": \"weight\", \"span\": 3, \"memory\": 0, \"devices\": [1],"
+	"   \"after\": [\"b1\"]},\n"
+	"  {\"name\": \"b0\", \"kind\": \"backward\", \"duration\": 2, \"memory\": -1, \"devices\": [0],"
+	"   \"after\": [\"b1\"]}\n"
+	" ]}\n";
+
+static void check_rounding(const tessel_graph *g, int gid, double duration,
+			   double step)
+{
+	int64_t span = th_block(g, gid, TESSEL_BLOCK_SPAN);
+	double d = 0;
+	int given = 0;
+	TH_OK(tessel_graph_block_duration(&d, &given, g, gid));
+	assert_true(d == duration);
+	assert_int_equal(given, 1);
+	/* rounded up (no more than float noise below), at most 1 % over */
+	assert_true((double)span * step >= duration * (1 - 1e-9));
+	assert_true((double)(span - 1) * step < duration);
+	assert_true((double)span * step <= duration * 1.01 * (1 + 1e-12));
+}
+
+static void test_placement_durations(void **state)
+{
+	(void)state;
+	tessel_graph *g = parse(profiled_placement);
+	double step = 0, d;
+	TH_OK(tessel_graph_step(&step, g));
+	/* the largest 0.2 / k within 1 % for 1.37, 1.41, 2.81, 2, 0.2, 0.33 */
+	assert_true(step > 0);
+	const double values[] = {1.37, 1.41, 2.81, 2, 0.2, 0.33};
+	double want = 0;
+	TH_OK(tessel_pick_step(&want, values, 6));
+	assert_true(step == want);
+	int k = (int)(0.2 / step + 0.5);
+	assert_true(fabs(0.2 / k - step) < 1e-15);
+	check_rounding(g, 0, 1.37, step);
+	check_rounding(g, 1, 1.41, step);
+	check_rounding(g, 2, 2.81, step);
+	check_rounding(g, 4, 2, step);
+	/* w1 gave a span: it stays, in steps */
+	assert_int_equal(th_block(g, 3, TESSEL_BLOCK_SPAN), 3);
+	TH_OK(tessel_graph_block_duration(&d, NULL, g, 3));
+	assert_true(fabs(d - 3 * step) < 1e-12);
+	/* latencies in ms, rounded up to steps */
+	int64_t v;
+	TH_OK(tessel_graph_latency_time(&d, g));
+	assert_true(d == 0.2);
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_LATENCY));
+	assert_int_equal(v, k);
+	TH_OK(tessel_graph_block_dep_latency_time(&d, NULL, g, 1, 0));
+	assert_true(d == 0.33);
+	TH_OK(tessel_graph_block_dep_latency(&v, NULL, g, 1, 0));
+	assert_true((double)v * step >= 0.33 * (1 - 1e-9));
+	assert_true((double)(v - 1) * step < 0.33);
+	const char *unit = NULL;
+	TH_OK(tessel_graph_unit(&unit, g));
+	assert_string_equal(unit, "ms");
+	round_trip(g);
+
+	/* written with the step picked, durations and latencies as given */
+	char *text = NULL;
+	TH_OK(tessel_graph_to_json(&text, g));
+	assert_non_null(strstr(text, "\n  \"step\": "));
+	assert_non_null(strstr(text, "\n  \"unit\": \"ms\",\n  \"latency\": 0.2,\n"));
+	assert_non_null(strstr(text, "{\"name\": \"f0\", \"kind\": \"forward\", \"duration\": 1.37, \"memory\": 1,"));
+	assert_non_null(strstr(text, "\"duration\": 2.0, "));
+	assert_non_null(strstr(text, "{\"name\": \"w1\", \"kind\": \"weight\", \"span\": 3, "));
+	assert_non_null(strstr(text, "\"after\": [{\"block\": \"f0\", \"latency\": 0.33}]"));
+	tessel_free(text);
+	tessel_graph_free(g);
+
+	/* an explicit step: 2.8 / 0.1 = 27.999... is 28 steps, 1.1 is 11,
+	 * 0.25 rounds up to 3; no 1 % rule */
+	g = parse("{\"devices\": 2, \"step\": 0.1, \"latency\": 0.25, \"blocks\": ["
+		  "{\"name\": \"a\", \"kind\": \"forward\", \"duration\": 2.8, \"memory\": 0, \"devices\": [0]},"
+		  "{\"name\": \"b\", \"kind\": \"forward\", \"duration\": 1.1, \"memory\": 0, \"devices\": [1], \"after\": [\"a\"]},"
+		  "{\"name\": \"c\", \"kind\": \"forward\", \"duration\": 0.01, \"memory\": 0, \"devices\": [1], \"after\": [\"b\"]}]}");
+	TH_OK(tessel_graph_step(&step, g));
+	assert_true(step == 0.1);
+	assert_int_equal(th_block(g, 0, TESSEL_BLOCK_SPAN), 28);
+	assert_int_equal(th_block(g, 1, TESSEL_BLOCK_SPAN), 11);
+	assert_int_equal(th_block(g, 2, TESSEL_BLOCK_SPAN), 1);
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_LATENCY));
+	assert_int_equal(v, 3);
+	round_trip(g);
+	tessel_graph_free(g);
+
+	/* a step without durations: spans in steps, latencies in the unit */
+	g = parse("{\"devices\": 2, \"step\": 2, \"blocks\": ["
+		  "{\"name\": \"a\", \"kind\": \"forward\", \"span\": 2, \"memory\": 0, \"devices\": [0]},"
+		  "{\"name\": \"b\", \"kind\": \"forward\", \"span\": 1, \"memory\": 0, \"devices\": [1],"
+		  " \"after\": [{\"block\": \"a\", \"latency\": 3}]}]}");
+	TH_OK(tessel_graph_block_dep_latency(&v, NULL, g, 1, 0));
+	assert_int_equal(v, 2);
+	assert_int_equal(th_block(g, 0, TESSEL_BLOCK_SPAN), 2);
+	TH_OK(tessel_graph_to_json(&text, g));
+	assert_non_null(strstr(text, "\n  \"step\": 2.0,\n"));
+	assert_non_null(strstr(text, "\"after\": [{\"block\": \"a\", \"latency\": 3.0}]"));
+	tessel_free(text);
+	round_trip(g);
+	tessel_graph_free(g);
+
+	/* built through the API: a latency in steps is written in the unit */
+	TH_OK(tessel_graph_new(&g, 2));
+	const int d0 = 0, d1 = 1;
+	TH_OK(tessel_graph_add_block(NULL, g, "a", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 0, &d0, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "b", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 1, &d1, 1));
+	TH_OK(tessel_graph_add_dep_latency(g, 0, 1, 3));
+	TH_OK(tessel_graph_set_latency(g, 1));
+	TH_OK(tessel_graph_set_step(g, 0.1));
+	TH_OK(tessel_graph_set_block_duration(g, 0, 0.123456789012345678));
+	TH_OK(tessel_graph_to_json(&text, g));
+	assert_non_null(strstr(text, "\"latency\": 0.1,\n"));
+	assert_non_null(strstr(text, "\"latency\": 0.30000000000000004}"));
+	/* 17 digits where 15 would not read back the same */
+	assert_non_null(strstr(text, "\"duration\": 0.12345678901234568,"));
+	tessel_free(text);
+	round_trip(g);
+	tessel_graph_free(g);
+}
+
+/* doc/examples/gpt8-profiled.json: 8 stages of F, B and W blocks with
+ * durations in ms and a transfer time of 0.2 ms; no step, so one is
+ * picked: 0.2 / 10 = 0.02 ms (0.2 / 9 would round 0.96 up by 1.9 %). */
+static void test_profiled_example(void **state)
+{
+	(void)state;
+	char path[4096];
+	const char *dir = getenv("TESSEL_DOC_EXAMPLES");
+	snprintf(path, sizeof path, "%s/gpt8-profiled.json",
+		 dir ? dir : "doc/examples");
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_from_file(&g, path));
+	int64_t v;
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_NDEVICES));
+	assert_int_equal(v, 8);
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_NBLOCKS));
+	assert_int_equal(v, 24);
+	double step = 0;
+	TH_OK(tessel_graph_step(&step, g));
+	assert_true(fabs(step - 0.02) < 1e-15);
+	const char *unit = NULL;
+	TH_OK(tessel_graph_unit(&unit, g));
+	assert_string_equal(unit, "ms");
+	/* 0.2 ms between stages: 10 steps */
+	TH_OK(tessel_graph_get(&v, g, TESSEL_GRAPH_LATENCY));
+	assert_int_equal(v, 10);
+	static const struct {
+		const char *name;
+		int kind;
+		double duration;
+		int span;
+		int memory;
+	} want[] = {
+		{ "f0", TESSEL_KIND_FORWARD, 1.58, 79, 1 },
+		{ "f3", TESSEL_KIND_FORWARD, 1.37, 69, 1 },   /* 68.5 up */
+		{ "f7", TESSEL_KIND_FORWARD, 1.84, 92, 1 },
+		{ "b7", TESSEL_KIND_BACKWARD, 3.35, 168, 0 }, /* 167.5 up */
+		{ "b4", TESSEL_KIND_BACKWARD, 2.81, 141, 0 }, /* 140.5 up */
+		{ "b0", TESSEL_KIND_BACKWARD, 3.02, 151, 0 },
+		{ "w0", TESSEL_KIND_WEIGHT, 1.10, 55, -1 },
+		{ "w5", TESSEL_KIND_WEIGHT, 0.96, 48, -1 },
+		{ "w7", TESSEL_KIND_WEIGHT, 1.21, 61, -1 },   /* 60.5 up */
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		int gid = -1, given = 0;
+		double d = 0;
+		TH_OK(tessel_graph_find(&gid, g, want[i].name));
+		TH_OK(tessel_graph_block_duration(&d, &given, g, gid));
+		assert_true(d == want[i].duration);
+		assert_int_equal(given, 1);
+		assert_int_equal(th_block(g, gid, TESSEL_BLOCK_SPAN), want[i].span);
+		assert_int_equal(th_block(g, gid, TESSEL_BLOCK_KIND), want[i].kind);
+		assert_int_equal(th_block(g, gid, TESSEL_BLOCK_MEMORY), want[i].memory);
+	}
+	/* every span within 1 % of its duration, and every stage on its own
+	 * device with its F, B and W; memory freed by each micro-batch */
+	int64_t sum[8] = { 0 };
+	for (int gid = 0; gid < 24; gid++) {
+		double d = 0;
+		int dev = -1;
+		TH_OK(tessel_graph_block_duration(&d, NULL, g, gid));
+		int64_t span = th_block(g, gid, TESSEL_BLOCK_SPAN);
+		assert_true(span * step >= d * (1 - 1e-9));
+		assert_true(span * step <= d * 1.01);
+		TH_OK(tessel_graph_block_device(&dev, g, gid, 0));
+		assert_int_equal(th_block(g, gid, TESSEL_BLOCK_STAGE), dev);
+		sum[dev] += th_block(g, gid, TESSEL_BLOCK_MEMORY);
+	}
+	for (int d = 0; d < 8; d++) {
+		assert_int_equal(sum[d], 0);
+		TH_OK(tessel_graph_memory_limit(&v, g, d));
+		assert_int_equal(v, 8);
+	}
 	round_trip(g);
 	tessel_graph_free(g);
 }
@@ -398,6 +690,82 @@ static const struct bad_case bad_placements[] = {
 	  "{\"name\": \"b\", \"kind\": \"forward\", \"span\": 1, \"memory\": 0, \"devices\": [0], \"after\": [\"a\"]},"
 	  "{\"name\": \"c\", \"kind\": \"forward\", \"span\": 1, \"memory\": 0, \"devices\": [0], \"after\": [\"b\"]}]}",
 	  TESSEL_ECYCLE, "cycle" },
+	/* latency: steps, as neither a step nor a duration is given */
+	{ "{\"devices\": 2, \"latency\": \"2\", \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_EPARSE, "\"latency\" must be an integer, not a string" },
+	{ "{\"devices\": 2, \"latency\": -1, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_ERANGE, "\"latency\" must be an integer in 0 .. 1000000, got -1" },
+	{ "{\"devices\": 2, \"latency\": 1000001, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_ERANGE, "\"latency\" must be an integer in 0 .. 1000000, got 1000001" },
+	{ "{\"devices\": 2, \"latency\": 0.5, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_EPARSE, "\"latency\" must be an integer number of steps, not a real number" },
+	/* "after" objects */
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [{\"block\": \"a\", \"latency\": 1, \"lat\": 2}]"),
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"after\"[0]: unknown key \"lat\"" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [{\"latency\": 1}]"),
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"after\"[0]: \"block\" is missing" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [{\"block\": 0, \"latency\": 1}]"),
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"after\"[0]: \"block\" must be a string, not an integer" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [{\"block\": \"a\"}]"),
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"after\"[0]: \"latency\" is missing" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [{\"block\": \"a\", \"latency\": -2}]"),
+	  TESSEL_ERANGE, "block 1 (\"b\"): \"after\"[0]: \"latency\" must be an integer in 0 .. 1000000, got -2" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [{\"block\": \"a\", \"latency\": 2000000}]"),
+	  TESSEL_ERANGE, "block 1 (\"b\"): \"after\"[0]: \"latency\" must be an integer in 0 .. 1000000" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [{\"block\": \"a\", \"latency\": \"1\"}]"),
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"after\"[0]: \"latency\" must be an integer, not a string" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [{\"block\": \"zz\", \"latency\": 1}]"),
+	  TESSEL_ENOTFOUND, "block 1 (\"b\"): \"after\"[0]: unknown block \"zz\"" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [[\"a\"]]"),
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"after\"[0] must be a block name (a string), not an array" },
+	{ TWO(BODY_B "\"memory\": -1, \"devices\": [1], \"after\": [\"a\", {\"block\": \"a\", \"latency\": 1}]"),
+	  TESSEL_EEXISTS, "block 1 (\"b\"): \"after\": " },
+	/* durations, step and unit */
+	{ TWO("\"name\": \"b\", \"kind\": \"forward\", \"span\": 2, \"duration\": 1.5, \"memory\": 0, \"devices\": [1]"),
+	  TESSEL_EPARSE, "block 1 (\"b\"): give \"span\" (in steps) or \"duration\" (in the unit), not both" },
+	{ TWO("\"name\": \"b\", \"kind\": \"forward\", \"duration\": 0, \"memory\": 0, \"devices\": [1]"),
+	  TESSEL_ERANGE, "block 1 (\"b\"): \"duration\" must be a number > 0, got 0" },
+	{ TWO("\"name\": \"b\", \"kind\": \"forward\", \"duration\": -1.5, \"memory\": 0, \"devices\": [1]"),
+	  TESSEL_ERANGE, "block 1 (\"b\"): \"duration\" must be a number > 0, got -1.5" },
+	{ TWO("\"name\": \"b\", \"kind\": \"forward\", \"duration\": \"1 ms\", \"memory\": 0, \"devices\": [1]"),
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"duration\" must be a number, not a string" },
+	{ TWO("\"name\": \"b\", \"kind\": \"forward\", \"memory\": 0, \"devices\": [1]"),
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"span\" is missing (give \"span\" in steps or \"duration\")" },
+	{ "{\"devices\": 2, \"step\": 0, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_ERANGE, "\"step\" must be a number > 0, got 0" },
+	{ "{\"devices\": 2, \"step\": \"1ms\", \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_EPARSE, "\"step\" must be a number, not a string" },
+	{ "{\"devices\": 2, \"unit\": 3, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_EPARSE, "\"unit\" must be a string, not an integer" },
+	{ "{\"devices\": 2, \"unit\": \"m\\ns\", \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_EINVAL, "\"unit\": unit must not contain control characters" },
+	{ "{\"devices\": 2, \"step\": 0.001, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"duration\": 5000, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_ERANGE, "block 0 (\"a\"): \"duration\": " },
+	{ "{\"devices\": 2, \"step\": 0.1, \"latency\": -0.2, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_ERANGE, "\"latency\" must be a number >= 0, got -0.2" },
+	{ "{\"devices\": 2, \"step\": 0.1, \"latency\": 1e6, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}]}",
+	  TESSEL_ERANGE, "\"latency\": latency 1e+06 is 10000000 steps" },
+	{ "{\"devices\": 2, \"step\": 0.1, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [0]}, "
+	  "{\"name\": \"b\", \"kind\": \"forward\", \"span\": 1, \"memory\": 1, "
+	  "\"devices\": [1], \"after\": [{\"block\": \"a\", \"latency\": true}]}]}",
+	  TESSEL_EPARSE, "block 1 (\"b\"): \"after\"[0]: \"latency\" must be a number, not true" },
+	{ "{\"devices\": 2, \"blocks\": [{\"name\": \"a\", "
+	  "\"kind\": \"forward\", \"duration\": 0.001, \"memory\": 1, \"devices\": [0]}, "
+	  "{\"name\": \"b\", \"kind\": \"forward\", \"duration\": 50000, \"memory\": 1, "
+	  "\"devices\": [1], \"after\": [\"a\"]}]}",
+	  TESSEL_ERANGE, "no \"step\" given and none picked: " },
 	/* stage */
 	{ ONE(", \"stage\": -3"), TESSEL_ERANGE,
 	  "block 0 (\"a\"): \"stage\" must be an integer in 0 .. 1000000, got -3" },
@@ -700,6 +1068,93 @@ static void test_schedule_figures(void **state)
 	tessel_schedule_free(s);
 }
 
+/* A schedule of a placement with durations, a step, a unit and latencies
+ * keeps them all; the step and the unit stand at the top level too. */
+static void test_schedule_timed(void **state)
+{
+	(void)state;
+	tessel_graph *g = parse(
+		"{\"devices\": 2, \"step\": 0.1, \"unit\": \"ms\", \"latency\": 0.15, \"blocks\": [\n"
+		" {\"name\": \"f0\", \"kind\": \"forward\", \"duration\": 0.29, \"memory\": 1, \"devices\": [0]},\n"
+		" {\"name\": \"f1\", \"kind\": \"forward\", \"duration\": 0.3, \"memory\": 1, \"devices\": [1],"
+		"  \"after\": [{\"block\": \"f0\", \"latency\": 0.42}]},\n"
+		" {\"name\": \"b1\", \"kind\": \"backward\", \"span\": 2, \"memory\": -1, \"devices\": [1], \"after\": [\"f1\"]},\n"
+		" {\"name\": \"b0\", \"kind\": \"backward\", \"duration\": 0.5, \"memory\": -1, \"devices\": [0], \"after\": [\"b1\"]}\n"
+		"]}");
+	/* spans 3, 3, 2, 5; latencies 5 (f0 -> f1) and 2 (b1 -> b0) */
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	static const int64_t start[] = { 0, 8, 11, 15 };
+	for (int m = 0; m < 2; m++)
+		for (int gid = 0; gid < 4; gid++)
+			TH_OK(tessel_schedule_set_step(s, gid, m, 20 * m + start[gid]));
+	TH_OK(tessel_schedule_validate(s));
+	sched_round_trip(s);
+	char *a = sched_json(s);
+	assert_non_null(strstr(a, "  \"depth\": 0,\n  \"step\": 0.1,\n  \"unit\": \"ms\",\n"));
+	assert_non_null(strstr(a, "\n  \"placement\": {\n    \"devices\": 2,\n"
+				  "    \"step\": 0.1,\n    \"unit\": \"ms\",\n    \"latency\": 0.15,\n"));
+	assert_non_null(strstr(a, "\"duration\": 0.29, "));
+	assert_non_null(strstr(a, "\"after\": [{\"block\": \"f0\", \"latency\": 0.42}]"));
+	assert_non_null(strstr(a, "{\"gid\": 0, \"name\": \"f0\", \"mid\": 0, \"step\": 0, \"span\": 3, "));
+	tessel_schedule *t = sched_parse(a);
+	const tessel_graph *tg = NULL;
+	TH_OK(tessel_schedule_graph(&tg, t));
+	double d;
+	TH_OK(tessel_graph_step(&d, tg));
+	assert_true(d == 0.1);
+	int64_t v;
+	TH_OK(tessel_graph_block_dep_latency(&v, NULL, tg, 1, 0));
+	assert_int_equal(v, 5);
+	TH_OK(tessel_graph_get(&v, tg, TESSEL_GRAPH_LATENCY));
+	assert_int_equal(v, 2);
+	TH_OK(tessel_schedule_validate(t));
+	tessel_schedule_free(t);
+
+	/* without the top-level copies (older files): the same schedule */
+	char *b = th_replace_first(a, "  \"step\": 0.1,\n  \"unit\": \"ms\",\n", "");
+	t = sched_parse(b);
+	assert_same_schedule(s, t);
+	tessel_schedule_free(t);
+	free(b);
+	/* copies that disagree with the placement */
+	b = th_replace_first(a, "  \"step\": 0.1,\n", "  \"step\": 0.2,\n");
+	expect_error(tessel_schedule_from_json(&t, b, strlen(b)), TESSEL_EPARSE,
+		     "\"step\" is 0.2 but the placement's is 0.1",
+		     "step mismatch");
+	free(b);
+	b = th_replace_first(a, "  \"step\": 0.1,\n", "  \"step\": \"0.1\",\n");
+	expect_error(tessel_schedule_from_json(&t, b, strlen(b)), TESSEL_EPARSE,
+		     "\"step\" must be a number, not a string", "step type");
+	free(b);
+	b = th_replace_first(a, "  \"unit\": \"ms\",\n", "  \"unit\": \"s\",\n");
+	expect_error(tessel_schedule_from_json(&t, b, strlen(b)), TESSEL_EPARSE,
+		     "\"unit\" is \"s\" but the placement's is \"ms\"", "unit mismatch");
+	free(b);
+	/* a later f1 breaks the latency of 0.42 ms (5 steps) */
+	b = th_replace_first(a, "\"mid\": 1, \"step\": 28,", "\"mid\": 1, \"step\": 24,");
+	t = sched_parse(b);
+	expect_error(tessel_schedule_validate(t), TESSEL_EVIOLATION,
+		     "latency of 5 steps", "latency broken");
+	tessel_schedule_free(t);
+	free(b);
+	tessel_free(a);
+	tessel_schedule_free(s);
+
+	/* a placement without a step: no top-level "step" */
+	s = pipe_schedule();
+	a = sched_json(s);
+	assert_null(strstr(a, "  \"step\""));
+	assert_null(strstr(a, "\"unit\""));
+	b = th_replace_first(a, "  \"depth\": 0,\n", "  \"depth\": 0,\n  \"step\": 1,\n");
+	expect_error(tessel_schedule_from_json(&t, b, strlen(b)), TESSEL_EPARSE,
+		     "the placement has no step", "step without a step");
+	free(b);
+	tessel_free(a);
+	tessel_schedule_free(s);
+}
+
 static void test_schedule_unplaced(void **state)
 {
 	(void)state;
@@ -883,6 +1338,9 @@ int main(void)
 		cmocka_unit_test(test_data_files),
 		cmocka_unit_test(test_vshape_content),
 		cmocka_unit_test(test_placement_round_trip),
+		cmocka_unit_test(test_placement_latency),
+		cmocka_unit_test(test_placement_durations),
+		cmocka_unit_test(test_profiled_example),
 		cmocka_unit_test(test_placement_presets),
 		cmocka_unit_test(test_text_length_and_nul),
 		cmocka_unit_test(test_to_json_bad_utf8),
@@ -891,6 +1349,7 @@ int main(void)
 		cmocka_unit_test(test_schedule_layout),
 		cmocka_unit_test(test_schedule_round_trip),
 		cmocka_unit_test(test_schedule_figures),
+		cmocka_unit_test(test_schedule_timed),
 		cmocka_unit_test(test_schedule_unplaced),
 		cmocka_unit_test(test_bad_schedules),
 		cmocka_unit_test(test_schedule_too_many_entries),

@@ -638,6 +638,131 @@ static void test_text_long(void **state)
 	tessel_schedule_free(s);
 }
 
+/* Two blocks on one device, spans `fs` and `bs`, micro-batches one after
+ * another (f at (fs + bs + gap) * m, b right after it). */
+static tessel_schedule *two_block_schedule(int fs, int bs, int gap, int n)
+{
+	tessel_graph *g = NULL;
+	const int dev0 = 0;
+	TH_OK(tessel_graph_new(&g, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "f", TESSEL_KIND_FORWARD, fs, 1));
+	TH_OK(tessel_graph_place(g, 0, &dev0, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "b", TESSEL_KIND_BACKWARD, bs, -1));
+	TH_OK(tessel_graph_place(g, 1, &dev0, 1));
+	TH_OK(tessel_graph_add_dep(g, 0, 1));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, n));
+	tessel_graph_free(g);
+	for (int m = 0; m < n; m++) {
+		TH_OK(tessel_schedule_set_step(s, 0, m, (int64_t)(fs + bs + gap) * m));
+		TH_OK(tessel_schedule_set_step(s, 1, m, (int64_t)(fs + bs + gap) * m + fs));
+	}
+	TH_OK(tessel_schedule_validate(s));
+	return s;
+}
+
+/* Large spans: one cell per gcd of the steps, said under the grid. */
+static void test_text_cells(void **state)
+{
+	(void)state;
+	/* spans 200 and 600, an idle gap of 200: cells of 200 steps */
+	tessel_schedule *s = two_block_schedule(200, 600, 200, 2);
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_text(&text, s));
+	expect_line(text, "dev 0: f0 b0-b0-b0 -- f1 b1-b1-b1");
+	expect_line(text, "one cell = 200 steps");
+	expect_line(text, "makespan 1800 (lower bound 1600, efficiency 0.89)");
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	/* spans 137 and 281: gcd 1 would give 1672 cells; coarse cells of
+	 * 5 steps (1672 / 400 rounded up) instead, each showing the block
+	 * at its first step */
+	s = two_block_schedule(137, 281, 0, 4);
+	TH_OK(tessel_schedule_to_text(&text, s));
+	expect_line(text, "one cell = 5 steps (coarse: a cell shows the block running at its first step)");
+	const char *row = strstr(text, "dev 0: f0");
+	assert_non_null(row);
+	const char *end = strchr(row, '\n');
+	size_t cells = 0, f0 = 0, b3 = 0;
+	for (const char *p = row + 6; p < end; p++)
+		if (*p == 'f' || *p == 'b')
+			cells++;
+	/* ceil(1672 / 5) cells, f0 in the 28 starting at 0, 5, .., 135 */
+	assert_int_equal(cells, 335);
+	for (const char *p = strstr(row, "f0"); p && p < end; p = strstr(p + 1, "f0"))
+		f0++;
+	for (const char *p = strstr(row, "b3"); p && p < end; p = strstr(p + 1, "b3"))
+		b3++;
+	assert_int_equal(f0, 28);
+	/* b3 from step 1391 to 1672: cells from 1395 */
+	assert_int_equal(b3, (1672 - 1395 + 4) / 5);
+	assert_null(strstr(text, " ... "));
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	/* no coarser than the shortest span: spans 3 and 5 over 2000 steps
+	 * keep cells of 3 steps, and the grid is cut as before */
+	s = two_block_schedule(3, 5, 0, 250);
+	TH_OK(tessel_schedule_to_text(&text, s));
+	expect_line(text, "one cell = 3 steps (coarse: a cell shows the block running at its first step)");
+	assert_non_null(strstr(text, " ... "));
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* The step, the unit and the latencies in the figures. */
+static void test_text_latency(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	const int d0 = 0, d1 = 1;
+	TH_OK(tessel_graph_new(&g, 2));
+	TH_OK(tessel_graph_add_block(NULL, g, "f", TESSEL_KIND_FORWARD, 2, 0));
+	TH_OK(tessel_graph_place(g, 0, &d0, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "b", TESSEL_KIND_BACKWARD, 2, 0));
+	TH_OK(tessel_graph_place(g, 1, &d1, 1));
+	TH_OK(tessel_graph_add_dep_latency(g, 0, 1, 4));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 1));
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 6));
+	TH_OK(tessel_schedule_validate(s));
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_text(&text, s));
+	/* gcd of spans 2, latency 4 and starts 0, 6: cells of 2 steps */
+	expect_line(text, "dev 0: f0 -- -- --");
+	expect_line(text, "dev 1: -- -- -- b0");
+	expect_line(text, "one cell = 2 steps");
+	expect_line(text, "latency: 1 dependency with its own (4 steps)");
+	assert_null(strstr(text, "step 1"));
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	/* a step in ms: the makespan in ms too */
+	TH_OK(tessel_graph_set_step(g, 0.5));
+	TH_OK(tessel_graph_set_unit(g, "ms"));
+	TH_OK(tessel_graph_set_latency_time(g, 0.9));
+	TH_OK(tessel_schedule_new(&s, g, 1));
+	tessel_graph_free(g);
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 6));
+	TH_OK(tessel_schedule_to_text(&text, s));
+	assert_non_null(strstr(text, "\nmakespan 8 = 4 ms (lower bound "));
+	expect_line(text, "step 0.5 ms (durations rounded up to whole steps)");
+	expect_line(text, "latency 2 steps (0.9 ms) between devices; 1 dependency with its own (4 steps)");
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	/* no latency: no line */
+	s = two_block_schedule(1, 1, 0, 1);
+	TH_OK(tessel_schedule_to_text(&text, s));
+	assert_null(strstr(text, "latency"));
+	assert_null(strstr(text, "one cell"));
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
 /* Read-only use of one const schedule from several threads at once. */
 struct reader {
 	const tessel_schedule *s;
@@ -712,6 +837,8 @@ int main(void)
 		cmocka_unit_test(test_text_grid),
 		cmocka_unit_test(test_text_spans),
 		cmocka_unit_test(test_text_long),
+		cmocka_unit_test(test_text_cells),
+		cmocka_unit_test(test_text_latency),
 		cmocka_unit_test(test_concurrent_readers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -266,6 +266,120 @@ static void test_small_by_hand(void **state)
 	tessel_graph_free(g);
 }
 
+/* a (device 0) -> b (device 1) -> c (both devices), two micro-batches. */
+static tessel_graph *lat_graph(void)
+{
+	tessel_graph *g = NULL;
+	int d0 = 0, d1 = 1, both[2] = { 0, 1 };
+
+	TH_OK(tessel_graph_new(&g, 2));
+	TH_OK(tessel_graph_add_block(NULL, g, "a", TESSEL_KIND_FORWARD, 2, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "b", TESSEL_KIND_FORWARD, 3, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "c", TESSEL_KIND_BACKWARD, 1, -2));
+	TH_OK(tessel_graph_place(g, 0, &d0, 1));
+	TH_OK(tessel_graph_place(g, 1, &d1, 1));
+	TH_OK(tessel_graph_place(g, 2, both, 2));
+	return g;
+}
+
+/* mid 0: a@0 b@4 c@7; mid 1: a@2 b@8 c@11 (valid with a latency of 2
+ * steps on a -> b). */
+static tessel_schedule *lat_schedule(const tessel_graph *g)
+{
+	static const int64_t at[2][3] = { { 0, 4, 7 }, { 2, 8, 11 } };
+	tessel_schedule *s = NULL;
+
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	for (int m = 0; m < 2; m++)
+		for (int b = 0; b < 3; b++)
+			TH_OK(tessel_schedule_set_step(s, b, m, at[m][b]));
+	TH_OK(tessel_schedule_validate(s));
+	return s;
+}
+
+static int near(double x, double y)
+{
+	return fabs(x - y) < 1e-9;
+}
+
+/* The placement's latencies delay the replay where they count. */
+static void test_placement_latency(void **state)
+{
+	(void)state;
+	tessel_graph *g = lat_graph();
+	TH_OK(tessel_graph_add_dep_latency(g, 0, 1, 2));
+	/* b -> c: the graph's latency (0 for now) counts, c is on device 0 */
+	TH_OK(tessel_graph_add_dep(g, 1, 2));
+	tessel_schedule *s = lat_schedule(g);
+	/* a0 0-2, a1 2-4; b0 from 2 + 2: 4-7; c0 7-8; b1 8-11; c1 11-12 */
+	assert_true(sim_makespan(s, NULL, 0, 0, 0, 0) == 12);
+	/* the extra latency adds to a -> b (no shared device), not b -> c:
+	 * b0 5-8, c0 8-9, b1 9-12, c1 12-13 */
+	assert_true(sim_makespan(s, NULL, 0, 1, 0, 0) == 13);
+	tessel_schedule_free(s);
+	/* with the graph's latency of 4 on b -> c, a schedule valid for the
+	 * latencies: c0 at 11, b1 at 12, c1 at 19 */
+	TH_OK(tessel_graph_set_latency(g, 4));
+	tessel_schedule *t = NULL;
+	TH_OK(tessel_schedule_new(&t, g, 2));
+	static const int64_t at[2][3] = { { 0, 4, 11 }, { 2, 12, 19 } };
+	for (int m = 0; m < 2; m++)
+		for (int b = 0; b < 3; b++)
+			TH_OK(tessel_schedule_set_step(t, b, m, at[m][b]));
+	TH_OK(tessel_schedule_validate(t));
+	/* a0 0-2, b0 4-7, c0 11-12, b1 12-15, c1 19-20 */
+	assert_true(sim_makespan(t, NULL, 0, 0, 0, 0) == 20);
+	tessel_schedule_free(t);
+	tessel_graph_free(g);
+}
+
+/* With a step, the replay runs in the placement's unit: the durations and
+ * latencies given, spans times the step for the rest. */
+static void test_placement_times(void **state)
+{
+	(void)state;
+	tessel_graph *g = lat_graph();
+	TH_OK(tessel_graph_set_step(g, 0.5));
+	TH_OK(tessel_graph_set_unit(g, "ms"));
+	TH_OK(tessel_graph_set_block_duration(g, 0, 0.9));  /* 2 steps */
+	TH_OK(tessel_graph_set_block_duration(g, 1, 1.4));  /* 3 steps */
+	TH_OK(tessel_graph_add_dep_latency_time(g, 0, 1, 0.7)); /* 2 steps */
+	TH_OK(tessel_graph_add_dep(g, 1, 2));
+	assert_int_equal(th_block(g, 2, TESSEL_BLOCK_SPAN), 1);
+	tessel_schedule *s = lat_schedule(g);
+	/* a0 0-0.9, a1 0.9-1.8; b0 from 0.9 + 0.7: 1.6-3.0; c (span 1:
+	 * 0.5 ms) 3.0-3.5; b1 3.5-4.9; c1 4.9-5.4 */
+	tessel_simulation *sim = NULL;
+	TH_OK(tessel_simulate(&sim, s, NULL, 0, 0, 0, 0));
+	assert_true(near(sim_get(sim, TESSEL_SIM_MAKESPAN, 0), 5.4));
+	assert_true(near(sim_get(sim, TESSEL_SIM_BUSY, 0), 0.9 + 0.9 + 0.5 + 0.5));
+	assert_true(near(sim_get(sim, TESSEL_SIM_BUSY, 1), 1.4 + 1.4 + 0.5 + 0.5));
+	tessel_simulation_free(sim);
+	/* durations given: the placement's latency (in ms) still counts:
+	 * a0 0-1, a1 1-2, b0 1.7-2.7, c0 2.7-3.7, b1 3.7-4.7, c1 4.7-5.7 */
+	const double ones[3] = { 1, 1, 1 };
+	assert_true(near(sim_makespan(s, ones, 3, 0, 0, 0), 5.7));
+	/* the durations JSON starts from the placement's durations */
+	const tessel_graph *sg = NULL;
+	double *d = NULL;
+	TH_OK(tessel_schedule_graph(&sg, s));
+	TH_OK(tessel_durations_from_json(&d, sg, "{\"b\": 2}", 8));
+	assert_true(d[0] == 0.9 && d[1] == 2 && d[2] == 0.5);
+	tessel_free(d);
+	tessel_schedule_free(s);
+	/* a latency given in steps counts its steps times the step: 2 x 0.5 */
+	tessel_graph_free(g);
+	g = lat_graph();
+	TH_OK(tessel_graph_set_step(g, 0.5));
+	TH_OK(tessel_graph_add_dep_latency(g, 0, 1, 2));
+	TH_OK(tessel_graph_add_dep(g, 1, 2));
+	s = lat_schedule(g);
+	/* every duration is its span x 0.5: the steps' replay, halved */
+	assert_true(near(sim_makespan(s, NULL, 0, 0, 0, 0), 6));
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
 static void test_durations_json(void **state)
 {
 	tessel_schedule *s = searched("vshape", 4);
@@ -463,6 +577,8 @@ int main(void)
 		cmocka_unit_test(test_busy_idle),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_small_by_hand),
+		cmocka_unit_test(test_placement_latency),
+		cmocka_unit_test(test_placement_times),
 		cmocka_unit_test(test_durations_json),
 		cmocka_unit_test(test_reference_round_trip),
 		cmocka_unit_test(test_reference_inputs),

@@ -388,6 +388,134 @@ static void test_dep_several_steps(void **state)
 	tessel_graph_free(g);
 }
 
+/* ---- latency ------------------------------------------------------------ */
+
+/* a (span 2) on `adevs`, then c (span 1) on `cdevs`, 2 devices. The
+ * dependency a -> c has its own latency `own` (-1: none); the graph's is
+ * `graph_lat`. */
+static tessel_graph *lat_pair(const int *adevs, size_t na, const int *cdevs,
+			      size_t nc, int own, int graph_lat)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 2));
+	TH_OK(tessel_graph_add_block(NULL, g, "a", TESSEL_KIND_FORWARD, 2, 0));
+	TH_OK(tessel_graph_place(g, 0, adevs, na));
+	TH_OK(tessel_graph_add_block(NULL, g, "c", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 1, cdevs, nc));
+	if (own >= 0)
+		TH_OK(tessel_graph_add_dep_latency(g, 0, 1, own));
+	else
+		TH_OK(tessel_graph_add_dep(g, 0, 1));
+	TH_OK(tessel_graph_set_latency(g, graph_lat));
+	return g;
+}
+
+/* Two micro-batches: a at 0 and 5 on its devices, c of micro-batch m at
+ * cstart[m]. */
+static tessel_schedule *lat_schedule(const tessel_graph *g,
+				     const int64_t cstart[2])
+{
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	for (int m = 0; m < 2; m++) {
+		TH_OK(tessel_schedule_set_step(s, 0, m, 5 * m));
+		TH_OK(tessel_schedule_set_step(s, 1, m, cstart[m]));
+	}
+	return s;
+}
+
+/* A consumer on another device may start only latency steps after its
+ * producer finishes. */
+static void test_latency_other_device(void **state)
+{
+	(void)state;
+	const int d0 = 0, d1 = 1;
+	tessel_graph *g = lat_pair(&d0, 1, &d1, 1, 3, 0);
+	/* a finishes at 2 and 7; c at 5 and 10 is right on time */
+	const int64_t ok[2] = {5, 10};
+	tessel_schedule *s = lat_schedule(g, ok);
+	TH_OK(tessel_schedule_validate(s));
+	tessel_schedule_free(s);
+	/* micro-batch 1's c one step early */
+	const int64_t early[2] = {5, 9};
+	s = lat_schedule(g, early);
+	EXPECT_VIOLATION(s, "dependency broken in micro-batch 1",
+			 "'c' (gid 1, device 1) starts at step 9",
+			 "'a' (gid 0, device 0) it waits for finishes at step 7",
+			 "latency of 3 steps", "at step 10", "1 step too early");
+	tessel_schedule_free(s);
+	/* at the producer's finish: 3 steps early */
+	const int64_t finish[2] = {2, 10};
+	s = lat_schedule(g, finish);
+	EXPECT_VIOLATION(s, "micro-batch 0", "'c' (gid 1, device 1) starts at step 2",
+			 "latency of 3 steps", "3 steps too early");
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+
+	/* the graph's latency counts for a dependency without its own */
+	g = lat_pair(&d0, 1, &d1, 1, -1, 1);
+	s = lat_schedule(g, finish);
+	EXPECT_VIOLATION(s, "micro-batch 0", "latency of 1 step ",
+			 "1 step too early");
+	tessel_schedule_free(s);
+	const int64_t one[2] = {3, 8};
+	s = lat_schedule(g, one);
+	TH_OK(tessel_schedule_validate(s));
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+
+	/* an own latency of 0 overrides the graph's */
+	g = lat_pair(&d0, 1, &d1, 1, 0, 4);
+	const int64_t at_finish[2] = {2, 7};
+	s = lat_schedule(g, at_finish);
+	TH_OK(tessel_schedule_validate(s));
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+
+	/* a latency given in the unit counts in whole steps: 0.25 at step 0.1
+	 * is 3 steps */
+	g = lat_pair(&d0, 1, &d1, 1, -1, 0);
+	TH_OK(tessel_graph_set_step(g, 0.1));
+	TH_OK(tessel_graph_set_latency_time(g, 0.25));
+	const int64_t two[2] = {4, 10};
+	s = lat_schedule(g, two);
+	EXPECT_VIOLATION(s, "micro-batch 0", "latency of 3 steps", "at step 5");
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+/* The data is already there when the consumer occupies only devices of its
+ * producer: no latency. */
+static void test_latency_same_device(void **state)
+{
+	(void)state;
+	const int d0 = 0, both[2] = {0, 1};
+	const int64_t at_finish[2] = {2, 7};
+	/* same device */
+	tessel_graph *g = lat_pair(&d0, 1, &d0, 1, 5, 5);
+	tessel_schedule *s = lat_schedule(g, at_finish);
+	TH_OK(tessel_schedule_validate(s));
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+	/* producer on both devices, consumer on one of them */
+	g = lat_pair(both, 2, &d0, 1, -1, 5);
+	s = lat_schedule(g, at_finish);
+	TH_OK(tessel_schedule_validate(s));
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+	/* consumer on both devices, producer on one: the latency counts */
+	g = lat_pair(&d0, 1, both, 2, 2, 0);
+	const int64_t late[2] = {4, 9};
+	s = lat_schedule(g, late);
+	TH_OK(tessel_schedule_validate(s));
+	tessel_schedule_free(s);
+	s = lat_schedule(g, at_finish);
+	EXPECT_VIOLATION(s, "micro-batch 0", "'c' (gid 1, devices 0,1)",
+			 "latency of 2 steps", "2 steps too early");
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
 /* GPipe with limit 4: the fifth forward on device 0 reaches 5. */
 static void test_memory_gpipe(void **state)
 {
@@ -494,6 +622,8 @@ int main(void)
 		cmocka_unit_test(test_dep_forward),
 		cmocka_unit_test(test_dep_backward),
 		cmocka_unit_test(test_dep_several_steps),
+		cmocka_unit_test(test_latency_other_device),
+		cmocka_unit_test(test_latency_same_device),
 		cmocka_unit_test(test_memory_gpipe),
 		cmocka_unit_test(test_memory_by_one),
 		cmocka_unit_test(test_memory_one_device),

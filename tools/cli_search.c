@@ -47,7 +47,9 @@ static const char search_usage[] =
 	"                            (without, with send/receive actions);\n"
 	"                            trace: Chrome trace events (Perfetto);\n"
 	"                            svg: a picture\n"
-	"      --step-us N           trace: microseconds per step (default 1000)\n"
+	"      --step-us N           trace: microseconds per step (default: the\n"
+	"                            placement's step in its unit of time when\n"
+	"                            it has both, else 1000)\n"
 	"  -o, --output FILE         write to FILE instead of the standard output\n"
 	"  -h, --help                show this help and exit\n"
 	"\n"
@@ -77,8 +79,9 @@ static const struct {
 	{ "svg", FORMAT_SVG },
 };
 
-/* Microseconds per step of --format trace by default: 1 ms. */
-#define DEFAULT_STEP_US 1000.0
+/* Microseconds per step of --format trace by default: the placement's
+ * step in its unit, or 1 ms (tessel_schedule_to_trace_json with 0). */
+#define DEFAULT_STEP_US 0.0
 
 /* Long options without a short form. */
 enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT, OPT_STEP_US, OPT_SOLVER_MEMORY };

@@ -17,16 +17,19 @@ static const char simulate_usage[] =
 	"\n"
 	"Replay a schedule file (as written by 'tessel search --format json')\n"
 	"with real durations: each device runs its blocks in the schedule's\n"
-	"order, each as soon as its dependencies have arrived. Print the\n"
-	"makespan, then per device the busy time, the idle time and the peak\n"
-	"memory.\n"
+	"order, each as soon as its dependencies have arrived (after the\n"
+	"placement's latencies). Print the makespan, then per device the busy\n"
+	"time, the idle time and the peak memory. Times are in the placement's\n"
+	"unit when it has a step (its durations, else spans times the step),\n"
+	"else in steps.\n"
 	"\n"
 	"Options:\n"
 	"  -D, --durations FILE  durations per block: a JSON object mapping\n"
 	"                        block names to numbers > 0 (blocks not named\n"
-	"                        keep their span; default: all spans)\n"
+	"                        keep the placement's; default: all of them)\n"
 	"  -l, --latency X       time added to every dependency between blocks\n"
-	"                        that share no device (>= 0, default 0)\n"
+	"                        that share no device, on top of the\n"
+	"                        placement's latencies (>= 0, default 0)\n"
 	"  -J, --jitter X        multiply each duration by a factor drawn\n"
 	"                        uniformly from [1-X, 1+X] (0 <= X < 1,\n"
 	"                        default 0)\n"
@@ -211,14 +214,32 @@ static double sim_figure(const tessel_simulation *sim, tessel_sim_attr attr,
 	return v;
 }
 
-static void print_result(const tessel_simulation *sim, int64_t ndevices)
+/* The times, followed by the placement's unit when it names one. */
+static void print_result(const tessel_simulation *sim, int64_t ndevices,
+			 const char *unit)
 {
-	printf("makespan %.10g\n", sim_figure(sim, TESSEL_SIM_MAKESPAN, 0));
+	const char *sp = unit ? " " : "";
+
+	if (!unit)
+		unit = "";
+	printf("makespan %.10g%s%s\n", sim_figure(sim, TESSEL_SIM_MAKESPAN, 0),
+	       sp, unit);
 	for (int d = 0; d < ndevices; d++)
-		printf("device %d: busy %.10g, idle %.10g, peak memory %.10g\n",
-		       d, sim_figure(sim, TESSEL_SIM_BUSY, d),
-		       sim_figure(sim, TESSEL_SIM_IDLE, d),
+		printf("device %d: busy %.10g%s%s, idle %.10g%s%s, peak memory %.10g\n",
+		       d, sim_figure(sim, TESSEL_SIM_BUSY, d), sp, unit,
+		       sim_figure(sim, TESSEL_SIM_IDLE, d), sp, unit,
 		       sim_figure(sim, TESSEL_SIM_PEAK_MEMORY, d));
+}
+
+/* The unit of the schedule's placement (NULL: none). */
+static const char *schedule_unit(const tessel_schedule *s)
+{
+	const tessel_graph *g = NULL;
+	const char *unit = NULL;
+
+	if (tessel_schedule_graph(&g, s) || tessel_graph_unit(&unit, g))
+		return NULL;
+	return unit;
 }
 
 static int run_simulation(const struct simulate_args *a)
@@ -243,7 +264,7 @@ static int run_simulation(const struct simulate_args *a)
 		if (rc) {
 			status = cli_lib_error(rc, a->path);
 		} else {
-			print_result(sim, ndevices);
+			print_result(sim, ndevices, schedule_unit(s));
 			status = cli_flush_stdout() ? CLI_EXIT_USAGE
 						    : CLI_EXIT_OK;
 		}

@@ -211,6 +211,99 @@ public:
 		detail::check(tessel_graph_add_dep(get(), before, after), "tessel_graph_add_dep");
 	}
 
+	// A dependency with its own latency, in steps.
+	void add_dep_latency(int before, int after, int latency)
+	{
+		detail::check(tessel_graph_add_dep_latency(get(), before, after, latency),
+			      "tessel_graph_add_dep_latency");
+	}
+
+	// A dependency with its own latency in the step's unit.
+	void add_dep_latency_time(int before, int after, double latency)
+	{
+		detail::check(tessel_graph_add_dep_latency_time(get(), before, after, latency),
+			      "tessel_graph_add_dep_latency_time");
+	}
+
+	// Latency of dependencies without their own: in steps, or in the unit.
+	void set_latency(int latency)
+	{
+		detail::check(tessel_graph_set_latency(get(), latency), "tessel_graph_set_latency");
+	}
+
+	void set_latency_time(double latency)
+	{
+		detail::check(tessel_graph_set_latency_time(get(), latency),
+			      "tessel_graph_set_latency_time");
+	}
+
+	int64_t latency() const { return attr(TESSEL_GRAPH_LATENCY); }
+
+	double latency_time() const
+	{
+		double v = 0;
+		detail::check(tessel_graph_latency_time(&v, get()), "tessel_graph_latency_time");
+		return v;
+	}
+
+	// Latency of the index-th dependency of a block, in steps and in the unit.
+	int64_t dep_latency(int gid, size_t index) const
+	{
+		int64_t v = 0;
+		detail::check(tessel_graph_block_dep_latency(&v, nullptr, get(), gid, index),
+			      "tessel_graph_block_dep_latency");
+		return v;
+	}
+
+	double dep_latency_time(int gid, size_t index) const
+	{
+		double v = 0;
+		detail::check(tessel_graph_block_dep_latency_time(&v, nullptr, get(), gid, index),
+			      "tessel_graph_block_dep_latency_time");
+		return v;
+	}
+
+	// Length of one step in the unit (0: none); durations round again.
+	void set_step(double step)
+	{
+		detail::check(tessel_graph_set_step(get(), step), "tessel_graph_set_step");
+	}
+
+	double step() const
+	{
+		double v = 0;
+		detail::check(tessel_graph_step(&v, get()), "tessel_graph_step");
+		return v;
+	}
+
+	// Name of the unit ("ms", ...); an empty string removes it.
+	void set_unit(const std::string &unit)
+	{
+		detail::check(tessel_graph_set_unit(get(), unit.c_str()), "tessel_graph_set_unit");
+	}
+
+	std::string unit() const
+	{
+		const char *u = nullptr;
+		detail::check(tessel_graph_unit(&u, get()), "tessel_graph_unit");
+		return u ? u : "";
+	}
+
+	// A block's duration in the step's unit (its span follows).
+	void set_duration(int gid, double duration)
+	{
+		detail::check(tessel_graph_set_block_duration(get(), gid, duration),
+			      "tessel_graph_set_block_duration");
+	}
+
+	double duration(int gid) const
+	{
+		double v = 0;
+		detail::check(tessel_graph_block_duration(&v, nullptr, get(), gid),
+			      "tessel_graph_block_duration");
+		return v;
+	}
+
 	void set_stage(int gid, int stage)
 	{
 		detail::check(tessel_graph_set_stage(get(), gid, stage), "tessel_graph_set_stage");
@@ -305,6 +398,15 @@ private:
 	std::unique_ptr<tessel_graph, detail::Deleter<tessel_graph, tessel_graph_free>> ptr_;
 };
 
+// A step for profiled durations and latencies in one unit (the 1 % rule).
+inline double pick_step(const std::vector<double> &values)
+{
+	double step = 0;
+	detail::check(tessel_pick_step(&step, values.data(), values.size()),
+		      "tessel_pick_step");
+	return step;
+}
+
 // ---------------------------------------------------------------------------
 // Options
 // ---------------------------------------------------------------------------
@@ -390,6 +492,7 @@ struct Action {
 	int peer = -1;
 	int peer_gid = -1;
 	int64_t step = 0;
+	int64_t latency = 0; // send/recv: arrival = step + latency
 };
 
 namespace detail {
@@ -437,6 +540,7 @@ inline Action copy_action(const tessel_action *a)
 	out.peer = static_cast<int>(action_attr(a, TESSEL_ACTION_PEER));
 	out.peer_gid = static_cast<int>(action_attr(a, TESSEL_ACTION_PEER_GID));
 	out.step = action_attr(a, TESSEL_ACTION_STEP);
+	out.latency = action_attr(a, TESSEL_ACTION_LATENCY);
 	return out;
 }
 
@@ -714,6 +818,7 @@ public:
 		return detail::take_text(out);
 	}
 
+	// step_us 0: the placement's step in its unit of time (else 1 ms).
 	std::string to_trace_json(double step_us = 1.0) const
 	{
 		char *out = nullptr;

@@ -19,13 +19,13 @@ from .errors import (CancelledError, CycleError, ExistsError,
                      NotFoundError, OutOfMemoryError, ParseError,
                      RangeError, SolverError, TesselError, TesselIOError,
                      TesselTimeout, UnsupportedError, ViolationError)
-from .graph import ALL_DEVICES, KINDS, UNLIMITED, Graph, presets
+from .graph import ALL_DEVICES, KINDS, UNLIMITED, Graph, pick_step, presets
 from .schedule import (ACTION_KINDS, PHASES, Action, Entry, Schedule,
                        min_memory, search)
 
 __all__ = [
     "Graph", "Schedule", "Entry", "Action", "search", "min_memory",
-    "presets", "version", "KINDS", "PHASES", "ACTION_KINDS", "UNLIMITED",
+    "presets", "pick_step", "version", "KINDS", "PHASES", "ACTION_KINDS", "UNLIMITED",
     "ALL_DEVICES",
     "TesselError", "InternalError", "InvalidError", "OutOfMemoryError",
     "NotFoundError", "ExistsError", "CycleError", "ParseError",

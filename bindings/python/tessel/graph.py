@@ -6,7 +6,8 @@ from ._lib import lib
 from ._util import Handle, encode, get_int64, take_string
 from .errors import check
 
-__all__ = ["Graph", "KINDS", "presets", "UNLIMITED", "ALL_DEVICES"]
+__all__ = ["Graph", "KINDS", "presets", "pick_step", "UNLIMITED",
+           "ALL_DEVICES"]
 
 #: Block kinds, in the order of tessel_kind.
 KINDS = ("forward", "backward", "weight")
@@ -15,7 +16,7 @@ UNLIMITED = -1
 #: Device argument meaning "every device".
 ALL_DEVICES = -1
 
-_NDEVICES, _NBLOCKS, _RESOURCE_BOUND, _CRITICAL_PATH = range(4)
+_NDEVICES, _NBLOCKS, _RESOURCE_BOUND, _CRITICAL_PATH, _LATENCY = range(5)
 (_B_KIND, _B_SPAN, _B_MEMORY, _B_NDEVICES, _B_NDEPS,
  _B_STAGE) = range(6)
 
@@ -41,6 +42,19 @@ def presets():
                                      ctypes.byref(description), index))
         result.append((name.value.decode(), description.value.decode()))
     return result
+
+
+def pick_step(values):
+    """Return a step for profiled durations and latencies (one unit).
+
+    The largest step s / k (s the smallest value > 0, k = 1 .. 100) that
+    rounds no value up by more than 1 % (tessel_pick_step).
+    """
+    values = [float(v) for v in values]
+    array = (ctypes.c_double * max(len(values), 1))(*values)
+    out = ctypes.c_double()
+    check(lib.tessel_pick_step(ctypes.byref(out), array, len(values)))
+    return out.value
 
 
 class Graph(Handle):
@@ -133,10 +147,92 @@ class Graph(Handle):
         array = (ctypes.c_int * max(len(devices), 1))(*devices)
         check(lib.tessel_graph_place(self, int(gid), array, len(devices)))
 
-    def add_dep(self, before, after):
-        """Make block ``after`` wait for block ``before`` (gids or names)."""
-        check(lib.tessel_graph_add_dep(self, self._gid(before),
-                                       self._gid(after)))
+    def add_dep(self, before, after, latency=None, latency_time=None):
+        """Make block ``after`` wait for block ``before`` (gids or names).
+
+        ``latency`` gives the dependency its own latency in steps,
+        ``latency_time`` in the step's unit (the graph needs a step).
+        """
+        before, after = self._gid(before), self._gid(after)
+        if latency is not None and latency_time is not None:
+            raise ValueError("give latency or latency_time, not both")
+        if latency is not None:
+            check(lib.tessel_graph_add_dep_latency(self, before, after,
+                                                   int(latency)))
+        elif latency_time is not None:
+            check(lib.tessel_graph_add_dep_latency_time(
+                self, before, after, float(latency_time)))
+        else:
+            check(lib.tessel_graph_add_dep(self, before, after))
+
+    def set_latency(self, latency):
+        """Set the latency (steps) of dependencies without their own."""
+        check(lib.tessel_graph_set_latency(self, int(latency)))
+
+    def set_latency_time(self, latency):
+        """Set that latency in the step's unit (the graph needs a step)."""
+        check(lib.tessel_graph_set_latency_time(self, float(latency)))
+
+    @property
+    def latency(self):
+        """Latency in steps of dependencies without their own."""
+        return self._get(_LATENCY)
+
+    @property
+    def latency_time(self):
+        """The same latency in the step's unit."""
+        out = ctypes.c_double()
+        check(lib.tessel_graph_latency_time(ctypes.byref(out), self))
+        return out.value
+
+    def dep_latency(self, gid, index):
+        """(steps, time, own) of the index-th dependency of a block."""
+        gid = self._gid(gid)
+        steps = ctypes.c_int64()
+        own = ctypes.c_int()
+        check(lib.tessel_graph_block_dep_latency(ctypes.byref(steps),
+                                                 ctypes.byref(own), self,
+                                                 gid, int(index)))
+        time = ctypes.c_double()
+        check(lib.tessel_graph_block_dep_latency_time(ctypes.byref(time),
+                                                      None, self, gid,
+                                                      int(index)))
+        return steps.value, time.value, bool(own.value)
+
+    def set_step(self, step):
+        """Set the length of one step; durations are rounded again."""
+        check(lib.tessel_graph_set_step(self, float(step)))
+
+    @property
+    def step(self):
+        """Length of one step in the unit (0.0: none)."""
+        out = ctypes.c_double()
+        check(lib.tessel_graph_step(ctypes.byref(out), self))
+        return out.value
+
+    def set_unit(self, unit):
+        """Name the unit of the step ("ms", ...); None removes it."""
+        check(lib.tessel_graph_set_unit(self, None if unit is None
+                                        else encode(unit)))
+
+    @property
+    def unit(self):
+        """Name of the unit, or None."""
+        out = ctypes.c_char_p()
+        check(lib.tessel_graph_unit(ctypes.byref(out), self))
+        return None if out.value is None else out.value.decode("utf-8")
+
+    def set_duration(self, gid, duration):
+        """Give a block a duration in the step's unit (sets its span)."""
+        check(lib.tessel_graph_set_block_duration(self, self._gid(gid),
+                                                  float(duration)))
+
+    def duration(self, gid):
+        """Duration of a block in the step's unit (span x step if none)."""
+        out = ctypes.c_double()
+        check(lib.tessel_graph_block_duration(ctypes.byref(out), None, self,
+                                              self._gid(gid)))
+        return out.value
 
     def set_stage(self, gid, stage):
         """Set the pipeline stage of a block (-1: no stage)."""
@@ -229,6 +325,10 @@ class Graph(Handle):
                                              index))
             deps.append(out.value)
         stage = get(_B_STAGE)
+        given = ctypes.c_int()
+        duration = ctypes.c_double()
+        check(lib.tessel_graph_block_duration(ctypes.byref(duration),
+                                              ctypes.byref(given), self, gid))
         return {
             "gid": gid,
             "name": self.block_name(gid),
@@ -238,6 +338,7 @@ class Graph(Handle):
             "devices": devices,
             "after": deps,
             "stage": None if stage < 0 else stage,
+            "duration": duration.value if given.value else None,
         }
 
     def to_json(self):

@@ -27,7 +27,8 @@ ACTION_KINDS = ("compute", "send", "recv")
 (_E_GID, _E_MICRO_BATCH, _E_START, _E_SPAN, _E_PHASE, _E_KIND, _E_MEMORY,
  _E_NDEVICES) = range(8)
 # tessel_action_attr
-(_A_KIND, _A_GID, _A_MICRO_BATCH, _A_PEER, _A_PEER_GID, _A_STEP) = range(6)
+(_A_KIND, _A_GID, _A_MICRO_BATCH, _A_PEER, _A_PEER_GID, _A_STEP,
+ _A_LATENCY) = range(7)
 # tessel_sim_attr
 _SIM_MAKESPAN, _SIM_BUSY, _SIM_IDLE, _SIM_PEAK = range(4)
 
@@ -95,13 +96,16 @@ class Action:
 
     Attributes: ``kind`` ("compute", "send", "recv"), ``gid``, ``block``
     (name of gid), ``micro_batch``, ``peer`` (None for compute),
-    ``peer_gid`` (None for compute) and ``step``.
+    ``peer_gid`` (None for compute), ``step`` and ``latency`` (send and
+    recv: the dependency's latency in steps, 0 for compute; the output
+    arrives at the send's step + latency).
     """
 
     __slots__ = ("kind", "gid", "block", "micro_batch", "peer", "peer_gid",
-                 "step")
+                 "step", "latency")
 
-    def __init__(self, kind, gid, block, micro_batch, peer, peer_gid, step):
+    def __init__(self, kind, gid, block, micro_batch, peer, peer_gid, step,
+                 latency=0):
         self.kind = kind
         self.gid = gid
         self.block = block
@@ -109,6 +113,7 @@ class Action:
         self.peer = peer
         self.peer_gid = peer_gid
         self.step = step
+        self.latency = latency
 
     def __repr__(self):
         return ("Action(kind=%r, block=%r, micro_batch=%d, peer=%r, "
@@ -327,8 +332,12 @@ class Schedule(Handle):
         """Render as an SVG picture."""
         return take_string(lib.tessel_schedule_to_svg, self)
 
-    def to_trace(self, step_us=1000.0):
-        """Chrome trace event JSON, ``step_us`` microseconds per step."""
+    def to_trace(self, step_us=0.0):
+        """Chrome trace event JSON, ``step_us`` microseconds per step.
+
+        0 (the default): the placement's step in its unit of time when it
+        has both, else 1000 microseconds per step.
+        """
         return take_string(lib.tessel_schedule_to_trace_json, self,
                            float(step_us))
 
@@ -400,7 +409,7 @@ class Schedule(Handle):
                 yield Action(kind, gid, names[gid], get(_A_MICRO_BATCH),
                              None if peer < 0 else peer,
                              None if peer_gid < 0 else peer_gid,
-                             get(_A_STEP))
+                             get(_A_STEP), get(_A_LATENCY))
         finally:
             lib.tessel_action_iter_free(it)
 
@@ -410,7 +419,9 @@ class Schedule(Handle):
         """Replay the schedule with real durations.
 
         ``durations`` maps block names (or gids) to durations; blocks not
-        named keep their span. Returns a dict with "makespan" and, per
+        named keep the placement's (its duration, else its span times the
+        step, else its span). Times are in the placement's unit when it has
+        a step, else in steps; the placement's latencies count too. Returns a dict with "makespan" and, per
         device, lists "busy", "idle" and "peak_memory" (also as
         "devices": a list of dicts).
         """
@@ -419,7 +430,7 @@ class Schedule(Handle):
         if durations:
             graph = self.graph
             count = graph.blocks
-            values = [float(graph.block(g)["span"]) for g in range(count)]
+            values = [graph.duration(g) for g in range(count)]
             for key, value in durations.items():
                 gid = key if isinstance(key, int) else graph.find(key)
                 values[gid] = float(value)

@@ -154,6 +154,38 @@ class GraphTest(unittest.TestCase):
         with self.assertRaises(tessel.TesselError):
             tessel.Graph(0)
 
+    def test_step_durations_latency(self):
+        g = tessel.Graph.from_json(SMALL)
+        self.assertEqual(g.step, 0.0)
+        self.assertIsNone(g.unit)
+        with self.assertRaises(tessel.InvalidError):
+            g.set_duration("f0", 1.5)  # no step yet
+        g.set_step(0.1)
+        g.set_unit("ms")
+        g.set_duration("f0", 0.31)
+        self.assertEqual(g.block("f0")["span"], 4)
+        self.assertEqual(g.block("f0")["duration"], 0.31)
+        self.assertIsNone(g.block("f1")["duration"])
+        self.assertAlmostEqual(g.duration("f1"), 0.1)
+        g.set_latency_time(0.25)
+        self.assertEqual(g.latency, 3)
+        self.assertEqual(g.latency_time, 0.25)
+        g.set_latency(1)
+        self.assertEqual(g.latency, 1)
+        with self.assertRaises(tessel.RangeError):
+            g.set_step(float("nan"))
+        self.assertEqual(g.unit, "ms")
+        h = tessel.Graph(2)
+        h.add_block("a", "forward", 1, 0)
+        h.add_block("b", "forward", 1, 0)
+        h.add_dep("a", "b", latency=3)
+        self.assertEqual(h.dep_latency("b", 0), (3, 3.0, True))
+        with self.assertRaises(ValueError):
+            h.add_dep("b", "a", latency=1, latency_time=1.0)
+        self.assertEqual(tessel.pick_step([1.0, 1.5]), 0.5)
+        with self.assertRaises(tessel.InvalidError):
+            tessel.pick_step([0.0])
+
 
 class SearchTest(unittest.TestCase):
     """Search and the schedule's figures, entries and exports."""
@@ -280,8 +312,10 @@ class SearchTest(unittest.TestCase):
         for a in actions:
             if a.kind == "compute":
                 self.assertIsNone(a.peer)
+                self.assertEqual(a.latency, 0)
             else:
                 self.assertIsNotNone(a.peer)
+                self.assertEqual(a.latency, 0)  # the preset has none
 
     def test_simulate(self):
         s = self.schedule
