@@ -22,8 +22,12 @@ int tsl_circles_init(tsl_circles *c, int ndevices)
 void tsl_circles_release(tsl_circles *c)
 {
 	if (c->dev)
-		for (int d = 0; d < c->ndevices; d++)
-			tsl_free(c->dev[d].arcs);
+		for (int d = 0; d < c->ndevices; d++) {
+			for (int k = 0; k < c->dev[d].nchunks; k++)
+				tsl_free(c->dev[d].chunk[k]);
+			tsl_free(c->dev[d].chunk);
+			tsl_free(c->dev[d].len);
+		}
 	tsl_free(c->dev);
 	memset(c, 0, sizeof *c);
 }
@@ -31,65 +35,163 @@ void tsl_circles_release(tsl_circles *c)
 void tsl_circles_reset(tsl_circles *c, int64_t P)
 {
 	c->P = P;
-	for (int d = 0; d < c->ndevices; d++)
+	for (int d = 0; d < c->ndevices; d++) {
+		for (int k = 0; k < c->dev[d].nchunks; k++)
+			tsl_free(c->dev[d].chunk[k]);
+		c->dev[d].nchunks = 0;
 		c->dev[d].n = 0;
+	}
 }
 
-/* First arc whose end is after x (arcs are disjoint and sorted, so their
- * ends are sorted too); n if none. */
-static int first_ending_after(const tsl_circle *cd, int64_t x)
+/* Position of the first arc whose end is after x (the ends are sorted
+ * since the arcs are disjoint and sorted); {nchunks, 0} if none. */
+static tsl_circle_pos first_ending_after(const tsl_circle *cd, int64_t x)
 {
-	int lo = 0, hi = cd->n;
-	while (lo < hi) {
+	int lo = 0, hi = cd->nchunks;
+	while (lo < hi) { /* first chunk whose last arc ends after x */
 		int mid = lo + (hi - lo) / 2;
-		if (cd->arcs[mid].end <= x)
+		if (cd->chunk[mid][cd->len[mid] - 1].end <= x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+	if (lo == cd->nchunks)
+		return (tsl_circle_pos){lo, 0};
+	const tsl_arc *a = cd->chunk[lo];
+	int l = 0, h = cd->len[lo];
+	while (l < h) {
+		int mid = l + (h - l) / 2;
+		if (a[mid].end <= x)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	return (tsl_circle_pos){lo, l};
 }
 
-/* Arc k of the circle unrolled from index i: arcs i, i+1, ..., n-1 as they
- * are, then 0, 1, ... shifted by P, and so on. */
-static tsl_arc unrolled(const tsl_circle *cd, int64_t P, int i, int k)
+/* The arcs unrolled from a position: as they are to the last, then from
+ * the first again shifted by P, and so on. */
+typedef struct unroll {
+	const tsl_circle *cd;
+	int64_t P, shift;
+	tsl_circle_pos p;
+} unroll;
+
+static unroll unroll_from(const tsl_circle *cd, int64_t P, tsl_circle_pos p)
 {
-	int idx = (i + k) % cd->n;
-	tsl_arc a = cd->arcs[idx];
-	int64_t shift = (int64_t)((i + k) / cd->n) * P;
-	a.start += shift;
-	a.end += shift;
+	unroll u = {cd, P, 0, p};
+	if (p.c == cd->nchunks) {
+		u.p = (tsl_circle_pos){0, 0};
+		u.shift = P;
+	}
+	return u;
+}
+
+/* The current arc, then a step. */
+static tsl_arc unroll_next(unroll *u)
+{
+	tsl_arc a = *tsl_circle_at(u->cd, u->p);
+	a.start += u->shift;
+	a.end += u->shift;
+	u->p = tsl_circle_step(u->cd, u->p);
+	if (u->p.c == u->cd->nchunks) {
+		u->p = (tsl_circle_pos){0, 0};
+		u->shift += u->P;
+	}
 	return a;
 }
 
 static int insert_arc(tsl_circle *cd, int64_t start, int64_t end, int owner)
 {
-	if (cd->n == cd->cap) {
-		int cap = cd->cap ? cd->cap * 2 : 8;
-		tsl_arc *na = tsl_reallocarray(cd->arcs, (size_t)cap, sizeof *na);
-		if (!na)
+	tsl_circle_pos p = first_ending_after(cd, start);
+	if (cd->nchunks == 0 || (p.c == cd->nchunks &&
+				 cd->len[cd->nchunks - 1] == TSL_CIRCLE_CHUNK)) {
+		/* a new chunk at the end */
+		if (cd->nchunks == cd->capchunks) {
+			int cap = cd->capchunks ? cd->capchunks * 2 : 4;
+			tsl_arc **nc = tsl_reallocarray(cd->chunk, (size_t)cap, sizeof *nc);
+			if (!nc)
+				return tsl_error_nomem();
+			cd->chunk = nc;
+			int *nl = tsl_reallocarray(cd->len, (size_t)cap, sizeof *nl);
+			if (!nl)
+				return tsl_error_nomem();
+			cd->len = nl;
+			cd->capchunks = cap;
+		}
+		tsl_arc *a = tsl_reallocarray(NULL, TSL_CIRCLE_CHUNK, sizeof *a);
+		if (!a)
 			return tsl_error_nomem();
-		cd->arcs = na;
-		cd->cap = cap;
+		cd->chunk[cd->nchunks] = a;
+		cd->len[cd->nchunks] = 0;
+		p = (tsl_circle_pos){cd->nchunks, 0};
+		cd->nchunks++;
+	} else if (p.c == cd->nchunks) {
+		p = (tsl_circle_pos){cd->nchunks - 1, cd->len[cd->nchunks - 1]};
 	}
-	int i = first_ending_after(cd, start);
-	memmove(&cd->arcs[i + 1], &cd->arcs[i],
-		(size_t)(cd->n - i) * sizeof *cd->arcs);
-	cd->arcs[i] = (tsl_arc){start, end, owner};
+	if (cd->len[p.c] == TSL_CIRCLE_CHUNK) {
+		/* split the full chunk in two halves */
+		if (cd->nchunks == cd->capchunks) {
+			int cap = cd->capchunks * 2;
+			tsl_arc **nc = tsl_reallocarray(cd->chunk, (size_t)cap, sizeof *nc);
+			if (!nc)
+				return tsl_error_nomem();
+			cd->chunk = nc;
+			int *nl = tsl_reallocarray(cd->len, (size_t)cap, sizeof *nl);
+			if (!nl)
+				return tsl_error_nomem();
+			cd->len = nl;
+			cd->capchunks = cap;
+		}
+		tsl_arc *half = tsl_reallocarray(NULL, TSL_CIRCLE_CHUNK, sizeof *half);
+		if (!half)
+			return tsl_error_nomem();
+		int keep = TSL_CIRCLE_CHUNK / 2;
+		memcpy(half, cd->chunk[p.c] + keep,
+		       (size_t)(TSL_CIRCLE_CHUNK - keep) * sizeof *half);
+		memmove(&cd->chunk[p.c + 2], &cd->chunk[p.c + 1],
+			(size_t)(cd->nchunks - p.c - 1) * sizeof *cd->chunk);
+		memmove(&cd->len[p.c + 2], &cd->len[p.c + 1],
+			(size_t)(cd->nchunks - p.c - 1) * sizeof *cd->len);
+		cd->chunk[p.c + 1] = half;
+		cd->len[p.c + 1] = TSL_CIRCLE_CHUNK - keep;
+		cd->len[p.c] = keep;
+		cd->nchunks++;
+		if (p.i > keep) {
+			p.c++;
+			p.i -= keep;
+		}
+	}
+	tsl_arc *a = cd->chunk[p.c];
+	memmove(&a[p.i + 1], &a[p.i], (size_t)(cd->len[p.c] - p.i) * sizeof *a);
+	a[p.i] = (tsl_arc){start, end, owner};
+	cd->len[p.c]++;
 	cd->n++;
 	return TSL_OK;
 }
 
 static void remove_arc(tsl_circle *cd, int64_t start, int owner)
 {
-	int i = first_ending_after(cd, start);
-	for (; i < cd->n && cd->arcs[i].start <= start; i++)
-		if (cd->arcs[i].start == start && cd->arcs[i].owner == owner) {
-			memmove(&cd->arcs[i], &cd->arcs[i + 1],
-				(size_t)(cd->n - i - 1) * sizeof *cd->arcs);
-			cd->n--;
-			return;
+	tsl_circle_pos p = first_ending_after(cd, start);
+	for (; tsl_circle_valid(cd, p) && tsl_circle_at(cd, p)->start <= start;
+	     p = tsl_circle_step(cd, p)) {
+		const tsl_arc *x = tsl_circle_at(cd, p);
+		if (x->start != start || x->owner != owner)
+			continue;
+		tsl_arc *a = cd->chunk[p.c];
+		memmove(&a[p.i], &a[p.i + 1],
+			(size_t)(cd->len[p.c] - p.i - 1) * sizeof *a);
+		cd->n--;
+		if (--cd->len[p.c] == 0) {
+			tsl_free(cd->chunk[p.c]);
+			memmove(&cd->chunk[p.c], &cd->chunk[p.c + 1],
+				(size_t)(cd->nchunks - p.c - 1) * sizeof *cd->chunk);
+			memmove(&cd->len[p.c], &cd->len[p.c + 1],
+				(size_t)(cd->nchunks - p.c - 1) * sizeof *cd->len);
+			cd->nchunks--;
 		}
+		return;
+	}
 }
 
 static int64_t mod(int64_t t, int64_t P)
@@ -132,12 +234,12 @@ static int64_t fit_one(const tsl_circle *cd, int64_t P, int64_t x,
 {
 	if (cd->n == 0)
 		return 0;
-	int i = first_ending_after(cd, x);
+	unroll u = unroll_from(cd, P, first_ending_after(cd, x));
 	int64_t pos = x;
 	for (int k = 0; k <= 2 * cd->n; k++) {
 		if (pos >= x + P)
 			return -1;
-		tsl_arc a = unrolled(cd, P, i, k);
+		tsl_arc a = unroll_next(&u);
 		if (a.start >= pos + span)
 			return pos - x;
 		if (a.end > pos)
@@ -185,9 +287,10 @@ int tsl_circle_overlaps(const tsl_circles *c, int d, int64_t t, int64_t span,
 	int64_t P = c->P, x = mod(t, P);
 	if (cd->n == 0)
 		return 0;
-	int i = first_ending_after(cd, x), count = 0;
+	unroll u = unroll_from(cd, P, first_ending_after(cd, x));
+	int count = 0;
 	for (int k = 0; k < 2 * cd->n; k++) {
-		tsl_arc a = unrolled(cd, P, i, k);
+		tsl_arc a = unroll_next(&u);
 		if (a.start >= x + span)
 			break;
 		if (a.end <= x)
@@ -211,10 +314,11 @@ int64_t tsl_circles_next_event(const tsl_circles *c, const tsl_block *b,
 	int64_t P = c->P, x = mod(t, P), best = P;
 	for (int k = 0; k < b->ndevices; k++) {
 		const tsl_circle *cd = &c->dev[b->devices[k]];
-		for (int i = 0; i < cd->n; i++) {
+		for (tsl_circle_pos p = tsl_circle_begin(cd); tsl_circle_valid(cd, p);
+		     p = tsl_circle_step(cd, p)) {
+			const tsl_arc *a = tsl_circle_at(cd, p);
 			int64_t ends[4] = {
-				cd->arcs[i].start, cd->arcs[i].end,
-				cd->arcs[i].start - b->span, cd->arcs[i].end - b->span,
+				a->start, a->end, a->start - b->span, a->end - b->span,
 			};
 			for (int j = 0; j < 4; j++) {
 				int64_t y = mod(ends[j] - x, P);
@@ -230,8 +334,9 @@ int64_t tsl_circle_free_time(const tsl_circles *c, int d)
 {
 	const tsl_circle *cd = &c->dev[d];
 	int64_t busy = 0;
-	for (int i = 0; i < cd->n; i++)
-		busy += cd->arcs[i].end - cd->arcs[i].start;
+	for (tsl_circle_pos p = tsl_circle_begin(cd); tsl_circle_valid(cd, p);
+	     p = tsl_circle_step(cd, p))
+		busy += tsl_circle_at(cd, p)->end - tsl_circle_at(cd, p)->start;
 	return c->P - busy;
 }
 
@@ -245,10 +350,12 @@ int tsl_circle_free_runs(const tsl_circles *c, int d, int64_t *out, int max)
 		return 1;
 	}
 	int count = 0;
-	for (int i = 0; i < cd->n; i++) {
-		int64_t end = cd->arcs[i].end;
-		int64_t next = i + 1 < cd->n ? cd->arcs[i + 1].start
-					     : cd->arcs[0].start + P;
+	int64_t first = tsl_circle_at(cd, tsl_circle_begin(cd))->start;
+	for (tsl_circle_pos p = tsl_circle_begin(cd); tsl_circle_valid(cd, p);) {
+		int64_t end = tsl_circle_at(cd, p)->end;
+		p = tsl_circle_step(cd, p);
+		int64_t next = tsl_circle_valid(cd, p) ? tsl_circle_at(cd, p)->start
+						       : first + P;
 		if (next > end) {
 			if (count < max)
 				out[count] = next - end;

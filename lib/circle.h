@@ -15,10 +15,50 @@ typedef struct tsl_arc {
 	int owner; /* block id */
 } tsl_arc;
 
+/* One device's arcs, sorted by start and disjoint, in chunks of at most
+ * TSL_CIRCLE_CHUNK (so an insertion moves a chunk, not the whole list). */
+#define TSL_CIRCLE_CHUNK 256
+
 typedef struct tsl_circle {
-	tsl_arc *arcs; /* sorted by start, disjoint */
-	int n, cap;
+	tsl_arc **chunk;
+	int *len;
+	int nchunks, capchunks;
+	int n; /* arcs in all */
 } tsl_circle;
+
+/* A position in a circle's arcs: chunk and index within it. */
+typedef struct tsl_circle_pos {
+	int c, i;
+} tsl_circle_pos;
+
+/* The first arc (pos.c == nchunks when there is none), the arc at pos and
+ * the step to the next one (without wrapping). */
+static inline tsl_circle_pos tsl_circle_begin(const tsl_circle *cd)
+{
+	(void)cd;
+	return (tsl_circle_pos){0, 0};
+}
+
+static inline int tsl_circle_valid(const tsl_circle *cd, tsl_circle_pos p)
+{
+	return p.c < cd->nchunks;
+}
+
+static inline const tsl_arc *tsl_circle_at(const tsl_circle *cd,
+					   tsl_circle_pos p)
+{
+	return &cd->chunk[p.c][p.i];
+}
+
+static inline tsl_circle_pos tsl_circle_step(const tsl_circle *cd,
+					     tsl_circle_pos p)
+{
+	if (++p.i == cd->len[p.c]) {
+		p.c++;
+		p.i = 0;
+	}
+	return p;
+}
 
 typedef struct tsl_circles {
 	int64_t P;

@@ -323,9 +323,10 @@ static int make_candidates(dfs *s, int b, int64_t e, int64_t *out)
 		for (int j = 0; j < ns; j++) {
 			ADD(e + s->sums[j]);
 			ADD(s->sums[j]);
-			for (int i = 0; i < cd->n; i++) {
-				ADD(cd->arcs[i].end + s->sums[j]);
-				ADD(cd->arcs[i].start - B->span - s->sums[j]);
+			for (tsl_circle_pos p = tsl_circle_begin(cd);
+			     tsl_circle_valid(cd, p); p = tsl_circle_step(cd, p)) {
+				ADD(tsl_circle_at(cd, p)->end + s->sums[j]);
+				ADD(tsl_circle_at(cd, p)->start - B->span - s->sums[j]);
 			}
 		}
 	}

@@ -40,7 +40,12 @@ typedef struct heur {
 	char *placed;
 	int64_t *pin;        /* per block: required start mod P, -1 free */
 	int *evict;          /* work space: owners to evict (n entries) */
+	int *heap;           /* unplaced blocks by position in order (min-heap) */
+	int nheap;
+	int *pos;            /* per block: its position in order */
+	char *queued;        /* per block: in the heap */
 	int stopped;         /* the deadline passed or a cancel came */
+	int list_only;       /* try_period: list scheduling only (cheap) */
 	int nomem;           /* an allocation failed */
 } heur;
 
@@ -218,10 +223,45 @@ int tsl_order_by_head(int *order, const tessel_graph *g, const tsl_bounds *bnd)
  * (its earliest, or the next event after the start it last tried) and
  * evicts what overlaps it, and placed successors it now runs too late
  * for. A work bound ends the attempt. */
+static void heap_push(heur *h, int b)
+{
+	if (h->queued[b])
+		return;
+	h->queued[b] = 1;
+	int i = h->nheap++;
+	while (i > 0 && h->pos[h->heap[(i - 1) / 2]] > h->pos[b]) {
+		h->heap[i] = h->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->heap[i] = b;
+}
+
+static int heap_pop(heur *h)
+{
+	int top = h->heap[0], last = h->heap[--h->nheap];
+	int i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= h->nheap)
+			break;
+		if (c + 1 < h->nheap && h->pos[h->heap[c + 1]] < h->pos[h->heap[c]])
+			c++;
+		if (h->pos[h->heap[c]] >= h->pos[last])
+			break;
+		h->heap[i] = h->heap[c];
+		i = c;
+	}
+	if (h->nheap > 0)
+		h->heap[i] = last;
+	h->queued[top] = 0;
+	return top;
+}
+
 static void unplace(heur *h, int b)
 {
 	tsl_circles_vacate(&h->busy, &h->g->blocks[b], b, h->T[b]);
 	h->placed[b] = 0;
+	heap_push(h, b);
 }
 
 static void evict_overlaps(heur *h, const tsl_block *B, int64_t t)
@@ -292,20 +332,20 @@ static int modulo_schedule_iteratively(heur *h)
 		h->placed[b] = 0;
 		h->last[b] = -1;
 	}
-	int64_t budget = (int64_t)h->n * 40;
-	int next = 0; /* no unplaced block before order[next] */
-	for (;;) {
-		while (next < h->n && h->placed[h->order[next]])
-			next++;
-		/* an eviction may have unplaced a block earlier in the order */
-		int b = -1;
-		for (int k = 0; k < next && b < 0; k++)
-			if (!h->placed[h->order[k]])
-				b = h->order[k];
-		if (b < 0 && next < h->n)
-			b = h->order[next];
-		if (b < 0)
-			break;
+	/* large graphs: the work bound grows more slowly than 40 visits a
+	 * block, so that a probe stays cheap */
+	int64_t budget = h->n <= 10000 ? (int64_t)h->n * 40
+				       : 400000 + (int64_t)h->n * 4;
+	h->nheap = 0;
+	for (int k = 0; k < h->n; k++) {
+		h->pos[h->order[k]] = k;
+		h->queued[h->order[k]] = 0;
+	}
+	for (int k = 0; k < h->n; k++)
+		heap_push(h, h->order[k]);
+	while (h->nheap > 0) {
+		/* the highest-priority block not placed */
+		int b = heap_pop(h);
 		if (budget-- <= 0 || ((budget & 255) == 0 && out_of_time(h)))
 			return 0;
 		const tsl_block *B = &g->blocks[b];
@@ -325,8 +365,6 @@ static int modulo_schedule_iteratively(heur *h)
 		}
 		if (ims_place(h, b, t))
 			return 0;
-		if (next < h->n && h->order[next] == b)
-			next++;
 	}
 	return 1;
 }
@@ -363,7 +401,8 @@ static int try_period(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 		      int *have_relaxed, keyed *tmp, int *found)
 {
 	*found = 0;
-	for (int v = 0; v <= NVARIANTS + 1 && !out_of_time(h); v++) {
+	for (int v = 0; v <= (h->list_only ? NVARIANTS - 1 : NVARIANTS + 1) &&
+			!out_of_time(h); v++) {
 		/* the last variant packs the blocks that occupy every device
 		 * side by side on the circle */
 		int packed = v == NVARIANTS + 1;
@@ -393,8 +432,8 @@ static int try_period(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 	}
 	/* at the resource bound, when list scheduling broke the memory
 	 * limits: the memory-aware search */
-	if (!*found && h->P == h->bnd->resource_bound && has_limit(h->g) &&
-	    !out_of_time(h)) {
+	if (!*found && !h->list_only && h->P == h->bnd->resource_bound &&
+	    has_limit(h->g) && !out_of_time(h)) {
 		make_order(h, 1, tmp);
 		int rc = tsl_repetend_dfs(rep, h->g, h->bnd, h->order, h->P,
 					  TSL_DFS_BUDGET, h->dl, h->src, found);
@@ -429,8 +468,26 @@ static int64_t time_unit(const tessel_graph *g)
 
 /* Probes of the period search: this many steps of one unit above the
  * bound, then geometric steps, then at most this many bisection steps. */
-#define TSL_UNIT_PROBES 32
+#define TSL_UNIT_PROBES 16
 #define TSL_BISECT_PROBES 24
+
+/* One probe at period P into trial; when it finds a repetend of a smaller
+ * period than rep's (or the first), rep takes it. *ok: found at P. */
+static int probe(heur *h, int64_t P, tsl_repetend *rep, tsl_repetend *trial,
+		 tsl_repetend *relaxed, int *have_relaxed, keyed *tmp,
+		 int *found, int *ok)
+{
+	h->P = P;
+	int rc = try_period(h, trial, relaxed, have_relaxed, tmp, ok);
+	if (rc || !*ok || (*found && trial->period >= rep->period))
+		return rc;
+	memcpy(rep->T, trial->T, (size_t)h->n * sizeof *rep->T);
+	rep->period = trial->period;
+	rep->depth = trial->depth;
+	rep->optimal = trial->optimal;
+	*found = 1;
+	return TSL_OK;
+}
 
 static int heuristic_search(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 			    keyed *tmp, int *found)
@@ -438,54 +495,44 @@ static int heuristic_search(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 	const tsl_bounds *bnd = h->bnd;
 	int64_t lo = bnd->resource_bound, hi = bnd->total_span;
 	int64_t unit = time_unit(h->g);
-	int have_relaxed = 0, rc = TSL_OK;
+	int have_relaxed = 0, ok = 0;
 	for (int b = 0; b < h->n; b++)
 		if (h->g->blocks[b].span > lo)
 			lo = h->g->blocks[b].span;
 	if (hi < lo)
 		hi = lo;
-	int64_t failed = lo - 1; /* largest period tried that failed */
 	*found = 0;
-	/* upward: unit steps, then doubling steps */
-	int64_t P = lo, step = unit;
-	for (int probe = 0; P <= hi && !*found && !out_of_time(h); probe++) {
-		h->P = P;
-		rc = try_period(h, rep, relaxed, &have_relaxed, tmp, found);
-		if (rc)
-			return rc;
-		if (*found)
+	tsl_repetend trial = {0};
+	trial.T = tsl_reallocarray(NULL, (size_t)h->n, sizeof *trial.T);
+	if (!trial.T)
+		return tsl_error_nomem();
+	/* the bound first; when it fails, a repetend at the largest period
+	 * by list scheduling alone, so that one is known early */
+	int rc = probe(h, lo, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
+	if (!rc && !*found && hi > lo && !out_of_time(h)) {
+		h->list_only = 1;
+		rc = probe(h, hi, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
+		h->list_only = 0;
+	}
+	/* upward: unit steps, then doubling steps, to the first success */
+	int64_t failed = lo, P = lo + unit, step = unit;
+	for (int k = 1; !rc && !ok && P < (*found ? rep->period : hi + 1) &&
+			!out_of_time(h); k++) {
+		rc = probe(h, P, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
+		if (rc || ok)
 			break;
 		failed = P;
-		if (probe >= TSL_UNIT_PROBES)
+		if (k >= TSL_UNIT_PROBES)
 			step *= 2;
-		if (P < hi && P + step > hi)
-			P = hi;
-		else
-			P += step;
+		P += step;
 	}
-	/* downward: bisection between the last failure and the success */
-	tsl_repetend trial = {0};
-	if (*found && rep->period - failed > 1) {
-		trial.T = tsl_reallocarray(NULL, (size_t)h->n, sizeof *trial.T);
-		if (!trial.T)
-			return tsl_error_nomem();
-	}
-	for (int probe = 0; *found && rep->period - failed > 1 &&
-			    probe < TSL_BISECT_PROBES && !out_of_time(h); probe++) {
+	/* downward: bisection between the last failure and the best */
+	for (int k = 0; !rc && *found && rep->period - failed > 1 &&
+			k < TSL_BISECT_PROBES && !out_of_time(h); k++) {
 		int64_t mid = failed + (rep->period - failed) / 2;
-		int ok = 0;
-		h->P = mid;
-		rc = try_period(h, &trial, relaxed, &have_relaxed, tmp, &ok);
-		if (rc)
-			break;
-		if (!ok) {
+		rc = probe(h, mid, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
+		if (!rc && !ok)
 			failed = mid;
-			continue;
-		}
-		memcpy(rep->T, trial.T, (size_t)h->n * sizeof *rep->T);
-		rep->period = trial.period;
-		rep->depth = trial.depth;
-		rep->optimal = trial.optimal;
 	}
 	tsl_repetend_release(&trial);
 	return rc;
@@ -510,12 +557,16 @@ int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 	h.placed = tsl_calloc((size_t)h.n, 1);
 	h.pin = tsl_calloc((size_t)h.n, sizeof *h.pin);
 	h.evict = tsl_calloc((size_t)h.n, sizeof *h.evict);
+	h.heap = tsl_calloc((size_t)h.n, sizeof *h.heap);
+	h.pos = tsl_calloc((size_t)h.n, sizeof *h.pos);
+	h.queued = tsl_calloc((size_t)h.n, 1);
 	h.succ_start = tsl_calloc((size_t)h.n + 1, sizeof *h.succ_start);
 	h.succ = tsl_calloc((size_t)ndeps + 1, sizeof *h.succ);
 	keyed *tmp = tsl_calloc((size_t)h.n, sizeof *tmp);
 	int rc = tsl_circles_init(&h.busy, g->ndevices);
 	if (!rc && (!h.order || !h.T || !tmp || !h.last || !h.placed ||
-		    !h.succ_start || !h.succ || !h.pin || !h.evict))
+		    !h.succ_start || !h.succ || !h.pin || !h.evict || !h.heap ||
+		    !h.pos || !h.queued))
 		rc = tsl_error_nomem();
 	if (rc)
 		goto out;
@@ -549,6 +600,9 @@ out:
 	tsl_free(h.placed);
 	tsl_free(h.pin);
 	tsl_free(h.evict);
+	tsl_free(h.heap);
+	tsl_free(h.pos);
+	tsl_free(h.queued);
 	tsl_free(h.succ);
 	tsl_free(h.succ_start);
 	tsl_free(h.order);

@@ -54,8 +54,10 @@ typedef struct best {
 	const tessel_graph *g;
 	const tsl_bounds *bnd;
 	const tsl_opts *opts;
-	const tsl_deadline *dl;     /* of the solver's part */
-	const tsl_deadline *fin_dl; /* of the final compaction */
+	tsl_deadline *dl;     /* of the solver's part */
+	tsl_deadline *fin_dl; /* of the final compaction */
+	int64_t end_us;       /* the time limit itself, 0: none */
+	int64_t complete_us;  /* longest plain completion with its check */
 	int64_t nmicros;
 	finalist fin[TSL_FINALISTS];
 	int nfin;
@@ -98,11 +100,31 @@ static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
 	return TSL_OK;
 }
 
+/* Keep time before the limit for what must follow: the final compaction
+ * leaves two plain completions' worth (its own result and the check of
+ * the result), the solver's part three. */
+static void reserve_time(best *b)
+{
+	if (!b->end_us)
+		return;
+	int64_t margin = 20000 + 2 * b->complete_us;
+	int64_t fin = b->end_us - margin, sol = b->end_us - margin - b->complete_us;
+	if (fin < b->fin_dl->end_us)
+		b->fin_dl->end_us = fin > 1 ? fin : 1;
+	if (sol < b->dl->end_us)
+		b->dl->end_us = sol > 1 ? sol : 1;
+}
+
 static int consider(const tsl_repetend *rep, void *payload)
 {
 	best *b = payload;
 	tessel_schedule *s;
+	int64_t t0 = tsl_now_us();
 	int rc = complete_one(&s, b, rep, 0, b->dl, b->reason);
+	if (tsl_now_us() - t0 > b->complete_us) {
+		b->complete_us = tsl_now_us() - t0;
+		reserve_time(b);
+	}
 	if (!rc && !s)
 		b->rejected++;
 	if (rc || !s)
@@ -354,7 +376,8 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	tsl_repetend rep = {0};
 	best b = {.g = g, .bnd = &bnd, .opts = &o, .dl = &dl, .fin_dl = &fin_dl,
-		  .nmicros = o.nmicros};
+		  .nmicros = o.nmicros,
+		  .end_us = o.time_limit_ms ? dl.start_us + o.time_limit_ms * 1000 : 0};
 	tessel_schedule *s = NULL;
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	if (!rep.T)
