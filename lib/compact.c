@@ -20,6 +20,8 @@ typedef struct state {
 			    * dependency whose finish + latency it is, or
 			    * the device predecessor whose finish it is */
 	int64_t *path;     /* work space of improve_once */
+	int64_t *gap;      /* per dependency, from dep_start[gid]: tsl_dep_gap */
+	int *dep_start;
 	int64_t *free_at;  /* per device: finish of the last instance */
 	int64_t *last_on;  /* per device: entry index of the last instance */
 	int64_t *mem;      /* per device: running memory */
@@ -51,11 +53,12 @@ static int asap(state *st, const tsl_inst *seq)
 		size_t me = index_of(st, &seq[i]);
 		int64_t t = 0, bind = -1;
 		size_t base = (size_t)seq[i].mid * (size_t)g->nblocks;
+		const int64_t *gap = st->gap + st->dep_start[seq[i].gid];
 		for (int k = 0; k < B->ndeps; k++) {
 			size_t dep = base + (size_t)B->deps[k];
 			if (st->start[dep] < 0)
 				return -1;
-			int64_t e = st->start[dep] + tsl_dep_gap(g, B, k);
+			int64_t e = st->start[dep] + gap[k];
 			if (e > t) {
 				t = e;
 				bind = (int64_t)dep;
@@ -201,11 +204,22 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 	st.last_on = tsl_calloc((size_t)nd, sizeof *st.last_on);
 	st.mem = tsl_calloc((size_t)nd, sizeof *st.mem);
 	size_t *pos = tsl_reallocarray(NULL, count, sizeof *pos);
+	int nb = st.g->nblocks, ndeps = 0;
+	for (int b = 0; b < nb; b++)
+		ndeps += st.g->blocks[b].ndeps;
+	st.dep_start = tsl_calloc((size_t)nb + 1, sizeof *st.dep_start);
+	st.gap = tsl_calloc((size_t)ndeps + 1, sizeof *st.gap);
 	int rc = TSL_OK;
 	if (!st.start || !st.bind || !st.path || !st.free_at || !st.last_on ||
-	    !st.mem || !pos) {
+	    !st.mem || !pos || !st.dep_start || !st.gap) {
 		rc = tsl_error_nomem();
 		goto out;
+	}
+	for (int b = 0; b < nb; b++) {
+		const tsl_block *B = &st.g->blocks[b];
+		st.dep_start[b + 1] = st.dep_start[b] + B->ndeps;
+		for (int k = 0; k < B->ndeps; k++)
+			st.gap[st.dep_start[b] + k] = tsl_dep_gap(st.g, B, k);
 	}
 	/* the plain ASAP pass always runs, whatever the deadline: it is the
 	 * result when nothing better comes in time */
@@ -229,6 +243,8 @@ out:
 	tsl_free(st.start);
 	tsl_free(st.bind);
 	tsl_free(st.path);
+	tsl_free(st.gap);
+	tsl_free(st.dep_start);
 	tsl_free(st.free_at);
 	tsl_free(st.last_on);
 	tsl_free(st.mem);

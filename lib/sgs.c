@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "util.h"
@@ -18,16 +19,24 @@
  * as a sequence of events, both in treaps (balanced by random priorities
  * from a fixed seed, so results never depend on them), so that placing an
  * instance costs O(log n) whatever the number of instances already placed
- * and whatever the span values: no walk over the whole history. */
+ * and whatever the span values: no walk over the whole history. A set of
+ * devices that a block occupies together keeps the gaps free on all of
+ * them (every instance on one of them takes its time from the set too),
+ * so the block's earliest common window is one look as well. */
 
-/* Free time [a, b) of a device; b == INT64_MAX for the gap after its last
- * work. Gaps are disjoint and never touch (work lies between them). */
+/* Free time [a, b); b == INT64_MAX for the gap after the last work. Gaps
+ * are disjoint and never touch (work lies between them). */
 typedef struct gap {
 	int64_t a, b;
 	int64_t maxlen; /* longest b - a in the subtree */
 	uint32_t prio;
 	int l, r;       /* children, -1: none */
 } gap;
+
+typedef struct gapset {
+	gap *gaps;      /* node pool; unreachable nodes are not reused */
+	int ngaps, capgaps, root;
+} gapset;
 
 /* A memory delta at a start step; ordered by time, then by insertion (an
  * event added at the time of others comes after them). */
@@ -42,25 +51,44 @@ typedef struct mev {
 } mev;
 
 typedef struct dev {
-	gap *gaps;      /* node pool; unreachable nodes are not reused */
-	int ngaps, capgaps, groot;
+	gapset free;
 	mev *mem;
 	int nmem, capmem, mroot;
-	uint32_t rng;
 } dev;
 
-/* Rounds of the search for a window free on all of a block's devices
- * before the block goes after the last work of every one of them. */
-#define TSL_SGS_WINDOW_ROUNDS 64
-/* Instances placed between two looks at the deadline. */
-#define TSL_SGS_DEADLINE_EVERY 1024
+/* Device sets of blocks on several devices with a gap set of their own:
+ * at most this many (the largest first); blocks on other sets search
+ * their devices in turn. */
+#define TSL_SGS_MAX_SETS 16
 
-static uint32_t next_prio(dev *d)
+typedef struct sgs_ctx {
+	const tessel_graph *g;
+	dev *devs;
+	gapset *sets;       /* nsets */
+	int nsets;
+	int *block_set;     /* per block: its set, -1: none */
+	uint32_t *touches;  /* per block: bit k when it shares a device with
+			     * set k */
+	int64_t *gap;       /* per dependency, from dep_start[block]:
+			     * tsl_dep_gap */
+	int *dep_start;
+	uint32_t rng;
+} sgs_ctx;
+
+/* Looks at single devices in the search for a window free on all of a
+ * block's devices without a set (at least 64 per device of the block)
+ * before the block goes after the last work of every one of them. */
+#define TSL_SGS_WINDOW_CHECKS ((int64_t)65536)
+#define TSL_SGS_WINDOW_ROUNDS 64
+/* Work (instances and gap set looks) between two looks at the deadline. */
+#define TSL_SGS_DEADLINE_WORK ((int64_t)4096)
+
+static uint32_t next_prio(sgs_ctx *c)
 {
-	d->rng ^= d->rng << 13;
-	d->rng ^= d->rng >> 17;
-	d->rng ^= d->rng << 5;
-	return d->rng;
+	c->rng ^= c->rng << 13;
+	c->rng ^= c->rng >> 17;
+	c->rng ^= c->rng << 5;
+	return c->rng;
 }
 
 /* A new node in a pool of `size`-byte nodes; -1 if it cannot grow. */
@@ -124,23 +152,24 @@ static void gap_split(gap *G, int n, int64_t key, int *l, int *r)
 	gap_pull(G, n);
 }
 
-/* Set the gap that starts at `key` to [a, b) (its place in the order
- * stays), or remove it when a == b; returns the new root. */
-static int gap_set(gap *G, int n, int64_t key, int64_t a, int64_t b)
+/* End the gap that starts at `key` at b instead (its place in the order
+ * stays); returns the new root. */
+static int gap_cut(gap *G, int n, int64_t key, int64_t b)
 {
-	if (n < 0)
-		return n;
-	if (G[n].a == key) {
-		if (a == b)
-			return gap_merge(G, G[n].l, G[n].r);
-		G[n].a = a;
+	if (G[n].a == key)
 		G[n].b = b;
-	} else if (key < G[n].a) {
-		G[n].l = gap_set(G, G[n].l, key, a, b);
-	} else {
-		G[n].r = gap_set(G, G[n].r, key, a, b);
-	}
+	else if (key < G[n].a)
+		G[n].l = gap_cut(G, G[n].l, key, b);
+	else
+		G[n].r = gap_cut(G, G[n].r, key, b);
 	gap_pull(G, n);
+	return n;
+}
+
+static int gap_rightmost(const gap *G, int n)
+{
+	while (n >= 0 && G[n].r >= 0)
+		n = G[n].r;
 	return n;
 }
 
@@ -175,68 +204,65 @@ static int gap_first_fit(const gap *G, int n, int64_t t, int64_t span)
 	return gap_first_fit(G, G[n].r, t, span);
 }
 
-static int dev_init(dev *d, uint32_t seed)
+static int gapset_init(gapset *gs, sgs_ctx *c)
 {
-	d->groot = d->mroot = -1;
-	d->rng = seed ? seed : 1;
-	int n = new_node((void **)&d->gaps, &d->ngaps, &d->capgaps, sizeof *d->gaps);
+	int n = new_node((void **)&gs->gaps, &gs->ngaps, &gs->capgaps,
+			 sizeof *gs->gaps);
 	if (n < 0)
 		return -1;
-	d->gaps[n] = (gap){0, INT64_MAX, INT64_MAX, next_prio(d), -1, -1};
-	d->groot = n;
+	gs->gaps[n] = (gap){0, INT64_MAX, INT64_MAX, next_prio(c), -1, -1};
+	gs->root = n;
 	return 0;
 }
 
-static void dev_release(dev *d)
+/* Earliest t' >= t with [t', t' + span) free. */
+static int64_t gapset_earliest(const gapset *gs, int64_t t, int64_t span)
 {
-	tsl_free(d->gaps);
-	tsl_free(d->mem);
-}
-
-/* Earliest t' >= t with [t', t' + span) free on d. */
-static int64_t earliest_free(const dev *d, int64_t t, int64_t span)
-{
-	int f = gap_floor(d->gaps, d->groot, t);
-	if (f >= 0 && d->gaps[f].b > t && d->gaps[f].b - t >= span)
+	int f = gap_floor(gs->gaps, gs->root, t);
+	if (f >= 0 && gs->gaps[f].b > t && gs->gaps[f].b - t >= span)
 		return t;
-	f = gap_first_fit(d->gaps, d->groot, t, span);
-	return f >= 0 ? d->gaps[f].a : t; /* the last gap always fits */
+	f = gap_first_fit(gs->gaps, gs->root, t, span);
+	return f >= 0 ? gs->gaps[f].a : t; /* the last gap always fits */
 }
 
-/* Where the work after the last one of d may start. */
-static int64_t last_free(const dev *d)
+/* Where the work after the last one may start. */
+static int64_t gapset_last(const gapset *gs)
 {
-	int n = d->groot;
-	while (n >= 0 && d->gaps[n].r >= 0)
-		n = d->gaps[n].r;
-	return n >= 0 ? d->gaps[n].a : 0;
+	int n = gap_rightmost(gs->gaps, gs->root);
+	return n >= 0 ? gs->gaps[n].a : 0;
 }
 
-/* Mark [start, end) busy; it lies in one gap (earliest_free found it). */
-static int insert_busy(dev *d, int64_t start, int64_t end)
+/* Take [s, e) out of the free time (parts of it may be taken already):
+ * O(log n) besides the gaps it removes, each removed once. */
+static int gapset_take(gapset *gs, int64_t s, int64_t e, sgs_ctx *c)
 {
-	int f = gap_floor(d->gaps, d->groot, start);
-	if (f < 0 || d->gaps[f].b < end)
-		return 0; /* not free: cannot happen */
-	int64_t a = d->gaps[f].a, b = d->gaps[f].b;
-	if (a < start || b == end) {
-		/* keep [a, start), and [end, b) if not empty */
-		d->groot = gap_set(d->gaps, d->groot, a, a, start);
-		if (b == end)
-			return 0;
-	} else {
-		/* a == start: the gap becomes [end, b) (or goes) */
-		d->groot = gap_set(d->gaps, d->groot, a, end, b);
-		return 0;
-	}
-	int n = new_node((void **)&d->gaps, &d->ngaps, &d->capgaps, sizeof *d->gaps);
+	/* the one gap [e, b) this may add, allocated first: a failure
+	 * leaves the set as it was */
+	int n = new_node((void **)&gs->gaps, &gs->ngaps, &gs->capgaps,
+			 sizeof *gs->gaps);
 	if (n < 0)
 		return -1;
-	gap *G = d->gaps;
-	G[n] = (gap){end, b, b - end, next_prio(d), -1, -1};
-	int l, r;
-	gap_split(G, d->groot, end, &l, &r);
-	d->groot = gap_merge(G, gap_merge(G, l, n), r);
+	gap *G = gs->gaps;
+	int l, x, m, r;
+	gap_split(G, gs->root, s, &l, &x); /* l: a < s */
+	gap_split(G, x, e, &m, &r);        /* m: s <= a < e, r: a >= e */
+	int64_t piece = e; /* end of the piece [e, piece) to add */
+	int lm = gap_rightmost(G, l);
+	if (lm >= 0 && G[lm].b > s) {
+		if (G[lm].b > e)
+			piece = G[lm].b;
+		l = gap_cut(G, l, G[lm].a, s); /* a < s: not empty */
+	}
+	int mm = gap_rightmost(G, m); /* the gaps of m go */
+	if (mm >= 0 && G[mm].b > e)
+		piece = G[mm].b;
+	if (piece > e) {
+		G[n] = (gap){e, piece, piece - e, next_prio(c), -1, -1};
+		l = gap_merge(G, l, n);
+	} else {
+		gs->ngaps--; /* n is the last node: give it back */
+	}
+	gs->root = gap_merge(G, l, r);
 	return 0;
 }
 
@@ -288,13 +314,13 @@ static void mem_split(mev *M, int n, int64_t t, int *l, int *r)
 	mem_pull(M, n);
 }
 
-static int insert_mem(dev *d, int64_t time, int64_t delta)
+static int insert_mem(dev *d, int64_t time, int64_t delta, sgs_ctx *c)
 {
 	int n = new_node((void **)&d->mem, &d->nmem, &d->capmem, sizeof *d->mem);
 	if (n < 0)
 		return -1;
 	mev *M = d->mem;
-	M[n] = (mev){time, delta, delta, 0, next_prio(d), -1, -1};
+	M[n] = (mev){time, delta, delta, 0, next_prio(c), -1, -1};
 	int l, r;
 	mem_split(M, d->mroot, time, &l, &r);
 	d->mroot = mem_merge(M, mem_merge(M, l, n), r);
@@ -330,73 +356,178 @@ static int64_t memory_from(const dev *d, int64_t room)
 	return 0;
 }
 
-/* Earliest t' >= t at which [t', t' + span) is free on every device of B;
- * after TSL_SGS_WINDOW_ROUNDS rounds without one, the step after the last
- * work of all of them (free on each). */
-static int64_t common_window(const dev *devs, const tsl_block *B, int64_t t)
+/* ---- the devices and sets of a pass ---- */
+
+/* Blocks by device count (most first), then by device list. */
+static int cmp_devlist(const tsl_block *a, const tsl_block *b)
 {
-	for (int round = 0; round < TSL_SGS_WINDOW_ROUNDS; round++) {
-		int moved = 0;
-		for (int k = 0; k < B->ndevices; k++) {
-			int64_t u = earliest_free(&devs[B->devices[k]], t, B->span);
-			if (u != t) {
-				t = u;
-				moved = 1;
-			}
+	if (a->ndevices != b->ndevices)
+		return a->ndevices > b->ndevices ? -1 : 1;
+	for (int k = 0; k < a->ndevices; k++)
+		if (a->devices[k] != b->devices[k])
+			return a->devices[k] < b->devices[k] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_blockptr(const void *x, const void *y)
+{
+	return cmp_devlist(*(const tsl_block *const *)x,
+			   *(const tsl_block *const *)y);
+}
+
+static void ctx_release(sgs_ctx *c)
+{
+	if (c->devs)
+		for (int d = 0; d < c->g->ndevices; d++) {
+			tsl_free(c->devs[d].free.gaps);
+			tsl_free(c->devs[d].mem);
 		}
-		if (!moved || B->ndevices == 1)
-			return t;
+	if (c->sets)
+		for (int k = 0; k < c->nsets; k++)
+			tsl_free(c->sets[k].gaps);
+	tsl_free(c->devs);
+	tsl_free(c->sets);
+	tsl_free(c->block_set);
+	tsl_free(c->touches);
+	tsl_free(c->gap);
+	tsl_free(c->dep_start);
+}
+
+/* A gap set for each of the TSL_SGS_MAX_SETS longest distinct device
+ * lists of blocks on several devices. -1 when out of memory. */
+static int ctx_init(sgs_ctx *c, const tessel_graph *g)
+{
+	int nd = g->ndevices, nb = g->nblocks, nmulti = 0, ndeps = 0;
+	memset(c, 0, sizeof *c);
+	for (int b = 0; b < nb; b++)
+		ndeps += g->blocks[b].ndeps;
+	c->dep_start = tsl_calloc((size_t)nb + 1, sizeof *c->dep_start);
+	c->gap = tsl_calloc((size_t)ndeps + 1, sizeof *c->gap);
+	c->g = g;
+	c->rng = 0x9e3779b9u;
+	c->devs = tsl_calloc((size_t)nd, sizeof *c->devs);
+	c->sets = tsl_calloc(TSL_SGS_MAX_SETS, sizeof *c->sets);
+	c->block_set = tsl_calloc((size_t)nb, sizeof *c->block_set);
+	c->touches = tsl_calloc((size_t)nb, sizeof *c->touches);
+	uint32_t *dev_sets = tsl_calloc((size_t)nd, sizeof *dev_sets);
+	const tsl_block **multi = tsl_calloc((size_t)nb, sizeof *multi);
+	int rc = !c->devs || !c->sets || !c->block_set || !c->touches ||
+		 !dev_sets || !multi || !c->dep_start || !c->gap ? -1 : 0;
+	for (int b = 0; b < nb && !rc; b++) {
+		const tsl_block *B = &g->blocks[b];
+		c->dep_start[b + 1] = c->dep_start[b] + B->ndeps;
+		for (int k = 0; k < B->ndeps; k++)
+			c->gap[c->dep_start[b] + k] = tsl_dep_gap(g, B, k);
 	}
+	for (int d = 0; d < nd && !rc; d++) {
+		c->devs[d].mroot = -1;
+		rc = gapset_init(&c->devs[d].free, c);
+	}
+	for (int b = 0; b < nb && !rc; b++) {
+		c->block_set[b] = -1;
+		if (g->blocks[b].ndevices > 1)
+			multi[nmulti++] = &g->blocks[b];
+	}
+	if (!rc)
+		qsort(multi, (size_t)nmulti, sizeof *multi, cmp_blockptr);
+	for (int i = 0; i < nmulti && !rc; i++) {
+		int b = (int)(multi[i] - g->blocks);
+		if (i > 0 && !cmp_devlist(multi[i - 1], multi[i])) {
+			c->block_set[b] = c->block_set[multi[i - 1] - g->blocks];
+			continue;
+		}
+		if (c->nsets == TSL_SGS_MAX_SETS)
+			continue;
+		int k = c->nsets++;
+		rc = gapset_init(&c->sets[k], c);
+		c->block_set[b] = k;
+		for (int j = 0; j < multi[i]->ndevices; j++)
+			dev_sets[multi[i]->devices[j]] |= (uint32_t)1 << k;
+	}
+	for (int b = 0; b < nb && !rc; b++)
+		for (int j = 0; j < g->blocks[b].ndevices; j++)
+			c->touches[b] |= dev_sets[g->blocks[b].devices[j]];
+	tsl_free(dev_sets);
+	tsl_free(multi);
+	if (rc)
+		ctx_release(c);
+	return rc;
+}
+
+/* Earliest t' >= t at which [t', t' + span) is free on every device of B.
+ * One device or a set: one look. Otherwise the devices in turn move t to
+ * their earliest window (never past the common one) until all of them in
+ * a row accept it; after TSL_SGS_WINDOW_CHECKS looks (but at least
+ * TSL_SGS_WINDOW_ROUNDS per device) without one, the step after the last
+ * work of all of them (free on each). *work grows by the looks. */
+static int64_t common_window(const sgs_ctx *c, int b, int64_t t, int64_t *work)
+{
+	const tsl_block *B = &c->g->blocks[b];
+	if (c->block_set[b] >= 0 || B->ndevices == 1) {
+		*work += 1;
+		return gapset_earliest(c->block_set[b] >= 0 ? &c->sets[c->block_set[b]]
+					: &c->devs[B->devices[0]].free, t, B->span);
+	}
+	int64_t cap = (int64_t)TSL_SGS_WINDOW_ROUNDS * B->ndevices;
+	if (cap < TSL_SGS_WINDOW_CHECKS)
+		cap = TSL_SGS_WINDOW_CHECKS;
+	int agree = 0;
+	for (int64_t looks = 0, k = 0; looks < cap; looks++) {
+		int64_t u = gapset_earliest(&c->devs[B->devices[k]].free, t, B->span);
+		agree = u == t ? agree + 1 : 1;
+		t = u;
+		if (agree == B->ndevices) {
+			*work += looks + 1;
+			return t;
+		}
+		k = k + 1 == B->ndevices ? 0 : k + 1;
+	}
+	*work += cap;
 	for (int k = 0; k < B->ndevices; k++) {
-		int64_t u = last_free(&devs[B->devices[k]]);
+		int64_t u = gapset_last(&c->devs[B->devices[k]].free);
 		if (u > t)
 			t = u;
 	}
 	return t;
 }
 
-static dev *devs_new(int nd)
+/* Block b's instance takes [t, t + span) on its devices and the sets
+ * that share one of them. */
+static int take_window(sgs_ctx *c, int b, int64_t t, int64_t *work)
 {
-	dev *devs = tsl_calloc((size_t)nd, sizeof *devs);
-	if (!devs)
-		return NULL;
-	for (int d = 0; d < nd; d++)
-		if (dev_init(&devs[d], 0x9e3779b9u ^ (uint32_t)d * 2654435761u)) {
-			for (int e = 0; e <= d; e++)
-				dev_release(&devs[e]);
-			tsl_free(devs);
-			return NULL;
-		}
-	return devs;
-}
-
-static void devs_free(dev *devs, int nd)
-{
-	if (!devs)
-		return;
-	for (int d = 0; d < nd; d++)
-		dev_release(&devs[d]);
-	tsl_free(devs);
+	const tsl_block *B = &c->g->blocks[b];
+	for (int k = 0; k < B->ndevices; k++)
+		if (gapset_take(&c->devs[B->devices[k]].free, t, t + B->span, c))
+			return -1;
+	for (uint32_t m = c->touches[b]; m; m &= m - 1) {
+		*work += 1;
+		if (gapset_take(&c->sets[__builtin_ctz(m)], t, t + B->span, c))
+			return -1;
+	}
+	return 0;
 }
 
 int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	    const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
-	int nd = g->ndevices;
-	dev *devs = devs_new(nd);
-	if (!devs)
+	sgs_ctx c;
+	if (ctx_init(&c, g))
 		return tsl_error_nomem();
 	int rc = TSL_OK;
+	int64_t work = 0, next_look = TSL_SGS_DEADLINE_WORK;
 	for (size_t i = 0; i < count; i++)
 		tsl_entry_at(s, prio[i].gid, prio[i].mid)->start = -1;
 	for (size_t i = 0; i < count && rc == TSL_OK; i++) {
-		if (i % TSL_SGS_DEADLINE_EVERY == TSL_SGS_DEADLINE_EVERY - 1 &&
-		    tsl_deadline_left_ms(dl) <= 0) {
-			rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
-			break;
+		if (++work >= next_look) {
+			next_look = work + TSL_SGS_DEADLINE_WORK;
+			if (tsl_deadline_left_ms(dl) <= 0) {
+				rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
+				break;
+			}
 		}
-		const tsl_block *B = &g->blocks[prio[i].gid];
+		int b = prio[i].gid;
+		const tsl_block *B = &g->blocks[b];
 		int64_t t = 0;
 		for (int k = 0; k < B->ndeps; k++) {
 			const struct tessel_entry *e = tsl_entry_at(s, B->deps[k], prio[i].mid);
@@ -405,7 +536,7 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 					       "internal: priority order puts a block before its dependency");
 				break;
 			}
-			int64_t f = e->start + tsl_dep_gap(g, B, k);
+			int64_t f = e->start + c.gap[c.dep_start[b] + k];
 			if (f > t)
 				t = f;
 		}
@@ -416,7 +547,7 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 				int d = B->devices[k];
 				if (g->memory_limit[d] == TESSEL_UNLIMITED)
 					continue;
-				int64_t from = memory_from(&devs[d],
+				int64_t from = memory_from(&c.devs[d],
 							   g->memory_limit[d] - B->memory);
 				if (from == INT64_MAX) {
 					rc = TESSEL_EINFEASIBLE; /* no message: a candidate */
@@ -430,16 +561,15 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		}
 		/* earliest common free window on all devices; the memory
 		 * profile stays within the limits at any later step too */
-		t = common_window(devs, B, t);
-		for (int k = 0; k < B->ndevices && !rc; k++) {
-			dev *d = &devs[B->devices[k]];
-			if (insert_busy(d, t, t + B->span) ||
-			    (B->memory && insert_mem(d, t, B->memory)))
+		t = common_window(&c, b, t, &work);
+		if (take_window(&c, b, t, &work))
+			rc = tsl_error_nomem();
+		for (int k = 0; k < B->ndevices && !rc && B->memory; k++)
+			if (insert_mem(&c.devs[B->devices[k]], t, B->memory, &c))
 				rc = tsl_error_nomem();
-		}
-		tsl_entry_at(s, prio[i].gid, prio[i].mid)->start = t;
+		tsl_entry_at(s, b, prio[i].mid)->start = t;
 	}
-	devs_free(devs, nd);
+	ctx_release(&c);
 	return rc;
 }
 
@@ -447,8 +577,10 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		     const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
-	int nd = g->ndevices, n = g->nblocks;
-	dev *devs = devs_new(nd);
+	int n = g->nblocks;
+	sgs_ctx c;
+	if (ctx_init(&c, g))
+		return tsl_error_nomem();
 	int *succ_start = tsl_calloc((size_t)n + 1, sizeof *succ_start);
 	int nsucc = 0;
 	for (int b = 0; b < n; b++)
@@ -458,7 +590,7 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	int *fill = tsl_calloc((size_t)n, sizeof *fill);
 	int64_t *u = tsl_reallocarray(NULL, count, sizeof *u); /* mirrored starts */
 	int rc = TSL_OK;
-	if (!devs || !succ_start || !succ || !succ_lat || !fill || !u) {
+	if (!succ_start || !succ || !succ_lat || !fill || !u) {
 		rc = tsl_error_nomem();
 		goto out;
 	}
@@ -480,12 +612,14 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	/* in mirrored time a successor c of b comes first, and b starts
 	 * span(c) + latency after it: in real time c starts that latency
 	 * after b finishes */
-	int64_t horizon = 0;
+	int64_t horizon = 0, work = 0, next_look = TSL_SGS_DEADLINE_WORK;
 	for (size_t i = 0; i < count && !rc; i++) {
-		if (i % TSL_SGS_DEADLINE_EVERY == TSL_SGS_DEADLINE_EVERY - 1 &&
-		    tsl_deadline_left_ms(dl) <= 0) {
-			rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
-			break;
+		if (++work >= next_look) {
+			next_look = work + TSL_SGS_DEADLINE_WORK;
+			if (tsl_deadline_left_ms(dl) <= 0) {
+				rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
+				break;
+			}
 		}
 		int b = prio[i].gid;
 		const tsl_block *B = &g->blocks[b];
@@ -504,10 +638,9 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		}
 		if (rc)
 			break;
-		t = common_window(devs, B, t);
-		for (int k = 0; k < B->ndevices && !rc; k++)
-			if (insert_busy(&devs[B->devices[k]], t, t + B->span))
-				rc = tsl_error_nomem();
+		t = common_window(&c, b, t, &work);
+		if (take_window(&c, b, t, &work))
+			rc = tsl_error_nomem();
 		u[base + (size_t)b] = t;
 		if (t + B->span > horizon)
 			horizon = t + B->span;
@@ -519,7 +652,7 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		s->entries[idx].start = horizon - u[idx] - g->blocks[prio[i].gid].span;
 	}
 out:
-	devs_free(devs, nd);
+	ctx_release(&c);
 	tsl_free(succ_start);
 	tsl_free(succ);
 	tsl_free(succ_lat);
