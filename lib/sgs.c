@@ -1,9 +1,9 @@
 /* Serial schedule generation with insertion: instances are taken in a
  * priority order (dependencies first) and each is placed at the earliest
  * step after its dependencies (each one's finish plus its latency,
- * tsl_dep_latency) where all its devices are free for its whole
- * span, gaps left by earlier placements included, and where adding its
- * memory delta keeps every later step of its devices within the limits.
+ * tsl_dep_latency) where all its devices are free for its whole span,
+ * gaps left by earlier placements included, and where adding its memory
+ * delta keeps every later step of its devices within the limits.
  * Unlike the order-keeping compaction it may reorder a device's work, which
  * packs warm-up and cool-down tighter. */
 #include "compact.h"
@@ -34,8 +34,9 @@ typedef struct gap {
 } gap;
 
 typedef struct gapset {
-	gap *gaps;      /* node pool; unreachable nodes are not reused */
+	gap *gaps;      /* node pool */
 	int ngaps, capgaps, root;
+	int unused;     /* nodes no longer in the tree, linked by l; -1 none */
 } gapset;
 
 /* A memory delta at a start step; ordered by time, then by insertion (an
@@ -204,10 +205,35 @@ static int gap_first_fit(const gap *G, int n, int64_t t, int64_t span)
 	return gap_first_fit(G, G[n].r, t, span);
 }
 
+/* A node for a new gap: one no longer used, or a new one; -1 if the pool
+ * cannot grow. */
+static int gap_alloc(gapset *gs)
+{
+	int n = gs->unused;
+	if (n >= 0) {
+		gs->unused = gs->gaps[n].l;
+		return n;
+	}
+	return new_node((void **)&gs->gaps, &gs->ngaps, &gs->capgaps,
+			sizeof *gs->gaps);
+}
+
+/* The nodes of subtree n are no longer used (each node goes once). */
+static void gap_drop(gapset *gs, int n)
+{
+	while (n >= 0) {
+		int r = gs->gaps[n].r;
+		gap_drop(gs, gs->gaps[n].l);
+		gs->gaps[n].l = gs->unused;
+		gs->unused = n;
+		n = r;
+	}
+}
+
 static int gapset_init(gapset *gs, sgs_ctx *c)
 {
-	int n = new_node((void **)&gs->gaps, &gs->ngaps, &gs->capgaps,
-			 sizeof *gs->gaps);
+	gs->unused = -1;
+	int n = gap_alloc(gs);
 	if (n < 0)
 		return -1;
 	gs->gaps[n] = (gap){0, INT64_MAX, INT64_MAX, next_prio(c), -1, -1};
@@ -238,8 +264,7 @@ static int gapset_take(gapset *gs, int64_t s, int64_t e, sgs_ctx *c)
 {
 	/* the one gap [e, b) this may add, allocated first: a failure
 	 * leaves the set as it was */
-	int n = new_node((void **)&gs->gaps, &gs->ngaps, &gs->capgaps,
-			 sizeof *gs->gaps);
+	int n = gap_alloc(gs);
 	if (n < 0)
 		return -1;
 	gap *G = gs->gaps;
@@ -256,11 +281,13 @@ static int gapset_take(gapset *gs, int64_t s, int64_t e, sgs_ctx *c)
 	int mm = gap_rightmost(G, m); /* the gaps of m go */
 	if (mm >= 0 && G[mm].b > e)
 		piece = G[mm].b;
+	gap_drop(gs, m);
 	if (piece > e) {
 		G[n] = (gap){e, piece, piece - e, next_prio(c), -1, -1};
 		l = gap_merge(G, l, n);
 	} else {
-		gs->ngaps--; /* n is the last node: give it back */
+		G[n].l = gs->unused;
+		gs->unused = n;
 	}
 	gs->root = gap_merge(G, l, r);
 	return 0;
