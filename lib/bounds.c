@@ -1,4 +1,6 @@
-/* Bounds from the graph alone: resource bound, critical paths, LB(N). */
+/* Bounds from the graph alone: resource bound, critical paths, LB(N).
+ * Paths count the latency of each dependency as a schedule honours it
+ * (tsl_dep_latency): c starts at least span(a) + latency after a starts. */
 #include "bounds.h"
 
 #include <string.h>
@@ -91,7 +93,12 @@ static int64_t subset_bound(const tsl_bounds *b, int d, int64_t nmicros)
 	return best;
 }
 
-/* Paths that count only blocks not on every device. */
+/* Paths that count only blocks not on every device, and no latency: while
+ * a block of such a path runs, no block on every device can, so these
+ * paths measure time that is neither a device's own work nor the blocks on
+ * every device. A transfer occupies no device: blocks on every device may
+ * run during a latency, which therefore does not count here. (Latencies
+ * only add constraints, so a bound that ignores them stays valid.) */
 static int sync_bounds(tsl_bounds *b, const tessel_graph *g)
 {
 	int n = g->nblocks, nd = g->ndevices;
@@ -170,26 +177,29 @@ int tsl_bounds_compute(tsl_bounds *b, const tessel_graph *g)
 		tsl_bounds_release(b);
 		return rc;
 	}
-	/* head: longest path into each block (forward pass in topo order) */
+	/* head: longest path into each block (forward pass in topo order),
+	 * every dependency a -> v counting span(a) + its latency: v starts
+	 * no earlier than head(v) in any schedule */
 	for (int k = 0; k < n; k++) {
 		int v = b->topo[k];
 		const tsl_block *blk = &g->blocks[v];
 		int64_t h = 0;
 		for (int j = 0; j < blk->ndeps; j++) {
-			int p = blk->deps[j];
-			int64_t e = b->head[p] + g->blocks[p].span;
+			int64_t e = b->head[blk->deps[j]] + tsl_dep_gap(g, blk, j);
 			if (e > h)
 				h = e;
 		}
 		b->head[v] = h;
 	}
-	/* tail: longest path after each block (backward pass) */
+	/* tail: longest path after each block finishes (backward pass):
+	 * the latency of a -> v, then v's span and tail; a finishes no
+	 * later than tail(a) steps before the end */
 	for (int k = n - 1; k >= 0; k--) {
 		int v = b->topo[k];
 		const tsl_block *blk = &g->blocks[v];
 		for (int j = 0; j < blk->ndeps; j++) {
 			int p = blk->deps[j];
-			int64_t t = b->tail[v] + blk->span;
+			int64_t t = b->tail[v] + blk->span + tsl_dep_latency(g, blk, j);
 			if (t > b->tail[p])
 				b->tail[p] = t;
 		}

@@ -27,8 +27,10 @@ typedef struct tsl_bounds {
 	int nblocks;
 	int ndevices;
 	int *topo;          /* a topological order of the blocks */
-	int64_t *head;      /* per block: longest dependency path into it */
-	int64_t *tail;      /* per block: longest path after it finishes */
+	int64_t *head;      /* per block: longest dependency path into it
+			     * (spans and latencies): its earliest start */
+	int64_t *tail;      /* per block: longest path after it finishes
+			     * (latencies and spans) */
 	int64_t *load;      /* per device: summed spans */
 	int64_t *dev_head;  /* per device: min head over its blocks */
 	int64_t *dev_tail;  /* per device: min tail over its blocks */
@@ -36,7 +38,8 @@ typedef struct tsl_bounds {
 	 * the rest of a device's work fits in the remaining time only. */
 	int64_t sync_span;    /* summed spans of blocks on every device */
 	int64_t *sync_head;   /* per device: min over its other blocks of the
-			       * longest path into them, counting other blocks */
+			       * longest path into them, counting other blocks
+			       * and no latency (see sync_bounds) */
 	int64_t *sync_tail;   /* per device: same, after them */
 	int64_t *sync_load;   /* per device: load outside blocks on every device */
 	int *dev_start;       /* per device d: its blocks are */
@@ -47,19 +50,26 @@ typedef struct tsl_bounds {
 	int64_t *dev_mem;     /* per device: summed deltas of one micro-batch */
 	tsl_mem_phase warm, cool;
 	int64_t resource_bound;
-	int64_t critical_path;
+	int64_t critical_path; /* max head + span + tail */
 	int64_t total_span; /* sum of all spans */
 } tsl_bounds;
 
 /* Compute the bounds; the graph must be structurally valid. */
 int tsl_bounds_compute(tsl_bounds *b, const tessel_graph *g);
 void tsl_bounds_release(tsl_bounds *b);
-/* LB(N): the largest of the critical path, max_d over subsets S of the
- * device's blocks of min head(S) + N * span(S) + min tail(S) (one device
- * as a one-machine problem with release and delivery times; S = all its
- * blocks gives dev_head + N * load + dev_tail), and max_d N * sync_span + sync_head + N * sync_load + sync_tail
- * (time on blocks that occupy every device cannot overlap a device's other
- * work, and that work waits for the other blocks on its paths). */
+/* LB(N), the largest of:
+ * - the critical path (latencies included);
+ * - max_d over subsets S of the device's blocks of
+ *   min head(S) + N * span(S) + min tail(S) (one device as a one-machine
+ *   problem with release and delivery times; S = all its blocks gives
+ *   dev_head + N * load + dev_tail), latencies included in head and tail;
+ * - max_d N * (sync_span + sync_load) + sync_head + sync_tail (time on
+ *   blocks that occupy every device cannot overlap a device's other work,
+ *   and that work waits for the other blocks on its paths; no latency, as
+ *   blocks on every device may run during one);
+ * - max_d of the memory terms (tsl_bounds_memory_lower): idle time that
+ *   the memory limit forces before the first block that frees memory and
+ *   after the last one that takes memory. */
 int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros);
 
 /* bounds_memory.c: fill the memory terms (part of tsl_bounds_compute) and

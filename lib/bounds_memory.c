@@ -21,7 +21,12 @@
  * after T - cool_at(d) of the one block that may be running at that time
  * (any block v, at most min(span(v), cool_at(d) - tail(v)) steps), is at
  * most cool_at(d) - tail(d); the rest comes after head(d):
- * T >= head(d) + cool_at(d) + N * load(d) - busy. */
+ * T >= head(d) + cool_at(d) + N * load(d) - busy.
+ *
+ * Both use only that every entry of a block v starts at head(v) or later
+ * and finishes at T - tail(v) or earlier. head and tail count the
+ * latencies of the dependencies on their paths (bounds.c), and a schedule
+ * that honours the latencies meets both, so the terms hold with them. */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -1,6 +1,8 @@
 /* Compaction: ASAP starts for a fixed order, improved by local search on
  * the critical path. The order fixes each device's sequence of memory
- * deltas, so memory is checked only when the order changes. */
+ * deltas, so memory is checked only when the order changes. An instance
+ * starts once its devices are free and each dependency has finished and
+ * its latency (tsl_dep_latency) passed. */
 #include "compact.h"
 
 #include <stdlib.h>
@@ -14,7 +16,12 @@ typedef struct state {
 	const tessel_graph *g;
 	size_t count;
 	int64_t *start;    /* per entry index (mid * nblocks + gid) */
-	int64_t *bind;     /* entry index that fixed the start, -1 none */
+	int64_t *bind;     /* entry index that fixed the start, -1 none: the
+			    * dependency whose finish + latency it is, or
+			    * the device predecessor whose finish it is */
+	int64_t *path;     /* work space of improve_once */
+	int64_t *gap;      /* per dependency, from dep_start[gid]: tsl_dep_gap */
+	int *dep_start;
 	int64_t *free_at;  /* per device: finish of the last instance */
 	int64_t *last_on;  /* per device: entry index of the last instance */
 	int64_t *mem;      /* per device: running memory */
@@ -46,11 +53,12 @@ static int asap(state *st, const tsl_inst *seq)
 		size_t me = index_of(st, &seq[i]);
 		int64_t t = 0, bind = -1;
 		size_t base = (size_t)seq[i].mid * (size_t)g->nblocks;
+		const int64_t *gap = st->gap + st->dep_start[seq[i].gid];
 		for (int k = 0; k < B->ndeps; k++) {
 			size_t dep = base + (size_t)B->deps[k];
 			if (st->start[dep] < 0)
 				return -1;
-			int64_t e = st->start[dep] + g->blocks[B->deps[k]].span;
+			int64_t e = st->start[dep] + gap[k];
 			if (e > t) {
 				t = e;
 				bind = (int64_t)dep;
@@ -127,19 +135,22 @@ static int better(const state *st, int64_t makespan, int64_t sum)
 	       (st->makespan == makespan && st->sum < sum);
 }
 
-/* One improving move along the critical path; 1 if made, 0 if none. */
+/* One improving move along the critical path; 1 if made, 0 if none (also
+ * when the deadline passed before one was found). Each try costs a full
+ * ASAP pass, so the deadline is looked at before each. */
 static int improve_once(state *st, tsl_inst *seq, size_t *pos,
-			int64_t *budget)
+			int64_t *budget, const tsl_deadline *dl)
 {
 	int64_t makespan = st->makespan, sum = st->sum;
-	int64_t *path = tsl_reallocarray(NULL, st->count, sizeof *path);
-	if (!path)
-		return -1;
+	int64_t *path = st->path;
 	size_t np = 0;
+	/* the chain of binding arcs back from the last finish: each start is
+	 * its binder's finish (+ the latency on a dependency arc) */
 	for (int64_t v = st->last; v >= 0; v = st->bind[v])
 		path[np++] = v;
 	int moved = 0;
-	for (size_t k = 0; k + 1 < np && !moved && *budget > 0; k++) {
+	for (size_t k = 0; k + 1 < np && !moved && *budget > 0 &&
+			   tsl_deadline_left_ms(dl) > 0; k++) {
 		int64_t v = path[k], u = path[k + 1];
 		/* only device arcs: u is not one of v's dependencies */
 		int gv = (int)(v % st->g->nblocks), gu = (int)(u % st->g->nblocks);
@@ -173,7 +184,6 @@ static int improve_once(state *st, tsl_inst *seq, size_t *pos,
 			}
 		}
 	}
-	tsl_free(path);
 	if (!moved)
 		asap(st, seq);
 	return moved;
@@ -189,16 +199,30 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 	int nd = st.g->ndevices;
 	st.start = tsl_reallocarray(NULL, count, sizeof *st.start);
 	st.bind = tsl_reallocarray(NULL, count, sizeof *st.bind);
+	st.path = tsl_reallocarray(NULL, count, sizeof *st.path);
 	st.free_at = tsl_calloc((size_t)nd, sizeof *st.free_at);
 	st.last_on = tsl_calloc((size_t)nd, sizeof *st.last_on);
 	st.mem = tsl_calloc((size_t)nd, sizeof *st.mem);
 	size_t *pos = tsl_reallocarray(NULL, count, sizeof *pos);
+	int nb = st.g->nblocks, ndeps = 0;
+	for (int b = 0; b < nb; b++)
+		ndeps += st.g->blocks[b].ndeps;
+	st.dep_start = tsl_calloc((size_t)nb + 1, sizeof *st.dep_start);
+	st.gap = tsl_calloc((size_t)ndeps + 1, sizeof *st.gap);
 	int rc = TSL_OK;
-	if (!st.start || !st.bind || !st.free_at || !st.last_on || !st.mem ||
-	    !pos) {
+	if (!st.start || !st.bind || !st.path || !st.free_at || !st.last_on ||
+	    !st.mem || !pos || !st.dep_start || !st.gap) {
 		rc = tsl_error_nomem();
 		goto out;
 	}
+	for (int b = 0; b < nb; b++) {
+		const tsl_block *B = &st.g->blocks[b];
+		st.dep_start[b + 1] = st.dep_start[b] + B->ndeps;
+		for (int k = 0; k < B->ndeps; k++)
+			st.gap[st.dep_start[b] + k] = tsl_dep_gap(st.g, B, k);
+	}
+	/* the plain ASAP pass always runs, whatever the deadline: it is the
+	 * result when nothing better comes in time */
 	if (asap(&st, seq)) {
 		rc = tsl_error(TESSEL_ERROR,
 			       "internal: compaction order puts a block before its dependency");
@@ -208,21 +232,19 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 		for (size_t i = 0; i < count; i++)
 			pos[index_of(&st, &seq[i])] = i;
 		int64_t budget = effort;
-		int r = 0;
 		while (budget > 0 && st.makespan > bound &&
 		       tsl_deadline_left_ms(dl) > 0 &&
-		       (r = improve_once(&st, seq, pos, &budget)) > 0)
+		       improve_once(&st, seq, pos, &budget, dl) > 0)
 			;
-		if (r < 0) {
-			rc = tsl_error_nomem();
-			goto out;
-		}
 	}
 	for (size_t i = 0; i < count; i++)
 		s->entries[i].start = st.start[i];
 out:
 	tsl_free(st.start);
 	tsl_free(st.bind);
+	tsl_free(st.path);
+	tsl_free(st.gap);
+	tsl_free(st.dep_start);
 	tsl_free(st.free_at);
 	tsl_free(st.last_on);
 	tsl_free(st.mem);

@@ -14,9 +14,12 @@ typedef struct tsl_inst {
 	int64_t mid;
 } tsl_inst;
 
-/* Start every instance as early as its dependencies and its devices allow,
- * taking them in the order of `seq` (which must list each (gid, mid) of the
- * schedule once, dependencies first) and keeping that order on every device.
+/* Start every instance as early as its dependencies (each one's finish
+ * plus its latency, tsl_dep_latency) and its devices allow, taking them in
+ * the order of `seq` (which must list each (gid, mid) of the schedule
+ * once, dependencies first) and keeping that order on every device. This
+ * pass always runs, even past the deadline; it takes time linear in
+ * `count`.
  * Then improve the makespan by local search: move an instance ahead of its
  * device predecessor on a critical path while the makespan (then the sum of
  * starts) drops and memory stays within the limits, until the makespan
@@ -29,16 +32,23 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 
 /* Serial schedule generation with insertion (sgs.c): place the instances
  * in the priority order `prio` (dependencies first), each at the earliest
- * step its dependencies, free windows on its devices and the memory limits
- * allow. TESSEL_EINFEASIBLE (without a message) if some instance found no
- * step within the memory limits. */
-int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count);
+ * step its dependencies (finish plus latency), free windows on its devices
+ * and the memory limits allow. TESSEL_EINFEASIBLE (without a message) if
+ * some instance found no step within the memory limits; TESSEL_ETIMEOUT
+ * (without a message) when the deadline `dl` (may be NULL) passed first.
+ * On either the schedule's starts are partly overwritten: the caller
+ * restores them. Time O(count log count). */
+int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
+	    const tsl_deadline *dl);
 
 /* The mirror image (sgs.c): take the instances in `prio` (successors
  * first, e.g. by decreasing finish) and place each as late as its
- * successors and free windows allow, then shift so the first starts at 0.
- * Memory is not looked at: a forward pass (tsl_sgs) follows. Together they
- * form a forward-backward improvement pass. */
-int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count);
+ * successors (their start minus the latency) and free windows allow, then
+ * shift so the first starts at 0. Memory is not looked at: a forward pass
+ * (tsl_sgs) follows. Together they form a forward-backward improvement
+ * pass. TESSEL_ETIMEOUT (without a message, starts partly overwritten)
+ * when the deadline `dl` (may be NULL) passed first. */
+int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
+		     const tsl_deadline *dl);
 
 #endif

@@ -5,9 +5,10 @@
  * every block runs a real micro-batch form the steady state; those before are
  * the warm-up, those after the cool-down. The periodic schedule is then
  * compacted: entries are taken in periodic start order and each starts as
- * early as its dependencies and its devices allow, keeping every device's
- * order; a local search then reorders instances on the critical path while
- * that shortens the makespan within the memory limits (compact.c). Serial
+ * early as its dependencies (their finish plus the latency of each) and
+ * its devices allow, keeping every device's order; a local search then
+ * reorders instances on the critical path while that shortens the
+ * makespan within the memory limits (compact.c). Serial
  * schedule generation (sgs.c) gives a second completion, and forward-
  * backward passes improve the shorter one. */
 #include <stdlib.h>
@@ -131,7 +132,11 @@ static void load_starts(tessel_schedule *s, const int64_t *src, size_t count)
 
 /* Two completions, the shorter one kept: (a) the periodic order compacted
  * and improved by local search; (b) serial generation with insertion in
- * periodic priority, then the same compaction on its order. */
+ * periodic priority, then the same compaction on its order. The plain
+ * compaction of (a) always runs (time linear in the instances, after a
+ * sort): it is the result when the deadline leaves no time for the rest.
+ * Every later step stops at the deadline and is dropped unless it ended
+ * with a shorter schedule, so the result is always a complete one. */
 int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		 const tsl_bounds *bnd, int64_t effort, const tsl_deadline *dl)
 {
@@ -157,9 +162,9 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		save_starts(kept, s, count);
 		rc = sorted_instances(seq, s, rep, 0);
 		if (!rc)
-			rc = tsl_sgs(s, seq, count);
-		if (rc == TESSEL_EINFEASIBLE) {
-			rc = TSL_OK; /* (b) found nothing: keep (a) */
+			rc = tsl_sgs(s, seq, count, dl);
+		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
+			rc = TSL_OK; /* (b) found nothing in time: keep (a) */
 			load_starts(s, kept, count);
 		} else if (!rc) {
 			rc = sorted_instances(seq, s, NULL, 0);
@@ -180,12 +185,12 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		save_starts(kept, s, count);
 		rc = sorted_instances(seq, s, NULL, 1);
 		if (!rc)
-			rc = tsl_sgs_backward(s, seq, count);
+			rc = tsl_sgs_backward(s, seq, count, dl);
 		if (!rc)
 			rc = sorted_instances(seq, s, NULL, 0);
 		if (!rc)
-			rc = tsl_sgs(s, seq, count);
-		if (rc == TESSEL_EINFEASIBLE) {
+			rc = tsl_sgs(s, seq, count, dl);
+		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
 			rc = TSL_OK;
 			load_starts(s, kept, count);
 			break;

@@ -1,9 +1,11 @@
 /* Direct scheduling of all N micro-batches with Z3, for small instances:
- * one start per (block, micro-batch), one ordering literal per pair of
- * instances sharing a device, memory after each positive start as the sum
- * of the deltas ordered before it, and the makespan lowered step by step
- * below a known schedule's. Where a steady state hardly exists (small N),
- * this can beat any completed repetend. */
+ * one start per (block, micro-batch), each at least its dependencies'
+ * finish plus their latency (tsl_dep_latency), one ordering literal per
+ * pair of instances sharing a device, memory after each positive start as
+ * the sum of the deltas ordered before it, and the makespan lowered step
+ * by step below a known schedule's. Where a steady state hardly exists
+ * (small N), this can beat any completed repetend. Nothing is tried past
+ * the deadline; every check stops at it with the best schedule so far. */
 #include <stdlib.h>
 #include <string.h>
 #include <z3.h>
@@ -57,7 +59,8 @@ static int check(dmodel *m, const tsl_deadline *dl)
 }
 
 static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
-		 const tsl_opts *opts, const int *pairs, size_t npairs)
+		 const tsl_opts *opts, const int *pairs, size_t npairs,
+		 const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
 	size_t E = (size_t)g->nblocks * (size_t)s->nmicros;
@@ -74,7 +77,7 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 		size_t base = i - (size_t)b;
 		for (int k = 0; k < B->ndeps; k++)
 			le(m, plus(m, m->start[base + (size_t)B->deps[k]],
-				   g->blocks[B->deps[k]].span), m->start[i]);
+				   tsl_dep_gap(g, B, k)), m->start[i]);
 	}
 	/* micro-batches are interchangeable: number them in the order their
 	 * first block starts */
@@ -99,27 +102,47 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 			Z3_mk_not(m->z.ctx, before[k]),
 			Z3_mk_le(m->z.ctx, plus(m, m->start[j], B->span), m->start[i])));
 	}
-	/* memory just after each positive start on a limited device */
+	/* memory just after each positive start on a limited device; the
+	 * pairs of each instance listed once (inc[inc_start[c] ..]) so that
+	 * this costs the pairs times the devices of a block, not times all
+	 * devices and instances */
 	Z3_ast *terms = tsl_calloc(E + 1, sizeof *terms);
-	if (!terms) {
+	size_t *inc_start = tsl_calloc(E + 1, sizeof *inc_start);
+	size_t *inc = tsl_calloc(2 * npairs + 1, sizeof *inc);
+	size_t *fill = tsl_calloc(E + 1, sizeof *fill);
+	if (!terms || !inc_start || !inc || !fill) {
+		tsl_free(terms);
+		tsl_free(inc_start);
+		tsl_free(inc);
+		tsl_free(fill);
 		tsl_free(before);
 		return tsl_error_nomem();
 	}
-	for (int d = 0; d < g->ndevices; d++) {
+	for (size_t k = 0; k < 2 * npairs; k++)
+		inc_start[(size_t)pairs[k] + 1]++;
+	for (size_t c = 0; c < E; c++)
+		inc_start[c + 1] += inc_start[c];
+	for (size_t k = 0; k < npairs; k++)
+		for (int side = 0; side < 2; side++) {
+			size_t c = (size_t)pairs[2 * k + side];
+			inc[inc_start[c] + fill[c]++] = k;
+		}
+	int late = 0;
+	for (int d = 0; d < g->ndevices && !late; d++) {
 		int64_t limit = g->memory_limit[d];
 		if (limit == TESSEL_UNLIMITED)
 			continue;
-		for (size_t c = 0; c < E; c++) {
+		late = tsl_deadline_left_ms(dl) <= 0;
+		for (size_t c = 0; c < E && !late; c++) {
 			const tsl_block *C = &g->blocks[c % g->nblocks];
 			if (C->memory <= 0 || !tsl_block_on_device(C, d))
 				continue;
 			unsigned nt = 0;
 			terms[nt++] = num(m, C->memory);
-			for (size_t k = 0; k < npairs; k++) {
+			for (size_t x = inc_start[c]; x < inc_start[c + 1]; x++) {
+				size_t k = inc[x];
 				size_t i = (size_t)pairs[2 * k], j = (size_t)pairs[2 * k + 1];
-				size_t other = i == c ? j : j == c ? i : E;
-				if (other == E)
-					continue;
+				size_t other = i == c ? j : i;
 				const tsl_block *O = &g->blocks[other % g->nblocks];
 				if (O->memory == 0 || !tsl_block_on_device(O, d))
 					continue;
@@ -131,9 +154,13 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 		}
 	}
 	tsl_free(terms);
+	tsl_free(inc_start);
+	tsl_free(inc);
+	tsl_free(fill);
 	tsl_free(before);
-	/* a Z3 failure (or a cancel request) while building: no attempt */
-	if (tsl_z3_take_error(&m->z))
+	/* a Z3 failure (or a cancel request) while building, or the
+	 * deadline: no attempt */
+	if (tsl_z3_take_error(&m->z) || late)
 		return TSL_DIRECT_SKIP;
 	return TSL_OK;
 }
@@ -152,7 +179,7 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 	int64_t lb = tsl_bounds_lower(bnd, s->nmicros);
 	*proven = best <= lb;
 	if (E > TSL_DIRECT_MAX_INSTANCES || s->nmicros > TSL_DIRECT_MAX_MICROS ||
-	    best <= lb)
+	    best <= lb || tsl_deadline_left_ms(dl) <= 0)
 		return TSL_OK;
 	/* instance pairs that share a device */
 	int *pairs = NULL;
@@ -182,47 +209,67 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 	dmodel m = {0};
 	m.start = tsl_calloc(E, sizeof *m.start);
 	int64_t *found = tsl_calloc(E, sizeof *found);
-	int rc = !m.start || !found ? tsl_error_nomem() : TSL_OK;
+	int64_t *cand = tsl_calloc(E, sizeof *cand);
+	int rc = !m.start || !found || !cand ? tsl_error_nomem() : TSL_OK;
 	if (!rc)
-		rc = build(&m, s, bnd, opts, pairs, npairs);
+		rc = build(&m, s, bnd, opts, pairs, npairs, dl);
 	tsl_free(pairs);
 	int skip = rc == TSL_DIRECT_SKIP;
 	if (skip)
 		rc = TSL_OK;
-	int improved = 0;
-	while (!rc && !skip && best > lb) {
-		le(&m, m.makespan, num(&m, best - 1));
+	/* Below the makespan `best` and at least `lo` (nothing shorter
+	 * exists): targets 1, 2, 4, ... steps below best while they are met,
+	 * then, from the first one that is not, halving the range: a number
+	 * of checks logarithmic in best - lb, whatever the spans. */
+	int improved = 0, halving = 0;
+	int64_t lo = lb, step = 1;
+	while (!rc && !skip && best > lo) {
+		int64_t target = halving ? lo + (best - 1 - lo) / 2 : best - step;
+		if (target < lo)
+			target = lo;
+		Z3_solver_push(m.z.ctx, m.z.solver);
+		le(&m, m.makespan, num(&m, target));
 		int res = check(&m, dl);
-		*proven = res == 0;
-		if (res != 1)
-			break;
-		Z3_model mdl = Z3_solver_get_model(m.z.ctx, m.z.solver);
-		if (!mdl)
-			break;
-		Z3_model_inc_ref(m.z.ctx, mdl);
-		int64_t span = 0;
-		for (size_t i = 0; i < E; i++) {
-			Z3_ast v = NULL;
-			int64_t x = 0;
-			if (Z3_model_eval(m.z.ctx, mdl, m.start[i], true, &v) && v)
-				Z3_get_numeral_int64(m.z.ctx, v, &x);
-			found[i] = x;
-			int64_t e = x + g->blocks[i % g->nblocks].span;
-			if (e > span)
-				span = e;
+		int64_t span = INT64_MAX;
+		Z3_model mdl = res == 1 ? Z3_solver_get_model(m.z.ctx, m.z.solver) : NULL;
+		if (mdl) {
+			Z3_model_inc_ref(m.z.ctx, mdl);
+			span = 0;
+			for (size_t i = 0; i < E; i++) {
+				Z3_ast v = NULL;
+				int64_t x = 0;
+				if (Z3_model_eval(m.z.ctx, mdl, m.start[i], true, &v) && v)
+					Z3_get_numeral_int64(m.z.ctx, v, &x);
+				cand[i] = x;
+				int64_t e = x + g->blocks[i % g->nblocks].span;
+				if (e > span)
+					span = e;
+			}
+			Z3_model_dec_ref(m.z.ctx, mdl);
 		}
-		Z3_model_dec_ref(m.z.ctx, mdl);
-		if (span >= best)
+		Z3_solver_pop(m.z.ctx, m.z.solver, 1);
+		if (res == 0) {
+			/* none ends by target: from now on at least target + 1 */
+			lo = target + 1;
+			le(&m, num(&m, lo), m.makespan);
+			halving = 1;
+			continue;
+		}
+		if (res != 1 || span >= best)
 			break;
+		memcpy(found, cand, E * sizeof *found);
 		best = span;
 		improved = 1;
-		*proven = best <= lb;
+		le(&m, m.makespan, num(&m, best - 1));
+		step = step < (INT64_MAX >> 2) ? 2 * step : step;
 	}
+	*proven = best <= lo;
 	if (!rc && improved)
 		for (size_t i = 0; i < E; i++)
 			s->entries[i].start = found[i];
 	release(&m);
 	tsl_free(m.start);
 	tsl_free(found);
+	tsl_free(cand);
 	return rc;
 }

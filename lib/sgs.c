@@ -1,155 +1,560 @@
 /* Serial schedule generation with insertion: instances are taken in a
  * priority order (dependencies first) and each is placed at the earliest
- * step after its dependencies where all its devices are free for its whole
- * span, gaps left by earlier placements included, and where adding its
- * memory delta keeps every later step of its devices within the limits.
+ * step after its dependencies (each one's finish plus its latency,
+ * tsl_dep_latency) where all its devices are free for its whole span,
+ * gaps left by earlier placements included, and where adding its memory
+ * delta keeps every later step of its devices within the limits.
  * Unlike the order-keeping compaction it may reorder a device's work, which
  * packs warm-up and cool-down tighter. */
 #include "compact.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "util.h"
 
-typedef struct ival {
-	int64_t start, end;
-} ival;
+/* Each device keeps its free time as a set of gaps and its memory deltas
+ * as a sequence of events, both in treaps (balanced by random priorities
+ * from a fixed seed, so results never depend on them), so that placing an
+ * instance costs O(log n) whatever the number of instances already placed
+ * and whatever the span values: no walk over the whole history. A set of
+ * devices that a block occupies together keeps the gaps free on all of
+ * them (every instance on one of them takes its time from the set too),
+ * so the block's earliest common window is one look as well. */
 
+/* Free time [a, b); b == INT64_MAX for the gap after the last work. Gaps
+ * are disjoint and never touch (work lies between them). */
+typedef struct gap {
+	int64_t a, b;
+	int64_t maxlen; /* longest b - a in the subtree */
+	uint32_t prio;
+	int l, r;       /* children, -1: none */
+} gap;
+
+typedef struct gapset {
+	gap *gaps;      /* node pool */
+	int ngaps, capgaps, root;
+	int unused;     /* nodes no longer in the tree, linked by l; -1 none */
+} gapset;
+
+/* A memory delta at a start step; ordered by time, then by insertion (an
+ * event added at the time of others comes after them). */
 typedef struct mev {
 	int64_t time;
 	int64_t delta;
+	int64_t sum;    /* of the deltas in the subtree */
+	int64_t maxpre; /* max over the subtree's events e of the summed
+			 * deltas of the subtree's events before e */
+	uint32_t prio;
+	int l, r;
 } mev;
 
 typedef struct dev {
-	ival *busy;   /* sorted by start, disjoint, touching ones merged */
-	size_t nbusy, capbusy;
-	mev *mem;     /* sorted by time */
-	size_t nmem, capmem;
-	int64_t total; /* sum of the deltas in mem */
+	gapset free;
+	mev *mem;
+	int nmem, capmem, mroot;
 } dev;
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
+/* Device sets of blocks on several devices with a gap set of their own:
+ * at most this many (the largest first); blocks on other sets search
+ * their devices in turn. */
+#define TSL_SGS_MAX_SETS 16
+
+typedef struct sgs_ctx {
+	const tessel_graph *g;
+	dev *devs;
+	gapset *sets;       /* nsets */
+	int nsets;
+	int *block_set;     /* per block: its set, -1: none */
+	uint32_t *touches;  /* per block: bit k when it shares a device with
+			     * set k */
+	int64_t *gap;       /* per dependency, from dep_start[block]:
+			     * tsl_dep_gap */
+	int *dep_start;
+	uint32_t rng;
+} sgs_ctx;
+
+/* Looks at single devices in the search for a window free on all of a
+ * block's devices without a set (at least 64 per device of the block)
+ * before the block goes after the last work of every one of them. */
+#define TSL_SGS_WINDOW_CHECKS ((int64_t)65536)
+#define TSL_SGS_WINDOW_ROUNDS 64
+/* Work (instances and gap set looks) between two looks at the deadline. */
+#define TSL_SGS_DEADLINE_WORK ((int64_t)4096)
+
+static uint32_t next_prio(sgs_ctx *c)
 {
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 16;
-	while (c < need)
-		c *= 2;
-	void *p = tsl_reallocarray(*arr, c, size);
-	if (!p)
+	c->rng ^= c->rng << 13;
+	c->rng ^= c->rng >> 17;
+	c->rng ^= c->rng << 5;
+	return c->rng;
+}
+
+/* A new node in a pool of `size`-byte nodes; -1 if it cannot grow. */
+static int new_node(void **pool, int *n, int *cap, size_t size)
+{
+	if (*n == *cap) {
+		if (*cap > INT32_MAX / 2)
+			return -1;
+		int c = *cap ? *cap * 2 : 16;
+		void *p = tsl_reallocarray(*pool, (size_t)c, size);
+		if (!p)
+			return -1;
+		*pool = p;
+		*cap = c;
+	}
+	return (*n)++;
+}
+
+/* ---- gaps ---- */
+
+static void gap_pull(gap *G, int n)
+{
+	int64_t m = G[n].b - G[n].a;
+	if (G[n].l >= 0 && G[G[n].l].maxlen > m)
+		m = G[G[n].l].maxlen;
+	if (G[n].r >= 0 && G[G[n].r].maxlen > m)
+		m = G[G[n].r].maxlen;
+	G[n].maxlen = m;
+}
+
+static int gap_merge(gap *G, int x, int y)
+{
+	if (x < 0)
+		return y;
+	if (y < 0)
+		return x;
+	if (G[x].prio > G[y].prio) {
+		G[x].r = gap_merge(G, G[x].r, y);
+		gap_pull(G, x);
+		return x;
+	}
+	G[y].l = gap_merge(G, x, G[y].l);
+	gap_pull(G, y);
+	return y;
+}
+
+/* Split n into the gaps with a < key (*l) and the others (*r). */
+static void gap_split(gap *G, int n, int64_t key, int *l, int *r)
+{
+	if (n < 0) {
+		*l = *r = -1;
+		return;
+	}
+	if (G[n].a < key) {
+		gap_split(G, G[n].r, key, &G[n].r, r);
+		*l = n;
+	} else {
+		gap_split(G, G[n].l, key, l, &G[n].l);
+		*r = n;
+	}
+	gap_pull(G, n);
+}
+
+/* End the gap that starts at `key` at b instead (its place in the order
+ * stays); returns the new root. */
+static int gap_cut(gap *G, int n, int64_t key, int64_t b)
+{
+	if (G[n].a == key)
+		G[n].b = b;
+	else if (key < G[n].a)
+		G[n].l = gap_cut(G, G[n].l, key, b);
+	else
+		G[n].r = gap_cut(G, G[n].r, key, b);
+	gap_pull(G, n);
+	return n;
+}
+
+static int gap_rightmost(const gap *G, int n)
+{
+	while (n >= 0 && G[n].r >= 0)
+		n = G[n].r;
+	return n;
+}
+
+/* The gap with the largest a <= t, -1 if none. */
+static int gap_floor(const gap *G, int n, int64_t t)
+{
+	int best = -1;
+	while (n >= 0) {
+		if (G[n].a <= t) {
+			best = n;
+			n = G[n].r;
+		} else {
+			n = G[n].l;
+		}
+	}
+	return best;
+}
+
+/* The first gap with a > t and b - a >= span, -1 if none. O(depth): once
+ * in a subtree whose gaps all start after t, maxlen leads straight to it. */
+static int gap_first_fit(const gap *G, int n, int64_t t, int64_t span)
+{
+	if (n < 0 || G[n].maxlen < span)
 		return -1;
-	*arr = p;
-	*cap = c;
+	if (G[n].a <= t)
+		return gap_first_fit(G, G[n].r, t, span);
+	int f = gap_first_fit(G, G[n].l, t, span);
+	if (f >= 0)
+		return f;
+	if (G[n].b - G[n].a >= span)
+		return n;
+	return gap_first_fit(G, G[n].r, t, span);
+}
+
+/* A node for a new gap: one no longer used, or a new one; -1 if the pool
+ * cannot grow. */
+static int gap_alloc(gapset *gs)
+{
+	int n = gs->unused;
+	if (n >= 0) {
+		gs->unused = gs->gaps[n].l;
+		return n;
+	}
+	return new_node((void **)&gs->gaps, &gs->ngaps, &gs->capgaps,
+			sizeof *gs->gaps);
+}
+
+/* The nodes of subtree n are no longer used (each node goes once). */
+static void gap_drop(gapset *gs, int n)
+{
+	while (n >= 0) {
+		int r = gs->gaps[n].r;
+		gap_drop(gs, gs->gaps[n].l);
+		gs->gaps[n].l = gs->unused;
+		gs->unused = n;
+		n = r;
+	}
+}
+
+static int gapset_init(gapset *gs, sgs_ctx *c)
+{
+	gs->unused = -1;
+	int n = gap_alloc(gs);
+	if (n < 0)
+		return -1;
+	gs->gaps[n] = (gap){0, INT64_MAX, INT64_MAX, next_prio(c), -1, -1};
+	gs->root = n;
 	return 0;
 }
 
-/* First busy interval ending after t (binary search). */
-static size_t first_after(const dev *d, int64_t t)
+/* Earliest t' >= t with [t', t' + span) free. */
+static int64_t gapset_earliest(const gapset *gs, int64_t t, int64_t span)
 {
-	size_t lo = 0, hi = d->nbusy;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (d->busy[mid].end <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	int f = gap_floor(gs->gaps, gs->root, t);
+	if (f >= 0 && gs->gaps[f].b > t && gs->gaps[f].b - t >= span)
+		return t;
+	f = gap_first_fit(gs->gaps, gs->root, t, span);
+	return f >= 0 ? gs->gaps[f].a : t; /* the last gap always fits */
 }
 
-/* Earliest t' >= t with [t', t' + span) free on d. */
-static int64_t earliest_free(const dev *d, int64_t t, int64_t span)
+/* Where the work after the last one may start. */
+static int64_t gapset_last(const gapset *gs)
 {
-	for (size_t i = first_after(d, t); i < d->nbusy; i++) {
-		if (d->busy[i].start >= t + span)
-			break;
-		t = d->busy[i].end;
-	}
-	return t;
+	int n = gap_rightmost(gs->gaps, gs->root);
+	return n >= 0 ? gs->gaps[n].a : 0;
 }
 
-/* Mark [start, end) busy (free before); an interval touching a busy one
- * joins it, so that earliest_free steps over a run of back-to-back work
- * at once. */
-static int insert_busy(dev *d, int64_t start, int64_t end)
+/* Take [s, e) out of the free time (parts of it may be taken already):
+ * O(log n) besides the gaps it removes, each removed once. */
+static int gapset_take(gapset *gs, int64_t s, int64_t e, sgs_ctx *c)
 {
-	size_t i = first_after(d, start); /* busy[i - 1].end <= start */
-	int join_prev = i > 0 && d->busy[i - 1].end == start;
-	int join_next = i < d->nbusy && d->busy[i].start == end;
-	if (join_prev && join_next) {
-		d->busy[i - 1].end = d->busy[i].end;
-		memmove(&d->busy[i], &d->busy[i + 1],
-			(d->nbusy - i - 1) * sizeof *d->busy);
-		d->nbusy--;
-		return 0;
-	}
-	if (join_prev) {
-		d->busy[i - 1].end = end;
-		return 0;
-	}
-	if (join_next) {
-		d->busy[i].start = start;
-		return 0;
-	}
-	if (grow((void **)&d->busy, &d->capbusy, d->nbusy + 1, sizeof *d->busy))
+	/* the one gap [e, b) this may add, allocated first: a failure
+	 * leaves the set as it was */
+	int n = gap_alloc(gs);
+	if (n < 0)
 		return -1;
-	memmove(&d->busy[i + 1], &d->busy[i], (d->nbusy - i) * sizeof *d->busy);
-	d->busy[i].start = start;
-	d->busy[i].end = end;
-	d->nbusy++;
+	gap *G = gs->gaps;
+	int l, x, m, r;
+	gap_split(G, gs->root, s, &l, &x); /* l: a < s */
+	gap_split(G, x, e, &m, &r);        /* m: s <= a < e, r: a >= e */
+	int64_t piece = e; /* end of the piece [e, piece) to add */
+	int lm = gap_rightmost(G, l);
+	if (lm >= 0 && G[lm].b > s) {
+		if (G[lm].b > e)
+			piece = G[lm].b;
+		l = gap_cut(G, l, G[lm].a, s); /* a < s: not empty */
+	}
+	int mm = gap_rightmost(G, m); /* the gaps of m go */
+	if (mm >= 0 && G[mm].b > e)
+		piece = G[mm].b;
+	gap_drop(gs, m);
+	if (piece > e) {
+		G[n] = (gap){e, piece, piece - e, next_prio(c), -1, -1};
+		l = gap_merge(G, l, n);
+	} else {
+		G[n].l = gs->unused;
+		gs->unused = n;
+	}
+	gs->root = gap_merge(G, l, r);
 	return 0;
 }
 
-static int insert_mem(dev *d, int64_t time, int64_t delta)
+/* ---- memory events ---- */
+
+static void mem_pull(mev *M, int n)
 {
-	if (grow((void **)&d->mem, &d->capmem, d->nmem + 1, sizeof *d->mem))
+	int l = M[n].l, r = M[n].r;
+	int64_t sl = l >= 0 ? M[l].sum : 0;
+	int64_t best = sl; /* before n itself */
+	if (l >= 0 && M[l].maxpre > best)
+		best = M[l].maxpre;
+	if (r >= 0 && sl + M[n].delta + M[r].maxpre > best)
+		best = sl + M[n].delta + M[r].maxpre;
+	M[n].sum = sl + M[n].delta + (r >= 0 ? M[r].sum : 0);
+	M[n].maxpre = best;
+}
+
+static int mem_merge(mev *M, int x, int y)
+{
+	if (x < 0)
+		return y;
+	if (y < 0)
+		return x;
+	if (M[x].prio > M[y].prio) {
+		M[x].r = mem_merge(M, M[x].r, y);
+		mem_pull(M, x);
+		return x;
+	}
+	M[y].l = mem_merge(M, x, M[y].l);
+	mem_pull(M, y);
+	return y;
+}
+
+/* Split n into the events at time <= t (*l) and the later ones (*r). */
+static void mem_split(mev *M, int n, int64_t t, int *l, int *r)
+{
+	if (n < 0) {
+		*l = *r = -1;
+		return;
+	}
+	if (M[n].time <= t) {
+		mem_split(M, M[n].r, t, &M[n].r, r);
+		*l = n;
+	} else {
+		mem_split(M, M[n].l, t, l, &M[n].l);
+		*r = n;
+	}
+	mem_pull(M, n);
+}
+
+static int insert_mem(dev *d, int64_t time, int64_t delta, sgs_ctx *c)
+{
+	int n = new_node((void **)&d->mem, &d->nmem, &d->capmem, sizeof *d->mem);
+	if (n < 0)
 		return -1;
-	size_t i = d->nmem;
-	while (i > 0 && d->mem[i - 1].time > time)
-		i--;
-	memmove(&d->mem[i + 1], &d->mem[i], (d->nmem - i) * sizeof *d->mem);
-	d->mem[i].time = time;
-	d->mem[i].delta = delta;
-	d->nmem++;
-	d->total += delta;
+	mev *M = d->mem;
+	M[n] = (mev){time, delta, delta, 0, next_prio(c), -1, -1};
+	int l, r;
+	mem_split(M, d->mroot, time, &l, &r);
+	d->mroot = mem_merge(M, mem_merge(M, l, n), r);
 	return 0;
 }
 
 /* Earliest time from which the memory profile of d stays at most `room`
- * (limit minus the delta to add) forever; INT64_MAX if never. */
+ * (limit minus the delta to add) forever; INT64_MAX if never: the time of
+ * the last event before which the profile exceeds room, 0 if none. */
 static int64_t memory_from(const dev *d, int64_t room)
 {
-	int64_t level = d->total; /* the profile after the last event */
-	int64_t suffix_max = level;
-	if (suffix_max > room)
-		return INT64_MAX;
-	int64_t t = 0;
-	for (size_t i = d->nmem; i-- > 0;) {
-		/* profile just before event i (after events < i) */
-		int64_t before = level - d->mem[i].delta;
-		if (before > room) {
-			t = d->mem[i].time;
+	const mev *M = d->mem;
+	int n = d->mroot;
+	if (n < 0)
+		return room < 0 ? INT64_MAX : 0;
+	if (M[n].sum > room)
+		return INT64_MAX; /* the profile after the last event */
+	int64_t off = 0; /* summed deltas of the events before subtree n */
+	while (n >= 0) {
+		int l = M[n].l, r = M[n].r;
+		int64_t sl = l >= 0 ? M[l].sum : 0;
+		if (r >= 0 && off + sl + M[n].delta + M[r].maxpre > room) {
+			off += sl + M[n].delta;
+			n = r;
+		} else if (off + sl > room) {
+			return M[n].time;
+		} else if (l >= 0 && off + M[l].maxpre > room) {
+			n = l;
+		} else {
 			break;
 		}
-		level = before;
+	}
+	return 0;
+}
+
+/* ---- the devices and sets of a pass ---- */
+
+/* Blocks by device count (most first), then by device list. */
+static int cmp_devlist(const tsl_block *a, const tsl_block *b)
+{
+	if (a->ndevices != b->ndevices)
+		return a->ndevices > b->ndevices ? -1 : 1;
+	for (int k = 0; k < a->ndevices; k++)
+		if (a->devices[k] != b->devices[k])
+			return a->devices[k] < b->devices[k] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_blockptr(const void *x, const void *y)
+{
+	return cmp_devlist(*(const tsl_block *const *)x,
+			   *(const tsl_block *const *)y);
+}
+
+static void ctx_release(sgs_ctx *c)
+{
+	if (c->devs)
+		for (int d = 0; d < c->g->ndevices; d++) {
+			tsl_free(c->devs[d].free.gaps);
+			tsl_free(c->devs[d].mem);
+		}
+	if (c->sets)
+		for (int k = 0; k < c->nsets; k++)
+			tsl_free(c->sets[k].gaps);
+	tsl_free(c->devs);
+	tsl_free(c->sets);
+	tsl_free(c->block_set);
+	tsl_free(c->touches);
+	tsl_free(c->gap);
+	tsl_free(c->dep_start);
+}
+
+/* A gap set for each of the TSL_SGS_MAX_SETS longest distinct device
+ * lists of blocks on several devices. -1 when out of memory. */
+static int ctx_init(sgs_ctx *c, const tessel_graph *g)
+{
+	int nd = g->ndevices, nb = g->nblocks, nmulti = 0, ndeps = 0;
+	memset(c, 0, sizeof *c);
+	for (int b = 0; b < nb; b++)
+		ndeps += g->blocks[b].ndeps;
+	c->dep_start = tsl_calloc((size_t)nb + 1, sizeof *c->dep_start);
+	c->gap = tsl_calloc((size_t)ndeps + 1, sizeof *c->gap);
+	c->g = g;
+	c->rng = 0x9e3779b9u;
+	c->devs = tsl_calloc((size_t)nd, sizeof *c->devs);
+	c->sets = tsl_calloc(TSL_SGS_MAX_SETS, sizeof *c->sets);
+	c->block_set = tsl_calloc((size_t)nb, sizeof *c->block_set);
+	c->touches = tsl_calloc((size_t)nb, sizeof *c->touches);
+	uint32_t *dev_sets = tsl_calloc((size_t)nd, sizeof *dev_sets);
+	const tsl_block **multi = tsl_calloc((size_t)nb, sizeof *multi);
+	int rc = !c->devs || !c->sets || !c->block_set || !c->touches ||
+		 !dev_sets || !multi || !c->dep_start || !c->gap ? -1 : 0;
+	for (int b = 0; b < nb && !rc; b++) {
+		const tsl_block *B = &g->blocks[b];
+		c->dep_start[b + 1] = c->dep_start[b] + B->ndeps;
+		for (int k = 0; k < B->ndeps; k++)
+			c->gap[c->dep_start[b] + k] = tsl_dep_gap(g, B, k);
+	}
+	for (int d = 0; d < nd && !rc; d++) {
+		c->devs[d].mroot = -1;
+		rc = gapset_init(&c->devs[d].free, c);
+	}
+	for (int b = 0; b < nb && !rc; b++) {
+		c->block_set[b] = -1;
+		if (g->blocks[b].ndevices > 1)
+			multi[nmulti++] = &g->blocks[b];
+	}
+	if (!rc)
+		qsort(multi, (size_t)nmulti, sizeof *multi, cmp_blockptr);
+	for (int i = 0; i < nmulti && !rc; i++) {
+		int b = (int)(multi[i] - g->blocks);
+		if (i > 0 && !cmp_devlist(multi[i - 1], multi[i])) {
+			c->block_set[b] = c->block_set[multi[i - 1] - g->blocks];
+			continue;
+		}
+		if (c->nsets == TSL_SGS_MAX_SETS)
+			continue;
+		int k = c->nsets++;
+		rc = gapset_init(&c->sets[k], c);
+		c->block_set[b] = k;
+		for (int j = 0; j < multi[i]->ndevices; j++)
+			dev_sets[multi[i]->devices[j]] |= (uint32_t)1 << k;
+	}
+	for (int b = 0; b < nb && !rc; b++)
+		for (int j = 0; j < g->blocks[b].ndevices; j++)
+			c->touches[b] |= dev_sets[g->blocks[b].devices[j]];
+	tsl_free(dev_sets);
+	tsl_free(multi);
+	if (rc)
+		ctx_release(c);
+	return rc;
+}
+
+/* Earliest t' >= t at which [t', t' + span) is free on every device of B.
+ * One device or a set: one look. Otherwise the devices in turn move t to
+ * their earliest window (never past the common one) until all of them in
+ * a row accept it; after TSL_SGS_WINDOW_CHECKS looks (but at least
+ * TSL_SGS_WINDOW_ROUNDS per device) without one, the step after the last
+ * work of all of them (free on each). *work grows by the looks. */
+static int64_t common_window(const sgs_ctx *c, int b, int64_t t, int64_t *work)
+{
+	const tsl_block *B = &c->g->blocks[b];
+	if (c->block_set[b] >= 0 || B->ndevices == 1) {
+		*work += 1;
+		return gapset_earliest(c->block_set[b] >= 0 ? &c->sets[c->block_set[b]]
+					: &c->devs[B->devices[0]].free, t, B->span);
+	}
+	int64_t cap = (int64_t)TSL_SGS_WINDOW_ROUNDS * B->ndevices;
+	if (cap < TSL_SGS_WINDOW_CHECKS)
+		cap = TSL_SGS_WINDOW_CHECKS;
+	int agree = 0;
+	for (int64_t looks = 0, k = 0; looks < cap; looks++) {
+		int64_t u = gapset_earliest(&c->devs[B->devices[k]].free, t, B->span);
+		agree = u == t ? agree + 1 : 1;
+		t = u;
+		if (agree == B->ndevices) {
+			*work += looks + 1;
+			return t;
+		}
+		k = k + 1 == B->ndevices ? 0 : k + 1;
+	}
+	*work += cap;
+	for (int k = 0; k < B->ndevices; k++) {
+		int64_t u = gapset_last(&c->devs[B->devices[k]].free);
+		if (u > t)
+			t = u;
 	}
 	return t;
 }
 
-int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count)
+/* Block b's instance takes [t, t + span) on its devices and the sets
+ * that share one of them. */
+static int take_window(sgs_ctx *c, int b, int64_t t, int64_t *work)
+{
+	const tsl_block *B = &c->g->blocks[b];
+	for (int k = 0; k < B->ndevices; k++)
+		if (gapset_take(&c->devs[B->devices[k]].free, t, t + B->span, c))
+			return -1;
+	for (uint32_t m = c->touches[b]; m; m &= m - 1) {
+		*work += 1;
+		if (gapset_take(&c->sets[__builtin_ctz(m)], t, t + B->span, c))
+			return -1;
+	}
+	return 0;
+}
+
+int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
+	    const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
-	int nd = g->ndevices;
-	dev *devs = tsl_calloc((size_t)nd, sizeof *devs);
-	if (!devs)
+	sgs_ctx c;
+	if (ctx_init(&c, g))
 		return tsl_error_nomem();
 	int rc = TSL_OK;
+	int64_t work = 0, next_look = TSL_SGS_DEADLINE_WORK;
 	for (size_t i = 0; i < count; i++)
 		tsl_entry_at(s, prio[i].gid, prio[i].mid)->start = -1;
 	for (size_t i = 0; i < count && rc == TSL_OK; i++) {
-		const tsl_block *B = &g->blocks[prio[i].gid];
+		if (++work >= next_look) {
+			next_look = work + TSL_SGS_DEADLINE_WORK;
+			if (tsl_deadline_left_ms(dl) <= 0) {
+				rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
+				break;
+			}
+		}
+		int b = prio[i].gid;
+		const tsl_block *B = &g->blocks[b];
 		int64_t t = 0;
 		for (int k = 0; k < B->ndeps; k++) {
 			const struct tessel_entry *e = tsl_entry_at(s, B->deps[k], prio[i].mid);
@@ -158,7 +563,7 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count)
 					       "internal: priority order puts a block before its dependency");
 				break;
 			}
-			int64_t f = e->start + g->blocks[B->deps[k]].span;
+			int64_t f = e->start + c.gap[c.dep_start[b] + k];
 			if (f > t)
 				t = f;
 		}
@@ -169,7 +574,7 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count)
 				int d = B->devices[k];
 				if (g->memory_limit[d] == TESSEL_UNLIMITED)
 					continue;
-				int64_t from = memory_from(&devs[d],
+				int64_t from = memory_from(&c.devs[d],
 							   g->memory_limit[d] - B->memory);
 				if (from == INT64_MAX) {
 					rc = TESSEL_EINFEASIBLE; /* no message: a candidate */
@@ -181,50 +586,42 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count)
 			if (rc)
 				break;
 		}
-		/* earliest common free window on all devices */
-		for (int moved = 1; moved;) {
-			moved = 0;
-			for (int k = 0; k < B->ndevices; k++) {
-				int64_t u = earliest_free(&devs[B->devices[k]], t, B->span);
-				if (u != t) {
-					t = u;
-					moved = 1;
-				}
-			}
-		}
-		for (int k = 0; k < B->ndevices && !rc; k++) {
-			dev *d = &devs[B->devices[k]];
-			if (insert_busy(d, t, t + B->span) ||
-			    (B->memory && insert_mem(d, t, B->memory)))
+		/* earliest common free window on all devices; the memory
+		 * profile stays within the limits at any later step too */
+		t = common_window(&c, b, t, &work);
+		if (take_window(&c, b, t, &work))
+			rc = tsl_error_nomem();
+		for (int k = 0; k < B->ndevices && !rc && B->memory; k++)
+			if (insert_mem(&c.devs[B->devices[k]], t, B->memory, &c))
 				rc = tsl_error_nomem();
-		}
-		tsl_entry_at(s, prio[i].gid, prio[i].mid)->start = t;
+		tsl_entry_at(s, b, prio[i].mid)->start = t;
 	}
-	for (int d = 0; d < nd; d++) {
-		tsl_free(devs[d].busy);
-		tsl_free(devs[d].mem);
-	}
-	tsl_free(devs);
+	ctx_release(&c);
 	return rc;
 }
 
-int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count)
+int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
+		     const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
-	int nd = g->ndevices, n = g->nblocks;
-	dev *devs = tsl_calloc((size_t)nd, sizeof *devs);
+	int n = g->nblocks;
+	sgs_ctx c;
+	if (ctx_init(&c, g))
+		return tsl_error_nomem();
 	int *succ_start = tsl_calloc((size_t)n + 1, sizeof *succ_start);
 	int nsucc = 0;
 	for (int b = 0; b < n; b++)
 		nsucc += g->blocks[b].ndeps;
 	int *succ = tsl_calloc((size_t)nsucc + 1, sizeof *succ);
+	int *succ_lat = tsl_calloc((size_t)nsucc + 1, sizeof *succ_lat);
 	int *fill = tsl_calloc((size_t)n, sizeof *fill);
 	int64_t *u = tsl_reallocarray(NULL, count, sizeof *u); /* mirrored starts */
 	int rc = TSL_OK;
-	if (!devs || !succ_start || !succ || !fill || !u) {
+	if (!succ_start || !succ || !succ_lat || !fill || !u) {
 		rc = tsl_error_nomem();
 		goto out;
 	}
+	/* successors of each block, with the latency of the dependency */
 	for (int b = 0; b < n; b++)
 		for (int k = 0; k < g->blocks[b].ndeps; k++)
 			succ_start[g->blocks[b].deps[k] + 1]++;
@@ -233,12 +630,24 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count)
 	for (int b = 0; b < n; b++)
 		for (int k = 0; k < g->blocks[b].ndeps; k++) {
 			int a = g->blocks[b].deps[k];
-			succ[succ_start[a] + fill[a]++] = b;
+			succ[succ_start[a] + fill[a]] = b;
+			succ_lat[succ_start[a] + fill[a]++] =
+				tsl_dep_latency(g, &g->blocks[b], k);
 		}
 	for (size_t i = 0; i < count; i++)
 		u[i] = -1;
-	int64_t horizon = 0;
+	/* in mirrored time a successor c of b comes first, and b starts
+	 * span(c) + latency after it: in real time c starts that latency
+	 * after b finishes */
+	int64_t horizon = 0, work = 0, next_look = TSL_SGS_DEADLINE_WORK;
 	for (size_t i = 0; i < count && !rc; i++) {
+		if (++work >= next_look) {
+			next_look = work + TSL_SGS_DEADLINE_WORK;
+			if (tsl_deadline_left_ms(dl) <= 0) {
+				rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
+				break;
+			}
+		}
 		int b = prio[i].gid;
 		const tsl_block *B = &g->blocks[b];
 		size_t base = (size_t)prio[i].mid * (size_t)n;
@@ -250,24 +659,15 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count)
 					       "internal: backward order puts a block before its successor");
 				break;
 			}
-			if (us + g->blocks[succ[k]].span > t)
-				t = us + g->blocks[succ[k]].span;
+			int64_t e = us + g->blocks[succ[k]].span + succ_lat[k];
+			if (e > t)
+				t = e;
 		}
 		if (rc)
 			break;
-		for (int moved = 1; moved;) {
-			moved = 0;
-			for (int k = 0; k < B->ndevices; k++) {
-				int64_t v = earliest_free(&devs[B->devices[k]], t, B->span);
-				if (v != t) {
-					t = v;
-					moved = 1;
-				}
-			}
-		}
-		for (int k = 0; k < B->ndevices && !rc; k++)
-			if (insert_busy(&devs[B->devices[k]], t, t + B->span))
-				rc = tsl_error_nomem();
+		t = common_window(&c, b, t, &work);
+		if (take_window(&c, b, t, &work))
+			rc = tsl_error_nomem();
 		u[base + (size_t)b] = t;
 		if (t + B->span > horizon)
 			horizon = t + B->span;
@@ -279,14 +679,10 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count)
 		s->entries[idx].start = horizon - u[idx] - g->blocks[prio[i].gid].span;
 	}
 out:
-	if (devs)
-		for (int d = 0; d < nd; d++) {
-			tsl_free(devs[d].busy);
-			tsl_free(devs[d].mem);
-		}
-	tsl_free(devs);
+	ctx_release(&c);
 	tsl_free(succ_start);
 	tsl_free(succ);
+	tsl_free(succ_lat);
 	tsl_free(fill);
 	tsl_free(u);
 	return rc;

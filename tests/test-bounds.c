@@ -1,8 +1,10 @@
-/* LB(N) against the true optimum: random small graphs with memory limits,
- * every schedule enumerated by a branch and bound written here (it shares
- * nothing with the library). LB(N) must never exceed the optimum, a search
- * must never beat it, and a search that calls its makespan optimal must
- * have found it. */
+/* LB(N) against the true optimum: random small graphs with memory limits
+ * and latencies, every schedule enumerated by a branch and bound written
+ * here (it shares nothing with the library). LB(N) must never exceed the
+ * optimum, must include the latencies of the critical path and of each
+ * device's head and tail, a search must never beat the optimum nor break a
+ * latency, and a search that calls its makespan optimal must have found
+ * it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,8 +26,21 @@ typedef struct rgraph {
 	int span[MAXB], mem[MAXB];
 	int on[MAXB][MAXD];   /* block b occupies device d */
 	int dep[MAXB][MAXB];  /* dep[b][a]: b waits for a (a < b) */
+	int lat[MAXB][MAXB];  /* its own latency, -1: the graph's */
+	int latency;          /* the graph's */
 	int64_t limit[MAXD];  /* TESSEL_UNLIMITED: none */
 } rgraph;
+
+/* The latency of b's dependency on a as a schedule honours it: counted
+ * only when b occupies a device that a does not. */
+static int dep_latency(const rgraph *r, int b, int a)
+{
+	int lat = r->lat[b][a] >= 0 ? r->lat[b][a] : r->latency;
+	for (int d = 0; d < r->nd; d++)
+		if (r->on[b][d] && !r->on[a][d])
+			return lat;
+	return 0;
+}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
@@ -38,7 +53,8 @@ static int rnd(int lo, int hi)
 }
 
 /* Half of the graphs are pipeline-like: a chain whose first half takes
- * memory and whose second half frees it. */
+ * memory and whose second half frees it. A third have no latency at all;
+ * the others a latency of the graph and some dependencies their own. */
 static void random_graph(rgraph *r)
 {
 	memset(r, 0, sizeof *r);
@@ -64,9 +80,15 @@ static void random_graph(rgraph *r)
 	}
 	for (int d = 0; d < r->nd; d++)
 		r->limit[d] = rnd(0, 3) == 0 ? TESSEL_UNLIMITED : rnd(0, 3);
+	int latencies = rnd(0, 2) > 0;
+	r->latency = latencies ? rnd(0, 3) : 0;
+	for (int b = 0; b < r->nb; b++)
+		for (int a = 0; a < b; a++)
+			r->lat[b][a] = latencies && rnd(0, 2) == 0 ? rnd(0, 4) : -1;
 }
 
-static tessel_graph *build(const rgraph *r, int with_limits)
+/* with_latency 0: the same graph without any latency. */
+static tessel_graph *build(const rgraph *r, int with_limits, int with_latency)
 {
 	tessel_graph *g = NULL;
 	TH_OK(tessel_graph_new(&g, r->nd));
@@ -80,10 +102,18 @@ static tessel_graph *build(const rgraph *r, int with_limits)
 			if (r->on[b][d])
 				devs[k++] = d;
 		TH_OK(tessel_graph_place(g, b, devs, (size_t)k));
-		for (int a = 0; a < b; a++)
-			if (r->dep[b][a])
+		for (int a = 0; a < b; a++) {
+			if (!r->dep[b][a])
+				continue;
+			if (with_latency && r->lat[b][a] >= 0)
+				TH_OK(tessel_graph_add_dep_latency(g, a, b,
+								   r->lat[b][a]));
+			else
 				TH_OK(tessel_graph_add_dep(g, a, b));
+		}
 	}
+	if (with_latency)
+		TH_OK(tessel_graph_set_latency(g, r->latency));
 	for (int d = 0; d < r->nd; d++)
 		TH_OK(tessel_graph_set_memory_limit(
 			g, d, with_limits ? r->limit[d] : TESSEL_UNLIMITED));
@@ -91,11 +121,12 @@ static tessel_graph *build(const rgraph *r, int with_limits)
 }
 
 /* Branch and bound over the order in which instances start. Every schedule
- * can be shifted left until each instance starts when its dependencies and
- * the blocks before it on its devices have finished, without changing any
- * device's order (so its memory) or lengthening it; such a schedule is
- * rebuilt by starting its instances in order of start time, each as early
- * as possible after those before it. */
+ * can be shifted left until each instance starts when its dependencies have
+ * finished and their latencies passed, or when the blocks before it on its
+ * devices have finished, without changing any device's order (so its
+ * memory) or lengthening it; such a schedule is rebuilt by starting its
+ * instances in order of start time, each as early as possible after those
+ * before it. */
 typedef struct bb {
 	const rgraph *r;
 	int done[MAXI];
@@ -128,10 +159,11 @@ static void branch(bb *s, int placed, int64_t makespan)
 		int ready = 1;
 		for (int a = 0; a < b; a++)
 			if (r->dep[b][a]) {
+				int64_t at = s->fin[a * r->n + m] + dep_latency(r, b, a);
 				if (!s->done[a * r->n + m])
 					ready = 0;
-				else if (s->fin[a * r->n + m] > start)
-					start = s->fin[a * r->n + m];
+				else if (at > start)
+					start = at;
 			}
 		for (int d = 0; d < r->nd && ready; d++) {
 			if (!r->on[b][d])
@@ -192,11 +224,79 @@ static void print_graph(const rgraph *r)
 		print_message(", after");
 		for (int a = 0; a < b; a++)
 			if (r->dep[b][a])
-				print_message(" b%d", a);
+				print_message(" b%d (latency %d)", a, r->lat[b][a]);
 		print_message("\n");
 	}
+	print_message("latency %d, %d micro-batches\n", r->latency, r->n);
 	for (int d = 0; d < r->nd; d++)
 		print_message("device %d: limit %lld\n", d, (long long)r->limit[d]);
+}
+
+/* Two parts of LB(N) computed here, latencies included: the critical
+ * path, and max over devices of min head + N * load + min tail. */
+static void path_bounds(int64_t *cp, int64_t *dev, const rgraph *r)
+{
+	int64_t head[MAXB] = {0}, tail[MAXB] = {0};
+	for (int b = 0; b < r->nb; b++) /* dependencies have lower ids */
+		for (int a = 0; a < b; a++)
+			if (r->dep[b][a] &&
+			    head[a] + r->span[a] + dep_latency(r, b, a) > head[b])
+				head[b] = head[a] + r->span[a] + dep_latency(r, b, a);
+	for (int b = r->nb - 1; b >= 0; b--)
+		for (int a = 0; a < b; a++)
+			if (r->dep[b][a] &&
+			    dep_latency(r, b, a) + r->span[b] + tail[b] > tail[a])
+				tail[a] = dep_latency(r, b, a) + r->span[b] + tail[b];
+	*cp = 0;
+	*dev = 0;
+	for (int b = 0; b < r->nb; b++)
+		if (head[b] + r->span[b] + tail[b] > *cp)
+			*cp = head[b] + r->span[b] + tail[b];
+	for (int d = 0; d < r->nd; d++) {
+		int64_t h = INT64_MAX, t = INT64_MAX, load = 0;
+		for (int b = 0; b < r->nb; b++) {
+			if (!r->on[b][d])
+				continue;
+			load += r->span[b];
+			h = head[b] < h ? head[b] : h;
+			t = tail[b] < t ? tail[b] : t;
+		}
+		if (load && h + r->n * load + t > *dev)
+			*dev = h + r->n * load + t;
+	}
+}
+
+typedef struct starts {
+	int64_t at[MAXB][MAXI];
+} starts;
+
+static int take_start(const tessel_entry *e, void *payload)
+{
+	starts *st = payload;
+	int64_t gid = th_entry(e, TESSEL_ENTRY_GID);
+	int64_t mid = th_entry(e, TESSEL_ENTRY_MICRO_BATCH);
+	st->at[gid][mid] = th_entry(e, TESSEL_ENTRY_START);
+	return 0;
+}
+
+/* A searched schedule honours every latency (the validator is not asked:
+ * this checks the rule itself). */
+static void check_latencies(const tessel_schedule *s, const rgraph *r)
+{
+	starts st;
+	TH_OK(tessel_schedule_foreach(s, TESSEL_ALL_DEVICES, take_start, &st));
+	for (int b = 0; b < r->nb; b++)
+		for (int a = 0; a < b; a++)
+			for (int m = 0; r->dep[b][a] && m < r->n; m++)
+				if (st.at[b][m] < st.at[a][m] + r->span[a] +
+							  dep_latency(r, b, a)) {
+					print_graph(r);
+					fail_msg("b%d of micro-batch %d starts at %lld, "
+						 "before b%d's finish %lld + latency %d",
+						 b, m, (long long)st.at[b][m], a,
+						 (long long)(st.at[a][m] + r->span[a]),
+						 dep_latency(r, b, a));
+				}
 }
 
 static void test_lower_bound_never_above_optimum(void **state)
@@ -204,25 +304,48 @@ static void test_lower_bound_never_above_optimum(void **state)
 	(void)state;
 	int rounds = th_under_valgrind() ? 1000 : 20000;
 	int feasible = 0, memory_decides = 0, memory_tight = 0, searched = 0;
+	int latency_decides = 0, latency_tight = 0, latency_ignored = 0;
 	for (int i = 0; i < rounds; i++) {
 		rgraph r;
 		random_graph(&r);
+		/* dependencies with a latency that does not count */
+		for (int b = 0; b < r.nb; b++)
+			for (int a = 0; a < b; a++)
+				latency_ignored += r.dep[b][a] && !dep_latency(&r, b, a) &&
+						   (r.lat[b][a] > 0 ||
+						    (r.lat[b][a] < 0 && r.latency > 0));
 		int64_t opt = optimum(&r);
 		if (opt < 0)
 			continue;
 		feasible++;
-		tessel_graph *g = build(&r, 1), *free_g = build(&r, 0);
-		int64_t lb = 0, lb_free = 0;
+		tessel_graph *g = build(&r, 1, 1), *free_g = build(&r, 0, 1);
+		tessel_graph *nolat_g = build(&r, 1, 0);
+		int64_t lb = 0, lb_free = 0, lb_nolat = 0, cp = 0, dev = 0, got = 0;
 		TH_OK(tessel_graph_lower_bound(&lb, g, r.n));
 		TH_OK(tessel_graph_lower_bound(&lb_free, free_g, r.n));
+		TH_OK(tessel_graph_lower_bound(&lb_nolat, nolat_g, r.n));
 		if (lb > opt) {
 			print_graph(&r);
 			fail_msg("round %d: LB(%d) = %lld above the optimum %lld",
 				 i, r.n, (long long)lb, (long long)opt);
 		}
-		assert_true(lb >= lb_free);
+		/* the bound's paths count the latencies (and only those that
+		 * count): its critical path is the one computed here */
+		path_bounds(&cp, &dev, &r);
+		assert_true(cp <= opt && dev <= opt);
+		TH_OK(tessel_graph_get(&got, g, TESSEL_GRAPH_CRITICAL_PATH));
+		if (got != cp || lb < dev) {
+			print_graph(&r);
+			fail_msg("round %d: critical path %lld (here %lld), LB(%d) = "
+				 "%lld below the device term %lld", i,
+				 (long long)got, (long long)cp, r.n, (long long)lb,
+				 (long long)dev);
+		}
+		assert_true(lb >= lb_free && lb >= lb_nolat);
 		memory_decides += lb > lb_free;
 		memory_tight += lb > lb_free && lb == opt;
+		latency_decides += lb > lb_nolat;
+		latency_tight += lb > lb_nolat && lb == opt;
 		/* a search on every 8th graph that passes validation */
 		if (i % 8 == 0 && tessel_graph_validate(g) == TESSEL_OK) {
 			tessel_options *o = NULL;
@@ -234,7 +357,13 @@ static void test_lower_bound_never_above_optimum(void **state)
 			if (rc == TESSEL_OK) {
 				int64_t m = th_sched(s, TESSEL_SCHED_MAKESPAN);
 				TH_OK(tessel_schedule_validate(s));
-				assert_true(m >= opt);
+				check_latencies(s, &r);
+				if (m < opt) {
+					print_graph(&r);
+					fail_msg("round %d: the search's makespan %lld "
+						 "beats the optimum %lld", i,
+						 (long long)m, (long long)opt);
+				}
 				if (th_sched(s, TESSEL_SCHED_MAKESPAN_OPTIMAL))
 					assert_int_equal(m, opt);
 				searched++;
@@ -244,13 +373,19 @@ static void test_lower_bound_never_above_optimum(void **state)
 		}
 		tessel_graph_free(g);
 		tessel_graph_free(free_g);
+		tessel_graph_free(nolat_g);
 	}
 	print_message("%d feasible graphs of %d; memory raised LB on %d (to the "
-		      "optimum on %d); %d searched\n",
-		      feasible, rounds, memory_decides, memory_tight, searched);
-	/* the random graphs do exercise the memory terms */
+		      "optimum on %d); latency raised LB on %d (to the optimum "
+		      "on %d); %d dependencies with an uncounted latency; "
+		      "%d searched\n",
+		      feasible, rounds, memory_decides, memory_tight,
+		      latency_decides, latency_tight, latency_ignored, searched);
+	/* the random graphs do exercise the memory terms and the latencies */
 	assert_true(feasible > rounds / 4);
 	assert_true(memory_decides > 0 && memory_tight > 0 && searched > 0);
+	assert_true(latency_decides > 0 && latency_tight > 0 &&
+		    latency_ignored > 0);
 }
 
 /* The crossing pipelines under their tight limits: before the first

@@ -1,0 +1,623 @@
+/* Completion with latencies and deadlines (white box: links
+ * libtessel_internal and calls tsl_complete, tsl_compact, tsl_sgs and
+ * tsl_sgs_backward directly). The validator checks devices, memory and
+ * dependencies; the latency rule, start(c) >= start(a) + span(a) + latency
+ * where c occupies a device a does not, is checked here with its own
+ * reading of the graph. Serial generation is compared step for step with
+ * a plain reference written here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bounds.h"
+#include "compact.h"
+#include "helpers.h"
+#include "schedule.h"
+#include "search.h"
+#include "tessel.h"
+#include "util.h"
+
+/* ---- the latency rule, read from the graph here ---- */
+
+static int occupies(const tsl_block *b, int d)
+{
+	for (int k = 0; k < b->ndevices; k++)
+		if (b->devices[k] == d)
+			return 1;
+	return 0;
+}
+
+/* Latency block b waits after its j-th dependency finished. */
+static int64_t latency_of(const tessel_graph *g, int b, int j)
+{
+	const tsl_block *B = &g->blocks[b], *A = &g->blocks[B->deps[j]];
+	int64_t lat = B->deplat[j] >= 0 ? B->deplat[j] : g->latency;
+	for (int k = 0; k < B->ndevices; k++)
+		if (!occupies(A, B->devices[k]))
+			return lat;
+	return 0;
+}
+
+static int64_t start_of(const tessel_schedule *s, int gid, int64_t mid)
+{
+	return tsl_entry_at(s, gid, mid)->start;
+}
+
+/* Every latency honoured; returns how many dependencies with a latency
+ * are tight (start exactly at finish + latency). */
+static int64_t check_latencies(const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	int64_t tight = 0;
+	for (int64_t m = 0; m < s->nmicros; m++)
+		for (int b = 0; b < g->nblocks; b++)
+			for (int j = 0; j < g->blocks[b].ndeps; j++) {
+				int a = g->blocks[b].deps[j];
+				int64_t lat = latency_of(g, b, j);
+				int64_t ready = start_of(s, a, m) + g->blocks[a].span + lat;
+				if (start_of(s, b, m) < ready)
+					fail_msg("%s of micro-batch %lld starts at %lld, "
+						 "before %s's finish + latency %lld = %lld",
+						 g->blocks[b].name, (long long)m,
+						 (long long)start_of(s, b, m),
+						 g->blocks[a].name, (long long)lat,
+						 (long long)ready);
+				tight += lat > 0 && start_of(s, b, m) == ready;
+			}
+	return tight;
+}
+
+/* No two entries overlap on a device (memory not looked at). */
+static void check_devices(const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
+	for (int d = 0; d < g->ndevices; d++)
+		for (size_t i = 0; i < count; i++) {
+			const tsl_block *A = &g->blocks[i % (size_t)g->nblocks];
+			if (!occupies(A, d))
+				continue;
+			for (size_t j = i + 1; j < count; j++) {
+				const tsl_block *B = &g->blocks[j % (size_t)g->nblocks];
+				int64_t sa = s->entries[i].start, sb = s->entries[j].start;
+				if (occupies(B, d) && sa < sb + B->span && sb < sa + A->span)
+					fail_msg("device %d: entries %zu and %zu overlap",
+						 d, i, j);
+			}
+		}
+}
+
+/* ---- a pipeline and a repetend made by hand ---- */
+
+/* f0 .. f{D-1} on devices 0 .. D-1 (span 1, memory +1), then b{D-1} .. b0
+ * back (span 2, memory -1), each after the one before; `latency` for
+ * every dependency (f{D-1} -> b{D-1} stays on its device: none counts). */
+static tessel_graph *pipeline(int D, int latency, int64_t limit)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, D));
+	for (int i = 0; i < 2 * D; i++) {
+		char name[16];
+		int fwd = i < D, dev = fwd ? i : 2 * D - 1 - i;
+		snprintf(name, sizeof name, "%s%d", fwd ? "f" : "b", dev);
+		TH_OK(tessel_graph_add_block(NULL, g, name,
+					     fwd ? TESSEL_KIND_FORWARD : TESSEL_KIND_BACKWARD,
+					     fwd ? 1 : 2, fwd ? 1 : -1));
+		TH_OK(tessel_graph_place(g, i, &dev, 1));
+		if (i > 0)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	TH_OK(tessel_graph_set_latency(g, latency));
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, limit));
+	return g;
+}
+
+/* Period 3: each device runs its forward at residue 0 and its backward at
+ * residue 1 (steps 1 and 2). Each block starts at the first step of its
+ * residue after its dependency's finish plus latency. */
+static void pipeline_repetend(tsl_repetend *rep, const tessel_graph *g)
+{
+	rep->period = 3;
+	rep->optimal = 1;
+	rep->T = tsl_calloc((size_t)g->nblocks, sizeof *rep->T);
+	assert_non_null(rep->T);
+	int64_t depth = 0;
+	for (int b = 0; b < g->nblocks; b++) {
+		const tsl_block *B = &g->blocks[b];
+		int64_t t = 0;
+		if (B->ndeps)
+			t = rep->T[B->deps[0]] + g->blocks[B->deps[0]].span +
+			    latency_of(g, b, 0);
+		int64_t want = B->kind == TESSEL_KIND_FORWARD ? 0 : 1;
+		t += ((want - t) % 3 + 3) % 3;
+		rep->T[b] = t;
+		if (t + B->span > depth)
+			depth = t + B->span;
+	}
+	rep->depth = depth;
+}
+
+static tessel_schedule *complete(const tessel_graph *g, const tsl_repetend *rep,
+				 int64_t nmicros, int64_t effort,
+				 const tsl_deadline *dl, int64_t *lb)
+{
+	tessel_schedule *s = NULL;
+	tsl_bounds bnd;
+	TH_OK(tsl_schedule_alloc(&s, g, nmicros));
+	TH_OK(tsl_bounds_compute(&bnd, s->graph));
+	TH_OK(tsl_complete(s, rep, &bnd, effort, dl));
+	*lb = tsl_bounds_lower(&bnd, nmicros);
+	tsl_bounds_release(&bnd);
+	return s;
+}
+
+/* The 4-stage pipeline with latency 2 between stages, completed from the
+ * hand-made repetend: every latency honoured, some of them tight, and the
+ * makespan between LB(N) (which counts them) and the periodic schedule's. */
+static void test_pipeline_latency(void **state)
+{
+	(void)state;
+	struct {
+		int64_t limit, nmicros;
+	} cases[] = {{TESSEL_UNLIMITED, 8}, {10, 16}, {TESSEL_UNLIMITED, 1}};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		tessel_graph *g = pipeline(4, 2, cases[c].limit);
+		tsl_repetend rep = {0};
+		pipeline_repetend(&rep, g);
+		int64_t cp = 0, N = cases[c].nmicros;
+		/* 4 forwards, 4 backwards, 6 latencies (none at the turn) */
+		TH_OK(tessel_graph_get(&cp, g, TESSEL_GRAPH_CRITICAL_PATH));
+		assert_int_equal(cp, 4 * 1 + 4 * 2 + 6 * 2);
+		assert_int_equal(rep.depth, 30);
+		for (int64_t effort = 0; effort <= 1000000; effort += 1000000) {
+			int64_t lb = 0;
+			tessel_schedule *s = complete(g, &rep, N, effort, NULL, &lb);
+			TH_OK(tessel_schedule_validate(s));
+			int64_t tight = check_latencies(s);
+			int64_t m = tsl_schedule_makespan(s);
+			assert_true(tight > 0);
+			assert_true(lb >= cp && m >= lb);
+			assert_true(m <= (N - 1) * rep.period + rep.depth);
+			if (N == 1)
+				assert_int_equal(m, cp);
+			assert_int_equal(s->period, 3);
+			tessel_schedule_free(s);
+		}
+		tsl_repetend_release(&rep);
+		tessel_graph_free(g);
+	}
+}
+
+/* ---- random graphs against a plain serial generation ---- */
+
+#define RB 7 /* blocks */
+#define RD 4 /* devices */
+#define RN 5 /* micro-batches */
+#define RI (RB * RN)
+
+static uint64_t rng_state = 0x2545f4914f6cdd1du;
+
+static int rnd(int lo, int hi)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return lo + (int)(rng_state % (uint64_t)(hi - lo + 1));
+}
+
+static tessel_graph *random_graph(int *nmicros)
+{
+	int nd = rnd(1, RD), nb = rnd(2, RB);
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, nd));
+	for (int b = 0; b < nb; b++) {
+		char name[8];
+		int devs[RD], k = 0;
+		snprintf(name, sizeof name, "x%d", b);
+		TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD,
+					     rnd(0, 4) ? rnd(1, 3) : rnd(1, 40),
+					     rnd(-2, 3)));
+		for (int d = 0; d < nd; d++)
+			if (rnd(0, 3) == 0)
+				devs[k++] = d;
+		if (!k)
+			devs[k++] = rnd(0, nd - 1);
+		TH_OK(tessel_graph_place(g, b, devs, (size_t)k));
+		for (int a = 0; a < b; a++) {
+			if (rnd(0, 2))
+				continue;
+			if (rnd(0, 2) == 0)
+				TH_OK(tessel_graph_add_dep_latency(g, a, b, rnd(0, 6)));
+			else
+				TH_OK(tessel_graph_add_dep(g, a, b));
+		}
+	}
+	TH_OK(tessel_graph_set_latency(g, rnd(0, 4)));
+	for (int d = 0; d < nd; d++)
+		TH_OK(tessel_graph_set_memory_limit(
+			g, d, rnd(0, 2) ? TESSEL_UNLIMITED : rnd(3, 8)));
+	*nmicros = rnd(1, RN);
+	return g;
+}
+
+/* A random order of the instances, each after its dependencies. */
+static void random_order(tsl_inst *seq, const tessel_graph *g, int nmicros)
+{
+	int n = g->nblocks, total = n * nmicros, done[RI] = {0};
+	for (int i = 0; i < total; i++) {
+		int ready[RI], nr = 0;
+		for (int x = 0; x < total; x++) {
+			const tsl_block *B = &g->blocks[x % n];
+			int ok = !done[x];
+			for (int j = 0; j < B->ndeps && ok; j++)
+				ok = done[x - x % n + B->deps[j]];
+			if (ok)
+				ready[nr++] = x;
+		}
+		assert_true(nr > 0);
+		int x = ready[rnd(0, nr - 1)];
+		done[x] = 1;
+		seq[i].gid = x % n;
+		seq[i].mid = x / n;
+	}
+}
+
+typedef struct plain {
+	int64_t bs[RI], be[RI];    /* busy intervals */
+	int bd[RI * RD];           /* ... per device: which (index) */
+	int nbusy[RD];
+	int64_t mt[RI], mdelta[RI];
+	int nmem[RD], md[RI * RD]; /* memory events per device, in order */
+} plain;
+
+/* Earliest t' >= t with [t', t' + span) free on every device of B. */
+static int64_t plain_window(const plain *p, const tsl_block *B, int64_t t)
+{
+	for (int moved = 1; moved;) {
+		moved = 0;
+		for (int k = 0; k < B->ndevices; k++) {
+			int d = B->devices[k];
+			for (int i = 0; i < p->nbusy[d]; i++) {
+				int x = p->bd[d * RI + i];
+				if (p->bs[x] < t + B->span && p->be[x] > t) {
+					t = p->be[x];
+					moved = 1;
+				}
+			}
+		}
+	}
+	return t;
+}
+
+/* Whether adding `delta` at step c keeps d's profile within `limit` from
+ * c on: the level once the events up to c have happened, and after each
+ * later event (ties in the order they were added). */
+static int plain_fits(const plain *p, int d, int64_t c, int64_t delta,
+		      int64_t limit)
+{
+	int64_t level = 0;
+	for (int i = 0; i < p->nmem[d]; i++) {
+		int x = p->md[d * RI + i];
+		if (p->mt[x] <= c)
+			level += p->mdelta[x];
+	}
+	if (level + delta > limit)
+		return 0;
+	for (int i = 0; i < p->nmem[d]; i++) {
+		int x = p->md[d * RI + i];
+		if (p->mt[x] <= c)
+			continue;
+		int64_t after = 0;
+		for (int k = 0; k < p->nmem[d]; k++) {
+			int y = p->md[d * RI + k];
+			if (p->mt[y] < p->mt[x] || (p->mt[y] == p->mt[x] && k <= i))
+				after += p->mdelta[y];
+		}
+		if (after + delta > limit)
+			return 0;
+	}
+	return 1;
+}
+
+/* The earliest step from which every later one fits (INT64_MAX: none). */
+static int64_t plain_memory_from(const plain *p, int d, int64_t delta,
+				 int64_t limit)
+{
+	int64_t best = INT64_MAX;
+	if (plain_fits(p, d, 0, delta, limit))
+		return 0;
+	for (int i = 0; i < p->nmem[d]; i++) {
+		int64_t c = p->mt[p->md[d * RI + i]];
+		if (c < best && plain_fits(p, d, c, delta, limit))
+			best = c;
+	}
+	return best;
+}
+
+static void plain_add(plain *p, int x, const tsl_block *B, int64_t t, int mem)
+{
+	p->bs[x] = t;
+	p->be[x] = t + B->span;
+	p->mt[x] = t;
+	p->mdelta[x] = B->memory;
+	for (int k = 0; k < B->ndevices; k++) {
+		int d = B->devices[k];
+		p->bd[d * RI + p->nbusy[d]++] = x;
+		if (mem && B->memory)
+			p->md[d * RI + p->nmem[d]++] = x;
+	}
+}
+
+/* Serial generation the plain way: 0, or TESSEL_EINFEASIBLE. */
+static int plain_sgs(int64_t *start, const tessel_graph *g, const tsl_inst *seq,
+		     int count)
+{
+	plain p;
+	memset(&p, 0, sizeof p);
+	int n = g->nblocks;
+	for (int i = 0; i < count; i++) {
+		const tsl_block *B = &g->blocks[seq[i].gid];
+		int x = (int)seq[i].mid * n + seq[i].gid;
+		int64_t t = 0;
+		for (int j = 0; j < B->ndeps; j++) {
+			int64_t r = start[x - seq[i].gid + B->deps[j]] +
+				    g->blocks[B->deps[j]].span +
+				    latency_of(g, seq[i].gid, j);
+			t = r > t ? r : t;
+		}
+		for (int k = 0; k < B->ndevices && B->memory > 0; k++) {
+			int d = B->devices[k];
+			if (g->memory_limit[d] == TESSEL_UNLIMITED)
+				continue;
+			int64_t from = plain_memory_from(&p, d, B->memory,
+							 g->memory_limit[d]);
+			if (from == INT64_MAX)
+				return TESSEL_EINFEASIBLE;
+			t = from > t ? from : t;
+		}
+		t = plain_window(&p, B, t);
+		start[x] = t;
+		plain_add(&p, x, B, t, 1);
+	}
+	return 0;
+}
+
+/* The backward pass the plain way (mirrored time, no memory). */
+static void plain_backward(int64_t *start, const tessel_graph *g,
+			   const tsl_inst *seq, int count)
+{
+	plain p;
+	memset(&p, 0, sizeof p);
+	int n = g->nblocks;
+	int64_t u[RI], horizon = 0;
+	for (int i = 0; i < count; i++) {
+		int b = seq[i].gid, x = (int)seq[i].mid * n + b;
+		const tsl_block *B = &g->blocks[b];
+		int64_t t = 0;
+		for (int c = 0; c < n; c++)
+			for (int j = 0; j < g->blocks[c].ndeps; j++) {
+				if (g->blocks[c].deps[j] != b)
+					continue;
+				int64_t r = u[x - b + c] + g->blocks[c].span +
+					    latency_of(g, c, j);
+				t = r > t ? r : t;
+			}
+		t = plain_window(&p, B, t);
+		u[x] = t;
+		plain_add(&p, x, B, t, 0);
+		horizon = t + B->span > horizon ? t + B->span : horizon;
+	}
+	for (int i = 0; i < count; i++) {
+		int x = (int)seq[i].mid * n + seq[i].gid;
+		start[x] = horizon - u[x] - g->blocks[seq[i].gid].span;
+	}
+}
+
+/* seq sorted by the schedule's starts (ascending) or finishes
+ * (descending), ties by index: an order with dependencies first (or
+ * successors first). */
+static void order_by(tsl_inst *seq, const tessel_schedule *s, int by_finish)
+{
+	const tessel_graph *g = s->graph;
+	int count = g->nblocks * (int)s->nmicros;
+	int64_t key[RI];
+	int idx[RI];
+	for (int i = 0; i < count; i++) {
+		const tsl_block *B = &g->blocks[i % g->nblocks];
+		key[i] = by_finish ? -(s->entries[i].start + B->span)
+				   : s->entries[i].start;
+		idx[i] = i;
+	}
+	for (int i = 1; i < count; i++) /* insertion sort, stable */
+		for (int j = i; j > 0 && key[idx[j - 1]] > key[idx[j]]; j--) {
+			int t = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+	for (int i = 0; i < count; i++) {
+		seq[i].gid = idx[i] % g->nblocks;
+		seq[i].mid = idx[i] / g->nblocks;
+	}
+}
+
+/* tsl_sgs and tsl_sgs_backward give exactly the plain passes' starts on
+ * random graphs with latencies, multi-device blocks, spans of all sizes and
+ * memory limits; what they make honours every latency, compaction too. */
+static void test_sgs_against_plain(void **state)
+{
+	(void)state;
+	int rounds = th_under_valgrind() ? 300 : 4000;
+	int feasible = 0, latency_tight = 0;
+	for (int r = 0; r < rounds; r++) {
+		int N = 0;
+		tessel_graph *g = random_graph(&N);
+		int count = g->nblocks * N;
+		tsl_inst seq[RI];
+		int64_t want[RI];
+		random_order(seq, g, N);
+		tessel_schedule *s = NULL;
+		TH_OK(tsl_schedule_alloc(&s, g, N));
+		int rc = tsl_sgs(s, seq, (size_t)count, NULL);
+		int prc = plain_sgs(want, s->graph, seq, count);
+		if (rc != prc)
+			fail_msg("round %d: tsl_sgs returns %d, the plain pass %d",
+				 r, rc, prc);
+		if (rc == TESSEL_EINFEASIBLE) {
+			tessel_schedule_free(s);
+			tessel_graph_free(g);
+			continue;
+		}
+		TH_OK(rc);
+		feasible++;
+		for (int i = 0; i < count; i++)
+			if (s->entries[i].start != want[i])
+				fail_msg("round %d: entry %d at %lld, plainly %lld", r,
+					 i, (long long)s->entries[i].start,
+					 (long long)want[i]);
+		TH_OK(tessel_schedule_validate(s));
+		latency_tight += check_latencies(s) > 0;
+
+		/* backward from this schedule: no memory, so devices and
+		 * latencies only */
+		order_by(seq, s, 1);
+		TH_OK(tsl_sgs_backward(s, seq, (size_t)count, NULL));
+		plain_backward(want, s->graph, seq, count);
+		for (int i = 0; i < count; i++)
+			if (s->entries[i].start != want[i])
+				fail_msg("round %d: backward entry %d at %lld, "
+					 "plainly %lld", r, i,
+					 (long long)s->entries[i].start,
+					 (long long)want[i]);
+		check_devices(s);
+		check_latencies(s);
+
+		/* compaction of that order, with and without local search */
+		order_by(seq, s, 0);
+		tsl_inst copy[RI];
+		memcpy(copy, seq, sizeof copy);
+		TH_OK(tsl_compact(s, seq, (size_t)count, 0, 0, NULL));
+		check_devices(s);
+		check_latencies(s);
+		int64_t plain_makespan = tsl_schedule_makespan(s);
+		/* ASAP: each entry starts at a dependency's finish + latency,
+		 * at a device predecessor's finish, or at 0 */
+		for (int i = 0; i < count; i++) {
+			int b = copy[i].gid;
+			const tsl_block *B = &s->graph->blocks[b];
+			int64_t t = 0, at = start_of(s, b, copy[i].mid);
+			for (int j = 0; j < B->ndeps; j++) {
+				int64_t e = start_of(s, B->deps[j], copy[i].mid) +
+					    s->graph->blocks[B->deps[j]].span +
+					    latency_of(s->graph, b, j);
+				t = e > t ? e : t;
+			}
+			for (int k = 0; k < i; k++) {
+				const tsl_block *A = &s->graph->blocks[copy[k].gid];
+				int64_t e = start_of(s, copy[k].gid, copy[k].mid) + A->span;
+				for (int x = 0; x < B->ndevices; x++)
+					if (occupies(A, B->devices[x]) && e > t)
+						t = e;
+			}
+			assert_int_equal(at, t);
+		}
+		memcpy(seq, copy, sizeof copy);
+		TH_OK(tsl_compact(s, seq, (size_t)count, 100000, 0, NULL));
+		check_devices(s);
+		check_latencies(s);
+		assert_true(tsl_schedule_makespan(s) <= plain_makespan);
+		tessel_schedule_free(s);
+		tessel_graph_free(g);
+	}
+	print_message("%d of %d orders feasible, %d with a tight latency\n",
+		      feasible, rounds, latency_tight);
+	assert_true(feasible > rounds / 4 && latency_tight > 0);
+}
+
+/* ---- deadlines on a large instance ---- */
+
+static double seconds_since(int64_t t0)
+{
+	return (double)(tsl_now_us() - t0) / 1e6;
+}
+
+/* A pipeline between tensor-parallel first and last blocks on 32 devices,
+ * latency 2, 4096 micro-batches (270336 entries), from the heuristic's
+ * repetend; its full completion takes seconds (the plain compaction does
+ * not reach LB(N) there, so the local search has work). With a deadline
+ * that has already passed, tsl_complete returns at once with the plain
+ * compaction of the periodic schedule (the same starts as effort 0),
+ * valid and honouring every latency; with a short one it returns soon
+ * after it, never worse than that. */
+static void test_deadline_large(void **state)
+{
+	(void)state;
+	int64_t N = th_under_valgrind() ? 64 : 4096;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, "mshape", 32, 0, TESSEL_UNLIMITED));
+	TH_OK(tessel_graph_set_latency(g, 2));
+	tsl_bounds bnd;
+	tsl_repetend rep = {0}, guide = {0};
+	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
+	guide.T = tsl_calloc((size_t)g->nblocks, sizeof *guide.T);
+	assert_true(rep.T && guide.T);
+	TH_OK(tsl_bounds_compute(&bnd, g));
+	TH_OK(tsl_repetend_heuristic(&rep, &guide, g, &bnd));
+	tsl_bounds_release(&bnd);
+	int64_t lb = 0;
+
+	int64_t t0 = tsl_now_us();
+	tessel_schedule *plain_s = complete(g, &rep, N, 0, NULL, &lb);
+	double plain_time = seconds_since(t0);
+	int64_t plain_makespan = tsl_schedule_makespan(plain_s);
+
+	tsl_deadline past = {tsl_now_us() - 2000000, tsl_now_us() - 1000000};
+	t0 = tsl_now_us();
+	tessel_schedule *s = complete(g, &rep, N, 5000000, &past, &lb);
+	double past_time = seconds_since(t0);
+	size_t count = (size_t)g->nblocks * (size_t)N;
+	for (size_t i = 0; i < count; i++)
+		assert_int_equal(s->entries[i].start, plain_s->entries[i].start);
+	TH_OK(tessel_schedule_validate(s));
+	check_latencies(s);
+	tessel_schedule_free(s);
+
+	tsl_deadline soon = {tsl_now_us(), tsl_now_us() + 100000};
+	t0 = tsl_now_us();
+	s = complete(g, &rep, N, 5000000, &soon, &lb);
+	double soon_time = seconds_since(t0);
+	TH_OK(tessel_schedule_validate(s));
+	check_latencies(s);
+	assert_true(tsl_schedule_makespan(s) <= plain_makespan);
+	assert_true(tsl_schedule_makespan(s) >= lb);
+	print_message("plain completion %.3f s, past deadline %.3f s, "
+		      "deadline 0.1 s: %.3f s; makespan %lld (plain %lld, LB %lld)\n",
+		      plain_time, past_time, soon_time,
+		      (long long)tsl_schedule_makespan(s),
+		      (long long)plain_makespan, (long long)lb);
+	/* generous: the plain pass (and the sorts and checks around it)
+	 * again after the deadline */
+	if (!th_under_valgrind()) {
+		assert_true(past_time < 3 * plain_time + 0.5);
+		assert_true(soon_time < 0.1 + 3 * plain_time + 0.5);
+	}
+	tessel_schedule_free(s);
+	tessel_schedule_free(plain_s);
+	tsl_repetend_release(&rep);
+	tsl_repetend_release(&guide);
+	tessel_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pipeline_latency),
+		cmocka_unit_test(test_sgs_against_plain),
+		cmocka_unit_test(test_deadline_large),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
