@@ -403,4 +403,22 @@ if [ -w /dev/full ]; then
 	pass "a full standard output is an error"
 fi
 
+# --output onto a pipe (or a device such as /dev/null) writes into it and
+# leaves it what it was: no rename over it
+if mkfifo "$TMP/fifo" 2>/dev/null; then
+	cat "$TMP/fifo" >"$TMP/from-fifo" &
+	reader=$!
+	run search --preset vshape --micro-batches 4 --fast --format json --output "$TMP/fifo"
+	wait "$reader"
+	expect_status 0
+	[ -p "$TMP/fifo" ] || fail "--output replaced the pipe with a file"
+	grep -q '"period"' "$TMP/from-fifo" || fail "nothing came through the pipe"
+	pass "--output onto a pipe"
+fi
+run search --preset vshape --micro-batches 4 --fast --output -
+expect_status 0
+expect_stdout_has 'period 4'
+[ ! -e ./- ] || fail "--output - wrote a file named -"
+pass "--output - is the standard output"
+
 echo "all cli tests passed"

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <getopt.h>
@@ -209,11 +210,24 @@ int cli_write_output(const char *path, const char *text)
 	char *tmp;
 	int err;
 
-	if (!path) {
+	if (!path || strcmp(path, "-") == 0) {
 		if (write_stream(stdout, text) == 0)
 			return 0;
 		cli_error("cannot write the standard output: %s",
 			  strerror(errno));
+		return -1;
+	}
+	/* a device or a pipe (/dev/null, /dev/stdout, a FIFO) is written as
+	 * it is: a rename would replace it with a regular file */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		FILE *f = fopen(path, "w");
+		if (f && write_stream(f, text) == 0 && fclose(f) == 0)
+			return 0;
+		err = errno;
+		if (f)
+			fclose(f);
+		cli_error("cannot write %s: %s", path, strerror(err));
 		return -1;
 	}
 	tmp = temporary_name(path);
