@@ -35,8 +35,9 @@ static size_t index_of(const state *st, const tsl_inst *x)
 }
 
 /* ASAP for the order `seq`; 0 on success, -1 if an instance comes before
- * one of its dependencies. */
-static int asap(state *st, const tsl_inst *seq)
+ * one of its dependencies, -2 when the hard end of `hard` (may be NULL)
+ * passed. */
+static int asap_until(state *st, const tsl_inst *seq, const tsl_deadline *hard)
 {
 	const tessel_graph *g = st->g;
 	for (size_t i = 0; i < st->count; i++)
@@ -49,6 +50,8 @@ static int asap(state *st, const tsl_inst *seq)
 	st->sum = 0;
 	st->last = -1;
 	for (size_t i = 0; i < st->count; i++) {
+		if ((i & 65535) == 65535 && tsl_deadline_hard_passed(hard))
+			return -2;
 		const tsl_block *B = &g->blocks[seq[i].gid];
 		size_t me = index_of(st, &seq[i]);
 		int64_t t = 0, bind = -1;
@@ -84,6 +87,11 @@ static int asap(state *st, const tsl_inst *seq)
 		}
 	}
 	return 0;
+}
+
+static int asap(state *st, const tsl_inst *seq)
+{
+	return asap_until(st, seq, NULL);
 }
 
 /* Whether the running memory of every device stays within its limit. */
@@ -223,7 +231,13 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 	}
 	/* the plain ASAP pass always runs, whatever the deadline: it is the
 	 * result when nothing better comes in time */
-	if (asap(&st, seq)) {
+	int r = asap_until(&st, seq, dl);
+	if (r == -2) {
+		rc = tsl_error(TESSEL_ETIMEOUT,
+			       "time limit reached while compacting %zu instances", count);
+		goto out;
+	}
+	if (r) {
 		rc = tsl_error(TESSEL_ERROR,
 			       "internal: compaction order puts a block before its dependency");
 		goto out;

@@ -118,6 +118,70 @@ static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
 	return TSL_OK;
 }
 
+typedef struct slot_key {
+	int64_t r;
+	int gid;
+} slot_key;
+
+static int cmp_slot(const void *x, const void *y)
+{
+	const slot_key *a = x, *b = y;
+	if (a->r != b->r)
+		return a->r < b->r ? -1 : 1;
+	return (a->gid > b->gid) - (a->gid < b->gid);
+}
+
+/* seq = the instances in periodic order (the order of sorted_instances
+ * with rep), without sorting them all: micro-batch m of block b starts at
+ * (q_b + m) P + r_b, so repetition k holds the blocks with q_b <= k <
+ * q_b + N, by residue. Gives up at the hard end of dl (TESSEL_ETIMEOUT).
+ * Where repetitions hold few instances (deep repetends), the sort. */
+static int periodic_order(tsl_inst *seq, const tessel_schedule *s,
+			  const tsl_repetend *rep, const tsl_deadline *dl)
+{
+	const tessel_graph *g = s->graph;
+	int n = g->nblocks;
+	int64_t P = rep->period, N = s->nmicros, minq = INT64_MAX, maxq = 0;
+	for (int b = 0; b < n; b++) {
+		int64_t q = rep->T[b] / P;
+		minq = q < minq ? q : minq;
+		maxq = q > maxq ? q : maxq;
+	}
+	int64_t slices = N + maxq - minq;
+	if (slices > 4 * N)
+		return sorted_instances(seq, s, rep, 0);
+	slot_key *k = tsl_calloc((size_t)n, sizeof *k);
+	if (!k)
+		return tsl_error_nomem();
+	for (int b = 0; b < n; b++) {
+		k[b].r = rep->T[b] % P;
+		k[b].gid = b;
+	}
+	qsort(k, (size_t)n, sizeof *k, cmp_slot);
+	size_t i = 0, check = 65536;
+	for (int64_t rep_k = minq; rep_k < maxq + N; rep_k++) {
+		if (i >= check) {
+			check = i + 65536;
+			if (tsl_deadline_hard_passed(dl)) {
+				tsl_free(k);
+				return tsl_error(TESSEL_ETIMEOUT,
+						 "time limit reached while ordering %zu instances",
+						 (size_t)n * (size_t)N);
+			}
+		}
+		for (int j = 0; j < n; j++) {
+			int64_t m = rep_k - rep->T[k[j].gid] / P;
+			if (m < 0 || m >= N)
+				continue;
+			seq[i].gid = k[j].gid;
+			seq[i].mid = m;
+			i++;
+		}
+	}
+	tsl_free(k);
+	return TSL_OK;
+}
+
 static void save_starts(int64_t *dst, const tessel_schedule *s, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
@@ -151,7 +215,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		goto out;
 	}
 	label_phases(s, rep);
-	rc = sorted_instances(seq, s, rep, 0);
+	rc = periodic_order(seq, s, rep, dl);
 	if (!rc)
 		rc = tsl_compact(s, seq, count, effort, bound, dl);
 	if (rc)
@@ -160,7 +224,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	/* effort 0 (ranking candidates): the plain compaction only */
 	if (effort > 0 && best > bound && tsl_deadline_left_ms(dl) > 0) {
 		save_starts(kept, s, count);
-		rc = sorted_instances(seq, s, rep, 0);
+		rc = periodic_order(seq, s, rep, dl);
 		if (!rc)
 			rc = tsl_sgs(s, seq, count, dl);
 		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
@@ -170,7 +234,9 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 			rc = sorted_instances(seq, s, NULL, 0);
 			if (!rc)
 				rc = tsl_compact(s, seq, count, effort, bound, dl);
-			if (!rc && tsl_schedule_makespan(s) >= best)
+			if (rc == TESSEL_ETIMEOUT)
+				rc = TSL_OK; /* the limit itself: keep (a) */
+			if (rc || tsl_schedule_makespan(s) >= best)
 				load_starts(s, kept, count);
 		}
 		if (rc)
@@ -199,6 +265,11 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 			rc = sorted_instances(seq, s, NULL, 0);
 		if (!rc)
 			rc = tsl_compact(s, seq, count, effort, bound, dl);
+		if (rc == TESSEL_ETIMEOUT) {
+			rc = TSL_OK; /* the limit itself: keep the last result */
+			load_starts(s, kept, count);
+			break;
+		}
 		if (!rc && tsl_schedule_makespan(s) >= best) {
 			load_starts(s, kept, count);
 			break;

@@ -46,13 +46,21 @@ typedef struct heur {
 	char *queued;        /* per block: in the heap */
 	int stopped;         /* the deadline passed or a cancel came */
 	int list_only;       /* try_period: list scheduling only (cheap) */
+	int found_any;       /* a repetend within the limits is known */
 	int nomem;           /* an allocation failed */
 } heur;
 
+/* Past the deadline: its end once a repetend is known, else its hard end
+ * (when it has one: finding any repetend may take longer than improving
+ * it), or a cancel. */
 static int out_of_time(heur *h)
 {
-	if (!h->stopped && (tsl_deadline_left_ms(h->dl) <= 0 ||
-			    tsl_options_cancelled(h->src)))
+	if (h->stopped)
+		return 1;
+	int past = h->found_any || !h->dl || !h->dl->hard_us
+			   ? tsl_deadline_left_ms(h->dl) <= 0
+			   : tsl_deadline_hard_passed(h->dl);
+	if (past || tsl_options_cancelled(h->src))
 		h->stopped = 1;
 	return h->stopped;
 }
@@ -486,6 +494,7 @@ static int probe(heur *h, int64_t P, tsl_repetend *rep, tsl_repetend *trial,
 	rep->depth = trial->depth;
 	rep->optimal = trial->optimal;
 	*found = 1;
+	h->found_any = 1;
 	return TSL_OK;
 }
 
@@ -506,14 +515,16 @@ static int heuristic_search(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 	trial.T = tsl_reallocarray(NULL, (size_t)h->n, sizeof *trial.T);
 	if (!trial.T)
 		return tsl_error_nomem();
-	/* the bound first; when it fails, a repetend at the largest period
-	 * by list scheduling alone, so that one is known early */
+	/* the bound first by list scheduling (cheap); when it fails, a
+	 * repetend at the largest period the same way, so that one is known
+	 * early, then the bound with every order and the memory-aware search */
+	h->list_only = 1;
 	int rc = probe(h, lo, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
-	if (!rc && !*found && hi > lo && !out_of_time(h)) {
-		h->list_only = 1;
+	if (!rc && !*found && hi > lo && !out_of_time(h))
 		rc = probe(h, hi, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
-		h->list_only = 0;
-	}
+	h->list_only = 0;
+	if (!rc && (!*found || rep->period > lo) && !out_of_time(h))
+		rc = probe(h, lo, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
 	/* upward: unit steps, then doubling steps, to the first success */
 	int64_t failed = lo, P = lo + unit, step = unit;
 	for (int k = 1; !rc && !ok && P < (*found ? rep->period : hi + 1) &&

@@ -86,7 +86,7 @@ static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
 		tessel_schedule_free(s);
 		return rc;
 	}
-	int vrc = tessel_schedule_validate(s);
+	int vrc = tsl_schedule_check(s, dl);
 	if (vrc != TESSEL_OK && vrc != TESSEL_EVIOLATION) {
 		tessel_schedule_free(s); /* e.g. out of memory: an error */
 		return vrc;
@@ -229,8 +229,14 @@ static int finish(tessel_schedule **out, best *b)
 	int rc = TSL_OK;
 	tessel_schedule *winner = NULL;
 	int64_t wm = 0;
+	int timed_out = 0;
 	for (int i = 0; i < b->nfin; i++) {
 		tessel_schedule *s = result[i];
+		/* a finalist the time limit stopped is left out */
+		if (rcs[i] == TESSEL_ETIMEOUT) {
+			timed_out = 1;
+			continue;
+		}
 		if (rcs[i] && !rc)
 			rc = tsl_error(rcs[i], "%s", msg[i]);
 		if (!rcs[i] && !s && msg[i][0]) {
@@ -255,6 +261,9 @@ static int finish(tessel_schedule **out, best *b)
 		tessel_schedule_free(winner);
 		return rc;
 	}
+	if (!winner && timed_out)
+		return tsl_error(TESSEL_ETIMEOUT,
+				 "time limit reached while completing the schedule");
 	*out = winner;
 	return TSL_OK;
 }
@@ -297,7 +306,10 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 		tsl_repetend_release(&guide);
 		return tsl_error_nomem();
 	}
-	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, b->fin_dl, o->src);
+	/* better repetends until the solver's deadline, a first one until
+	 * the final compaction's */
+	tsl_deadline hdl = {dl->start_us, dl->end_us, b->fin_dl->end_us};
+	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, &hdl, o->src);
 	/* a period cap applies to the heuristic's repetend too */
 	if (!rc && o->max_period && hint.period > o->max_period)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
@@ -364,10 +376,11 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	resolve_options(&o, options);
 	/* With a time limit, the solver's part ends at 70% of it and the
 	 * final compaction at 95%, leaving time to check and return. */
-	tsl_deadline dl = {tsl_now_us(), 0}, fin_dl = dl;
+	tsl_deadline dl = {tsl_now_us(), 0, 0}, fin_dl = dl;
 	if (o.time_limit_ms) {
 		dl.end_us = dl.start_us + o.time_limit_ms * 700;
 		fin_dl.end_us = dl.start_us + o.time_limit_ms * 950;
+		dl.hard_us = fin_dl.hard_us = dl.start_us + o.time_limit_ms * 1000;
 	}
 
 	tsl_bounds bnd;
@@ -392,7 +405,7 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 			s->makespan_optimal = 1;
 		s->search_us = tsl_now_us() - dl.start_us;
 		/* every schedule returned has passed the validator */
-		rc = tessel_schedule_validate(s);
+		rc = tsl_schedule_check(s, &fin_dl);
 		if (rc == TESSEL_EVIOLATION)
 			rc = tsl_error(TESSEL_ERROR, "internal: the search made an invalid schedule: %s",
 				       tessel_error_last());
@@ -503,9 +516,9 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 				 (long long)period);
 	tsl_opts o;
 	resolve_options(&o, options);
-	tsl_deadline dl = {tsl_now_us(), 0};
+	tsl_deadline dl = {tsl_now_us(), 0, 0};
 	if (o.time_limit_ms)
-		dl.end_us = dl.start_us + o.time_limit_ms * 1000;
+		dl.end_us = dl.hard_us = dl.start_us + o.time_limit_ms * 1000;
 	tsl_bounds bnd;
 	rc = tsl_bounds_compute(&bnd, g);
 	if (rc)

@@ -83,7 +83,9 @@ int tsl_repetend_peak(int64_t *out, const tessel_graph *g,
  * and dependencies; memory only if it can. TESSEL_EINFEASIBLE if it found
  * none within the memory limits, TESSEL_ETIMEOUT / TESSEL_ECANCELLED when
  * the deadline `dl` (may be NULL) passed or `src` (may be NULL) was
- * cancelled before it found one (with one found, it returns it). `relaxed`
+ * cancelled before it found one (with one found, it returns it). It looks
+ * for better repetends until dl's end, for a first one until its hard end
+ * when it has one. `relaxed`
  * (may be NULL; T allocated) gets the first repetend found that ignores
  * memory (period 0 if none), a guide for the solver. */
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,

@@ -93,6 +93,11 @@ int64_t tsl_now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+int tsl_deadline_hard_passed(const tsl_deadline *d)
+{
+	return d && d->hard_us && tsl_now_us() >= d->hard_us;
+}
+
 int64_t tsl_deadline_left_ms(const tsl_deadline *d)
 {
 	if (!d || !d->end_us)

@@ -37,10 +37,12 @@ static int v_less(const v_key *a, const v_key *b)
 
 /* Merge sort (tmp holds n / 2 + 1 keys); runs already in order are not
  * merged again. */
-static void v_sort(v_key *a, v_key *tmp, size_t n)
+/* Returns 1 when the hard end of dl (may be NULL) passed: the keys are
+ * then left unsorted. */
+static int v_sort(v_key *a, v_key *tmp, size_t n, const tsl_deadline *dl)
 {
 	if (n < 2)
-		return;
+		return 0;
 	if (n <= 16) {
 		for (size_t i = 1; i < n; i++) {
 			v_key k = a[i];
@@ -49,19 +51,29 @@ static void v_sort(v_key *a, v_key *tmp, size_t n)
 				a[j] = a[j - 1];
 			a[j] = k;
 		}
-		return;
+		return 0;
 	}
+	if (n > 65536 && tsl_deadline_hard_passed(dl))
+		return 1;
 	size_t half = n / 2;
-	v_sort(a, tmp, half);
-	v_sort(a + half, tmp, n - half);
+	if (v_sort(a, tmp, half, dl) || v_sort(a + half, tmp, n - half, dl))
+		return 1;
 	if (!v_less(&a[half], &a[half - 1]))
-		return;
+		return 0;
 	memcpy(tmp, a, half * sizeof *a);
 	size_t i = 0, j = half, k = 0;
 	while (i < half && j < n)
 		a[k++] = v_less(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
 	while (i < half)
 		a[k++] = tmp[i++];
+	return 0;
+}
+
+static int v_timeout(const tessel_schedule *s)
+{
+	return tsl_error(TESSEL_ETIMEOUT,
+			 "time limit reached while checking the schedule of %lld entries",
+			 (long long)s->nmicros * s->graph->nblocks);
 }
 
 /* "device 3" or "devices 0,1,2" (truncated with "..." when long). */
@@ -172,7 +184,7 @@ static int v_overlap(const tessel_schedule *s, int d, const v_key *prev,
 /* (b) on device d, and the first memory excess of d into *mv if none yet. */
 static int v_check_device(const tessel_schedule *s, int d,
 			  const v_index *x, v_key *keys, v_key *tmp,
-			  v_memory *mv)
+			  v_memory *mv, const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
 	size_t n = 0;
@@ -184,7 +196,8 @@ static int v_check_device(const tessel_schedule *s, int d,
 			n++;
 		}
 	}
-	v_sort(keys, tmp, n);
+	if (v_sort(keys, tmp, n, dl))
+		return v_timeout(s);
 	int64_t limit = g->memory_limit[d];
 	int64_t sum = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -209,7 +222,8 @@ static int v_check_device(const tessel_schedule *s, int d,
 }
 
 /* (b) for every device; (d) recorded into *mv. */
-static int v_check_devices(const tessel_schedule *s, v_memory *mv)
+static int v_check_devices(const tessel_schedule *s, v_memory *mv,
+			   const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
 	v_index x;
@@ -221,8 +235,11 @@ static int v_check_devices(const tessel_schedule *s, v_memory *mv)
 	v_key *tmp = tsl_reallocarray(NULL, most / 2 + 1, sizeof *tmp);
 	if (!keys || !tmp)
 		rc = tsl_error_nomem();
-	for (int d = 0; d < g->ndevices && !rc; d++)
-		rc = v_check_device(s, d, &x, keys, tmp, mv);
+	for (int d = 0; d < g->ndevices && !rc; d++) {
+		rc = v_check_device(s, d, &x, keys, tmp, mv, dl);
+		if (!rc && tsl_deadline_hard_passed(dl))
+			rc = v_timeout(s);
+	}
 	tsl_free(keys);
 	tsl_free(tmp);
 	v_index_release(&x);
@@ -305,13 +322,15 @@ static int v_latencies(int64_t **lat, size_t **off, const tessel_graph *g)
 }
 
 /* (c) every dependency in every micro-batch. */
-static int v_check_deps(const tessel_schedule *s)
+static int v_check_deps(const tessel_schedule *s, const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
 	int64_t *lat = NULL;
 	size_t *off = NULL;
 	int rc = v_latencies(&lat, &off, g);
 	for (int64_t m = 0; m < s->nmicros && !rc; m++) {
+		if ((m & 1023) == 1023 && tsl_deadline_hard_passed(dl))
+			rc = v_timeout(s);
 		for (int b = 0; b < g->nblocks && !rc; b++) {
 			const tsl_block *bb = &g->blocks[b];
 			int64_t start = tsl_entry_at(s, b, m)->start;
@@ -346,6 +365,11 @@ static int v_report_memory(const tessel_schedule *s, const v_memory *mv)
 
 TESSEL_API int tessel_schedule_validate(const tessel_schedule *schedule)
 {
+	return tsl_schedule_check(schedule, NULL);
+}
+
+int tsl_schedule_check(const tessel_schedule *schedule, const tsl_deadline *dl)
+{
 	if (!schedule)
 		return tsl_error(TESSEL_EINVAL,
 				 "tessel_schedule_validate: schedule is NULL");
@@ -354,10 +378,10 @@ TESSEL_API int tessel_schedule_validate(const tessel_schedule *schedule)
 		return rc;
 	v_memory mv;
 	memset(&mv, 0, sizeof mv);
-	rc = v_check_devices(schedule, &mv);
+	rc = v_check_devices(schedule, &mv, dl);
 	if (rc)
 		return rc;
-	rc = v_check_deps(schedule);
+	rc = v_check_deps(schedule, dl);
 	if (rc)
 		return rc;
 	if (mv.found)

@@ -575,7 +575,7 @@ static void test_deadline_large(void **state)
 	double plain_time = seconds_since(t0);
 	int64_t plain_makespan = tsl_schedule_makespan(plain_s);
 
-	tsl_deadline past = {tsl_now_us() - 2000000, tsl_now_us() - 1000000};
+	tsl_deadline past = {tsl_now_us() - 2000000, tsl_now_us() - 1000000, 0};
 	t0 = tsl_now_us();
 	tessel_schedule *s = complete(g, &rep, N, 5000000, &past, &lb);
 	double past_time = seconds_since(t0);
@@ -586,7 +586,7 @@ static void test_deadline_large(void **state)
 	check_latencies(s);
 	tessel_schedule_free(s);
 
-	tsl_deadline soon = {tsl_now_us(), tsl_now_us() + 100000};
+	tsl_deadline soon = {tsl_now_us(), tsl_now_us() + 100000, 0};
 	t0 = tsl_now_us();
 	s = complete(g, &rep, N, 5000000, &soon, &lb);
 	double soon_time = seconds_since(t0);

@@ -1,0 +1,328 @@
+/* The time limit is a promise: every phase of a search stops at its
+ * deadline. Each case makes one phase slow on purpose and checks that it
+ * ends at the deadline: white box (links libtessel_internal and calls the
+ * phase with a deadline already past, where without one it would take
+ * seconds), and through tessel_search with --time-limit style limits,
+ * where the search must end within the limit and half a second, with a
+ * valid schedule or TESSEL_ETIMEOUT. The completion's own deadlines are
+ * tested in test-complete.c. Under valgrind the timings are not checked
+ * (everything runs 30 times slower) and the large cases are skipped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bounds.h"
+#include "helpers.h"
+#include "schedule.h"
+#include "search.h"
+#include "tessel.h"
+#include "util.h"
+
+/* Seconds since `t0` (tsl_now_us). */
+static double since(int64_t t0)
+{
+	return (double)(tsl_now_us() - t0) / 1e6;
+}
+
+/* A deadline that passed a second ago, its hard end too. */
+static tsl_deadline past(void)
+{
+	int64_t now = tsl_now_us();
+	tsl_deadline d = {now - 2000000, now - 1000000, now - 1000000};
+	return d;
+}
+
+/* A random DAG of n blocks on `nd` devices: spans 1 .. 3 (times `scale`),
+ * up to three dependencies on the 50 blocks before, one block in twenty
+ * on four devices. Deterministic. */
+static tessel_graph *random_dag(int n, int nd, int scale, uint64_t seed)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, nd));
+	uint64_t x = seed;
+#define NEXT() (x = x * 6364136223846793005ULL + 1442695040888963407ULL, x >> 33)
+	for (int i = 0; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "b%d", i);
+		TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD,
+					     (int)(1 + NEXT() % 3) * scale, 0));
+		int devs[4], k = NEXT() % 20 == 0 && nd >= 4 ? 4 : 1;
+		devs[0] = (int)(NEXT() % (uint64_t)nd);
+		for (int j = 1; j < k; j++)
+			devs[j] = (devs[0] + j) % nd;
+		TH_OK(tessel_graph_place(g, i, devs, (size_t)k));
+		int ndeps = (int)(NEXT() % 4);
+		for (int j = 0; j < ndeps && i > 0; j++) {
+			int lo = i > 50 ? i - 50 : 0;
+			int a = lo + (int)(NEXT() % (uint64_t)(i - lo));
+			int rc = tessel_graph_add_dep(g, a, i);
+			assert_true(rc == TESSEL_OK || rc == TESSEL_EEXISTS);
+		}
+	}
+#undef NEXT
+	return g;
+}
+
+/* xshape with spans as profiled (forward 137, backward 281 steps): the
+ * solver needs seconds for its periods. */
+static tessel_graph *uneven_preset(const char *name, int nd, int64_t memory)
+{
+	tessel_graph *p = NULL, *g = NULL;
+	TH_OK(tessel_preset(&p, name, nd, 0, memory));
+	int64_t nb = 0;
+	TH_OK(tessel_graph_get(&nb, p, TESSEL_GRAPH_NBLOCKS));
+	TH_OK(tessel_graph_new(&g, nd));
+	for (int b = 0; b < nb; b++) {
+		const char *bn = NULL;
+		int devs[TESSEL_MAX_DEVICES];
+		int64_t kind = th_block(p, b, TESSEL_BLOCK_KIND);
+		int64_t k = th_block(p, b, TESSEL_BLOCK_NDEVICES);
+		TH_OK(tessel_graph_block_name(&bn, p, b));
+		for (int i = 0; i < k; i++)
+			TH_OK(tessel_graph_block_device(&devs[i], p, b, (size_t)i));
+		int span = (int)th_block(p, b, TESSEL_BLOCK_SPAN) *
+			   (kind == TESSEL_KIND_FORWARD ? 137 : 281);
+		TH_OK(tessel_graph_add_block(NULL, g, bn, (tessel_kind)kind, span,
+					     (int)th_block(p, b, TESSEL_BLOCK_MEMORY)));
+		TH_OK(tessel_graph_place(g, b, devs, (size_t)k));
+	}
+	for (int b = 0; b < nb; b++)
+		for (int i = 0; i < th_block(p, b, TESSEL_BLOCK_NDEPS); i++) {
+			int a = 0;
+			TH_OK(tessel_graph_block_dep(&a, p, b, (size_t)i));
+			TH_OK(tessel_graph_add_dep(g, a, b));
+		}
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, memory));
+	tessel_graph_free(p);
+	return g;
+}
+
+static tsl_opts plain_opts(void)
+{
+	tsl_opts o;
+	memset(&o, 0, sizeof o);
+	o.nmicros = 16;
+	o.minimize_depth = 1;
+	return o;
+}
+
+/* ---- white box: each phase with a deadline already past ---- */
+
+/* The heuristic on a graph it needs seconds for. */
+static void test_heuristic_stops(void **state)
+{
+	(void)state;
+	if (th_under_valgrind())
+		skip();
+	tessel_graph *g = random_dag(30000, 256, 1, 1);
+	tsl_bounds bnd;
+	TH_OK(tsl_bounds_compute(&bnd, g));
+	tsl_repetend rep = {0};
+	rep.T = calloc((size_t)bnd.nblocks, sizeof *rep.T);
+	tsl_deadline dl = past();
+	int64_t t0 = tsl_now_us();
+	int rc = tsl_repetend_heuristic(&rep, NULL, g, &bnd, &dl, NULL);
+	double secs = since(t0);
+	print_message("heuristic past its deadline: %.3f s, rc %d\n", secs, rc);
+	assert_int_equal(rc, TESSEL_ETIMEOUT);
+	assert_true(secs < 0.5);
+	free(rep.T);
+	tsl_bounds_release(&bnd);
+	tessel_graph_free(g);
+}
+
+/* The memory-aware search with an endless work budget. */
+static void test_memory_aware_search_stops(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	/* no repetend at the bound under this limit: the search would use
+	 * its whole budget */
+	TH_OK(tessel_preset(&g, "xshape", 64, 0, 40));
+	tsl_bounds bnd;
+	TH_OK(tsl_bounds_compute(&bnd, g));
+	tsl_repetend rep = {0};
+	rep.T = calloc((size_t)bnd.nblocks, sizeof *rep.T);
+	tsl_deadline dl = past();
+	int found = 1;
+	int64_t t0 = tsl_now_us();
+	TH_OK(tsl_repetend_dfs(&rep, g, &bnd, NULL, bnd.resource_bound,
+			       INT64_MAX / 4, &dl, NULL, &found));
+	double secs = since(t0);
+	print_message("memory-aware search past its deadline: %.3f s\n", secs);
+	assert_int_equal(found, 0);
+	if (!th_under_valgrind())
+		assert_true(secs < 0.2);
+	free(rep.T);
+	tsl_bounds_release(&bnd);
+	tessel_graph_free(g);
+}
+
+static int count_candidates(const tsl_repetend *rep, void *payload)
+{
+	(void)rep;
+	(*(int *)payload)++;
+	return TESSEL_OK;
+}
+
+/* The solver on periods it needs seconds for. */
+static void test_solver_stops(void **state)
+{
+	(void)state;
+	if (th_under_valgrind())
+		skip();
+	tessel_graph *g = uneven_preset("mshape", 8, 8);
+	tsl_bounds bnd;
+	TH_OK(tsl_bounds_compute(&bnd, g));
+	tsl_repetend rep = {0};
+	rep.T = calloc((size_t)bnd.nblocks, sizeof *rep.T);
+	tsl_opts o = plain_opts();
+	int64_t t0 = tsl_now_us();
+	tsl_deadline dl = {t0, t0 + 200000, t0 + 200000};
+	int n = 0;
+	int rc = tsl_repetend_z3(&rep, g, &bnd, &o, &dl, NULL, NULL,
+				 count_candidates, &n);
+	double secs = since(t0);
+	print_message("solver with 0.2 s: %.3f s, rc %d, %d repetends\n", secs, rc, n);
+	assert_true(rc == TESSEL_OK || rc == TESSEL_ETIMEOUT);
+	assert_true(secs < 0.7);
+	free(rep.T);
+	tsl_bounds_release(&bnd);
+	tessel_graph_free(g);
+}
+
+/* The validator on a schedule of a million entries. */
+static void test_check_stops(void **state)
+{
+	(void)state;
+	if (th_under_valgrind())
+		skip();
+	tessel_graph *g = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_preset(&g, "vshape", 8, 0, TESSEL_UNLIMITED));
+	int64_t N = 100000;
+	TH_OK(tessel_schedule_new(&s, g, N));
+	/* one micro-batch after the other: valid */
+	int64_t span = 0;
+	TH_OK(tessel_graph_get(&span, g, TESSEL_GRAPH_CRITICAL_PATH));
+	for (int64_t m = 0; m < N; m++) {
+		int64_t t = m * span;
+		for (int b = 0; b < 16; b++) {
+			TH_OK(tessel_schedule_set_step(s, b, m, t));
+			t += th_block(g, b, TESSEL_BLOCK_SPAN);
+		}
+	}
+	int64_t t0 = tsl_now_us();
+	TH_OK(tsl_schedule_check(s, NULL));
+	double full = since(t0);
+	tsl_deadline dl = past();
+	t0 = tsl_now_us();
+	int rc = tsl_schedule_check(s, &dl);
+	double secs = since(t0);
+	print_message("check: %.3f s, past its deadline %.3f s\n", full, secs);
+	assert_int_equal(rc, TESSEL_ETIMEOUT);
+	assert_true(secs < full / 2 + 0.01);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+/* ---- through tessel_search: limit + 0.5 s ---- */
+
+/* The search with `limit_ms`: returns its code; the wall time into *secs. */
+static int timed_search(const tessel_graph *g, int64_t nmicros, int64_t limit_ms,
+			int fast, double *secs)
+{
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, limit_ms));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, fast));
+	int64_t t0 = tsl_now_us();
+	int rc = tessel_search(&s, g, o);
+	*secs = since(t0);
+	if (rc == TESSEL_OK)
+		TH_OK(tessel_schedule_validate(s));
+	else
+		assert_null(s);
+	tessel_schedule_free(s);
+	tessel_options_free(o);
+	return rc;
+}
+
+static void expect_within(const char *what, int rc, double secs, double limit)
+{
+	print_message("%s: %.3f s (limit %.3f s), %s\n", what, secs, limit,
+		      rc == TESSEL_OK ? "a schedule" : tessel_strerror(rc));
+	assert_true(rc == TESSEL_OK || rc == TESSEL_ETIMEOUT);
+	assert_true(secs <= limit + 0.5);
+}
+
+static void test_search_limits(void **state)
+{
+	(void)state;
+	if (th_under_valgrind())
+		skip();
+	double secs;
+	int rc;
+	/* the heuristic: seconds for this graph */
+	tessel_graph *g = random_dag(30000, 256, 1, 1);
+	rc = timed_search(g, 16, 1000, 0, &secs);
+	expect_within("heuristic, 30,000 blocks", rc, secs, 1.0);
+	rc = timed_search(g, 16, 1000, 1, &secs);
+	expect_within("heuristic, 30,000 blocks, fast", rc, secs, 1.0);
+	tessel_graph_free(g);
+	/* the solver: seconds for its periods */
+	g = uneven_preset("mshape", 8, 8);
+	rc = timed_search(g, 32, 1000, 0, &secs);
+	expect_within("solver, uneven mshape", rc, secs, 1.0);
+	assert_int_equal(rc, TESSEL_OK); /* the heuristic's at least */
+	tessel_graph_free(g);
+	/* the completion and the final check: 1.6 million entries */
+	TH_OK(tessel_preset(&g, "vshape", 8, 0, 8));
+	rc = timed_search(g, 100000, 500, 0, &secs);
+	expect_within("completion, 100,000 micro-batches", rc, secs, 0.5);
+	rc = timed_search(g, 1000000, 1000, 1, &secs);
+	expect_within("completion, 1,000,000 micro-batches", rc, secs, 1.0);
+	tessel_graph_free(g);
+}
+
+/* tessel_min_memory: the memory-aware probes and the solver. */
+static void test_min_memory_limit(void **state)
+{
+	(void)state;
+	if (th_under_valgrind())
+		skip();
+	tessel_graph *g = uneven_preset("xshape", 16, TESSEL_UNLIMITED);
+	tessel_options *o = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 1000));
+	int64_t limit = 0;
+	int proven = 0;
+	int64_t t0 = tsl_now_us();
+	int rc = tessel_min_memory(&limit, &proven, g, 0, o);
+	double secs = since(t0);
+	print_message("min_memory: %.3f s, rc %d, limit %lld\n", secs, rc, (long long)limit);
+	assert_true(rc == TESSEL_OK || rc == TESSEL_ETIMEOUT);
+	assert_true(secs <= 1.5);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_heuristic_stops),
+		cmocka_unit_test(test_memory_aware_search_stops),
+		cmocka_unit_test(test_solver_stops),
+		cmocka_unit_test(test_check_stops),
+		cmocka_unit_test(test_search_limits),
+		cmocka_unit_test(test_min_memory_limit),
+	};
+	return cmocka_run_group_tests_name("deadline", tests, NULL, NULL);
+}
