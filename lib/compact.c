@@ -207,19 +207,20 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 	int nd = st.g->ndevices;
 	st.start = tsl_reallocarray(NULL, count, sizeof *st.start);
 	st.bind = tsl_reallocarray(NULL, count, sizeof *st.bind);
-	st.path = tsl_reallocarray(NULL, count, sizeof *st.path);
+	/* the local search's work space only when it runs */
+	st.path = effort > 0 ? tsl_reallocarray(NULL, count, sizeof *st.path) : NULL;
 	st.free_at = tsl_calloc((size_t)nd, sizeof *st.free_at);
 	st.last_on = tsl_calloc((size_t)nd, sizeof *st.last_on);
 	st.mem = tsl_calloc((size_t)nd, sizeof *st.mem);
-	size_t *pos = tsl_reallocarray(NULL, count, sizeof *pos);
+	size_t *pos = effort > 0 ? tsl_reallocarray(NULL, count, sizeof *pos) : NULL;
 	int nb = st.g->nblocks, ndeps = 0;
 	for (int b = 0; b < nb; b++)
 		ndeps += st.g->blocks[b].ndeps;
 	st.dep_start = tsl_calloc((size_t)nb + 1, sizeof *st.dep_start);
 	st.gap = tsl_calloc((size_t)ndeps + 1, sizeof *st.gap);
 	int rc = TSL_OK;
-	if (!st.start || !st.bind || !st.path || !st.free_at || !st.last_on ||
-	    !st.mem || !pos || !st.dep_start || !st.gap) {
+	if (!st.start || !st.bind || (effort > 0 && (!st.path || !pos)) ||
+	    !st.free_at || !st.last_on || !st.mem || !st.dep_start || !st.gap) {
 		rc = tsl_error_nomem();
 		goto out;
 	}

@@ -208,9 +208,10 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
 	int64_t bound = tsl_bounds_lower(bnd, s->nmicros);
 	tsl_inst *seq = tsl_reallocarray(NULL, count, sizeof *seq);
-	int64_t *kept = tsl_reallocarray(NULL, count, sizeof *kept);
+	/* the starts kept across the improvement passes, when they run */
+	int64_t *kept = effort > 0 ? tsl_reallocarray(NULL, count, sizeof *kept) : NULL;
 	int rc = TSL_OK;
-	if (!seq || !kept) {
+	if (!seq || (effort > 0 && !kept)) {
 		rc = tsl_error_nomem();
 		goto out;
 	}

@@ -23,6 +23,15 @@
 #include "tessel.h"
 #include "util.h"
 
+/* Sanitizer builds run several times slower: there the times are printed
+ * but not checked. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TIMES_CHECKED 0
+#else
+#define TIMES_CHECKED 1
+#endif
+
+
 /* Seconds since `t0` (tsl_now_us). */
 static double since(int64_t t0)
 {
@@ -130,7 +139,8 @@ static void test_heuristic_stops(void **state)
 	double secs = since(t0);
 	print_message("heuristic past its deadline: %.3f s, rc %d\n", secs, rc);
 	assert_int_equal(rc, TESSEL_ETIMEOUT);
-	assert_true(secs < 0.5);
+	if (TIMES_CHECKED)
+		assert_true(secs < 0.5);
 	free(rep.T);
 	tsl_bounds_release(&bnd);
 	tessel_graph_free(g);
@@ -156,7 +166,7 @@ static void test_memory_aware_search_stops(void **state)
 	double secs = since(t0);
 	print_message("memory-aware search past its deadline: %.3f s\n", secs);
 	assert_int_equal(found, 0);
-	if (!th_under_valgrind())
+	if (!th_under_valgrind() && TIMES_CHECKED)
 		assert_true(secs < 0.2);
 	free(rep.T);
 	tsl_bounds_release(&bnd);
@@ -190,7 +200,8 @@ static void test_solver_stops(void **state)
 	double secs = since(t0);
 	print_message("solver with 0.2 s: %.3f s, rc %d, %d repetends\n", secs, rc, n);
 	assert_true(rc == TESSEL_OK || rc == TESSEL_ETIMEOUT);
-	assert_true(secs < 0.7);
+	if (TIMES_CHECKED)
+		assert_true(secs < 0.7);
 	free(rep.T);
 	tsl_bounds_release(&bnd);
 	tessel_graph_free(g);
@@ -260,7 +271,8 @@ static void expect_within(const char *what, int rc, double secs, double limit)
 	print_message("%s: %.3f s (limit %.3f s), %s\n", what, secs, limit,
 		      rc == TESSEL_OK ? "a schedule" : tessel_strerror(rc));
 	assert_true(rc == TESSEL_OK || rc == TESSEL_ETIMEOUT);
-	assert_true(secs <= limit + 0.5);
+	if (TIMES_CHECKED)
+		assert_true(secs <= limit + 0.5);
 }
 
 static void test_search_limits(void **state)
@@ -287,8 +299,8 @@ static void test_search_limits(void **state)
 	TH_OK(tessel_preset(&g, "vshape", 8, 0, 8));
 	rc = timed_search(g, 100000, 500, 0, &secs);
 	expect_within("completion, 100,000 micro-batches", rc, secs, 0.5);
-	rc = timed_search(g, 1000000, 1000, 1, &secs);
-	expect_within("completion, 1,000,000 micro-batches", rc, secs, 1.0);
+	rc = timed_search(g, 300000, 200, 1, &secs);
+	expect_within("completion, 300,000 micro-batches", rc, secs, 0.2);
 	tessel_graph_free(g);
 }
 
@@ -309,7 +321,8 @@ static void test_min_memory_limit(void **state)
 	double secs = since(t0);
 	print_message("min_memory: %.3f s, rc %d, limit %lld\n", secs, rc, (long long)limit);
 	assert_true(rc == TESSEL_OK || rc == TESSEL_ETIMEOUT);
-	assert_true(secs <= 1.5);
+	if (TIMES_CHECKED)
+		assert_true(secs <= 1.5);
 	tessel_options_free(o);
 	tessel_graph_free(g);
 }
