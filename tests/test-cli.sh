@@ -314,6 +314,35 @@ run validate "$REF"
 expect_refused 2
 pass "validate without --placement rejects a reference-format schedule"
 
+# ---------------------------------------------------------------- bench --suite published
+
+run bench --suite published --family 1f1b --max-devices 4 --fast --time-limit 10 --write "$TMP/pub"
+expect_ok
+expect_stdout_has '^case  *D  *N  *memory  *published  *tessel  *LB  *gap  *seconds$'
+expect_stdout_has '^1f1b 1-2  *4  *16  *4  *57  *57  *57  *+0 '
+expect_stdout_has '^# libtessel against the published schedules: 0 shorter, 1 equal, 0 longer$'
+[ "$(tail -n 1 "$OUT")" = "1 cases, 0 failed" ] || fail "expected '1 cases, 0 failed' last"
+for kind in placement published tessel; do
+	[ -s "$TMP/pub/1f1b-1-2-d4-n16.$kind.json" ] || fail "--write wrote no $kind file"
+done
+run validate "$TMP/pub/1f1b-1-2-d4-n16.published.json"
+expect_ok
+run search "$TMP/pub/1f1b-1-2-d4-n16.placement.json" --micro-batches 16 --fast
+expect_grid
+expect_stdout_has 'makespan 57 '
+pass "bench --suite published: a row, the summary, and --write files that validate and search"
+
+run bench --suite published --family zb-h1 --max-devices 4 --fast --time-limit 10 --span-scale 2
+expect_status 0
+expect_stdout_has '^zb-h1 2-2-2  *4  *16  *4  *102 '
+expect_stdout_has '^zb-h1 4-4-2  *4  *16  *4  *178 '
+expect_stdout_has '^2 cases, 0 failed$'
+run bench --suite published --family chimera --max-devices 4 --fast --time-limit 10
+expect_status 0
+expect_stdout_has '^# dualpipe, chimera: a micro-batch of the placement is a pair'
+expect_stdout_has '^chimera 1-2  *4  *16  *4  *58 '
+pass "bench --suite published: --span-scale, --family, pairs"
+
 # ---------------------------------------------------------------- bad usage
 
 refused_usage() {
@@ -368,6 +397,13 @@ refused_usage simulate "$SCHED" --latency abc
 refused_usage simulate "$SCHED" --jitter 1
 refused_usage simulate "$SCHED" --jitter -0.1
 refused_usage simulate "$SCHED" --seed -1
+refused_usage bench --suite nosuch
+refused_usage bench --suite published --family nosuch
+refused_usage bench --suite published --preset vshape
+refused_usage bench --suite published --tight-cache "$TMP/tight.txt"
+refused_usage bench --suite published --write "$SCHED"
+refused_usage bench --family 1f1b
+refused_usage bench --suite full --write "$TMP/pub"
 refused_usage simulate "$SCHED" --seed x
 refused_usage simulate "$SCHED" --durations "$TMP/does-not-exist.json"
 refused_usage simulate "$SCHED" --frobnicate

@@ -64,4 +64,25 @@ int cli_presets(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
 
+/* Options of tessel bench --suite published (cli_bench_published.c). */
+typedef struct cli_published_opts {
+	int fast;
+	int64_t time_limit_ms;
+	int time_limit_given;   /* 0: each search gets 120 s */
+	int64_t threads;
+	int64_t max_devices;    /* 0: every case */
+	const char *family;     /* NULL: every family */
+	const char *write_dir;  /* NULL: write no files */
+	int64_t span_scale;     /* 1: the suite's spans */
+	int64_t kind_factor[3]; /* per kind; 0: not given */
+	int64_t latency;
+} cli_published_opts;
+
+/* Run the published suite: prints the header, one row per case and a
+ * comment line comparing libtessel with the published schedules. The
+ * cases run and failed go to *ncases and *failed; returns CLI_EXIT_OK, or
+ * CLI_EXIT_USAGE (reason printed) for a bad option. */
+int cli_bench_published(const cli_published_opts *opts, size_t *ncases,
+			int *failed);
+
 #endif /* TESSEL_CLI_H */

@@ -7,8 +7,8 @@
 #include "tessel.h"
 
 static const char bench_usage[] =
-	"Usage: tessel bench [--suite reference] [--fast] [--time-limit SECONDS]\n"
-	"                    [--threads N]\n"
+	"Usage: tessel bench [--suite reference|full|published] [--fast]\n"
+	"                    [--time-limit SECONDS] [--threads N]\n"
 	"\n"
 	"Run a fixed suite of schedule searches and print one row per case:\n"
 	"placement, devices, memory limit, micro-batches N, period, resource\n"
@@ -25,13 +25,28 @@ static const char bench_usage[] =
 	"             admits the resource-bound period, found first with\n"
 	"             tessel_min_memory) and a generous one (twice that), and\n"
 	"             inference\n"
+	"  published  the hand-designed schedules of the literature (GPipe,\n"
+	"             1F1B, ZB-H1, ZB-H2, ZB-V, V-Half, V-Min, DualPipe,\n"
+	"             DualPipeV, interleaved 1F1B, Chimera) on 4 and 8 devices,\n"
+	"             each on its own placement, spans and N, under its own\n"
+	"             peak memory: per case the published makespan, libtessel's\n"
+	"             makespan, LB(N), the gap (libtessel - published, \"worse\"\n"
+	"             when positive) and the seconds of the search\n"
 	"\n"
 	"Options:\n"
 	"  --fast                 heuristic search only, no solver\n"
-	"  -t, --time-limit SECS  time limit of each search\n"
+	"  -t, --time-limit SECS  time limit of each search (published suite:\n"
+	"                         120 s when not given)\n"
 	"  -j, --threads N        threads for the final compaction (0 = all cores)\n"
-	"  --max-devices D        full suite: only cases with at most D devices\n"
+	"  --max-devices D        full and published suites: only cases with at\n"
+	"                         most D devices\n"
 	"  --preset NAME          full suite: only this preset\n"
+	"  --family NAME          published suite: only this family (gpipe,\n"
+	"                         1f1b, zb-h1, zb-h2, zb-v, v-half, v-min,\n"
+	"                         dualpipe, dualpipe-v, interleaved, chimera)\n"
+	"  --write DIR            published suite: write each case's placement,\n"
+	"                         published schedule and libtessel's schedule as\n"
+	"                         JSON into DIR (created if missing)\n"
 	"  --tight-cache FILE     full suite: read tight limits from FILE (lines\n"
 	"                         \"PRESET D LIMIT\") and append those computed\n"
 	"  --span-scale K         multiply every span by K (the memory limits\n"
@@ -356,15 +371,19 @@ int cli_bench(int argc, char **argv)
 		{"span-scale", required_argument, NULL, 'k'},
 		{"kind-spans", required_argument, NULL, 'K'},
 		{"latency", required_argument, NULL, 'L'},
+		{"family", required_argument, NULL, 'F'},
+		{"write", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	bench_opts bo = {0, 0, 0, 0, NULL, NULL, 1, {0, 0, 0}, 0};
 	const char *suite = "reference";
+	const char *family = NULL, *write_dir = NULL;
+	int time_limit_given = 0;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:ft:j:D:p:c:k:K:L:h", longopts,
+	while ((c = getopt_long(argc, argv, ":s:ft:j:D:p:c:k:K:L:F:w:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -376,6 +395,7 @@ int cli_bench(int argc, char **argv)
 		case 't':
 			if (cli_parse_seconds(&bo.time_limit_ms, "--time-limit", optarg))
 				return CLI_EXIT_USAGE;
+			time_limit_given = 1;
 			break;
 		case 'j':
 			if (cli_parse_int(&bo.threads, "--threads", optarg, 0, 256))
@@ -417,6 +437,12 @@ int cli_bench(int argc, char **argv)
 					  TESSEL_MAX_LATENCY))
 				return CLI_EXIT_USAGE;
 			break;
+		case 'F':
+			family = optarg;
+			break;
+		case 'w':
+			write_dir = optarg;
+			break;
 		case 'h':
 			fputs(bench_usage, stdout);
 			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
@@ -430,7 +456,29 @@ int cli_bench(int argc, char **argv)
 	}
 	size_t ncases;
 	int failed = 0;
-	if (strcmp(suite, "reference") == 0) {
+	int published = strcmp(suite, "published") == 0;
+	if (!published && (family || write_dir)) {
+		cli_error("bench: --%s applies to the published suite only",
+			  family ? "family" : "write");
+		return CLI_EXIT_USAGE;
+	}
+	if (published && (bo.preset || bo.tight_file)) {
+		cli_error("bench: --%s does not apply to the published suite%s",
+			  bo.preset ? "preset" : "tight-cache",
+			  bo.preset ? " (use --family)" : "");
+		return CLI_EXIT_USAGE;
+	}
+	if (published) {
+		cli_published_opts po = {
+			bo.fast, bo.time_limit_ms, time_limit_given, bo.threads,
+			bo.max_devices, family, write_dir, bo.span_scale,
+			{bo.kind_factor[0], bo.kind_factor[1], bo.kind_factor[2]},
+			bo.latency,
+		};
+		int rc = cli_bench_published(&po, &ncases, &failed);
+		if (rc)
+			return rc;
+	} else if (strcmp(suite, "reference") == 0) {
 		ncases = sizeof reference_suite / sizeof reference_suite[0];
 		print_header();
 		for (size_t i = 0; i < ncases; i++)
@@ -439,7 +487,8 @@ int cli_bench(int argc, char **argv)
 		print_header();
 		failed = run_full(&bo, &ncases);
 	} else {
-		cli_error("bench: unknown suite '%s' (suites: reference, full)", suite);
+		cli_error("bench: unknown suite '%s' (suites: reference, full, "
+			  "published)", suite);
 		return CLI_EXIT_USAGE;
 	}
 	printf("%zu cases, %d failed\n", ncases, failed);
