@@ -420,7 +420,10 @@ typedef enum tessel_option {
 	TESSEL_OPT_MAX_PERIOD = 4,      /* 0 = automatic (default); else cap on P */
 	TESSEL_OPT_SEED = 5,            /* solver random seed, default 0 */
 	TESSEL_OPT_MINIMIZE_DEPTH = 6,  /* 1 (default): shallowest repetend */
-	TESSEL_OPT_SOLVER_MEMORY_MB = 7 /* 0 = no cap (default); solver memory cap */
+	TESSEL_OPT_SOLVER_MEMORY_MB = 7,/* 0 = no cap (default); solver memory cap */
+	TESSEL_OPT_REPETEND_MICRO_BATCHES = 8 /* largest k of a repetend of k
+					       * micro-batches, 1 .. 16; default 4
+					       * (since 1.1) */
 } tessel_option;
 
 /* TESSEL_OPT_SOLVER_MEMORY_MB caps the memory of each Z3 check in
@@ -546,11 +549,15 @@ typedef enum tessel_schedule_attr {
 	TESSEL_SCHED_REPETEND_END = 10,  /* step after the steady state */
 	TESSEL_SCHED_DEPTH = 11,         /* length of one micro-batch in the repetend */
 	TESSEL_SCHED_SEARCH_MICROSECONDS = 12,
-	TESSEL_SCHED_MAKESPAN_OPTIMAL = 13 /* 1 when no schedule of these
+	TESSEL_SCHED_MAKESPAN_OPTIMAL = 13, /* 1 when no schedule of these
 					    * micro-batches is shorter (it
 					    * meets the lower bound, or the
 					    * solver showed one step less
 					    * impossible) */
+	TESSEL_SCHED_REPETEND_MICRO_BATCHES = 14 /* k: micro-batches the
+					    * repetend holds (1 for most; 0
+					    * for a schedule built with
+					    * tessel_schedule_new); since 1.1 */
 } tessel_schedule_attr;
 
 /* Read a figure of a schedule. Figures a schedule does not know (the period

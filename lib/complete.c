@@ -39,31 +39,34 @@ static int cmp_inst(const void *x, const void *y)
 	return (a->mid > b->mid) - (a->mid < b->mid);
 }
 
+/* Micro-batch m = i k + j of block b belongs to repetition i + q(j, b),
+ * q(j, b) = T[j n + b] / P. The repetitions in which every block of every
+ * one of the k copies runs a micro-batch below N form the steady state. */
 static void label_phases(tessel_schedule *s, const tsl_repetend *rep)
 {
 	const tessel_graph *g = s->graph;
+	int n = g->nblocks, k = tsl_repetend_k(rep);
 	int64_t P = rep->period, N = s->nmicros;
 	int64_t minq = INT64_MAX, maxq = 0;
-	for (int b = 0; b < g->nblocks; b++) {
-		int64_t q = rep->T[b] / P;
+	for (size_t x = 0; x < (size_t)k * (size_t)n; x++) {
+		int64_t q = rep->T[x] / P;
 		if (q < minq)
 			minq = q;
 		if (q > maxq)
 			maxq = q;
 	}
-	for (int b = 0; b < g->nblocks; b++) {
-		int64_t q = rep->T[b] / P;
+	int64_t groups = N / k; /* complete groups of k micro-batches */
+	for (int b = 0; b < n; b++)
 		for (int64_t m = 0; m < N; m++) {
-			int64_t k = m + q;
+			int64_t r = m / k + rep->T[(size_t)(m % k) * (size_t)n + (size_t)b] / P;
 			struct tessel_entry *e = tsl_entry_at(s, b, m);
-			if (k < maxq)
+			if (r < maxq)
 				e->phase = TESSEL_PHASE_WARMUP;
-			else if (k > minq + N - 1)
+			else if (r > minq + groups - 1)
 				e->phase = TESSEL_PHASE_COOLDOWN;
 			else
 				e->phase = TESSEL_PHASE_REPETEND;
 		}
-	}
 }
 
 void tsl_repetend_range(tessel_schedule *s)
@@ -102,7 +105,7 @@ static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
 	for (int64_t m = 0; m < s->nmicros; m++)
 		for (int b = 0; b < g->nblocks; b++) {
 			int64_t start = tsl_entry_at(s, b, m)->start;
-			order[i].start = rep ? rep->T[b] + m * rep->period
+			order[i].start = rep ? tsl_periodic_start(rep, g->nblocks, b, m)
 				       : by_finish ? -(start + g->blocks[b].span)
 						   : start;
 			order[i].gid = b;
@@ -120,14 +123,19 @@ static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
 
 typedef struct slot_key {
 	int64_t r;
-	int gid;
+	int b;   /* block */
+	int gid; /* j n + b for copy j of block b */
 } slot_key;
 
+/* By residue, then block (ties at one start go by block, as in
+ * sorted_instances; two copies of one block never share a residue). */
 static int cmp_slot(const void *x, const void *y)
 {
 	const slot_key *a = x, *b = y;
 	if (a->r != b->r)
 		return a->r < b->r ? -1 : 1;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
 	return (a->gid > b->gid) - (a->gid < b->gid);
 }
 
@@ -140,45 +148,50 @@ static int periodic_order(tsl_inst *seq, const tessel_schedule *s,
 			  const tsl_repetend *rep, const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
-	int n = g->nblocks;
+	int n = g->nblocks, k = tsl_repetend_k(rep);
+	size_t kn = (size_t)k * (size_t)n;
 	int64_t P = rep->period, N = s->nmicros, minq = INT64_MAX, maxq = 0;
-	for (int b = 0; b < n; b++) {
-		int64_t q = rep->T[b] / P;
+	for (size_t x = 0; x < kn; x++) {
+		int64_t q = rep->T[x] / P;
 		minq = q < minq ? q : minq;
 		maxq = q > maxq ? q : maxq;
 	}
-	int64_t slices = N + maxq - minq;
-	if (slices > 4 * N)
+	int64_t groups = (N + k - 1) / k;
+	int64_t slices = groups + maxq - minq;
+	if (slices > 4 * groups)
 		return sorted_instances(seq, s, rep, 0);
-	slot_key *k = tsl_calloc((size_t)n, sizeof *k);
-	if (!k)
+	slot_key *key = tsl_calloc(kn, sizeof *key);
+	if (!key)
 		return tsl_error_nomem();
-	for (int b = 0; b < n; b++) {
-		k[b].r = rep->T[b] % P;
-		k[b].gid = b;
+	/* one key per copy and block: gid j n + b */
+	for (size_t x = 0; x < kn; x++) {
+		key[x].r = rep->T[x] % P;
+		key[x].b = (int)(x % (size_t)n);
+		key[x].gid = (int)x;
 	}
-	qsort(k, (size_t)n, sizeof *k, cmp_slot);
+	qsort(key, kn, sizeof *key, cmp_slot);
 	size_t i = 0, check = 65536;
-	for (int64_t rep_k = minq; rep_k < maxq + N; rep_k++) {
+	for (int64_t r = minq; r < maxq + groups; r++) {
 		if (i >= check) {
 			check = i + 65536;
 			if (tsl_deadline_hard_passed(dl)) {
-				tsl_free(k);
+				tsl_free(key);
 				return tsl_error(TESSEL_ETIMEOUT,
 						 "time limit reached while ordering %zu instances",
 						 (size_t)n * (size_t)N);
 			}
 		}
-		for (int j = 0; j < n; j++) {
-			int64_t m = rep_k - rep->T[k[j].gid] / P;
-			if (m < 0 || m >= N)
+		for (size_t x = 0; x < kn; x++) {
+			int c = key[x].gid / n, b = key[x].gid % n;
+			int64_t grp = r - rep->T[key[x].gid] / P, m = grp * k + c;
+			if (grp < 0 || m >= N)
 				continue;
-			seq[i].gid = k[j].gid;
+			seq[i].gid = b;
 			seq[i].mid = m;
 			i++;
 		}
 	}
-	tsl_free(k);
+	tsl_free(key);
 	return TSL_OK;
 }
 
@@ -282,6 +295,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	s->period = rep->period;
 	s->period_optimal = rep->optimal;
 	s->depth = rep->depth;
+	s->rep_k = tsl_repetend_k(rep);
 out:
 	tsl_free(seq);
 	tsl_free(kept);

@@ -8,7 +8,7 @@
 
 #include "tessel.h"
 
-#define TSL_NOPTIONS 8
+#define TSL_NOPTIONS 9
 
 /* A running search's solver, to interrupt on cancel. */
 typedef struct tsl_interrupt {

@@ -47,6 +47,7 @@ typedef struct heur {
 	int stopped;         /* the deadline passed or a cancel came */
 	int list_only;       /* try_period: list scheduling only (cheap) */
 	int found_any;       /* a repetend within the limits is known */
+	int64_t dfs_budget;  /* work bound of the memory-aware search */
 	int nomem;           /* an allocation failed */
 } heur;
 
@@ -444,7 +445,7 @@ static int try_period(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 	    has_limit(h->g) && !out_of_time(h)) {
 		make_order(h, 1, tmp);
 		int rc = tsl_repetend_dfs(rep, h->g, h->bnd, h->order, h->P,
-					  TSL_DFS_BUDGET, h->dl, h->src, found);
+					  h->dfs_budget, h->dl, h->src, found);
 		if (rc)
 			return rc;
 	}
@@ -551,13 +552,15 @@ static int heuristic_search(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 			   const tessel_graph *g, const tsl_bounds *bnd,
-			   const tsl_deadline *dl, const tessel_options *src)
+			   const tsl_deadline *dl, const tessel_options *src,
+			   int64_t dfs_budget)
 {
 	heur h = {0};
 	h.g = g;
 	h.bnd = bnd;
 	h.dl = dl;
 	h.src = src;
+	h.dfs_budget = dfs_budget > 0 ? dfs_budget : TSL_DFS_BUDGET;
 	h.n = g->nblocks;
 	int ndeps = 0;
 	for (int b = 0; b < h.n; b++)

@@ -356,6 +356,8 @@ static unsigned scaled(unsigned base, const model *m)
 	uint64_t v = (uint64_t)base * (uint64_t)(m->n + m->npairs) / 32;
 	if (v < base)
 		v = base;
+	if (m->z.opts->rlimit_cap && v > m->z.opts->rlimit_cap)
+		v = m->z.opts->rlimit_cap;
 	return v > 200000000u ? 200000000u : (unsigned)v;
 }
 
@@ -586,7 +588,9 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		/* undecided: on in the same solver, which keeps what the
 		 * guided rounds learnt */
 		if (res == -1)
-			res = model_check(&m, dl, rlimit ? scaled(rlimit, &m) : 0);
+			res = model_check(&m, dl, rlimit || opts->rlimit_cap
+							  ? scaled(rlimit ? rlimit : opts->rlimit_cap, &m)
+							  : 0);
 		if (res == 1)
 			rc = model_read(&m, rep);
 		if (!rc && res == 1 && cb)

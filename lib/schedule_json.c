@@ -138,6 +138,8 @@ static int header_object(json_t **out, const tessel_schedule *s)
 	bad |= set(o, "repetend", json_pack("[II]", (json_int_t)s->rep_begin,
 					    (json_int_t)s->rep_end));
 	bad |= set(o, "depth", json_integer(s->depth));
+	if (s->rep_k > 1)
+		bad |= set(o, "repetend_micro_batches", json_integer(s->rep_k));
 	if (g->step > 0)
 		bad |= set(o, "step", json_real(g->step));
 	if (g->unit)
@@ -292,7 +294,7 @@ TESSEL_API int tessel_schedule_to_json(char **out,
 
 /* Figures of the top level, all optional (0 when absent). */
 typedef struct figures {
-	long long period, resource_bound, lower_bound, depth;
+	long long period, resource_bound, lower_bound, depth, rep_k;
 	long long rep_begin, rep_end;
 	int period_optimal;
 	int makespan_optimal;
@@ -418,6 +420,11 @@ static int read_figures(figures *f, const json_t *root)
 	if (!rc)
 		rc = tsl_json_member_int(&f->depth, root, "depth", 0, 0,
 					 LLONG_MAX, "");
+	/* micro-batches per repetition: 1 unless said (0 without a period) */
+	f->rep_k = f->period ? 1 : 0;
+	if (!rc)
+		rc = tsl_json_member_int(&f->rep_k, root, "repetend_micro_batches",
+					 0, 1, 1000000, "");
 	if (!rc)
 		rc = read_optimal(f, root);
 	if (!rc)
@@ -620,6 +627,7 @@ static void set_figures(tessel_schedule *s, const figures *f)
 	s->rep_begin = f->rep_begin;
 	s->rep_end = f->rep_end;
 	s->depth = f->depth;
+	s->rep_k = f->rep_k;
 	s->search_us = f->search_us;
 }
 

@@ -19,6 +19,7 @@ void tsl_repetend_release(tsl_repetend *r)
 static void resolve_options(tsl_opts *o, const tessel_options *opts)
 {
 	tessel_options defaults;
+	memset(o, 0, sizeof *o);
 	o->src = opts;
 	if (!opts) {
 		tsl_options_defaults(&defaults);
@@ -32,6 +33,7 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 	o->seed = opts->value[TESSEL_OPT_SEED];
 	o->minimize_depth = (int)opts->value[TESSEL_OPT_MINIMIZE_DEPTH];
 	o->solver_memory_mb = opts->value[TESSEL_OPT_SOLVER_MEMORY_MB];
+	o->max_group = (int)opts->value[TESSEL_OPT_REPETEND_MICRO_BATCHES];
 }
 
 /* Candidates are ranked by the makespan of their plain compaction (the
@@ -115,6 +117,12 @@ static void reserve_time(best *b)
 		b->dl->end_us = sol > 1 ? sol : 1;
 }
 
+/* Whether repetend a has a smaller period per micro-batch than b. */
+static int period_less(const tsl_repetend *a, const tsl_repetend *b)
+{
+	return a->period * tsl_repetend_k(b) < b->period * tsl_repetend_k(a);
+}
+
 static int consider(const tsl_repetend *rep, void *payload)
 {
 	best *b = payload;
@@ -135,15 +143,16 @@ static int consider(const tsl_repetend *rep, void *payload)
 	int pos = b->nfin;
 	while (pos > 0 && (b->fin[pos - 1].makespan > makespan ||
 			   (b->fin[pos - 1].makespan == makespan &&
-			    b->fin[pos - 1].rep.period > rep->period)))
+			    period_less(rep, &b->fin[pos - 1].rep))))
 		pos--;
 	if (pos >= TSL_FINALISTS)
 		return TSL_OK;
 	tsl_repetend copy = *rep;
-	copy.T = tsl_reallocarray(NULL, (size_t)b->g->nblocks, sizeof *copy.T);
+	size_t len = (size_t)tsl_repetend_k(rep) * (size_t)b->g->nblocks;
+	copy.T = tsl_reallocarray(NULL, len, sizeof *copy.T);
 	if (!copy.T)
 		return tsl_error_nomem();
-	memcpy(copy.T, rep->T, (size_t)b->g->nblocks * sizeof *copy.T);
+	memcpy(copy.T, rep->T, len * sizeof *copy.T);
 	if (b->nfin == TSL_FINALISTS)
 		tsl_repetend_release(&b->fin[--b->nfin].rep);
 	memmove(&b->fin[pos + 1], &b->fin[pos],
@@ -249,7 +258,7 @@ static int finish(tessel_schedule **out, best *b)
 		}
 		int64_t m = tsl_schedule_makespan(s);
 		if (!winner || m < wm ||
-		    (m == wm && s->period < winner->period)) {
+		    (m == wm && s->period * winner->rep_k < winner->period * s->rep_k)) {
 			tessel_schedule_free(winner);
 			winner = s;
 			wm = m;
@@ -292,6 +301,108 @@ static int reaches_bounds(int *done, tessel_schedule **kept, best *b,
 	return TSL_OK;
 }
 
+/* Repetends of several micro-batches are tried on graphs of at most this
+ * many blocks (k copies of the placement). */
+#define TSL_GROUP_MAX_BLOCKS 4096
+/* Work bound of every solver check for such repetends (Z3 resource units,
+ * about a second). */
+#define TSL_GROUP_RLIMIT 500000u
+/* ... and of its memory-aware search (units of repetend_dfs.c). */
+#define TSL_GROUP_DFS_BUDGET ((int64_t)16000000)
+
+/* The finalist of one micro-batch per repetend with the smallest period,
+ * or NULL. */
+static const tsl_repetend *best_single(const best *b)
+{
+	const tsl_repetend *r = NULL;
+	for (int i = 0; i < b->nfin; i++)
+		if (tsl_repetend_k(&b->fin[i].rep) == 1 &&
+		    (!r || b->fin[i].rep.period < r->period))
+			r = &b->fin[i].rep;
+	return r;
+}
+
+/* One k: the heuristic on the graph of k copies, then the solver (not in
+ * heuristic mode) below the better of its repetend and k copies of the
+ * best one-micro-batch repetend. Every repetend found is a candidate. */
+static int search_group(best *b, const tessel_graph *g, const tsl_opts *o,
+			const tsl_deadline *hdl, int k)
+{
+	tessel_graph *gk = NULL;
+	tsl_bounds bk;
+	tsl_repetend heur = {0}, guide = {0}, known = {0}, work = {0};
+	const tsl_repetend *one = best_single(b);
+	size_t len = (size_t)k * (size_t)g->nblocks;
+	int rc = tsl_graph_copies(&gk, g, k);
+	if (rc)
+		return rc;
+	rc = tsl_bounds_compute(&bk, gk);
+	if (rc) {
+		tessel_graph_free(gk);
+		return rc;
+	}
+	heur.T = tsl_calloc(len, sizeof *heur.T);
+	guide.T = tsl_calloc(len, sizeof *guide.T);
+	work.T = tsl_calloc(len, sizeof *work.T);
+	if (!heur.T || !guide.T || !work.T)
+		rc = tsl_error_nomem();
+	int have = 0;
+	if (!rc) {
+		rc = tsl_repetend_heuristic(&heur, &guide, gk, &bk, hdl, o->src,
+					    TSL_GROUP_DFS_BUDGET);
+		have = rc == TSL_OK;
+		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT)
+			rc = TSL_OK;
+	}
+	heur.k = guide.k = work.k = k;
+	if (!rc && have)
+		rc = consider(&heur, b);
+	int64_t lb = tsl_bounds_lower(b->bnd, b->nmicros);
+	int reached = b->nfin && b->fin[0].makespan <= lb;
+	if (!rc && one)
+		rc = tsl_repetend_replicate(&known, one, g->nblocks, k);
+	/* the solver only where the period per micro-batch can improve:
+	 * at the resource bound, the heuristic's start is what k adds */
+	int room = one && one->period > b->bnd->resource_bound;
+	if (!rc && !o->fast && !reached && room && tsl_deadline_left_ms(b->dl) > 0) {
+		const tsl_repetend *hint = have ? &heur : NULL;
+		if (one && (!hint || known.period < hint->period))
+			hint = &known;
+		/* each check of the larger model gets a fixed work bound */
+		tsl_opts bounded = *o;
+		bounded.rlimit_cap = TSL_GROUP_RLIMIT;
+		rc = tsl_repetend_z3(&work, gk, &bk, &bounded, b->dl, hint,
+				     guide.period ? &guide : NULL, consider, b);
+	}
+	tsl_repetend_release(&heur);
+	tsl_repetend_release(&guide);
+	tsl_repetend_release(&known);
+	tsl_repetend_release(&work);
+	tsl_bounds_release(&bk);
+	tessel_graph_free(gk);
+	return rc;
+}
+
+/* k = 2 .. the option's bound, while the best schedule is above LB(N),
+ * the graph of copies stays small and time is left. */
+static int search_groups(best *b, const tessel_graph *g, const tsl_opts *o,
+			 const tsl_deadline *hdl)
+{
+	int64_t lb = tsl_bounds_lower(b->bnd, b->nmicros);
+	int rc = TSL_OK;
+	for (int k = 2; k <= o->max_group && k <= b->nmicros && !rc; k++) {
+		if (b->nfin && b->fin[0].makespan <= lb)
+			break;
+		if ((int64_t)g->nblocks * k > TSL_GROUP_MAX_BLOCKS ||
+		    tsl_deadline_left_ms(b->dl) <= 0 || tsl_options_cancelled(o->src))
+			break;
+		rc = search_group(b, g, o, hdl, k);
+		if (rc == TESSEL_ETIMEOUT || rc == TESSEL_EINFEASIBLE)
+			rc = TSL_OK; /* nothing for this k */
+	}
+	return rc;
+}
+
 static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 			 const tessel_graph *g, const tsl_bounds *bnd,
 			 const tsl_opts *o, const tsl_deadline *dl)
@@ -309,7 +420,7 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 	/* better repetends until the solver's deadline, a first one until
 	 * the final compaction's */
 	tsl_deadline hdl = {dl->start_us, dl->end_us, b->fin_dl->end_us};
-	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, &hdl, o->src);
+	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, &hdl, o->src, 0);
 	/* a period cap applies to the heuristic's repetend too */
 	if (!rc && o->max_period && hint.period > o->max_period)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
@@ -332,8 +443,16 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 	 * (the heuristic's) of the same period */
 	if (!rc && !o->fast && rep->optimal)
 		for (int i = 0; i < b->nfin; i++)
-			if (b->fin[i].rep.period == rep->period)
+			if (b->fin[i].rep.period == rep->period &&
+			    tsl_repetend_k(&b->fin[i].rep) == 1)
 				b->fin[i].rep.optimal = 1;
+	/* a time limit that ends the search after a schedule was found
+	 * still returns the best so far */
+	if ((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && b->nfin)
+		rc = TSL_OK;
+	/* repetends of several micro-batches */
+	if (!rc && !done && b->nfin)
+		rc = search_groups(b, g, o, &hdl);
 	/* a time limit that ends the search after a schedule was found
 	 * still returns the best so far */
 	if ((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && b->nfin)
@@ -477,7 +596,7 @@ static int min_memory(int64_t *out, int *proven, const tessel_graph *g,
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	if (!rc && !rep.T)
 		rc = tsl_error_nomem();
-	if (!rc && tsl_repetend_heuristic(&rep, NULL, free_g, bnd, dl, o->src) == TSL_OK &&
+	if (!rc && tsl_repetend_heuristic(&rep, NULL, free_g, bnd, dl, o->src, 0) == TSL_OK &&
 	    rep.period == period) {
 		for (int d = 0; d < g->ndevices && !rc; d++) {
 			int64_t p = 0;

@@ -19,19 +19,39 @@ typedef struct tsl_opts {
 	int64_t seed;
 	int minimize_depth;
 	int64_t solver_memory_mb;
+	int max_group;         /* largest k of a repetend of k micro-batches */
+	unsigned rlimit_cap;   /* > 0: every solver check gets at most this
+				* much of Z3's resource count (the searches
+				* of repetends of several micro-batches) */
 	const tessel_options *src; /* for cancellation and progress; may be NULL */
 } tsl_opts;
 
-/* A repetend as a modulo schedule: micro-batch m of block b starts at
- * T[b] + m * period. */
+/* A repetend as a modulo schedule of k micro-batches (k = 1 unless said):
+ * micro-batch m = i k + j of block b starts at T[j * nblocks + b] + i *
+ * period, for j = 0 .. k-1. k = 1: micro-batch m at T[b] + m * period. */
 typedef struct tsl_repetend {
 	int64_t period;
-	int64_t *T;       /* nblocks entries, min T == 0 */
+	int64_t *T;       /* k * nblocks entries, min T == 0 */
 	int64_t depth;    /* max T + span */
-	int optimal;      /* period proven minimal */
+	int optimal;      /* period proven minimal (for these k) */
+	int k;            /* micro-batches per repetition; 0 means 1 */
 } tsl_repetend;
 
 void tsl_repetend_release(tsl_repetend *r);
+
+/* k of a repetend (at least 1). */
+static inline int tsl_repetend_k(const tsl_repetend *r)
+{
+	return r->k > 1 ? r->k : 1;
+}
+
+/* The periodic start of micro-batch m of block b (of n blocks). */
+static inline int64_t tsl_periodic_start(const tsl_repetend *r, int n, int b,
+					 int64_t m)
+{
+	int k = tsl_repetend_k(r);
+	return r->T[(size_t)(m % k) * (size_t)n + (size_t)b] + (m / k) * r->period;
+}
 
 
 /* Receives each candidate repetend a search finds; returns TESSEL_OK to go
@@ -85,12 +105,14 @@ int tsl_repetend_peak(int64_t *out, const tessel_graph *g,
  * the deadline `dl` (may be NULL) passed or `src` (may be NULL) was
  * cancelled before it found one (with one found, it returns it). It looks
  * for better repetends until dl's end, for a first one until its hard end
- * when it has one. `relaxed`
+ * when it has one. `dfs_budget`: work bound of the memory-aware search
+ * (0: its default, TSL_DFS_BUDGET). `relaxed`
  * (may be NULL; T allocated) gets the first repetend found that ignores
  * memory (period 0 if none), a guide for the solver. */
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 			   const tessel_graph *g, const tsl_bounds *bnd,
-			   const tsl_deadline *dl, const tessel_options *src);
+			   const tsl_deadline *dl, const tessel_options *src,
+			   int64_t dfs_budget);
 
 /* The blocks by earliest start (head), topological among equals (head
  * grows along every dependency): order has nblocks entries. */
@@ -106,6 +128,17 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 		     const tsl_bounds *bnd, const int *order, int64_t P,
 		     int64_t budget, const tsl_deadline *dl,
 		     const tessel_options *src, int *found);
+
+/* repetend_group.c: the graph of k independent copies of g (copy j of
+ * block b is block j n + b; names "NAME#j"), same devices, dependencies,
+ * latencies and memory limits. *out: new (tessel_graph_free). */
+int tsl_graph_copies(tessel_graph **out, const tessel_graph *g, int k);
+
+/* The k-repetend of k copies of the one-micro-batch repetend `one` (of n
+ * blocks), one period apart: period k P, the same periodic schedule.
+ * out->T is (re)allocated. */
+int tsl_repetend_replicate(tsl_repetend *out, const tsl_repetend *one, int n,
+			   int k);
 
 /* Build the N-micro-batch schedule from a repetend: periodic unrolling,
  * phase labels, then compaction (ASAP in periodic order, then a local

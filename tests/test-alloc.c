@@ -24,7 +24,7 @@ static char *vshape4_text;
 static size_t vshape4_len;
 static tessel_schedule *sched4;     /* a fast schedule of vshape4, N = 4 */
 static char *sched4_json;
-static tessel_options *fast_opts, *solver_opts;
+static tessel_options *fast_opts, *solver_opts, *group_opts;
 static tessel_graph *xshape4, *xshape8; /* memory 4 and 6 (tight) */
 static tessel_graph *vshape4_mem3;      /* memory 3: below the 1F1B need */
 
@@ -145,6 +145,13 @@ static int op_solver_search_x(void **out)
 /* A limit that forces a period above the resource bound (8 for 4): the
  * solver proves the period, lowers the depth, tries alternatives, and the
  * direct scheduling of the 4 micro-batches proves the makespan. */
+/* Repetends of two micro-batches (heuristic mode): vshape under memory 3
+ * has a one-micro-batch period above its bound. */
+static int op_group_search(void **out)
+{
+	return tessel_search((tessel_schedule **)out, vshape4_mem3, group_opts);
+}
+
 static int op_solver_search_v3(void **out)
 {
 	return tessel_search((tessel_schedule **)out, vshape4_mem3, solver_opts);
@@ -243,6 +250,7 @@ static const struct op ops[] = {
 	{ "tight search", op_tight_search, sched_canon },
 	{ "solver search x", op_solver_search_x, sched_canon },
 	{ "solver search v3", op_solver_search_v3, sched_canon },
+	{ "group search", op_group_search, sched_canon },
 };
 
 static long total_sites;
@@ -269,7 +277,7 @@ static void run_op(const struct op *op)
 	}
 OP_TEST(0) OP_TEST(1) OP_TEST(2) OP_TEST(3) OP_TEST(4) OP_TEST(5)
 OP_TEST(6) OP_TEST(7) OP_TEST(8) OP_TEST(9) OP_TEST(10) OP_TEST(11)
-OP_TEST(12) OP_TEST(13) OP_TEST(14)
+OP_TEST(12) OP_TEST(13) OP_TEST(14) OP_TEST(15)
 
 /* The hook itself: n < 0 never fails, the n+1-th allocation fails once. */
 static void test_hook(void **state)
@@ -316,6 +324,15 @@ static int setup(void **state)
 	    tessel_options_set(fast_opts, TESSEL_OPT_THREADS, 1) ||
 	    tessel_options_set(solver_opts, TESSEL_OPT_MICRO_BATCHES, 4) ||
 	    tessel_options_set(solver_opts, TESSEL_OPT_THREADS, 1) ||
+	    /* one micro-batch per repetend here (each failure point costs a
+	     * search); the groups have their own case below */
+	    tessel_options_set(solver_opts, TESSEL_OPT_REPETEND_MICRO_BATCHES, 1) ||
+	    tessel_options_set(fast_opts, TESSEL_OPT_REPETEND_MICRO_BATCHES, 1) ||
+	    tessel_options_new(&group_opts) ||
+	    tessel_options_set(group_opts, TESSEL_OPT_FAST, 1) ||
+	    tessel_options_set(group_opts, TESSEL_OPT_MICRO_BATCHES, 4) ||
+	    tessel_options_set(group_opts, TESSEL_OPT_THREADS, 1) ||
+	    tessel_options_set(group_opts, TESSEL_OPT_REPETEND_MICRO_BATCHES, 2) ||
 	    tessel_preset(&xshape4, "xshape", 4, 0, 4) ||
 	    tessel_preset(&vshape4_mem3, "vshape", 4, 0, 3) ||
 	    tessel_preset(&xshape8, "xshape", 8, 0, 6) ||
@@ -334,6 +351,7 @@ static int teardown(void **state)
 	tessel_schedule_free(sched4);
 	tessel_options_free(fast_opts);
 	tessel_options_free(solver_opts);
+	tessel_options_free(group_opts);
 	tessel_graph_free(vshape4);
 	tessel_graph_free(xshape4);
 	tessel_graph_free(vshape4_mem3);
@@ -353,7 +371,7 @@ int main(void)
 		cmocka_unit_test(test_op8), cmocka_unit_test(test_op9),
 		cmocka_unit_test(test_op10), cmocka_unit_test(test_op11),
 		cmocka_unit_test(test_op12), cmocka_unit_test(test_op13),
-		cmocka_unit_test(test_op14),
+		cmocka_unit_test(test_op14), cmocka_unit_test(test_op15),
 	};
 	return cmocka_run_group_tests_name("alloc", tests, setup, teardown);
 }

@@ -135,7 +135,7 @@ static void test_heuristic_stops(void **state)
 	rep.T = calloc((size_t)bnd.nblocks, sizeof *rep.T);
 	tsl_deadline dl = past();
 	int64_t t0 = tsl_now_us();
-	int rc = tsl_repetend_heuristic(&rep, NULL, g, &bnd, &dl, NULL);
+	int rc = tsl_repetend_heuristic(&rep, NULL, g, &bnd, &dl, NULL, 0);
 	double secs = since(t0);
 	print_message("heuristic past its deadline: %.3f s, rc %d\n", secs, rc);
 	assert_int_equal(rc, TESSEL_ETIMEOUT);

@@ -37,6 +37,9 @@ static const char search_usage[] =
 	"  -j, --threads N           threads for the final compaction (default 0:\n"
 	"                            all cores); the result does not depend on it\n"
 	"      --fast                heuristics only, no solver\n"
+	"      --repetend-micro-batches K\n"
+	"                            largest number of micro-batches in one\n"
+	"                            repetend (1 .. 16, default 4)\n"
 	"      --solver-memory MB    cap on the solver's memory per check (default\n"
 	"                            0: none); reaching it ends the solver's part\n"
 	"                            like the time limit\n"
@@ -84,7 +87,8 @@ static const struct {
 #define DEFAULT_STEP_US 0.0
 
 /* Long options without a short form. */
-enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT, OPT_STEP_US, OPT_SOLVER_MEMORY };
+enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT, OPT_STEP_US, OPT_SOLVER_MEMORY,
+       OPT_GROUP };
 
 static const struct option search_options[] = {
 	{ "preset", required_argument, NULL, 'p' },
@@ -96,6 +100,7 @@ static const struct option search_options[] = {
 	{ "threads", required_argument, NULL, 'j' },
 	{ "fast", no_argument, NULL, OPT_FAST },
 	{ "solver-memory", required_argument, NULL, OPT_SOLVER_MEMORY },
+	{ "repetend-micro-batches", required_argument, NULL, OPT_GROUP },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "step-us", required_argument, NULL, OPT_STEP_US },
 	{ "output", required_argument, NULL, 'o' },
@@ -225,6 +230,9 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 	case OPT_SOLVER_MEMORY:
 		return int_option(a, TESSEL_OPT_SOLVER_MEMORY_MB, "--solver-memory",
 				  arg);
+	case OPT_GROUP:
+		return int_option(a, TESSEL_OPT_REPETEND_MICRO_BATCHES,
+				  "--repetend-micro-batches", arg);
 	case OPT_FORMAT:
 		return format_option(a, arg);
 	case OPT_STEP_US:
