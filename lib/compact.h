@@ -44,10 +44,15 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 /* The mirror image (sgs.c): take the instances in `prio` (successors
  * first, e.g. by decreasing finish) and place each as late as its
  * successors (their start minus the latency) and free windows allow, then
- * shift so the first starts at 0. Memory is not looked at: a forward pass
- * (tsl_sgs) follows. Together they form a forward-backward improvement
- * pass. TESSEL_ETIMEOUT (without a message, starts partly overwritten)
- * when the deadline `dl` (may be NULL) passed first. */
+ * shift so the first starts at 0. The memory limits hold throughout (in
+ * mirrored time each delta, negated, applies at the instance's real
+ * start): when `prio` is the reverse start order of a schedule within the
+ * limits, every instance finds a place, and the result, taken in start
+ * order by tsl_sgs, again does. Together they form a forward-backward
+ * improvement pass that never leaves the limits. TESSEL_EINFEASIBLE
+ * (without a message) if some instance found no place within the limits,
+ * TESSEL_ETIMEOUT (without a message) when the deadline `dl` (may be NULL)
+ * passed first; on either the starts are partly overwritten. */
 int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		     const tsl_deadline *dl);
 

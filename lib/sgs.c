@@ -600,6 +600,30 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	return rc;
 }
 
+/* In mirrored time (u = horizon - start - span) the memory deltas,
+ * negated, apply at each instance's mirrored finish. The real profile just
+ * after the start of x is total - (the mirrored profile before x's
+ * mirrored finish), where total is the device's sum of all deltas (N per
+ * micro-batch): it stays within the limit exactly when the mirrored
+ * profile stays within limit - total. *room: per device, that mirrored
+ * limit, INT64_MAX where the device has none. */
+static int mirrored_rooms(int64_t **room, const tessel_graph *g, int64_t nmicros)
+{
+	int nd = g->ndevices;
+	int64_t *r = tsl_calloc((size_t)nd, sizeof *r);
+	if (!r)
+		return tsl_error_nomem();
+	for (int b = 0; b < g->nblocks; b++)
+		for (int k = 0; k < g->blocks[b].ndevices; k++)
+			r[g->blocks[b].devices[k]] += g->blocks[b].memory;
+	for (int d = 0; d < nd; d++)
+		r[d] = g->memory_limit[d] == TESSEL_UNLIMITED
+			       ? INT64_MAX
+			       : g->memory_limit[d] - r[d] * nmicros;
+	*room = r;
+	return TSL_OK;
+}
+
 int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		     const tsl_deadline *dl)
 {
@@ -616,6 +640,7 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	int *succ_lat = tsl_calloc((size_t)nsucc + 1, sizeof *succ_lat);
 	int *fill = tsl_calloc((size_t)n, sizeof *fill);
 	int64_t *u = tsl_reallocarray(NULL, count, sizeof *u); /* mirrored starts */
+	int64_t *room = NULL; /* per device: the mirrored limit */
 	int rc = TSL_OK;
 	if (!succ_start || !succ || !succ_lat || !fill || !u) {
 		rc = tsl_error_nomem();
@@ -636,6 +661,9 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		}
 	for (size_t i = 0; i < count; i++)
 		u[i] = -1;
+	rc = mirrored_rooms(&room, g, s->nmicros);
+	if (rc)
+		goto out;
 	/* in mirrored time a successor c of b comes first, and b starts
 	 * span(c) + latency after it: in real time c starts that latency
 	 * after b finishes */
@@ -665,9 +693,30 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		}
 		if (rc)
 			break;
+		/* memory in mirrored time: the block's delta, negated, at its
+		 * mirrored finish (its real start) */
+		int64_t m = -(int64_t)B->memory;
+		for (int k = 0; k < B->ndevices && m > 0; k++) {
+			int d = B->devices[k];
+			if (room[d] == INT64_MAX)
+				continue;
+			int64_t from = memory_from(&c.devs[d], room[d] - m);
+			if (from == INT64_MAX) {
+				rc = TESSEL_EINFEASIBLE; /* no message: a candidate */
+				break;
+			}
+			if (from - B->span > t)
+				t = from - B->span;
+		}
+		if (rc)
+			break;
 		t = common_window(&c, b, t, &work);
 		if (take_window(&c, b, t, &work))
 			rc = tsl_error_nomem();
+		for (int k = 0; k < B->ndevices && !rc && m; k++)
+			if (room[B->devices[k]] != INT64_MAX &&
+			    insert_mem(&c.devs[B->devices[k]], t + B->span, m, &c))
+				rc = tsl_error_nomem();
 		u[base + (size_t)b] = t;
 		if (t + B->span > horizon)
 			horizon = t + B->span;
@@ -685,5 +734,6 @@ out:
 	tsl_free(succ_lat);
 	tsl_free(fill);
 	tsl_free(u);
+	tsl_free(room);
 	return rc;
 }

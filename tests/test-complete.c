@@ -387,14 +387,25 @@ static int plain_sgs(int64_t *start, const tessel_graph *g, const tsl_inst *seq,
 	return 0;
 }
 
-/* The backward pass the plain way (mirrored time, no memory). */
-static void plain_backward(int64_t *start, const tessel_graph *g,
-			   const tsl_inst *seq, int count)
+/* The backward pass the plain way (mirrored time: each memory delta,
+ * negated, at the instance's mirrored finish, within the limit minus the
+ * device's total of all deltas): 0, or TESSEL_EINFEASIBLE. */
+static int plain_backward(int64_t *start, const tessel_graph *g,
+			  const tsl_inst *seq, int count, int64_t N)
 {
 	plain p;
 	memset(&p, 0, sizeof p);
 	int n = g->nblocks;
-	int64_t u[RI], horizon = 0;
+	int64_t u[RI], horizon = 0, room[RD];
+	for (int d = 0; d < g->ndevices; d++) {
+		int64_t total = 0;
+		for (int b = 0; b < n; b++)
+			if (occupies(&g->blocks[b], d))
+				total += g->blocks[b].memory * N;
+		room[d] = g->memory_limit[d] == TESSEL_UNLIMITED
+				  ? INT64_MAX
+				  : g->memory_limit[d] - total;
+	}
 	for (int i = 0; i < count; i++) {
 		int b = seq[i].gid, x = (int)seq[i].mid * n + b;
 		const tsl_block *B = &g->blocks[b];
@@ -407,15 +418,30 @@ static void plain_backward(int64_t *start, const tessel_graph *g,
 					    latency_of(g, c, j);
 				t = r > t ? r : t;
 			}
+		for (int k = 0; k < B->ndevices && B->memory < 0; k++) {
+			int d = B->devices[k];
+			if (room[d] == INT64_MAX)
+				continue;
+			int64_t from = plain_memory_from(&p, d, -B->memory, room[d]);
+			if (from == INT64_MAX)
+				return TESSEL_EINFEASIBLE;
+			t = from - B->span > t ? from - B->span : t;
+		}
 		t = plain_window(&p, B, t);
 		u[x] = t;
 		plain_add(&p, x, B, t, 0);
+		p.mt[x] = t + B->span;
+		p.mdelta[x] = -B->memory;
+		for (int k = 0; k < B->ndevices && B->memory; k++)
+			if (room[B->devices[k]] != INT64_MAX)
+				p.md[B->devices[k] * RI + p.nmem[B->devices[k]]++] = x;
 		horizon = t + B->span > horizon ? t + B->span : horizon;
 	}
 	for (int i = 0; i < count; i++) {
 		int x = (int)seq[i].mid * n + seq[i].gid;
 		start[x] = horizon - u[x] - g->blocks[seq[i].gid].span;
 	}
+	return 0;
 }
 
 /* seq sorted by the schedule's starts (ascending) or finishes
@@ -482,19 +508,23 @@ static void test_sgs_against_plain(void **state)
 		TH_OK(tessel_schedule_validate(s));
 		latency_tight += check_latencies(s) > 0;
 
-		/* backward from this schedule: no memory, so devices and
-		 * latencies only */
+		/* backward from this schedule: in its reverse order every
+		 * instance finds a place within the memory limits */
 		order_by(seq, s, 1);
 		TH_OK(tsl_sgs_backward(s, seq, (size_t)count, NULL));
-		plain_backward(want, s->graph, seq, count);
+		TH_OK(plain_backward(want, s->graph, seq, count, N));
 		for (int i = 0; i < count; i++)
 			if (s->entries[i].start != want[i])
 				fail_msg("round %d: backward entry %d at %lld, "
 					 "plainly %lld", r, i,
 					 (long long)s->entries[i].start,
 					 (long long)want[i]);
-		check_devices(s);
+		TH_OK(tessel_schedule_validate(s));
 		check_latencies(s);
+		/* ... and forward again in its start order */
+		order_by(seq, s, 0);
+		TH_OK(tsl_sgs(s, seq, (size_t)count, NULL));
+		TH_OK(tessel_schedule_validate(s));
 
 		/* compaction of that order, with and without local search */
 		order_by(seq, s, 0);
