@@ -1,9 +1,11 @@
 /* The search driver: validate, bound, find a repetend, complete, check. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "complete_window_z3.h"
 #include "error.h"
 #include "options.h"
 #include "search.h"
@@ -65,6 +67,8 @@ typedef struct best {
 	int nfin;
 	int rejected;          /* candidates whose completion broke a limit */
 	char reason[256];
+	int64_t single_period; /* smallest period of one micro-batch seen, 0: none */
+	int quiet;             /* no progress reports */
 } best;
 
 static void best_release(best *b)
@@ -128,6 +132,9 @@ static int consider(const tsl_repetend *rep, void *payload)
 	best *b = payload;
 	tessel_schedule *s;
 	int64_t t0 = tsl_now_us();
+	if (tsl_repetend_k(rep) == 1 &&
+	    (!b->single_period || rep->period < b->single_period))
+		b->single_period = rep->period;
 	int rc = complete_one(&s, b, rep, 0, b->dl, b->reason);
 	if (tsl_now_us() - t0 > b->complete_us) {
 		b->complete_us = tsl_now_us() - t0;
@@ -161,7 +168,7 @@ static int consider(const tsl_repetend *rep, void *payload)
 	b->fin[pos].makespan = makespan;
 	b->nfin++;
 	const tessel_options *src = b->opts->src;
-	if (pos == 0 && src && src->progress &&
+	if (pos == 0 && src && src->progress && !b->quiet &&
 	    src->progress(rep->period, makespan,
 			  tsl_bounds_lower(b->bnd, b->nmicros), rep->optimal,
 			  src->progress_payload))
@@ -309,6 +316,8 @@ static int reaches_bounds(int *done, tessel_schedule **kept, best *b,
 #define TSL_GROUP_RLIMIT 500000u
 /* ... and of its memory-aware search (units of repetend_dfs.c). */
 #define TSL_GROUP_DFS_BUDGET ((int64_t)16000000)
+/* The least time they get (microseconds). */
+#define TSL_GROUP_MIN_US ((int64_t)1000000)
 
 /* The finalist of one micro-batch per repetend with the smallest period,
  * or NULL. */
@@ -363,15 +372,15 @@ static int search_group(best *b, const tessel_graph *g, const tsl_opts *o,
 		rc = tsl_repetend_replicate(&known, one, g->nblocks, k);
 	/* the solver only where the period per micro-batch can improve:
 	 * at the resource bound, the heuristic's start is what k adds */
-	int room = one && one->period > b->bnd->resource_bound;
-	if (!rc && !o->fast && !reached && room && tsl_deadline_left_ms(b->dl) > 0) {
+	int room = b->single_period > b->bnd->resource_bound;
+	if (!rc && !o->fast && !reached && room && tsl_deadline_left_ms(hdl) > 0) {
 		const tsl_repetend *hint = have ? &heur : NULL;
 		if (one && (!hint || known.period < hint->period))
 			hint = &known;
 		/* each check of the larger model gets a fixed work bound */
 		tsl_opts bounded = *o;
 		bounded.rlimit_cap = TSL_GROUP_RLIMIT;
-		rc = tsl_repetend_z3(&work, gk, &bk, &bounded, b->dl, hint,
+		rc = tsl_repetend_z3(&work, gk, &bk, &bounded, hdl, hint,
 				     guide.period ? &guide : NULL, consider, b);
 	}
 	tsl_repetend_release(&heur);
@@ -390,13 +399,20 @@ static int search_groups(best *b, const tessel_graph *g, const tsl_opts *o,
 {
 	int64_t lb = tsl_bounds_lower(b->bnd, b->nmicros);
 	int rc = TSL_OK;
+	/* at most as long again as the search so far (and a second), within
+	 * the solver's part of the time limit */
+	int64_t now = tsl_now_us(), spent = now - hdl->start_us;
+	tsl_deadline gdl = *hdl;
+	gdl.end_us = now + (spent > TSL_GROUP_MIN_US ? spent : TSL_GROUP_MIN_US);
+	if (b->dl->end_us && b->dl->end_us < gdl.end_us)
+		gdl.end_us = b->dl->end_us;
 	for (int k = 2; k <= o->max_group && k <= b->nmicros && !rc; k++) {
 		if (b->nfin && b->fin[0].makespan <= lb)
 			break;
 		if ((int64_t)g->nblocks * k > TSL_GROUP_MAX_BLOCKS ||
-		    tsl_deadline_left_ms(b->dl) <= 0 || tsl_options_cancelled(o->src))
+		    tsl_deadline_left_ms(&gdl) <= 0 || tsl_options_cancelled(o->src))
 			break;
-		rc = search_group(b, g, o, hdl, k);
+		rc = search_group(b, g, o, &gdl, k);
 		if (rc == TESSEL_ETIMEOUT || rc == TESSEL_EINFEASIBLE)
 			rc = TSL_OK; /* nothing for this k */
 	}
@@ -464,6 +480,9 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 		rc = finish(out, b);
 	}
 	tessel_schedule_free(kept);
+	/* the warm-up and cool-down re-solved exactly, window by window */
+	if (!rc && *out && !o->fast)
+		rc = tsl_complete_window_z3(*out, bnd, o, b->fin_dl);
 	/* few micro-batches: scheduling them all directly may do better */
 	if (!rc && *out && !o->fast) {
 		rc = tsl_direct_z3(*out, bnd, o, b->fin_dl,
@@ -479,6 +498,107 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 		rc = tsl_error(TESSEL_EINFEASIBLE,
 			       "every repetend found breaks a limit once completed: %s",
 			       b->reason);
+	return rc;
+}
+
+/* The search proper on g: bounds, repetends, completion, the final check.
+ * quiet: no progress reports (a search inside the search). */
+static int search_graph(tessel_schedule **out, const tessel_graph *g,
+			const tsl_opts *o, tsl_deadline *dl, tsl_deadline *fin_dl,
+			int quiet)
+{
+	tsl_bounds bnd;
+	int rc = tsl_bounds_compute(&bnd, g);
+	if (rc)
+		return rc;
+	tsl_repetend rep = {0};
+	best b = {.g = g, .bnd = &bnd, .opts = o, .dl = dl, .fin_dl = fin_dl,
+		  .nmicros = o->nmicros, .end_us = dl->hard_us, .quiet = quiet};
+	tessel_schedule *s = NULL;
+	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
+	if (!rep.T)
+		rc = tsl_error_nomem();
+	if (!rc)
+		rc = find_schedule(&s, &b, &rep, g, &bnd, o, dl);
+	best_release(&b);
+	if (!rc) {
+		s->resource_bound = bnd.resource_bound;
+		s->lower_bound = tsl_bounds_lower(&bnd, o->nmicros);
+		if (tsl_schedule_makespan(s) <= s->lower_bound)
+			s->makespan_optimal = 1;
+		/* every schedule returned has passed the validator */
+		rc = tsl_schedule_check(s, fin_dl);
+		if (rc == TESSEL_EVIOLATION)
+			rc = tsl_error(TESSEL_ERROR, "internal: the search made an invalid schedule: %s",
+				       tessel_error_last());
+	}
+	tsl_repetend_release(&rep);
+	tsl_bounds_release(&bnd);
+	if (rc) {
+		tessel_schedule_free(s);
+		return rc;
+	}
+	*out = s;
+	return TSL_OK;
+}
+
+static int has_memory_limit(const tessel_graph *g)
+{
+	for (int d = 0; d < g->ndevices; d++)
+		if (g->memory_limit[d] != TESSEL_UNLIMITED)
+			return 1;
+	return 0;
+}
+
+/* More memory never yields a longer schedule: the same placement searched
+ * without its limits (given as long again as the search so far, at least
+ * a second, within the time limit) is a candidate when it fits them.
+ * *s is replaced by it when it is valid under g's limits and shorter. */
+static int try_without_limits(tessel_schedule **s, const tessel_graph *g,
+			      const tsl_opts *o, const tsl_deadline *dl,
+			      const tsl_deadline *fin_dl)
+{
+	int64_t now = tsl_now_us(), spent = now - dl->start_us;
+	int64_t share = spent > TSL_GROUP_MIN_US ? spent : TSL_GROUP_MIN_US;
+	tsl_deadline dl2 = {now, now + share * 7 / 10, dl->hard_us};
+	tsl_deadline fin2 = {now, now + share, fin_dl->hard_us};
+	if (dl->end_us && dl->end_us < dl2.end_us)
+		dl2.end_us = dl->end_us;
+	if (fin_dl->end_us && fin_dl->end_us < fin2.end_us)
+		fin2.end_us = fin_dl->end_us;
+	if (tsl_deadline_left_ms(&dl2) <= 0 || tsl_options_cancelled(o->src))
+		return TSL_OK;
+	tessel_graph *free_g = NULL;
+	int rc = tessel_graph_dup(&free_g, g);
+	if (!rc)
+		rc = tessel_graph_set_memory_limit(free_g, TESSEL_ALL_DEVICES,
+						   TESSEL_UNLIMITED);
+	tessel_schedule *u = NULL;
+	if (!rc)
+		rc = search_graph(&u, free_g, o, &dl2, &fin2, 1);
+	tessel_graph_free(free_g);
+	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED ||
+	    rc == TESSEL_EINFEASIBLE) {
+		tessel_schedule_free(u);
+		return TSL_OK; /* nothing better in time */
+	}
+	if (rc)
+		return rc;
+	/* the same schedule under g's limits: kept when it passes the
+	 * validator there and is shorter */
+	for (int d = 0; d < g->ndevices && !rc; d++)
+		rc = tessel_graph_set_memory_limit(u->graph, d, g->memory_limit[d]);
+	if (!rc && tsl_schedule_makespan(u) < tsl_schedule_makespan(*s) &&
+	    tsl_schedule_check(u, fin_dl) == TSL_OK) {
+		u->resource_bound = (*s)->resource_bound;
+		u->lower_bound = (*s)->lower_bound;
+		/* a period optimal without limits is optimal with them */
+		u->makespan_optimal = tsl_schedule_makespan(u) <= u->lower_bound;
+		tessel_schedule_free(*s);
+		*s = u;
+		u = NULL;
+	}
+	tessel_schedule_free(u);
 	return rc;
 }
 
@@ -501,40 +621,15 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 		fin_dl.end_us = dl.start_us + o.time_limit_ms * 950;
 		dl.hard_us = fin_dl.hard_us = dl.start_us + o.time_limit_ms * 1000;
 	}
-
-	tsl_bounds bnd;
-	rc = tsl_bounds_compute(&bnd, g);
-	if (rc)
-		return rc;
-	tsl_repetend rep = {0};
-	best b = {.g = g, .bnd = &bnd, .opts = &o, .dl = &dl, .fin_dl = &fin_dl,
-		  .nmicros = o.nmicros,
-		  .end_us = o.time_limit_ms ? dl.start_us + o.time_limit_ms * 1000 : 0};
 	tessel_schedule *s = NULL;
-	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
-	if (!rep.T)
-		rc = tsl_error_nomem();
-	if (!rc)
-		rc = find_schedule(&s, &b, &rep, g, &bnd, &o, &dl);
-	best_release(&b);
-	if (!rc) {
-		s->resource_bound = bnd.resource_bound;
-		s->lower_bound = tsl_bounds_lower(&bnd, o.nmicros);
-		if (tsl_schedule_makespan(s) <= s->lower_bound)
-			s->makespan_optimal = 1;
-		s->search_us = tsl_now_us() - dl.start_us;
-		/* every schedule returned has passed the validator */
-		rc = tsl_schedule_check(s, &fin_dl);
-		if (rc == TESSEL_EVIOLATION)
-			rc = tsl_error(TESSEL_ERROR, "internal: the search made an invalid schedule: %s",
-				       tessel_error_last());
-	}
-	tsl_repetend_release(&rep);
-	tsl_bounds_release(&bnd);
+	rc = search_graph(&s, g, &o, &dl, &fin_dl, 0);
+	if (!rc && has_memory_limit(g) && !s->makespan_optimal)
+		rc = try_without_limits(&s, g, &o, &dl, &fin_dl);
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;
 	}
+	s->search_us = tsl_now_us() - dl.start_us;
 	*out = s;
 	return TSL_OK;
 }

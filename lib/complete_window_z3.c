@@ -1,0 +1,562 @@
+/* Large-neighbourhood improvement of a completed schedule with Z3: the
+ * instances of its last steps (the cool-down) are re-solved exactly with
+ * every other instance kept, the makespan lowered as far as the solver
+ * proves possible; then the same for its first steps (the warm-up), as the
+ * last steps of the schedule mirrored in time. Rounds alternate while one
+ * of them shortens the schedule and time is left.
+ *
+ * The window of a problem (the schedule or its mirror image) is the set of
+ * instances that start at T0 or later, T0 as early as the window's size
+ * allows (TSL_WINDOW_MAX_INSTANCES instances, TSL_WINDOW_MAX_PAIRS pairs
+ * sharing a device). In the model every window instance starts after the
+ * kept work of its devices and its kept dependencies (finish plus
+ * latency), after its window dependencies, one ordering literal per window
+ * pair sharing a device, and memory just after each positive delta is the
+ * kept work's total on that device plus the deltas ordered before it,
+ * within the limit: the kept instances all come first on their devices, so
+ * their own memory steps do not change. In mirrored time (u = H - start -
+ * span) dependencies reverse, each delta, negated, applies at the
+ * instance's real start, and the limit is the limit minus the device's
+ * total of all deltas (as in the backward pass of sgs.c), so the same
+ * model holds. The result is kept only when it passes the validator. */
+#include "complete_window_z3.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <z3.h>
+
+#include "error.h"
+#include "graph.h"
+#include "schedule.h"
+#include "solver.h"
+#include "util.h"
+
+#define TSL_WINDOW_MAX_INSTANCES 80
+#define TSL_WINDOW_MAX_PAIRS 2500
+/* Work bound (Z3 resource units) of each check. */
+#define TSL_WINDOW_RLIMIT 400000u
+/* Rounds of (cool-down, warm-up), and checks in all. */
+#define TSL_WINDOW_ROUNDS 4
+#define TSL_WINDOW_MAX_CHECKS 32
+
+/* One problem: the schedule (mirror = 0) or its mirror image, starts in
+ * the problem's time. */
+typedef struct wprob {
+	const tessel_graph *g;
+	int64_t nmicros;
+	size_t n;         /* instances: entry indices */
+	int mirror;
+	int64_t *start;   /* per instance */
+	int64_t *room;    /* per device: the limit in this time, or INT64_MAX */
+	int *succ_start;  /* successors of each block (for the mirror) */
+	int *succ;
+	int *succ_lat;
+	const int64_t *tail; /* per block: time needed after it finishes */
+} wprob;
+
+typedef struct wmodel {
+	tsl_z3 z;
+	Z3_ast *var;      /* per instance: its start, NULL when kept */
+	Z3_ast makespan;
+} wmodel;
+
+static Z3_ast w_num(wmodel *m, int64_t v)
+{
+	return Z3_mk_int64(m->z.ctx, v, m->z.isort);
+}
+
+static Z3_ast w_plus(wmodel *m, Z3_ast x, int64_t c)
+{
+	Z3_ast a[2] = {x, w_num(m, c)};
+	return c ? Z3_mk_add(m->z.ctx, 2, a) : x;
+}
+
+static void w_assert_le(wmodel *m, Z3_ast x, Z3_ast y)
+{
+	Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_le(m->z.ctx, x, y));
+}
+
+static int64_t delta_of(const wprob *p, size_t i)
+{
+	int64_t d = p->g->blocks[i % (size_t)p->g->nblocks].memory;
+	return p->mirror ? -d : d;
+}
+
+static int64_t span_of(const wprob *p, size_t i)
+{
+	return p->g->blocks[i % (size_t)p->g->nblocks].span;
+}
+
+/* The predecessors of instance i in the problem's time, with the gap each
+ * needs (start(i) >= start(pred) + gap): in real time the dependencies, in
+ * mirrored time the successors. Calls f for each; stops when f returns
+ * nonzero and returns that. */
+typedef int (*pred_fn)(void *arg, size_t pred, int64_t gap);
+
+static int for_each_pred(const wprob *p, size_t i, pred_fn f, void *arg)
+{
+	const tessel_graph *g = p->g;
+	int b = (int)(i % (size_t)g->nblocks);
+	size_t base = i - (size_t)b;
+	const tsl_block *B = &g->blocks[b];
+	if (!p->mirror) {
+		for (int k = 0; k < B->ndeps; k++) {
+			int r = f(arg, base + (size_t)B->deps[k], tsl_dep_gap(g, B, k));
+			if (r)
+				return r;
+		}
+		return 0;
+	}
+	for (int k = p->succ_start[b]; k < p->succ_start[b + 1]; k++) {
+		int r = f(arg, base + (size_t)p->succ[k], B->span + p->succ_lat[k]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int cmp_desc(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* T0: the earliest start such that the instances starting at T0 or later
+ * stay within the window's size; INT64_MAX when even the last step's
+ * instances do not. */
+static int64_t window_start(const wprob *p, int64_t *sorted)
+{
+	const tessel_graph *g = p->g;
+	memcpy(sorted, p->start, p->n * sizeof *sorted);
+	qsort(sorted, p->n, sizeof *sorted, cmp_desc);
+	int64_t *count = tsl_calloc((size_t)g->ndevices, sizeof *count);
+	if (!count)
+		return INT64_MAX;
+	/* pairs are counted per device (a multi-device pair more than once:
+	 * an over-estimate, which only shrinks the window) */
+	int64_t t0 = INT64_MAX, pairs = 0;
+	size_t taken = 0;
+	while (taken < p->n) {
+		int64_t t = sorted[taken];
+		size_t end = taken;
+		int64_t add = 0;
+		/* all instances at step t together */
+		while (end < p->n && sorted[end] == t)
+			end++;
+		if (end > TSL_WINDOW_MAX_INSTANCES)
+			break;
+		for (size_t i = 0; i < p->n; i++) {
+			if (p->start[i] != t)
+				continue;
+			const tsl_block *B = &g->blocks[i % (size_t)g->nblocks];
+			for (int k = 0; k < B->ndevices; k++)
+				add += count[B->devices[k]]++;
+		}
+		pairs += add;
+		if (pairs > TSL_WINDOW_MAX_PAIRS)
+			break;
+		t0 = t;
+		taken = end;
+	}
+	tsl_free(count);
+	return t0;
+}
+
+typedef struct pred_ctx {
+	wmodel *m;
+	const wprob *p;
+	size_t i;
+	int64_t release;  /* the earliest start the kept predecessors allow */
+} pred_ctx;
+
+static int add_pred(void *arg, size_t j, int64_t gap)
+{
+	pred_ctx *c = arg;
+	if (c->m->var[j])
+		w_assert_le(c->m, w_plus(c->m, c->m->var[j], gap), c->m->var[c->i]);
+	else if (c->p->start[j] + gap > c->release)
+		c->release = c->p->start[j] + gap;
+	return 0;
+}
+
+/* The model of the window (var[i] != NULL); *kept_end: the latest finish
+ * of a kept instance; *lower raised to what the devices' loads prove.
+ * TSL_OK, or 1 when Z3 could not build it. */
+static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
+			const size_t *win, size_t nwin, int64_t *kept_end,
+			int64_t *lower, const tsl_deadline *dl)
+{
+	const tessel_graph *g = p->g;
+	int nd = g->ndevices;
+	if (tsl_z3_open(&m->z, opts))
+		return 1;
+	Z3_context ctx = m->z.ctx;
+	for (size_t x = 0; x < nwin; x++)
+		m->var[win[x]] = Z3_mk_const(ctx, Z3_mk_int_symbol(ctx, (int)win[x]),
+					     m->z.isort);
+	int64_t *busy = tsl_calloc((size_t)nd, sizeof *busy);  /* kept work ends */
+	int64_t *base = tsl_calloc((size_t)nd, sizeof *base);  /* kept deltas */
+	size_t *dstart = tsl_calloc((size_t)nd + 1, sizeof *dstart);
+	size_t *fill = tsl_calloc((size_t)nd, sizeof *fill);
+	size_t ndl = 0;
+	for (size_t x = 0; x < nwin; x++)
+		ndl += (size_t)g->blocks[win[x] % (size_t)g->nblocks].ndevices;
+	size_t *dlist = tsl_calloc(ndl + 1, sizeof *dlist); /* window per device */
+	Z3_ast *terms = tsl_calloc(nwin + 1, sizeof *terms);
+	Z3_ast **lit = NULL;
+	int rc = !busy || !base || !dstart || !fill || !dlist || !terms
+			 ? tsl_error_nomem() : TSL_OK;
+	*kept_end = 0;
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		if (m->var[i])
+			continue;
+		const tsl_block *B = &g->blocks[i % (size_t)g->nblocks];
+		int64_t e = p->start[i] + B->span;
+		if (e > *kept_end)
+			*kept_end = e;
+		for (int k = 0; k < B->ndevices; k++) {
+			int d = B->devices[k];
+			if (e > busy[d])
+				busy[d] = e;
+			base[d] += delta_of(p, i);
+		}
+	}
+	m->makespan = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, "M"), m->z.isort);
+	for (size_t x = 0; x < nwin && !rc; x++) {
+		size_t i = win[x];
+		const tsl_block *B = &g->blocks[i % (size_t)g->nblocks];
+		pred_ctx c = {m, p, i, 0};
+		for_each_pred(p, i, add_pred, &c);
+		for (int k = 0; k < B->ndevices; k++)
+			if (busy[B->devices[k]] > c.release)
+				c.release = busy[B->devices[k]];
+		w_assert_le(m, w_num(m, c.release), m->var[i]);
+		w_assert_le(m, w_plus(m, m->var[i], B->span + p->tail[i % (size_t)g->nblocks]),
+			    m->makespan);
+		for (int k = 0; k < B->ndevices; k++)
+			dstart[B->devices[k] + 1]++;
+	}
+	for (int d = 0; d < nd && !rc; d++)
+		dstart[d + 1] += dstart[d];
+	/* no window schedule ends before its devices' kept work plus their
+	 * window load plus the least time needed after it */
+	for (int d = 0; d < nd && !rc; d++) {
+		int64_t load = 0, after = INT64_MAX;
+		for (size_t x = 0; x < nwin; x++) {
+			const tsl_block *B = &g->blocks[win[x] % (size_t)g->nblocks];
+			if (!tsl_block_on_device(B, d))
+				continue;
+			load += B->span;
+			int64_t t = p->tail[win[x] % (size_t)g->nblocks];
+			after = t < after ? t : after;
+		}
+		if (load && busy[d] + load + after > *lower)
+			*lower = busy[d] + load + after;
+	}
+	for (size_t x = 0; x < nwin && !rc; x++) {
+		const tsl_block *B = &g->blocks[win[x] % (size_t)g->nblocks];
+		for (int k = 0; k < B->ndevices; k++) {
+			int d = B->devices[k];
+			dlist[dstart[d] + fill[d]++] = x;
+		}
+	}
+	/* ordering literals: lit[x][y] for x < y in the window, shared
+	 * device; made once per pair */
+	if (!rc) {
+		lit = tsl_calloc(nwin, sizeof *lit);
+		if (!lit)
+			rc = tsl_error_nomem();
+	}
+	for (size_t x = 0; x < nwin && !rc; x++) {
+		lit[x] = tsl_calloc(nwin, sizeof *lit[x]);
+		if (!lit[x])
+			rc = tsl_error_nomem();
+	}
+	unsigned sym = (unsigned)p->n + 1;
+	for (int d = 0; d < nd && !rc; d++)
+		for (size_t a = dstart[d]; a < dstart[d + 1]; a++)
+			for (size_t b = a + 1; b < dstart[d + 1]; b++) {
+				size_t x = dlist[a], y = dlist[b];
+				if (x > y) {
+					size_t t = x;
+					x = y;
+					y = t;
+				}
+				if (lit[x][y])
+					continue;
+				size_t i = win[x], j = win[y];
+				Z3_ast l = Z3_mk_const(ctx, Z3_mk_int_symbol(ctx, (int)sym++),
+						       Z3_mk_bool_sort(ctx));
+				lit[x][y] = l;
+				Z3_solver_assert(ctx, m->z.solver, Z3_mk_implies(ctx, l,
+					Z3_mk_le(ctx, w_plus(m, m->var[i], span_of(p, i)), m->var[j])));
+				Z3_solver_assert(ctx, m->z.solver, Z3_mk_implies(ctx,
+					Z3_mk_not(ctx, l),
+					Z3_mk_le(ctx, w_plus(m, m->var[j], span_of(p, j)), m->var[i])));
+			}
+	/* memory just after each positive delta on a limited device */
+	for (int d = 0; d < nd && !rc; d++) {
+		if (p->room[d] == INT64_MAX)
+			continue;
+		if (tsl_deadline_left_ms(dl) <= 0)
+			break;
+		for (size_t a = dstart[d]; a < dstart[d + 1]; a++) {
+			size_t x = dlist[a];
+			int64_t dx = delta_of(p, win[x]);
+			if (dx <= 0)
+				continue;
+			unsigned nt = 0;
+			terms[nt++] = w_num(m, base[d] + dx);
+			for (size_t b = dstart[d]; b < dstart[d + 1]; b++) {
+				size_t y = dlist[b];
+				int64_t dy = delta_of(p, win[y]);
+				if (y == x || dy == 0)
+					continue;
+				/* y before x */
+				Z3_ast l = y < x ? lit[y][x] : Z3_mk_not(ctx, lit[x][y]);
+				terms[nt++] = Z3_mk_ite(ctx, l, w_num(m, dy), w_num(m, 0));
+			}
+			w_assert_le(m, Z3_mk_add(ctx, nt, terms), w_num(m, p->room[d]));
+		}
+	}
+	if (lit)
+		for (size_t x = 0; x < nwin; x++)
+			tsl_free(lit[x]);
+	tsl_free(lit);
+	tsl_free(busy);
+	tsl_free(base);
+	tsl_free(dstart);
+	tsl_free(fill);
+	tsl_free(dlist);
+	tsl_free(terms);
+	if (!rc && (tsl_z3_take_error(&m->z) || tsl_deadline_left_ms(dl) <= 0))
+		rc = 1;
+	return rc;
+}
+
+/* Lower the window's makespan below the problem's: *improved when p->start
+ * now holds a shorter schedule. Targets 1, 2, 4, ... steps below the best
+ * while they are met, then halving from the first that is not (as in
+ * direct_z3.c); every check is bounded by the deadline and a work bound. */
+static int solve_window(int *improved, wprob *p, int64_t lb,
+			const tsl_opts *opts, const tsl_deadline *dl, int *checks)
+{
+	*improved = 0;
+	int64_t *sorted = tsl_reallocarray(NULL, p->n, sizeof *sorted);
+	if (!sorted)
+		return tsl_error_nomem();
+	int64_t t0 = window_start(p, sorted);
+	tsl_free(sorted);
+	if (t0 == INT64_MAX)
+		return TSL_OK;
+	int64_t best = 0;
+	size_t nwin = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		int64_t e = p->start[i] + span_of(p, i);
+		if (e > best)
+			best = e;
+		nwin += p->start[i] >= t0;
+	}
+	wmodel m = {0};
+	m.var = tsl_calloc(p->n, sizeof *m.var);
+	size_t *win = tsl_calloc(nwin + 1, sizeof *win);
+	int64_t *cand = tsl_calloc(nwin + 1, sizeof *cand);
+	int64_t *found = tsl_calloc(nwin + 1, sizeof *found);
+	int rc = !m.var || !win || !cand || !found ? tsl_error_nomem() : TSL_OK;
+	size_t x = 0;
+	for (size_t i = 0; i < p->n && !rc; i++)
+		if (p->start[i] >= t0)
+			win[x++] = i;
+	int64_t kept_end = 0;
+	int skip = 0;
+	if (!rc) {
+		rc = build_window(&m, p, opts, win, nwin, &kept_end, &lb, dl);
+		skip = rc == 1;
+		if (skip)
+			rc = TSL_OK;
+	}
+	int64_t lo = lb > kept_end ? lb : kept_end, step = 1;
+	int halving = 0;
+	while (!rc && !skip && best > lo && tsl_deadline_left_ms(dl) > 0 &&
+	       (*checks)++ < TSL_WINDOW_MAX_CHECKS) {
+		int64_t target = halving ? lo + (best - 1 - lo) / 2 : best - step;
+		if (target < lo)
+			target = lo;
+		Z3_solver_push(m.z.ctx, m.z.solver);
+		w_assert_le(&m, m.makespan, w_num(&m, target));
+		int res = tsl_z3_check(&m.z, dl, TSL_WINDOW_RLIMIT, 0, NULL);
+		int64_t span = INT64_MAX;
+		Z3_model mdl = res == 1 ? Z3_solver_get_model(m.z.ctx, m.z.solver) : NULL;
+		if (mdl) {
+			Z3_model_inc_ref(m.z.ctx, mdl);
+			span = kept_end;
+			for (x = 0; x < nwin; x++) {
+				Z3_ast v = NULL;
+				int64_t t = 0;
+				if (!Z3_model_eval(m.z.ctx, mdl, m.var[win[x]], true, &v) || !v ||
+				    !Z3_get_numeral_int64(m.z.ctx, v, &t))
+					t = INT64_MAX / 4; /* unreadable: never taken */
+				cand[x] = t;
+				if (t + span_of(p, win[x]) > span)
+					span = t + span_of(p, win[x]);
+			}
+			Z3_model_dec_ref(m.z.ctx, mdl);
+		}
+		Z3_solver_pop(m.z.ctx, m.z.solver, 1);
+		if (res == 0) {
+			lo = target + 1; /* none ends by target */
+			w_assert_le(&m, w_num(&m, lo), m.makespan);
+			halving = 1;
+			continue;
+		}
+		if (res != 1 || span >= best)
+			break;
+		memcpy(found, cand, nwin * sizeof *found);
+		best = span;
+		*improved = 1;
+		w_assert_le(&m, m.makespan, w_num(&m, best - 1));
+		step = step < (INT64_MAX >> 2) ? 2 * step : step;
+	}
+	if (!rc && *improved)
+		for (x = 0; x < nwin; x++)
+			p->start[win[x]] = found[x];
+	tsl_z3_close(&m.z);
+	tsl_free(m.var);
+	tsl_free(win);
+	tsl_free(cand);
+	tsl_free(found);
+	return rc;
+}
+
+/* The problem's starts from the schedule's (mirror: u = H - start - span)
+ * and back. */
+static void load_problem(wprob *p, const tessel_schedule *s)
+{
+	int64_t H = tsl_schedule_makespan(s);
+	for (size_t i = 0; i < p->n; i++)
+		p->start[i] = p->mirror ? H - s->entries[i].start - span_of(p, i)
+					: s->entries[i].start;
+}
+
+static void store_problem(tessel_schedule *s, const wprob *p)
+{
+	int64_t H = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->start[i] + span_of(p, i) > H)
+			H = p->start[i] + span_of(p, i);
+	for (size_t i = 0; i < p->n; i++)
+		s->entries[i].start = p->mirror ? H - p->start[i] - span_of(p, i)
+						: p->start[i];
+}
+
+static int prepare(wprob *p, const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	int n = g->nblocks, nd = g->ndevices, nsucc = 0;
+	memset(p, 0, sizeof *p);
+	p->g = g;
+	p->nmicros = s->nmicros;
+	p->n = (size_t)n * (size_t)s->nmicros;
+	for (int b = 0; b < n; b++)
+		nsucc += g->blocks[b].ndeps;
+	p->start = tsl_reallocarray(NULL, p->n, sizeof *p->start);
+	p->room = tsl_calloc((size_t)nd, sizeof *p->room);
+	p->succ_start = tsl_calloc((size_t)n + 1, sizeof *p->succ_start);
+	p->succ = tsl_calloc((size_t)nsucc + 1, sizeof *p->succ);
+	p->succ_lat = tsl_calloc((size_t)nsucc + 1, sizeof *p->succ_lat);
+	int *fill = tsl_calloc((size_t)n + 1, sizeof *fill);
+	if (!p->start || !p->room || !p->succ_start || !p->succ || !p->succ_lat || !fill) {
+		tsl_free(fill);
+		return tsl_error_nomem();
+	}
+	for (int b = 0; b < n; b++)
+		for (int k = 0; k < g->blocks[b].ndeps; k++)
+			p->succ_start[g->blocks[b].deps[k] + 1]++;
+	for (int b = 0; b < n; b++)
+		p->succ_start[b + 1] += p->succ_start[b];
+	for (int b = 0; b < n; b++)
+		for (int k = 0; k < g->blocks[b].ndeps; k++) {
+			int a = g->blocks[b].deps[k];
+			p->succ[p->succ_start[a] + fill[a]] = b;
+			p->succ_lat[p->succ_start[a] + fill[a]++] =
+				tsl_dep_latency(g, &g->blocks[b], k);
+		}
+	tsl_free(fill);
+	return TSL_OK;
+}
+
+/* Per device the limit in the problem's time (see the top comment). */
+static void set_rooms(wprob *p)
+{
+	const tessel_graph *g = p->g;
+	for (int d = 0; d < g->ndevices; d++)
+		p->room[d] = 0;
+	for (int b = 0; b < g->nblocks; b++)
+		for (int k = 0; k < g->blocks[b].ndevices; k++)
+			p->room[g->blocks[b].devices[k]] += g->blocks[b].memory;
+	for (int d = 0; d < g->ndevices; d++) {
+		int64_t total = p->room[d] * p->nmicros;
+		p->room[d] = g->memory_limit[d] == TESSEL_UNLIMITED ? INT64_MAX
+			     : p->mirror ? g->memory_limit[d] - total
+					 : g->memory_limit[d];
+	}
+}
+
+static void release_problem(wprob *p)
+{
+	tsl_free(p->start);
+	tsl_free(p->room);
+	tsl_free(p->succ_start);
+	tsl_free(p->succ);
+	tsl_free(p->succ_lat);
+}
+
+int tsl_complete_window_z3(tessel_schedule *s, const tsl_bounds *bnd,
+			   const tsl_opts *opts, const tsl_deadline *dl)
+{
+	int64_t lb = tsl_bounds_lower(bnd, s->nmicros);
+	if (tsl_schedule_makespan(s) <= lb || tsl_deadline_left_ms(dl) <= 0)
+		return TSL_OK;
+	wprob p;
+	int64_t *saved = NULL;
+	int rc = prepare(&p, s);
+	if (!rc) {
+		saved = tsl_reallocarray(NULL, p.n, sizeof *saved);
+		if (!saved)
+			rc = tsl_error_nomem();
+	}
+	int checks = 0, last_gain = -1;
+	for (int round = 0; round < 2 * TSL_WINDOW_ROUNDS && !rc; round++) {
+		int64_t before = tsl_schedule_makespan(s);
+		if (before <= lb || tsl_deadline_left_ms(dl) <= 0)
+			break;
+		p.mirror = round % 2;
+		p.tail = p.mirror ? bnd->head : bnd->tail;
+		set_rooms(&p);
+		load_problem(&p, s);
+		int improved = 0;
+		rc = solve_window(&improved, &p, lb, opts, dl, &checks);
+		if (rc || !improved) {
+			/* both ends tried since the last gain: the next round
+			 * would repeat them */
+			if (!rc && round - last_gain >= 2)
+				break;
+			continue;
+		}
+		last_gain = round;
+		for (size_t i = 0; i < p.n; i++)
+			saved[i] = s->entries[i].start;
+		store_problem(s, &p);
+		/* kept only when valid and shorter */
+		if (tsl_schedule_check(s, dl) != TSL_OK ||
+		    tsl_schedule_makespan(s) >= before) {
+			for (size_t i = 0; i < p.n; i++)
+				s->entries[i].start = saved[i];
+		}
+	}
+	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED)
+		rc = TSL_OK; /* an improvement only: the schedule stands */
+	release_problem(&p);
+	tsl_free(saved);
+	return rc;
+}

@@ -1,0 +1,210 @@
+/* The search against the published schedules of tools/published.c, on
+ * their own placements, spans and micro-batch counts, under their own peak
+ * memory: libtessel's makespan is never longer. And more memory never
+ * yields a longer schedule: on published placements and presets, the
+ * makespan found is non-increasing in the memory limit, and never longer
+ * than the schedule found without a limit once the limit admits that
+ * schedule's peak. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "published.h"
+#include "tessel.h"
+
+/* A search of g with N micro-batches (each at most 60 s); the makespan
+ * and the highest peak. */
+static int64_t search_makespan(const tessel_graph *g, int64_t N, int64_t *peak)
+{
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, N));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 60000));
+	TH_OK(tessel_search(&s, g, o));
+	TH_OK(tessel_schedule_validate(s));
+	int64_t m = th_sched(s, TESSEL_SCHED_MAKESPAN);
+	if (peak) {
+		*peak = 0;
+		int64_t nd = 0;
+		const tessel_graph *sg = NULL;
+		TH_OK(tessel_schedule_graph(&sg, s));
+		TH_OK(tessel_graph_get(&nd, sg, TESSEL_GRAPH_NDEVICES));
+		for (int d = 0; d < (int)nd; d++) {
+			int64_t p = 0;
+			TH_OK(tessel_schedule_peak_memory(&p, s, d));
+			*peak = p > *peak ? p : *peak;
+		}
+	}
+	tessel_schedule_free(s);
+	tessel_options_free(o);
+	return m;
+}
+
+typedef struct pcase {
+	pub_family family;
+	int D;
+	int64_t N;
+	int f, b, w, chunks;
+} pcase;
+
+/* The published schedule of a case and its placement with the schedule's
+ * peak as the limit of every device. */
+static void build_case(pub_order **order, tessel_schedule **pub,
+		       int64_t *limit, const pcase *c)
+{
+	pub_params p = {c->D, c->N, c->f, c->b, c->w, c->chunks, 0};
+	char why[512];
+	TH_OK(pub_order_build(order, c->family, &p, why, sizeof why));
+	TH_OK(pub_order_schedule(pub, limit, *order, why, sizeof why));
+}
+
+/* libtessel <= published on each case (4 devices; 8 for the cheaper
+ * families). */
+static void test_not_longer_than_published(void **state)
+{
+	(void)state;
+	static const pcase cases[] = {
+		{PUB_GPIPE, 4, 16, 1, 2, 0, 0},
+		{PUB_1F1B, 4, 16, 1, 2, 0, 0},
+		{PUB_1F1B, 8, 32, 1, 2, 0, 0},
+		{PUB_ZB_H1, 4, 16, 1, 1, 1, 0},
+		{PUB_ZB_H1, 4, 16, 2, 2, 1, 0},
+		{PUB_ZB_H1, 8, 32, 2, 2, 1, 0},
+		{PUB_ZB_H2, 4, 16, 2, 2, 1, 0},
+		{PUB_ZB_V, 4, 16, 1, 1, 1, 0},
+		{PUB_ZB_V, 8, 32, 1, 1, 1, 0},
+		{PUB_V_HALF, 4, 16, 1, 1, 1, 0},
+		{PUB_V_MIN, 4, 16, 1, 1, 1, 0},
+		{PUB_DUALPIPE, 4, 16, 2, 2, 1, 0},
+		{PUB_DUALPIPE_V, 4, 16, 2, 2, 1, 0},
+		{PUB_DUALPIPE_V, 8, 32, 2, 2, 1, 0},
+		{PUB_INTERLEAVED, 4, 16, 1, 2, 0, 2},
+		{PUB_INTERLEAVED, 4, 16, 1, 2, 0, 4},
+		{PUB_CHIMERA, 4, 16, 1, 2, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const pcase *c = &cases[i];
+		pub_order *order = NULL;
+		tessel_schedule *pub = NULL;
+		int64_t limit = 0;
+		build_case(&order, &pub, &limit, c);
+		const tessel_graph *g = NULL;
+		TH_OK(tessel_schedule_graph(&g, pub));
+		int64_t published = th_sched(pub, TESSEL_SCHED_MAKESPAN);
+		int64_t found = search_makespan(g, order->nmicros, NULL);
+		print_message("%-12s %d-%d-%d D=%d N=%lld memory %lld: published %lld, "
+			      "libtessel %lld\n", pub_family_name(c->family), c->f,
+			      c->b, c->w, c->D, (long long)c->N, (long long)limit,
+			      (long long)published, (long long)found);
+		if (found > published)
+			fail_msg("%s D=%d N=%lld: libtessel %lld > published %lld",
+				 pub_family_name(c->family), c->D, (long long)c->N,
+				 (long long)found, (long long)published);
+		tessel_schedule_free(pub);
+		pub_order_free(order);
+	}
+}
+
+/* The makespan over limits lo .. hi on every device of g (a copy), then
+ * without a limit: non-increasing, never longer than the unlimited one's
+ * once the limit reaches its peak. Limits that admit no schedule
+ * (TESSEL_EINFEASIBLE) are skipped. */
+static void sweep(const char *what, const tessel_graph *g0, int64_t N,
+		  int64_t lo, int64_t hi)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_dup(&g, g0));
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, TESSEL_UNLIMITED));
+	int64_t free_peak = 0;
+	int64_t free_makespan = search_makespan(g, N, &free_peak);
+	int64_t prev = INT64_MAX;
+	char line[1024];
+	size_t used = (size_t)snprintf(line, sizeof line, "%s:", what);
+	for (int64_t m = lo; m <= hi; m++) {
+		TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, m));
+		tessel_options *o = NULL;
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_options_new(&o));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, N));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 60000));
+		int rc = tessel_search(&s, g, o);
+		tessel_options_free(o);
+		if (rc == TESSEL_EINFEASIBLE)
+			continue;
+		TH_OK(rc);
+		int64_t ms = th_sched(s, TESSEL_SCHED_MAKESPAN);
+		tessel_schedule_free(s);
+		if (used < sizeof line)
+			used += (size_t)snprintf(line + used, sizeof line - used,
+						 " %lld:%lld", (long long)m, (long long)ms);
+		if (ms > prev)
+			fail_msg("%s: memory %lld gives %lld steps, less memory gave %lld",
+				 what, (long long)m, (long long)ms, (long long)prev);
+		if (m >= free_peak && ms > free_makespan)
+			fail_msg("%s: memory %lld gives %lld steps, the unlimited "
+				 "schedule (peak %lld) has %lld", what, (long long)m,
+				 (long long)ms, (long long)free_peak,
+				 (long long)free_makespan);
+		prev = ms;
+	}
+	print_message("%s; unlimited %lld (peak %lld)\n", line,
+		      (long long)free_makespan, (long long)free_peak);
+	tessel_graph_free(g);
+}
+
+static void sweep_published(const pcase *c, int64_t lo, int64_t hi)
+{
+	pub_order *order = NULL;
+	tessel_schedule *pub = NULL;
+	int64_t limit = 0;
+	build_case(&order, &pub, &limit, c);
+	char what[128];
+	snprintf(what, sizeof what, "%s %d-%d-%d D=%d N=%lld",
+		 pub_family_name(c->family), c->f, c->b, c->w, c->D, (long long)c->N);
+	sweep(what, order->graph, order->nmicros, lo, hi);
+	tessel_schedule_free(pub);
+	pub_order_free(order);
+}
+
+static void test_monotone_in_memory(void **state)
+{
+	(void)state;
+	const pcase zbv8 = {PUB_ZB_V, 8, 32, 1, 1, 1, 0};
+	const pcase zbv4 = {PUB_ZB_V, 4, 16, 2, 2, 1, 0};
+	const pcase dpv = {PUB_DUALPIPE_V, 4, 16, 2, 2, 1, 0};
+	const pcase vhalf = {PUB_V_HALF, 4, 16, 1, 1, 1, 0};
+	const pcase zbh1 = {PUB_ZB_H1, 4, 16, 2, 2, 1, 0};
+	const pcase dpv8 = {PUB_DUALPIPE_V, 8, 32, 2, 2, 1, 0};
+	/* at 7ab8fa8: 194 steps at memory 20, 174 without a limit, peak 20 */
+	sweep_published(&dpv8, 15, 21);
+	sweep_published(&zbv8, 10, 20);
+	sweep_published(&zbv4, 4, 10);
+	sweep_published(&dpv, 5, 12);
+	sweep_published(&vhalf, 3, 9);
+	sweep_published(&zbh1, 2, 8);
+	static const char *presets[] = {"vshape", "xshape", "mshape", "nnshape", "kshape"};
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+		tessel_graph *g = NULL;
+		TH_OK(tessel_preset(&g, presets[i], 4, 0, TESSEL_UNLIMITED));
+		char what[64];
+		snprintf(what, sizeof what, "%s D=4 N=16", presets[i]);
+		sweep(what, g, 16, 2, 7);
+		tessel_graph_free(g);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_not_longer_than_published),
+		cmocka_unit_test(test_monotone_in_memory),
+	};
+	return cmocka_run_group_tests_name("search-published", tests, NULL, NULL);
+}
