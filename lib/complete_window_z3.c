@@ -8,7 +8,9 @@
  * The window of a problem (the schedule or its mirror image) is the set of
  * instances that start at T0 or later, T0 as early as the window's size
  * allows (TSL_WINDOW_MAX_INSTANCES instances, TSL_WINDOW_MAX_PAIRS pairs
- * sharing a device). In the model every window instance starts after the
+ * sharing a device). Each window instance may move earlier by at most
+ * TSL_WINDOW_REACH of the window's longest spans, never later (pairs whose
+ * order that fixes need no literal). In the model every window instance starts after the
  * kept work of its devices and its kept dependencies (finish plus
  * latency), after its window dependencies, one ordering literal per window
  * pair sharing a device, and memory just after each positive delta is the
@@ -34,7 +36,10 @@
 #define TSL_WINDOW_MAX_INSTANCES 80
 #define TSL_WINDOW_MAX_PAIRS 2500
 /* Work bound (Z3 resource units) of each check. */
-#define TSL_WINDOW_RLIMIT 400000u
+#define TSL_WINDOW_RLIMIT 2000000u
+/* How far an instance may move, in its window's longest spans: never
+ * later, at most this many earlier (the large neighbourhood). */
+#define TSL_WINDOW_REACH 6
 /* Rounds of (cool-down, warm-up), and checks in all. */
 #define TSL_WINDOW_ROUNDS 4
 #define TSL_WINDOW_MAX_CHECKS 32
@@ -222,6 +227,10 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 		}
 	}
 	m->makespan = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, "M"), m->z.isort);
+	int64_t reach = 0;
+	for (size_t x = 0; x < nwin; x++)
+		if (TSL_WINDOW_REACH * span_of(p, win[x]) > reach)
+			reach = TSL_WINDOW_REACH * span_of(p, win[x]);
 	for (size_t x = 0; x < nwin && !rc; x++) {
 		size_t i = win[x];
 		const tsl_block *B = &g->blocks[i % (size_t)g->nblocks];
@@ -230,7 +239,11 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 		for (int k = 0; k < B->ndevices; k++)
 			if (busy[B->devices[k]] > c.release)
 				c.release = busy[B->devices[k]];
-		w_assert_le(m, w_num(m, c.release), m->var[i]);
+		/* the neighbourhood: at most `reach` earlier than now, never
+		 * later */
+		int64_t from = p->start[i] - reach;
+		w_assert_le(m, w_num(m, c.release > from ? c.release : from), m->var[i]);
+		w_assert_le(m, m->var[i], w_num(m, p->start[i]));
 		w_assert_le(m, w_plus(m, m->var[i], B->span + p->tail[i % (size_t)g->nblocks]),
 			    m->makespan);
 		for (int k = 0; k < B->ndevices; k++)
@@ -285,6 +298,15 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 				if (lit[x][y])
 					continue;
 				size_t i = win[x], j = win[y];
+				/* an order the neighbourhood fixes needs no literal */
+				if (p->start[i] + span_of(p, i) <= p->start[j] - reach) {
+					lit[x][y] = Z3_mk_true(ctx);
+					continue;
+				}
+				if (p->start[j] + span_of(p, j) <= p->start[i] - reach) {
+					lit[x][y] = Z3_mk_false(ctx);
+					continue;
+				}
 				Z3_ast l = Z3_mk_const(ctx, Z3_mk_int_symbol(ctx, (int)sym++),
 						       Z3_mk_bool_sort(ctx));
 				lit[x][y] = l;
@@ -314,7 +336,11 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 					continue;
 				/* y before x */
 				Z3_ast l = y < x ? lit[y][x] : Z3_mk_not(ctx, lit[x][y]);
-				terms[nt++] = Z3_mk_ite(ctx, l, w_num(m, dy), w_num(m, 0));
+				Z3_lbool known = Z3_get_bool_value(ctx, Z3_simplify(ctx, l));
+				if (known == Z3_L_TRUE)
+					terms[nt++] = w_num(m, dy);
+				else if (known == Z3_L_UNDEF)
+					terms[nt++] = Z3_mk_ite(ctx, l, w_num(m, dy), w_num(m, 0));
 			}
 			w_assert_le(m, Z3_mk_add(ctx, nt, terms), w_num(m, p->room[d]));
 		}

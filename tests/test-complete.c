@@ -16,6 +16,7 @@
 
 #include "bounds.h"
 #include "compact.h"
+#include "complete_window_z3.h"
 #include "helpers.h"
 #include "schedule.h"
 #include "search.h"
@@ -568,6 +569,58 @@ static void test_sgs_against_plain(void **state)
 	assert_true(feasible > rounds / 4 && latency_tight > 0);
 }
 
+/* ---- the solver's windows at both ends ---- */
+
+/* A schedule made worse by a gap of `gap` steps before every instance
+ * starting at `from` or later (still valid: every later instance moves by
+ * the same amount), then re-solved window by window: valid again, and
+ * back to at most the makespan before the gap. */
+static void spoil_and_repair(const char *preset, int D, int64_t memory,
+			     int64_t N, double where)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, preset, D, 0, memory));
+	tessel_schedule *s = th_search(g, N, 1, 0, 1);
+	int64_t before = tsl_schedule_makespan(s);
+	int64_t from = (int64_t)(where * (double)before), gap = 7;
+	size_t count = (size_t)s->graph->nblocks * (size_t)N;
+	for (size_t i = 0; i < count; i++)
+		if (s->entries[i].start >= from)
+			s->entries[i].start += gap;
+	TH_OK(tessel_schedule_validate(s));
+	assert_int_equal(tsl_schedule_makespan(s), before + gap);
+	tsl_bounds bnd;
+	TH_OK(tsl_bounds_compute(&bnd, s->graph));
+	tsl_opts o;
+	memset(&o, 0, sizeof o);
+	o.nmicros = N;
+	o.threads = 1;
+	tsl_deadline dl = {tsl_now_us(), tsl_now_us() + 60 * 1000000, 0};
+	TH_OK(tsl_complete_window_z3(s, &bnd, &o, &dl));
+	TH_OK(tessel_schedule_validate(s));
+	print_message("%s D=%d memory %lld N=%lld, gap at %.0f%%: %lld, spoilt "
+		      "%lld, re-solved %lld (LB %lld)\n", preset, D,
+		      (long long)memory, (long long)N, 100 * where,
+		      (long long)before, (long long)(before + gap),
+		      (long long)tsl_schedule_makespan(s),
+		      (long long)tsl_bounds_lower(&bnd, N));
+	assert_true(tsl_schedule_makespan(s) <= before);
+	tsl_bounds_release(&bnd);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+static void test_windows_repair(void **state)
+{
+	(void)state;
+	/* in the cool-down (the last window) and in the warm-up (the first,
+	 * solved as the last of the mirror image), with memory limits */
+	spoil_and_repair("vshape", 4, 4, 8, 0.9);
+	spoil_and_repair("vshape", 4, 4, 8, 0.05);
+	spoil_and_repair("xshape", 4, 6, 6, 0.92);
+	spoil_and_repair("mshape", 4, 6, 6, 0.03);
+}
+
 /* ---- deadlines on a large instance ---- */
 
 static double seconds_since(int64_t t0)
@@ -647,6 +700,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pipeline_latency),
 		cmocka_unit_test(test_sgs_against_plain),
+		cmocka_unit_test(test_windows_repair),
 		cmocka_unit_test(test_deadline_large),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
