@@ -202,16 +202,6 @@ TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *src)
 	return TSL_OK;
 }
 
-static const char *kind_name(int kind)
-{
-	switch (kind) {
-	case TESSEL_KIND_FORWARD: return "forward";
-	case TESSEL_KIND_BACKWARD: return "backward";
-	case TESSEL_KIND_WEIGHT: return "weight";
-	default: return "?";
-	}
-}
-
 TESSEL_API int tessel_graph_add_block(int *out_gid, tessel_graph *g,
 				      const char *name, tessel_kind kind,
 				      int span, int memory)
@@ -1181,5 +1171,20 @@ TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
 
 const char *tsl_kind_name(int kind)
 {
-	return kind_name(kind);
+	switch (kind) {
+	case TESSEL_KIND_FORWARD: return "forward";
+	case TESSEL_KIND_BACKWARD: return "backward";
+	case TESSEL_KIND_WEIGHT: return "weight";
+	default: return "?";
+	}
+}
+
+int tsl_json_check_names(const tessel_graph *g, const char *fn)
+{
+	for (int i = 0; i < g->nblocks; i++)
+		if (!tsl_utf8_valid(g->blocks[i].name))
+			return tsl_error(TESSEL_EINVAL,
+					 "%s: block %d: the name is not valid UTF-8",
+					 fn, i);
+	return TSL_OK;
 }

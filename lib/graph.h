@@ -49,8 +49,14 @@ int tsl_graph_topo_order(int *order, const tessel_graph *g);
 /* Validation without the memory check (structure only). */
 int tsl_graph_check_structure(const tessel_graph *g);
 
-/* "forward", "backward" or "weight" (static string). */
+/* "forward", "backward" or "weight" (static string), as the placement
+ * JSON and the exports spell a tessel_kind; "?" for another value. */
 const char *tsl_kind_name(int kind);
+
+/* TESSEL_EINVAL naming the first block (and `fn`) whose name is not valid
+ * UTF-8: JSON text cannot hold it. For the hand-written JSON writers
+ * (actions, trace), which do not use jansson. */
+int tsl_json_check_names(const tessel_graph *g, const char *fn);
 
 /* Whether block b occupies device d. */
 int tsl_block_on_device(const tsl_block *b, int d);

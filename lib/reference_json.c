@@ -1,7 +1,7 @@
 /* JSON inputs beside the library's own formats: durations per block for
  * the simulator, and schedules saved by the public Tessel reference
  * implementation (read for the placement they were made for). */
-#include "json_internal.h"
+#include "json_util.h"
 
 #include <limits.h>
 #include <math.h>
@@ -12,6 +12,7 @@
 #include "error.h"
 #include "graph.h"
 #include "schedule.h"
+#include "schedule_json.h"
 #include "util.h"
 
 /* Limits of the schedule model (as in schedule.c). */
@@ -169,26 +170,13 @@ static int read_items(ref_item *items, long long *nmicros,
 static int read_repetend(int *given, long long *begin, long long *end,
 			 const json_t *root, long long makespan)
 {
-	json_t *a;
-	int rc = tsl_json_member(&a, root, "repetend", JSON_ARRAY, 0, "");
+	int rc = tsl_json_member_range(begin, end, given, root, "repetend",
+				       LLONG_MIN, LLONG_MAX, 0);
 
-	*given = 0;
-	if (rc || !a)
-		return rc;
-	if (json_array_size(a) != 2)
-		return tsl_error(TESSEL_EPARSE,
-				 "\"repetend\" must be [begin, end], not an array of %zu values",
-				 json_array_size(a));
-	rc = tsl_json_int(begin, json_array_get(a, 0), LLONG_MIN, LLONG_MAX,
-			  "", "\"repetend\"[0]");
-	if (!rc)
-		rc = tsl_json_int(end, json_array_get(a, 1), LLONG_MIN,
-				  LLONG_MAX, "", "\"repetend\"[1]");
-	if (rc)
+	if (rc || !*given)
 		return rc;
 	*begin = *begin < 0 ? 0 : *begin > makespan ? makespan : *begin;
 	*end = *end < *begin ? *begin : *end > makespan ? makespan : *end;
-	*given = 1;
 	return TSL_OK;
 }
 

@@ -1,6 +1,6 @@
 /* Schedule JSON: writing a schedule with its placement, and reading it
  * back (structure and consistency with the placement, not timing). */
-#include "json_internal.h"
+#include "schedule_json.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +9,8 @@
 
 #include "error.h"
 #include "graph.h"
+#include "graph_json.h"
+#include "json_util.h"
 #include "schedule.h"
 #include "util.h"
 
@@ -209,7 +211,7 @@ static int entry_text_build(entry_text *t, const tessel_graph *g)
 	for (int i = 0; i < t->n; i++) {
 		tsl_buf_init(&b);
 		tsl_buf_printf(&b, "{\"gid\": %d, \"name\": ", i);
-		tsl_json_write_string(&b, g->blocks[i].name);
+		tsl_buf_json_string(&b, g->blocks[i].name);
 		tsl_buf_puts(&b, ", ");
 		t->pre[i] = tsl_buf_take(&b);
 		block_post(&b, &g->blocks[i]);
@@ -228,7 +230,7 @@ static void write_header(tsl_buf *b, json_t *head)
 	tsl_buf_puts(b, "{\n");
 	json_object_foreach(head, key, v) {
 		tsl_json_indent(b, 1);
-		tsl_json_write_string(b, key);
+		tsl_buf_json_string(b, key);
 		tsl_buf_puts(b, ": ");
 		tsl_json_write(b, v, 1);
 		tsl_buf_puts(b, ",\n");
@@ -343,21 +345,10 @@ static int read_header(long long *nmicros, const json_t *root,
 
 static int read_repetend(figures *f, const json_t *root)
 {
-	json_t *a;
-	int rc = tsl_json_member(&a, root, "repetend", JSON_ARRAY, 0, "");
+	int given;
 
-	if (rc || !a)
-		return rc;
-	if (json_array_size(a) != 2)
-		return tsl_error(TESSEL_EPARSE,
-				 "\"repetend\" must be [begin, end], not an array of %zu values",
-				 json_array_size(a));
-	rc = tsl_json_int(&f->rep_begin, json_array_get(a, 0), 0, MAX_STEP, "",
-			  "\"repetend\"[0]");
-	if (!rc)
-		rc = tsl_json_int(&f->rep_end, json_array_get(a, 1), f->rep_begin,
-				  MAX_STEP, "", "\"repetend\"[1]");
-	return rc;
+	return tsl_json_member_range(&f->rep_begin, &f->rep_end, &given, root,
+				     "repetend", 0, MAX_STEP, 1);
 }
 
 static int read_seconds(figures *f, const json_t *root)
@@ -533,11 +524,11 @@ static int check_block(entries_reader *r, const json_t *obj, int gid,
 		rc = tsl_json_member_string(&kind, obj, "kind", 0, where);
 	if (rc)
 		return rc;
-	if (kind && strcmp(kind, tsl_json_kind_name(b->kind)))
+	if (kind && strcmp(kind, tsl_kind_name(b->kind)))
 		return tsl_error(TESSEL_EPARSE,
 				 "%s\"kind\" is \"%.100s\" but block %d (\"%.200s\") is \"%s\" in the placement",
 				 where, kind, gid, b->name,
-				 tsl_json_kind_name(b->kind));
+				 tsl_kind_name(b->kind));
 	return TSL_OK;
 }
 
@@ -676,39 +667,109 @@ static int schedule_from_jansson(tessel_schedule **out, const json_t *root)
 	return TSL_OK;
 }
 
+static int read_schedule(void *out, const json_t *root)
+{
+	return schedule_from_jansson(out, root);
+}
+
 TESSEL_API int tessel_schedule_from_json(tessel_schedule **out,
 					 const char *text, size_t length)
 {
-	json_t *root;
-
 	if (!out)
 		return tsl_error(TESSEL_EINVAL, "out is NULL");
 	*out = NULL;
-	int rc = tsl_json_load_text(&root, text, length);
-	if (rc)
-		return rc;
-	rc = schedule_from_jansson(out, root);
-	json_decref(root);
-	return rc;
+	return tsl_json_read_text(out, text, length, read_schedule);
 }
 
 TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
 					 const char *path)
 {
-	char prefix[512];
-	json_t *root;
-
 	if (!out)
 		return tsl_error(TESSEL_EINVAL, "out is NULL");
 	*out = NULL;
-	int rc = tsl_json_load_file(&root, path);
+	return tsl_json_read_file(out, path, read_schedule);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Checking an entry against its block                                        */
+/* ------------------------------------------------------------------------ */
+
+static int block_mismatch(const char *where, const char *field,
+			  long long got, const tsl_block *b, int gid,
+			  long long want)
+{
+	return tsl_error(TESSEL_EPARSE,
+			 "%s\"%s\" is %lld but block %d (\"%.200s\") has %s %lld in the placement",
+			 where, field, got, gid, b->name, field, want);
+}
+
+static int cmp_device(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int check_devices(const tessel_graph *g, int *tmp, const json_t *obj,
+			 int gid, const char *where)
+{
+	const tsl_block *b = &g->blocks[gid];
+	char what[64];
+	long long d = 0;
+	json_t *a;
+	size_t n;
+	int rc = tsl_json_member(&a, obj, "device", JSON_ARRAY, 1, where);
+
 	if (rc)
 		return rc;
-	rc = schedule_from_jansson(out, root);
-	json_decref(root);
-	if (rc) {
-		snprintf(prefix, sizeof prefix, "%s: ", path);
-		tsl_json_error_prefix(rc, prefix);
+	n = json_array_size(a);
+	if (n != (size_t)b->ndevices)
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"device\" lists %zu devices but block %d (\"%.200s\") has %d in the placement",
+				 where, n, gid, b->name, b->ndevices);
+	for (size_t k = 0; k < n; k++) {
+		snprintf(what, sizeof what, "\"device\"[%zu]", k);
+		rc = tsl_json_int(&d, json_array_get(a, k), 0,
+				  g->ndevices - 1, where, what);
+		if (rc)
+			return rc;
+		tmp[k] = (int)d;
 	}
-	return rc;
+	qsort(tmp, n, sizeof *tmp, cmp_device);
+	for (size_t k = 0; k < n; k++)
+		if (tmp[k] != b->devices[k])
+			return tsl_error(TESSEL_EPARSE,
+					 "%s\"device\" does not match the devices of block %d (\"%.200s\") in the placement",
+					 where, gid, b->name);
+	return TSL_OK;
+}
+
+int tsl_json_check_entry(const tessel_graph *g, int *tmp, const json_t *obj,
+			 int gid, int btype_required, const char *where)
+{
+	const tsl_block *b = &g->blocks[gid];
+	const char *want = b->kind == TESSEL_KIND_FORWARD ? "forward" : "backward";
+	const char *btype = NULL;
+	long long span = 0, memory = 0;
+	int rc = tsl_json_member_int(&span, obj, "span", 1, LLONG_MIN, LLONG_MAX,
+				     where);
+
+	if (rc)
+		return rc;
+	if (span != b->span)
+		return block_mismatch(where, "span", span, b, gid, b->span);
+	rc = tsl_json_member_int(&memory, obj, "memory", 1, LLONG_MIN,
+				 LLONG_MAX, where);
+	if (rc)
+		return rc;
+	if (memory != b->memory)
+		return block_mismatch(where, "memory", memory, b, gid, b->memory);
+	rc = tsl_json_member_string(&btype, obj, "btype", btype_required, where);
+	if (rc)
+		return rc;
+	if (btype && strcmp(btype, want))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"btype\" is \"%.100s\" but block %d (\"%.200s\") needs \"%s\"",
+				 where, btype, gid, b->name, want);
+	return check_devices(g, tmp, obj, gid, where);
 }

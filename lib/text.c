@@ -38,16 +38,6 @@ typedef struct text_grid {
 	const struct tessel_entry **cells; /* owner of each shown cell */
 } text_grid;
 
-static int digits(int64_t v)
-{
-	int n = 1;
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
 static size_t cell_of(const text_grid *gr, int64_t t)
 {
 	if (t < gr->head_end)
@@ -141,10 +131,10 @@ static int grid_init(text_grid *gr, const tessel_schedule *s)
 		gr->tail_begin = gr->ncols - TEXT_TAIL_STEPS;
 	}
 	gr->ncells = (size_t)(gr->head_end + (gr->ncols - gr->tail_begin));
-	gr->width = 1 + digits(s->nmicros > 0 ? s->nmicros - 1 : 0);
+	gr->width = 1 + tsl_digits(s->nmicros > 0 ? s->nmicros - 1 : 0);
 	if (gr->width < 2)
 		gr->width = 2;
-	gr->devwidth = digits(s->graph->ndevices - 1);
+	gr->devwidth = tsl_digits(s->graph->ndevices - 1);
 	gr->nbars = 0;
 	if (s->rep_end > s->rep_begin && s->rep_begin >= 0) {
 		gr->bar[gr->nbars++] = col_at(gr, s->rep_begin);
