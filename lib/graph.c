@@ -1153,9 +1153,10 @@ TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
 	if (!out)
 		return tsl_error(TESSEL_EINVAL, "out is NULL");
 	CHECK_GRAPH(g);
-	if (nmicros < 1 || nmicros > 1000000)
+	if (nmicros < 1 || nmicros > TESSEL_MAX_MICRO_BATCHES)
 		return tsl_error(TESSEL_ERANGE,
-				 "micro-batches must be 1 .. 1000000, got %lld",
+				 "micro-batches must be 1 .. %d, got %lld",
+				 TESSEL_MAX_MICRO_BATCHES,
 				 (long long)nmicros);
 	int rc = tsl_graph_check_structure(g);
 	if (rc)

@@ -11,7 +11,7 @@ typedef struct option_spec {
 } option_spec;
 
 static const option_spec specs[TSL_NOPTIONS] = {
-	[TESSEL_OPT_MICRO_BATCHES] = {"micro-batches", 1, 1000000, 16},
+	[TESSEL_OPT_MICRO_BATCHES] = {"micro-batches", 1, TESSEL_MAX_MICRO_BATCHES, 16},
 	[TESSEL_OPT_TIME_LIMIT_MS] = {"time limit (ms)", 0, 86400000, 0},
 	[TESSEL_OPT_THREADS] = {"threads", 0, 256, 0},
 	[TESSEL_OPT_FAST] = {"fast", 0, 1, 0},

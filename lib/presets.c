@@ -1,4 +1,6 @@
-/* The built-in placements of doc/presets.md, built through the public API. */
+/* The built-in placements of tessel_preset (include/tessel.h; doc/guide.md,
+ * "Presets and JSON"; each described by tessel_preset_info), built through
+ * the public API. */
 #include <stdio.h>
 #include <string.h>
 

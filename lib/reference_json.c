@@ -15,9 +15,9 @@
 #include "schedule_json.h"
 #include "util.h"
 
-/* Limits of the schedule model (as in schedule.c). */
-#define MAX_MICROS 1000000LL
-#define MAX_STEP 1000000000000000LL
+/* Limits of the schedule model (include/tessel.h). */
+#define MAX_MICROS ((long long)TESSEL_MAX_MICRO_BATCHES)
+#define MAX_STEP ((long long)TESSEL_MAX_STEP)
 
 static const char *const phase_names[] = { "warmup", "repetend", "cooldown" };
 

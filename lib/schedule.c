@@ -12,10 +12,11 @@
 #include "graph.h"
 #include "util.h"
 
-#define TSL_MAX_MICROS 1000000
-#define TSL_MAX_ENTRIES 100000000
-/* Largest start step accepted: keeps start + span far from overflow. */
-#define TSL_MAX_STEP ((int64_t)1000000000000000)
+/* The limits of include/tessel.h; the largest start step keeps
+ * start + span far from overflow. */
+#define TSL_MAX_MICROS TESSEL_MAX_MICRO_BATCHES
+#define TSL_MAX_ENTRIES TESSEL_MAX_ENTRIES
+#define TSL_MAX_STEP ((int64_t)TESSEL_MAX_STEP)
 
 /* ------------------------------------------------------------------------ */
 /* Sort keys: (start, tie), tie encodes the rest of the order and the entry.  */

@@ -16,10 +16,10 @@
 
 #define FORMAT_NAME "tessel-schedule"
 #define FORMAT_VERSION 1
-/* Limits of the schedule model (as in schedule.c). */
-#define MAX_MICROS 1000000LL
-#define MAX_ENTRIES 100000000LL
-#define MAX_STEP 1000000000000000LL
+/* Limits of the schedule model (include/tessel.h). */
+#define MAX_MICROS ((long long)TESSEL_MAX_MICRO_BATCHES)
+#define MAX_ENTRIES ((long long)TESSEL_MAX_ENTRIES)
+#define MAX_STEP ((long long)TESSEL_MAX_STEP)
 /* Largest search time read, in seconds (keeps microseconds in int64). */
 #define MAX_SECONDS 1e12
 
@@ -415,7 +415,7 @@ static int read_figures(figures *f, const json_t *root)
 	f->rep_k = f->period ? 1 : 0;
 	if (!rc)
 		rc = tsl_json_member_int(&f->rep_k, root, "repetend_micro_batches",
-					 0, 1, 1000000, "");
+					 0, 1, MAX_MICROS, "");
 	if (!rc)
 		rc = read_optimal(f, root);
 	if (!rc)
