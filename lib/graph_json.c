@@ -576,18 +576,6 @@ static json_t *name_string(const char *name, int *bad_utf8)
 	return s;
 }
 
-static json_t *int_array(const int *v, int n)
-{
-	json_t *a = json_array();
-
-	for (int i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_integer(v[i]))) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
 /* One entry of "after": the producer's name, or {"block": NAME,
  * "latency": L} for a dependency with its own latency (L in the unit when
  * the graph has a step, else in steps). */
@@ -634,7 +622,7 @@ static json_t *block_object(const tessel_graph *g, int gid, int *bad_utf8)
 		bad |= json_object_set_new(o, "span", json_integer(b->span));
 	bad |= json_object_set_new(o, "memory", json_integer(b->memory));
 	bad |= json_object_set_new(o, "devices",
-				   int_array(b->devices, b->ndevices));
+				   tsl_json_int_array(b->devices, NULL, b->ndevices));
 	if (b->ndeps > 0) {
 		json_t *after = json_array();
 		for (int i = 0; after && i < b->ndeps; i++)

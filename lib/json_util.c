@@ -294,6 +294,18 @@ static void write_inline(tsl_buf *b, json_t *v)
 	}
 }
 
+json_t *tsl_json_int_array(const int *v, const int64_t *w, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < n; i++)
+		if (json_array_append_new(a, json_integer(v ? v[i] : w[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 void tsl_json_indent(tsl_buf *b, int depth)
 {
 	for (int i = 0; i < depth; i++)

@@ -37,6 +37,10 @@ void tsl_json_write(tsl_buf *b, json_t *v, int depth);
  * small. */
 int tsl_json_real_text(char *text, size_t size, double v);
 
+/* A JSON array of n integers, from v (int) or, when v is NULL, from w
+ * (int64_t). New reference, NULL when out of memory. */
+json_t *tsl_json_int_array(const int *v, const int64_t *w, int n);
+
 /* Append `depth` levels of indentation. */
 void tsl_json_indent(tsl_buf *b, int depth);
 

@@ -259,18 +259,13 @@ static int reference_from_root(tessel_schedule **out, const tessel_graph *g,
 	tessel_schedule *s = NULL;
 	ref_item *items = NULL;
 	json_t *blocks = NULL;
-	long long ndevs = 0, nmicros = 0, begin = 0, end = 0;
+	long long nmicros = 0, begin = 0, end = 0;
 	size_t n;
 	int rep_given = 0;
-	int rc = tsl_json_member_int(&ndevs, root, "ndevs", 1, 1,
-				     TESSEL_MAX_DEVICES, "");
+	int rc = tsl_json_check_ndevs(root, g);
 
 	if (rc)
 		return rc;
-	if (ndevs != g->ndevices)
-		return tsl_error(TESSEL_EPARSE,
-				 "\"ndevs\" is %lld but the placement has %d devices",
-				 ndevs, g->ndevices);
 	rc = tsl_json_member(&blocks, root, "blocks", JSON_ARRAY, 1, "");
 	if (rc)
 		return rc;

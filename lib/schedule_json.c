@@ -81,18 +81,6 @@ static int sorted_entries(const struct tessel_entry ***out,
 	return TSL_OK;
 }
 
-static json_t *int64_array(const int64_t *v, int n)
-{
-	json_t *a = json_array();
-
-	for (int i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_integer(v[i]))) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
 /* memory_limit (array, -1 for unlimited; NULL when all unlimited) */
 static json_t *limits_array(const tessel_graph *g, int *omit)
 {
@@ -100,7 +88,7 @@ static json_t *limits_array(const tessel_graph *g, int *omit)
 	for (int d = 0; d < g->ndevices; d++)
 		if (g->memory_limit[d] != TESSEL_UNLIMITED)
 			*omit = 0;
-	return *omit ? NULL : int64_array(g->memory_limit, g->ndevices);
+	return *omit ? NULL : tsl_json_int_array(NULL, g->memory_limit, g->ndevices);
 }
 
 static int set(json_t *o, const char *key, json_t *v)
@@ -149,7 +137,7 @@ static int header_object(json_t **out, const tessel_schedule *s)
 	json_t *limits = limits_array(g, &omit);
 	if (!omit)
 		bad |= set(o, "memory_limit", limits);
-	bad |= set(o, "peak_memory", int64_array(peaks, g->ndevices));
+	bad |= set(o, "peak_memory", tsl_json_int_array(NULL, peaks, g->ndevices));
 	bad |= set(o, "search_seconds", json_real((double)s->search_us / 1e6));
 	bad |= set(o, "placement", placement);
 	placement = NULL;
@@ -307,7 +295,7 @@ static int read_header(long long *nmicros, const json_t *root,
 		       const tessel_graph *g)
 {
 	const char *format = NULL;
-	long long version = 0, ndevs = 0;
+	long long version = 0;
 	int rc = tsl_json_member_string(&format, root, "format", 1, "");
 
 	if (rc)
@@ -324,14 +312,9 @@ static int read_header(long long *nmicros, const json_t *root,
 		return tsl_error(TESSEL_EUNSUPPORTED,
 				 "\"version\" %lld is not supported (this library reads version %d)",
 				 version, FORMAT_VERSION);
-	rc = tsl_json_member_int(&ndevs, root, "ndevs", 1, 1,
-				 TESSEL_MAX_DEVICES, "");
+	rc = tsl_json_check_ndevs(root, g);
 	if (rc)
 		return rc;
-	if (ndevs != g->ndevices)
-		return tsl_error(TESSEL_EPARSE,
-				 "\"ndevs\" is %lld but the placement has %d devices",
-				 ndevs, g->ndevices);
 	rc = tsl_json_member_int(nmicros, root, "nmicros", 1, 1, MAX_MICROS,
 				 "");
 	if (rc)
@@ -691,8 +674,23 @@ TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
 }
 
 /* ------------------------------------------------------------------------ */
-/* Checking an entry against its block                                        */
+/* Checking a schedule against its placement                                  */
 /* ------------------------------------------------------------------------ */
+
+int tsl_json_check_ndevs(const json_t *root, const tessel_graph *g)
+{
+	long long ndevs = 0;
+	int rc = tsl_json_member_int(&ndevs, root, "ndevs", 1, 1,
+				     TESSEL_MAX_DEVICES, "");
+
+	if (rc)
+		return rc;
+	if (ndevs != g->ndevices)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"ndevs\" is %lld but the placement has %d devices",
+				 ndevs, g->ndevices);
+	return TSL_OK;
+}
 
 static int block_mismatch(const char *where, const char *field,
 			  long long got, const tsl_block *b, int gid,

@@ -14,4 +14,8 @@
 int tsl_json_check_entry(const tessel_graph *g, int *tmp, const json_t *obj,
 			 int gid, int btype_required, const char *where);
 
+/* "ndevs" of a schedule object (required) equal to the placement's
+ * devices; TESSEL_EPARSE otherwise. */
+int tsl_json_check_ndevs(const json_t *root, const tessel_graph *g);
+
 #endif
