@@ -11,11 +11,7 @@
 #include "error.h"
 #include "util.h"
 
-#define CHECK_GRAPH(g)                                                        \
-	do {                                                                  \
-		if (!(g))                                                     \
-			return tsl_error(TESSEL_EINVAL, "graph is NULL");     \
-	} while (0)
+#define CHECK_GRAPH(g) TSL_CHECK_ARG(g, NULL, "graph")
 
 static int check_gid(const tessel_graph *g, int gid)
 {
@@ -77,8 +73,7 @@ static int hash_grow(tessel_graph *g)
 
 TESSEL_API int tessel_graph_new(tessel_graph **out, int ndevices)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	if (ndevices < 1 || ndevices > TESSEL_MAX_DEVICES)
 		return tsl_error(TESSEL_ERANGE,
@@ -148,8 +143,7 @@ static int double_dup(double **dst, const double *src, int n)
 
 TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *src)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	CHECK_GRAPH(src);
 	tessel_graph *g;
@@ -383,8 +377,7 @@ TESSEL_API int tessel_graph_block_dep_latency(int64_t *out, int *out_own,
 					      const tessel_graph *g, int gid,
 					      size_t index)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	int rc = check_gid(g, gid);
 	if (rc)
@@ -547,8 +540,7 @@ TESSEL_API int tessel_graph_set_step(tessel_graph *g, double step)
 
 TESSEL_API int tessel_graph_step(double *out, const tessel_graph *g)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	*out = g->step;
 	return TSL_OK;
@@ -583,8 +575,7 @@ TESSEL_API int tessel_graph_set_unit(tessel_graph *g, const char *unit)
 
 TESSEL_API int tessel_graph_unit(const char **out, const tessel_graph *g)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	CHECK_GRAPH(g);
 	*out = g->unit;
@@ -611,8 +602,7 @@ TESSEL_API int tessel_graph_set_block_duration(tessel_graph *g, int gid,
 TESSEL_API int tessel_graph_block_duration(double *out, int *out_given,
 					   const tessel_graph *g, int gid)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	int rc = check_gid(g, gid);
 	if (rc)
@@ -639,8 +629,7 @@ TESSEL_API int tessel_graph_set_latency_time(tessel_graph *g, double latency)
 
 TESSEL_API int tessel_graph_latency_time(double *out, const tessel_graph *g)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	*out = latency_in_unit(g, g->latency, g->latency_time);
 	return TSL_OK;
@@ -673,8 +662,7 @@ TESSEL_API int tessel_graph_block_dep_latency_time(double *out, int *out_own,
 						   const tessel_graph *g,
 						   int gid, size_t index)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	int rc = check_gid(g, gid);
 	if (rc)
@@ -714,8 +702,7 @@ static int step_fits(const double *v, size_t n, double step)
 TESSEL_API int tessel_pick_step(double *out, const double *values,
 				size_t count)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_pick_step: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_pick_step", "out");
 	if (!values && count)
 		return tsl_error(TESSEL_EINVAL,
 				 "tessel_pick_step: values is NULL");
@@ -1016,11 +1003,9 @@ TESSEL_API int tessel_graph_validate(const tessel_graph *g)
 TESSEL_API int tessel_graph_find(int *out_gid, const tessel_graph *g,
 				 const char *name)
 {
-	if (!out_gid)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out_gid, NULL, "out");
 	CHECK_GRAPH(g);
-	if (!name)
-		return tsl_error(TESSEL_EINVAL, "name is NULL");
+	TSL_CHECK_ARG(name, NULL, "name");
 	int gid = hash_lookup(g, name);
 	if (gid < 0)
 		return tsl_error(TESSEL_ENOTFOUND, "no block named \"%s\"", name);
@@ -1031,8 +1016,7 @@ TESSEL_API int tessel_graph_find(int *out_gid, const tessel_graph *g,
 TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
 				tessel_graph_attr attr)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	switch (attr) {
 	case TESSEL_GRAPH_NDEVICES:
@@ -1065,8 +1049,7 @@ TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
 TESSEL_API int tessel_graph_block_get(int64_t *out, const tessel_graph *g,
 				      int gid, tessel_block_attr attr)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	int rc = check_gid(g, gid);
 	if (rc)
@@ -1086,8 +1069,7 @@ TESSEL_API int tessel_graph_block_get(int64_t *out, const tessel_graph *g,
 TESSEL_API int tessel_graph_block_name(const char **out, const tessel_graph *g,
 				       int gid)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	CHECK_GRAPH(g);
 	int rc = check_gid(g, gid);
@@ -1100,8 +1082,7 @@ TESSEL_API int tessel_graph_block_name(const char **out, const tessel_graph *g,
 TESSEL_API int tessel_graph_block_device(int *out, const tessel_graph *g,
 					 int gid, size_t index)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	int rc = check_gid(g, gid);
 	if (rc)
@@ -1118,8 +1099,7 @@ TESSEL_API int tessel_graph_block_device(int *out, const tessel_graph *g,
 TESSEL_API int tessel_graph_block_dep(int *out, const tessel_graph *g, int gid,
 				      size_t index)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	int rc = check_gid(g, gid);
 	if (rc)
@@ -1136,8 +1116,7 @@ TESSEL_API int tessel_graph_block_dep(int *out, const tessel_graph *g, int gid,
 TESSEL_API int tessel_graph_memory_limit(int64_t *out, const tessel_graph *g,
 					 int device)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	if (device < 0 || device >= g->ndevices)
 		return tsl_error(TESSEL_ENOTFOUND,
@@ -1150,8 +1129,7 @@ TESSEL_API int tessel_graph_memory_limit(int64_t *out, const tessel_graph *g,
 TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
 					int64_t nmicros)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	if (nmicros < 1 || nmicros > TESSEL_MAX_MICRO_BATCHES)
 		return tsl_error(TESSEL_ERANGE,

@@ -543,16 +543,14 @@ static int read_placement(void *out, const json_t *root)
 TESSEL_API int tessel_graph_from_json(tessel_graph **out, const char *text,
 				      size_t length)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	return tsl_json_read_text(out, text, length, read_placement);
 }
 
 TESSEL_API int tessel_graph_from_file(tessel_graph **out, const char *path)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	return tsl_json_read_file(out, path, read_placement);
 }
@@ -734,11 +732,9 @@ TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *g)
 	json_t *root;
 	tsl_buf b;
 
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	if (!g)
-		return tsl_error(TESSEL_EINVAL, "graph is NULL");
+	TSL_CHECK_ARG(g, NULL, "graph");
 	int rc = tsl_graph_to_jansson(&root, g);
 	if (rc)
 		return rc;

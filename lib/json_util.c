@@ -151,8 +151,7 @@ static int load(json_t **out, const char *text, size_t length)
 int tsl_json_load_text(json_t **out, const char *text, size_t length)
 {
 	*out = NULL;
-	if (!text)
-		return tsl_error(TESSEL_EINVAL, "text is NULL");
+	TSL_CHECK_ARG(text, NULL, "text");
 	const char *nul = memchr(text, '\0', length);
 	if (nul)
 		return tsl_error(TESSEL_EPARSE, "NUL byte at offset %zu of the text",
@@ -185,8 +184,7 @@ int tsl_json_load_file(json_t **out, const char *path)
 	char prefix[512];
 
 	*out = NULL;
-	if (!path)
-		return tsl_error(TESSEL_EINVAL, "path is NULL");
+	TSL_CHECK_ARG(path, NULL, "path");
 	tsl_buf_init(&b);
 	int rc = read_file(&b, path);
 	if (!rc) {

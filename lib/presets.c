@@ -236,11 +236,9 @@ TESSEL_API int tessel_preset_info(const char **out_name,
 TESSEL_API int tessel_preset(tessel_graph **out, const char *name, int D,
 			     int infer, int64_t memory_limit)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	if (!name)
-		return tsl_error(TESSEL_EINVAL, "preset name is NULL");
+	TSL_CHECK_ARG(name, NULL, "preset name");
 	const preset *p = NULL;
 	for (size_t i = 0; i < NPRESETS; i++)
 		if (strcmp(presets[i].name, name) == 0)

@@ -61,16 +61,10 @@ TESSEL_API int tessel_durations_from_json(double **out,
 	double *dur;
 	int rc;
 
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_durations_from_json: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_durations_from_json", "out");
 	*out = NULL;
-	if (!graph)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_durations_from_json: graph is NULL");
-	if (!text)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_durations_from_json: text is NULL");
+	TSL_CHECK_ARG(graph, "tessel_durations_from_json", "graph");
+	TSL_CHECK_ARG(text, "tessel_durations_from_json", "text");
 	rc = tsl_json_load_text(&root, text, length);
 	if (rc)
 		return rc;
@@ -309,16 +303,10 @@ TESSEL_API int tessel_schedule_from_reference_json(tessel_schedule **out,
 	json_t *root = NULL;
 	int rc;
 
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_from_reference_json: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_schedule_from_reference_json", "out");
 	*out = NULL;
-	if (!placement)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_from_reference_json: placement is NULL");
-	if (!text)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_from_reference_json: text is NULL");
+	TSL_CHECK_ARG(placement, "tessel_schedule_from_reference_json", "placement");
+	TSL_CHECK_ARG(text, "tessel_schedule_from_reference_json", "text");
 	rc = tsl_graph_check_structure(placement);
 	if (rc)
 		return rc;

@@ -200,11 +200,9 @@ static int all_keys(sched_key **out, size_t *count, const tessel_schedule *s)
 int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
 		       int64_t nmicros)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "schedule: out is NULL");
+	TSL_CHECK_ARG(out, "schedule", "out");
 	*out = NULL;
-	if (!g)
-		return tsl_error(TESSEL_EINVAL, "schedule: graph is NULL");
+	TSL_CHECK_ARG(g, "schedule", "graph");
 	if (nmicros < 1 || nmicros > TSL_MAX_MICROS)
 		return tsl_error(TESSEL_ERANGE,
 				 "schedule: nmicros %lld is out of range 1 .. %d",
@@ -247,12 +245,9 @@ int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
 TESSEL_API int tessel_schedule_new(tessel_schedule **out,
 				   const tessel_graph *graph, int64_t nmicros)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_schedule_new: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_schedule_new", "out");
 	*out = NULL;
-	if (!graph)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_new: graph is NULL");
+	TSL_CHECK_ARG(graph, "tessel_schedule_new", "graph");
 	if (nmicros < 1 || nmicros > TSL_MAX_MICROS)
 		return tsl_error(TESSEL_ERANGE,
 				 "tessel_schedule_new: nmicros %lld is out of "
@@ -292,8 +287,7 @@ TESSEL_API int tessel_schedule_set_step(tessel_schedule *schedule, int gid,
 					int64_t mid, int64_t step)
 {
 	static const char fn[] = "tessel_schedule_set_step";
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	int rc = check_entry_args(schedule, gid, mid, fn);
 	if (rc)
 		return rc;
@@ -382,10 +376,8 @@ TESSEL_API int tessel_schedule_peak_memory(int64_t *out,
 					   int device)
 {
 	static const char fn[] = "tessel_schedule_peak_memory";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	int rc = check_device(schedule, device, fn);
 	if (rc)
 		return rc;
@@ -421,10 +413,8 @@ TESSEL_API int tessel_schedule_get(int64_t *out,
 				   tessel_schedule_attr attr)
 {
 	static const char fn[] = "tessel_schedule_get";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	const tessel_schedule *s = schedule;
 	int64_t v;
 	switch (attr) {
@@ -464,9 +454,7 @@ TESSEL_API int tessel_schedule_get(int64_t *out,
 TESSEL_API int tessel_schedule_search_seconds(double *out,
 					      const tessel_schedule *schedule)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_search_seconds: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_schedule_search_seconds", "out");
 	if (!schedule)
 		return tsl_error(TESSEL_EINVAL,
 				 "tessel_schedule_search_seconds: schedule is "
@@ -478,13 +466,9 @@ TESSEL_API int tessel_schedule_search_seconds(double *out,
 TESSEL_API int tessel_schedule_graph(const tessel_graph **out,
 				     const tessel_schedule *schedule)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_graph: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_schedule_graph", "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_graph: schedule is NULL");
+	TSL_CHECK_ARG(schedule, "tessel_schedule_graph", "schedule");
 	*out = schedule->graph;
 	return TSL_OK;
 }
@@ -504,11 +488,9 @@ TESSEL_API int tessel_iter_new(tessel_iter **out,
 			       const tessel_schedule *schedule, int device)
 {
 	static const char fn[] = "tessel_iter_new";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	if (device != TESSEL_ALL_DEVICES) {
 		int rc = check_device(schedule, device, fn);
 		if (rc)
@@ -540,11 +522,9 @@ TESSEL_API int tessel_iter_new(tessel_iter **out,
 
 TESSEL_API int tessel_iter_next(const tessel_entry **out, tessel_iter *iter)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_iter_next: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_iter_next", "out");
 	*out = NULL;
-	if (!iter)
-		return tsl_error(TESSEL_EINVAL, "tessel_iter_next: iter is NULL");
+	TSL_CHECK_ARG(iter, "tessel_iter_next", "iter");
 	if (iter->pos >= iter->count)
 		return TESSEL_ITEROVER;
 	const tessel_schedule *s = iter->sched;
@@ -567,12 +547,8 @@ TESSEL_API int tessel_schedule_foreach(const tessel_schedule *schedule,
 				       int device, tessel_entry_cb cb,
 				       void *payload)
 {
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_foreach: schedule is NULL");
-	if (!cb)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_foreach: cb is NULL");
+	TSL_CHECK_ARG(schedule, "tessel_schedule_foreach", "schedule");
+	TSL_CHECK_ARG(cb, "tessel_schedule_foreach", "cb");
 	tessel_iter *it = NULL;
 	int rc = tessel_iter_new(&it, schedule, device);
 	if (rc)
@@ -599,11 +575,8 @@ static const tsl_block *entry_block(const tessel_entry *e)
 TESSEL_API int tessel_entry_get(int64_t *out, const tessel_entry *entry,
 				tessel_entry_attr attr)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_entry_get: out is NULL");
-	if (!entry)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_entry_get: entry is NULL");
+	TSL_CHECK_ARG(out, "tessel_entry_get", "out");
+	TSL_CHECK_ARG(entry, "tessel_entry_get", "entry");
 	const tsl_block *b = entry_block(entry);
 	int64_t v;
 	switch (attr) {
@@ -626,12 +599,9 @@ TESSEL_API int tessel_entry_get(int64_t *out, const tessel_entry *entry,
 
 TESSEL_API int tessel_entry_name(const char **out, const tessel_entry *entry)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_entry_name: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_entry_name", "out");
 	*out = NULL;
-	if (!entry)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_entry_name: entry is NULL");
+	TSL_CHECK_ARG(entry, "tessel_entry_name", "entry");
 	*out = entry_block(entry)->name;
 	return TSL_OK;
 }
@@ -639,12 +609,8 @@ TESSEL_API int tessel_entry_name(const char **out, const tessel_entry *entry)
 TESSEL_API int tessel_entry_device(int *out, const tessel_entry *entry,
 				   size_t index)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_entry_device: out is NULL");
-	if (!entry)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_entry_device: entry is NULL");
+	TSL_CHECK_ARG(out, "tessel_entry_device", "out");
+	TSL_CHECK_ARG(entry, "tessel_entry_device", "entry");
 	const tsl_block *b = entry_block(entry);
 	if (index >= (size_t)b->ndevices)
 		return tsl_error(TESSEL_ENOTFOUND,

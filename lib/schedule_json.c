@@ -250,11 +250,9 @@ TESSEL_API int tessel_schedule_to_json(char **out,
 	tsl_buf b;
 	int rc;
 
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	if (!s)
-		return tsl_error(TESSEL_EINVAL, "schedule is NULL");
+	TSL_CHECK_ARG(s, NULL, "schedule");
 	tsl_buf_init(&b);
 	rc = check_complete(s);
 	if (!rc)
@@ -658,8 +656,7 @@ static int read_schedule(void *out, const json_t *root)
 TESSEL_API int tessel_schedule_from_json(tessel_schedule **out,
 					 const char *text, size_t length)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	return tsl_json_read_text(out, text, length, read_schedule);
 }
@@ -667,8 +664,7 @@ TESSEL_API int tessel_schedule_from_json(tessel_schedule **out,
 TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
 					 const char *path)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	return tsl_json_read_file(out, path, read_schedule);
 }

@@ -67,11 +67,8 @@ static int check_args(tessel_simulation **out,
 		      const tessel_schedule *s, const double *durations,
 		      size_t count, double latency, double jitter)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_simulate: out is NULL");
-	if (!s)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_simulate: schedule is NULL");
+	TSL_CHECK_ARG(out, "tessel_simulate", "out");
+	TSL_CHECK_ARG(s, "tessel_simulate", "schedule");
 	const tessel_graph *g = s->graph;
 	if (durations && count != (size_t)g->nblocks)
 		return tsl_error(TESSEL_EINVAL,
@@ -376,10 +373,8 @@ TESSEL_API int tessel_simulation_get(double *out,
 {
 	static const char fn[] = "tessel_simulation_get";
 
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
-	if (!sim)
-		return tsl_error(TESSEL_EINVAL, "%s: simulation is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
+	TSL_CHECK_ARG(sim, fn, "simulation");
 	if (attr == TESSEL_SIM_MAKESPAN) {
 		*out = sim->makespan;
 		return TSL_OK;

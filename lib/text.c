@@ -410,13 +410,9 @@ static int put_figures(tsl_buf *b, const tessel_schedule *s)
 TESSEL_API int tessel_schedule_to_text(char **out,
 				       const tessel_schedule *schedule)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_to_text: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_schedule_to_text", "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_to_text: schedule is NULL");
+	TSL_CHECK_ARG(schedule, "tessel_schedule_to_text", "schedule");
 	tsl_buf b;
 	tsl_buf_init(&b);
 	int rc = put_grid(&b, schedule);
