@@ -22,6 +22,23 @@ static int check_gid(const tessel_graph *g, int gid)
 	return TSL_OK;
 }
 
+/* g not NULL and gid one of its blocks. */
+static int check_graph_gid(const tessel_graph *g, int gid)
+{
+	CHECK_GRAPH(g);
+	return check_gid(g, gid);
+}
+
+/* index one of block b's dependencies. */
+static int check_dep_index(const tsl_block *b, size_t index)
+{
+	if (index >= (size_t)b->ndeps)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "block \"%s\" has %d dependencies, index %zu requested",
+				 b->name, b->ndeps, index);
+	return TSL_OK;
+}
+
 static uint64_t hash_name(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -261,8 +278,7 @@ static int cmp_int(const void *a, const void *b)
 TESSEL_API int tessel_graph_place(tessel_graph *g, int gid, const int *devices,
 				  size_t count)
 {
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	tsl_block *b = &g->blocks[gid];
@@ -378,15 +394,13 @@ TESSEL_API int tessel_graph_block_dep_latency(int64_t *out, int *out_own,
 					      size_t index)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	const tsl_block *b = &g->blocks[gid];
-	if (index >= (size_t)b->ndeps)
-		return tsl_error(TESSEL_ENOTFOUND,
-				 "block \"%s\" has %d dependencies, index %zu requested",
-				 b->name, b->ndeps, index);
+	rc = check_dep_index(b, index);
+	if (rc)
+		return rc;
 	int own = b->deplat[index];
 	*out = own >= 0 ? own : g->latency;
 	if (out_own)
@@ -585,8 +599,7 @@ TESSEL_API int tessel_graph_unit(const char **out, const tessel_graph *g)
 TESSEL_API int tessel_graph_set_block_duration(tessel_graph *g, int gid,
 					       double duration)
 {
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (!rc)
 		rc = need_step(g, "tessel_graph_set_block_duration");
 	int span = 0;
@@ -603,8 +616,7 @@ TESSEL_API int tessel_graph_block_duration(double *out, int *out_given,
 					   const tessel_graph *g, int gid)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	*out = tsl_block_time(g, gid);
@@ -663,15 +675,13 @@ TESSEL_API int tessel_graph_block_dep_latency_time(double *out, int *out_own,
 						   int gid, size_t index)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	const tsl_block *b = &g->blocks[gid];
-	if (index >= (size_t)b->ndeps)
-		return tsl_error(TESSEL_ENOTFOUND,
-				 "block \"%s\" has %d dependencies, index %zu requested",
-				 b->name, b->ndeps, index);
+	rc = check_dep_index(b, index);
+	if (rc)
+		return rc;
 	*out = tsl_dep_latency_time(g, b, (int)index);
 	if (out_own)
 		*out_own = b->deplat[index] >= 0;
@@ -735,8 +745,7 @@ TESSEL_API int tessel_pick_step(double *out, const double *values,
 
 TESSEL_API int tessel_graph_set_stage(tessel_graph *g, int gid, int stage)
 {
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	if (stage < -1 || stage > TESSEL_MAX_BLOCKS)
@@ -1050,8 +1059,7 @@ TESSEL_API int tessel_graph_block_get(int64_t *out, const tessel_graph *g,
 				      int gid, tessel_block_attr attr)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	const tsl_block *b = &g->blocks[gid];
@@ -1071,8 +1079,7 @@ TESSEL_API int tessel_graph_block_name(const char **out, const tessel_graph *g,
 {
 	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	*out = g->blocks[gid].name;
@@ -1083,8 +1090,7 @@ TESSEL_API int tessel_graph_block_device(int *out, const tessel_graph *g,
 					 int gid, size_t index)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	const tsl_block *b = &g->blocks[gid];
@@ -1100,15 +1106,13 @@ TESSEL_API int tessel_graph_block_dep(int *out, const tessel_graph *g, int gid,
 				      size_t index)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	const tsl_block *b = &g->blocks[gid];
-	if (index >= (size_t)b->ndeps)
-		return tsl_error(TESSEL_ENOTFOUND,
-				 "block \"%s\" has %d dependencies, index %zu requested",
-				 b->name, b->ndeps, index);
+	rc = check_dep_index(b, index);
+	if (rc)
+		return rc;
 	*out = b->deps[index];
 	return TSL_OK;
 }

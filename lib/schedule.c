@@ -350,6 +350,23 @@ static int device_peak(int64_t *out, const tessel_schedule *s,
 	return TSL_OK;
 }
 
+int tsl_schedule_check_placed(const tessel_schedule *s, const char *fn)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		if (e->start >= 0)
+			continue;
+		return tsl_error(TESSEL_EINVAL,
+				 "%s%sblock %d (\"%s\") of micro-batch %lld is not placed",
+				 fn ? fn : "", fn ? ": " : "", e->gid,
+				 g->blocks[e->gid].name, (long long)e->mid);
+	}
+	return TSL_OK;
+}
+
 int tsl_schedule_peaks(int64_t *peaks, const tessel_schedule *s)
 {
 	dev_index x;

@@ -47,13 +47,12 @@ static int check_complete(const tessel_schedule *s)
 	const tessel_graph *g = s->graph;
 	int64_t n = s->nmicros * g->nblocks;
 
+	int rc = tsl_schedule_check_placed(s, NULL);
+
+	if (rc)
+		return rc;
 	for (int64_t i = 0; i < n; i++) {
 		const struct tessel_entry *e = &s->entries[i];
-		if (e->start < 0)
-			return tsl_error(TESSEL_EINVAL,
-					 "block %d (\"%s\") of micro-batch %lld is not placed",
-					 e->gid, g->blocks[e->gid].name,
-					 (long long)e->mid);
 		if (e->phase < TESSEL_PHASE_WARMUP ||
 		    e->phase > TESSEL_PHASE_COOLDOWN)
 			return tsl_error(TESSEL_ERROR,

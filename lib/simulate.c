@@ -87,16 +87,7 @@ static int check_args(tessel_simulation **out,
 		return tsl_error(TESSEL_ERANGE,
 				 "tessel_simulate: jitter must be in [0, 1), got %g",
 				 jitter);
-	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
-	for (size_t i = 0; i < n; i++) {
-		const struct tessel_entry *e = &s->entries[i];
-		if (e->start < 0)
-			return tsl_error(TESSEL_EINVAL,
-					 "tessel_simulate: block %d (\"%s\") of micro-batch %lld is not placed",
-					 e->gid, g->blocks[e->gid].name,
-					 (long long)e->mid);
-	}
-	return TSL_OK;
+	return tsl_schedule_check_placed(s, "tessel_simulate");
 }
 
 static void state_release(sim_state *st)

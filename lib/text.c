@@ -60,16 +60,6 @@ static int has_bar(const text_grid *gr, int64_t p)
 	return 0;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* First cell whose first step is at or after step t. */
 static int64_t col_at(const text_grid *gr, int64_t t)
 {
@@ -87,17 +77,17 @@ static void choose_cell(text_grid *gr, int64_t makespan)
 
 	for (size_t i = 0; i < n && c != 1; i++)
 		if (s->entries[i].start >= 0)
-			c = gcd64(c, s->entries[i].start);
+			c = tsl_gcd64(c, s->entries[i].start);
 	for (int b = 0; b < g->nblocks; b++) {
 		const tsl_block *B = &g->blocks[b];
-		c = gcd64(c, B->span);
+		c = tsl_gcd64(c, B->span);
 		if (shortest == 0 || B->span < shortest)
 			shortest = B->span;
 		for (int j = 0; j < B->ndeps; j++)
-			c = gcd64(c, tsl_dep_latency(g, B, j));
+			c = tsl_gcd64(c, tsl_dep_latency(g, B, j));
 	}
 	if (s->rep_end > s->rep_begin && s->rep_begin >= 0)
-		c = gcd64(gcd64(c, s->rep_begin), s->rep_end);
+		c = tsl_gcd64(tsl_gcd64(c, s->rep_begin), s->rep_end);
 	if (c < 1)
 		c = 1;
 	gr->cell = c;

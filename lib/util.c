@@ -212,6 +212,16 @@ void tsl_buf_json_string(tsl_buf *b, const char *s)
 	tsl_buf_puts(b, "\"");
 }
 
+int64_t tsl_gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 int tsl_digits(int64_t v)
 {
 	int n = 1;

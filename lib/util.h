@@ -25,6 +25,9 @@ void tsl_free(void *ptr);
 void tsl_alloc_fail_after(long n);
 int tsl_alloc_fail_triggered(void);
 
+/* Greatest common divisor of a, b >= 0 (a when b is 0). */
+int64_t tsl_gcd64(int64_t a, int64_t b);
+
 /* Decimal digits of v >= 0 (1 for 0 .. 9). */
 int tsl_digits(int64_t v);
 
