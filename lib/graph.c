@@ -134,28 +134,35 @@ TESSEL_API void tessel_graph_free(tessel_graph *g)
 	tsl_free(g);
 }
 
-static int int_dup(int **dst, const int *src, int n)
+/* A copy of n elements of `size` bytes (NULL for none). */
+static int array_dup(void **dst, const void *src, int n, size_t size)
 {
 	*dst = NULL;
 	if (n == 0)
 		return TSL_OK;
-	*dst = tsl_reallocarray(NULL, (size_t)n, sizeof **dst);
+	*dst = tsl_reallocarray(NULL, (size_t)n, size);
 	if (!*dst)
 		return tsl_error_nomem();
-	memcpy(*dst, src, (size_t)n * sizeof **dst);
+	memcpy(*dst, src, (size_t)n * size);
 	return TSL_OK;
+}
+
+static int int_dup(int **dst, const int *src, int n)
+{
+	void *p;
+	int rc = array_dup(&p, src, n, sizeof *src);
+
+	*dst = p;
+	return rc;
 }
 
 static int double_dup(double **dst, const double *src, int n)
 {
-	*dst = NULL;
-	if (n == 0)
-		return TSL_OK;
-	*dst = tsl_reallocarray(NULL, (size_t)n, sizeof **dst);
-	if (!*dst)
-		return tsl_error_nomem();
-	memcpy(*dst, src, (size_t)n * sizeof **dst);
-	return TSL_OK;
+	void *p;
+	int rc = array_dup(&p, src, n, sizeof *src);
+
+	*dst = p;
+	return rc;
 }
 
 TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *src)
@@ -837,47 +844,72 @@ int tsl_blocks_share_device(const tsl_block *a, const tsl_block *b)
 	return 0;
 }
 
+void tsl_succ_release(tsl_succ *x)
+{
+	tsl_free(x->start);
+	tsl_free(x->block);
+	tsl_free(x->dep);
+	memset(x, 0, sizeof *x);
+}
+
+int tsl_succ_build(tsl_succ *x, const tessel_graph *g)
+{
+	int n = g->nblocks, total = 0;
+
+	memset(x, 0, sizeof *x);
+	for (int i = 0; i < n; i++)
+		total += g->blocks[i].ndeps;
+	x->start = tsl_calloc((size_t)n + 1, sizeof *x->start);
+	x->block = tsl_calloc((size_t)total + 1, sizeof *x->block);
+	x->dep = tsl_calloc((size_t)total + 1, sizeof *x->dep);
+	int *fill = tsl_calloc((size_t)n + 1, sizeof *fill);
+	if (!x->start || !x->block || !x->dep || !fill) {
+		tsl_free(fill);
+		tsl_succ_release(x);
+		return tsl_error_nomem();
+	}
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < g->blocks[i].ndeps; k++)
+			x->start[g->blocks[i].deps[k] + 1]++;
+	for (int i = 0; i < n; i++)
+		x->start[i + 1] += x->start[i];
+	/* consumers in ascending gid: each row comes out in gid order */
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < g->blocks[i].ndeps; k++) {
+			int p = g->blocks[i].deps[k];
+			int at = x->start[p] + fill[p]++;
+			x->block[at] = i;
+			x->dep[at] = k;
+		}
+	tsl_free(fill);
+	return TSL_OK;
+}
+
 /* Kahn's algorithm; on a cycle, names a block that is on it. */
 int tsl_graph_topo_order(int *order, const tessel_graph *g)
 {
 	int n = g->nblocks;
+	tsl_succ x;
 	int *indeg = tsl_calloc((size_t)n, sizeof *indeg);
-	int *succ_start = tsl_calloc((size_t)n + 1, sizeof *succ_start);
-	int total = 0;
-	for (int i = 0; i < n; i++)
-		total += g->blocks[i].ndeps;
-	int *succ = tsl_calloc((size_t)total, sizeof *succ);
 	int *fill = tsl_calloc((size_t)n, sizeof *fill);
-	if (!indeg || !succ_start || !succ || !fill) {
+	int rc = indeg && fill ? tsl_succ_build(&x, g) : tsl_error_nomem();
+	if (rc) {
 		tsl_free(indeg);
-		tsl_free(succ_start);
-		tsl_free(succ);
 		tsl_free(fill);
-		return tsl_error_nomem();
+		return rc;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
 		indeg[i] = g->blocks[i].ndeps;
-		for (int k = 0; k < g->blocks[i].ndeps; k++)
-			succ_start[g->blocks[i].deps[k] + 1]++;
-	}
-	for (int i = 0; i < n; i++)
-		succ_start[i + 1] += succ_start[i];
-	for (int i = 0; i < n; i++)
-		for (int k = 0; k < g->blocks[i].ndeps; k++) {
-			int p = g->blocks[i].deps[k];
-			succ[succ_start[p] + fill[p]++] = i;
-		}
 	int head = 0, tail = 0;
 	for (int i = 0; i < n; i++)
 		if (indeg[i] == 0)
 			order[tail++] = i;
 	while (head < tail) {
 		int v = order[head++];
-		for (int k = succ_start[v]; k < succ_start[v + 1]; k++)
-			if (--indeg[succ[k]] == 0)
-				order[tail++] = succ[k];
+		for (int k = x.start[v]; k < x.start[v + 1]; k++)
+			if (--indeg[x.block[k]] == 0)
+				order[tail++] = x.block[k];
 	}
-	int rc = TSL_OK;
 	if (tail < n) {
 		/* Walk back along unresolved dependencies until a block repeats:
 		 * that block lies on a cycle. */
@@ -903,8 +935,7 @@ int tsl_graph_topo_order(int *order, const tessel_graph *g)
 			       g->blocks[v].name, v);
 	}
 	tsl_free(indeg);
-	tsl_free(succ_start);
-	tsl_free(succ);
+	tsl_succ_release(&x);
 	tsl_free(fill);
 	return rc;
 }

@@ -17,7 +17,6 @@
 
 /* Limits of the schedule model (include/tessel.h). */
 #define MAX_MICROS ((long long)TESSEL_MAX_MICRO_BATCHES)
-#define MAX_STEP ((long long)TESSEL_MAX_STEP)
 
 static const char *const phase_names[] = { "warmup", "repetend", "cooldown" };
 
@@ -119,18 +118,8 @@ static int read_item(ref_reader *r, ref_item *it, const json_t *obj,
 	long long gid = 0;
 	int rc;
 
-	snprintf(where, sizeof where, "\"blocks\"[%zu]: ", idx);
-	if (!json_is_object(obj))
-		return tsl_error(TESSEL_EPARSE, "%smust be an object, not %s",
-				 where, tsl_json_type_name(obj));
-	rc = tsl_json_member_int(&gid, obj, "gid", 1, 0, r->g->nblocks - 1,
-				 where);
-	if (!rc)
-		rc = tsl_json_member_int(&it->mid, obj, "mid", 1, 0,
-					 MAX_MICROS - 1, where);
-	if (!rc)
-		rc = tsl_json_member_int(&it->step, obj, "step", 1, 0, MAX_STEP,
-					 where);
+	rc = tsl_json_entry_ids(&gid, &it->mid, &it->step, where, sizeof where,
+				obj, idx, r->g->nblocks, MAX_MICROS - 1);
 	if (!rc)
 		rc = tsl_json_check_entry(r->g, r->tmp, obj, (int)gid, 0, where);
 	if (rc)

@@ -130,6 +130,21 @@ static int dev_index_build(dev_index *x, const tessel_graph *g)
 	return TSL_OK;
 }
 
+/* Sort the n keys and hand them to the caller (freed on failure). */
+static int sorted_keys(sched_key **out, size_t *count, sched_key *keys,
+		       size_t n)
+{
+	int rc = key_sort(keys, n);
+
+	if (rc) {
+		tsl_free(keys);
+		return rc;
+	}
+	*out = keys;
+	*count = n;
+	return TSL_OK;
+}
+
 /* Placed entries of device d as keys (start, gid * nmicros + mid), sorted.
  * *out: new (tsl_free), *count its length. */
 static int device_keys(sched_key **out, size_t *count,
@@ -152,14 +167,7 @@ static int device_keys(sched_key **out, size_t *count,
 			n++;
 		}
 	}
-	int rc = key_sort(keys, n);
-	if (rc) {
-		tsl_free(keys);
-		return rc;
-	}
-	*out = keys;
-	*count = n;
-	return TSL_OK;
+	return sorted_keys(out, count, keys, n);
 }
 
 /* All placed entries as keys ordered by (start, first device, gid, mid). */
@@ -183,14 +191,7 @@ static int all_keys(sched_key **out, size_t *count, const tessel_schedule *s)
 			      + e->mid;
 		n++;
 	}
-	int rc = key_sort(keys, n);
-	if (rc) {
-		tsl_free(keys);
-		return rc;
-	}
-	*out = keys;
-	*count = n;
-	return TSL_OK;
+	return sorted_keys(out, count, keys, n);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -535,18 +535,8 @@ static int read_entry(entries_reader *r, const json_t *obj, size_t idx)
 	long long gid = 0, mid = 0, step = 0;
 	int phase = 0, rc;
 
-	snprintf(where, sizeof where, "\"blocks\"[%zu]: ", idx);
-	if (!json_is_object(obj))
-		return tsl_error(TESSEL_EPARSE, "%smust be an object, not %s",
-				 where, tsl_json_type_name(obj));
-	rc = tsl_json_member_int(&gid, obj, "gid", 1, 0, r->g->nblocks - 1,
-				 where);
-	if (!rc)
-		rc = tsl_json_member_int(&mid, obj, "mid", 1, 0,
-					 r->s->nmicros - 1, where);
-	if (!rc)
-		rc = tsl_json_member_int(&step, obj, "step", 1, 0, MAX_STEP,
-					 where);
+	rc = tsl_json_entry_ids(&gid, &mid, &step, where, sizeof where, obj,
+				idx, r->g->nblocks, r->s->nmicros - 1);
 	if (!rc)
 		rc = check_block(r, obj, (int)gid, where);
 	if (!rc)
@@ -671,6 +661,25 @@ TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
 /* ------------------------------------------------------------------------ */
 /* Checking a schedule against its placement                                  */
 /* ------------------------------------------------------------------------ */
+
+int tsl_json_entry_ids(long long *gid, long long *mid, long long *step,
+		       char *where, size_t size, const json_t *obj, size_t idx,
+		       int nblocks, long long max_mid)
+{
+	int rc;
+
+	snprintf(where, size, "\"blocks\"[%zu]: ", idx);
+	if (!json_is_object(obj))
+		return tsl_error(TESSEL_EPARSE, "%smust be an object, not %s",
+				 where, tsl_json_type_name(obj));
+	rc = tsl_json_member_int(gid, obj, "gid", 1, 0, nblocks - 1, where);
+	if (!rc)
+		rc = tsl_json_member_int(mid, obj, "mid", 1, 0, max_mid, where);
+	if (!rc)
+		rc = tsl_json_member_int(step, obj, "step", 1, 0, MAX_STEP,
+					 where);
+	return rc;
+}
 
 int tsl_json_check_ndevs(const json_t *root, const tessel_graph *g)
 {

@@ -14,6 +14,14 @@
 int tsl_json_check_entry(const tessel_graph *g, int *tmp, const json_t *obj,
 			 int gid, int btype_required, const char *where);
 
+/* The ids of entry `idx` of "blocks": `where` (size bytes) set to
+ * "\"blocks\"[idx]: " for the messages, the entry an object, "gid" a block
+ * of the graph (0 .. nblocks - 1), "mid" in 0 .. max_mid, "step" in
+ * 0 .. TESSEL_MAX_STEP. TESSEL_EPARSE / TESSEL_ERANGE otherwise. */
+int tsl_json_entry_ids(long long *gid, long long *mid, long long *step,
+		       char *where, size_t size, const json_t *obj, size_t idx,
+		       int nblocks, long long max_mid);
+
 /* "ndevs" of a schedule object (required) equal to the placement's
  * devices; TESSEL_EPARSE otherwise. */
 int tsl_json_check_ndevs(const json_t *root, const tessel_graph *g);
