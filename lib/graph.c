@@ -29,13 +29,20 @@ static int check_graph_gid(const tessel_graph *g, int gid)
 	return check_gid(g, gid);
 }
 
-/* index one of block b's dependencies. */
-static int check_dep_index(const tsl_block *b, size_t index)
+/* *b: block gid of g, when g is not NULL, gid one of its blocks and
+ * index one of the block's dependencies. */
+static int dep_at(const tsl_block **b, const tessel_graph *g, int gid,
+		  size_t index)
 {
-	if (index >= (size_t)b->ndeps)
+	int rc = check_graph_gid(g, gid);
+
+	if (rc)
+		return rc;
+	*b = &g->blocks[gid];
+	if (index >= (size_t)(*b)->ndeps)
 		return tsl_error(TESSEL_ENOTFOUND,
 				 "block \"%s\" has %d dependencies, index %zu requested",
-				 b->name, b->ndeps, index);
+				 (*b)->name, (*b)->ndeps, index);
 	return TSL_OK;
 }
 
@@ -401,11 +408,8 @@ TESSEL_API int tessel_graph_block_dep_latency(int64_t *out, int *out_own,
 					      size_t index)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
-	int rc = check_graph_gid(g, gid);
-	if (rc)
-		return rc;
-	const tsl_block *b = &g->blocks[gid];
-	rc = check_dep_index(b, index);
+	const tsl_block *b;
+	int rc = dep_at(&b, g, gid, index);
 	if (rc)
 		return rc;
 	int own = b->deplat[index];
@@ -682,11 +686,8 @@ TESSEL_API int tessel_graph_block_dep_latency_time(double *out, int *out_own,
 						   int gid, size_t index)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
-	int rc = check_graph_gid(g, gid);
-	if (rc)
-		return rc;
-	const tsl_block *b = &g->blocks[gid];
-	rc = check_dep_index(b, index);
+	const tsl_block *b;
+	int rc = dep_at(&b, g, gid, index);
 	if (rc)
 		return rc;
 	*out = tsl_dep_latency_time(g, b, (int)index);
@@ -1137,11 +1138,8 @@ TESSEL_API int tessel_graph_block_dep(int *out, const tessel_graph *g, int gid,
 				      size_t index)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
-	int rc = check_graph_gid(g, gid);
-	if (rc)
-		return rc;
-	const tsl_block *b = &g->blocks[gid];
-	rc = check_dep_index(b, index);
+	const tsl_block *b;
+	int rc = dep_at(&b, g, gid, index);
 	if (rc)
 		return rc;
 	*out = b->deps[index];
