@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bounds.h"
 #include "error.h"
 #include "util.h"
 
@@ -1070,19 +1069,9 @@ TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
 		*out = g->latency;
 		return TSL_OK;
 	case TESSEL_GRAPH_RESOURCE_BOUND:
-	case TESSEL_GRAPH_CRITICAL_PATH: {
-		int rc = tsl_graph_check_structure(g);
-		if (rc)
-			return rc;
-		tsl_bounds b;
-		rc = tsl_bounds_compute(&b, g);
-		if (rc)
-			return rc;
-		*out = attr == TESSEL_GRAPH_RESOURCE_BOUND ? b.resource_bound
-							   : b.critical_path;
-		tsl_bounds_release(&b);
-		return TSL_OK;
-	}
+	case TESSEL_GRAPH_CRITICAL_PATH:
+		return tsl_graph_bound_figure(out, g,
+					      attr == TESSEL_GRAPH_CRITICAL_PATH);
 	}
 	return tsl_error(TESSEL_EINVAL, "unknown graph attribute %d", (int)attr);
 }
@@ -1156,28 +1145,6 @@ TESSEL_API int tessel_graph_memory_limit(int64_t *out, const tessel_graph *g,
 				 "unknown device %d (devices are 0 .. %d)", device,
 				 g->ndevices - 1);
 	*out = g->memory_limit[device];
-	return TSL_OK;
-}
-
-TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
-					int64_t nmicros)
-{
-	TSL_CHECK_ARG(out, NULL, "out");
-	CHECK_GRAPH(g);
-	if (nmicros < 1 || nmicros > TESSEL_MAX_MICRO_BATCHES)
-		return tsl_error(TESSEL_ERANGE,
-				 "micro-batches must be 1 .. %d, got %lld",
-				 TESSEL_MAX_MICRO_BATCHES,
-				 (long long)nmicros);
-	int rc = tsl_graph_check_structure(g);
-	if (rc)
-		return rc;
-	tsl_bounds b;
-	rc = tsl_bounds_compute(&b, g);
-	if (rc)
-		return rc;
-	*out = tsl_bounds_lower(&b, nmicros);
-	tsl_bounds_release(&b);
 	return TSL_OK;
 }
 
