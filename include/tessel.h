@@ -126,6 +126,11 @@ typedef enum tessel_kind {
 #define TESSEL_MAX_SPAN 1000000
 #define TESSEL_MAX_MEMORY 1000000000
 #define TESSEL_MAX_LATENCY 1000000
+/* Limits of a schedule: micro-batches (a search's N, a schedule's
+ * nmicros), entries (blocks x micro-batches) and start steps. */
+#define TESSEL_MAX_MICRO_BATCHES 1000000
+#define TESSEL_MAX_ENTRIES 100000000
+#define TESSEL_MAX_STEP 1000000000000000LL
 /* Memory limit value meaning "no limit". */
 #define TESSEL_UNLIMITED (-1)
 /* Device argument meaning "every device". */
@@ -345,7 +350,9 @@ TESSEL_API int tessel_graph_memory_limit(int64_t *out,
 
 /* LB(N): a lower bound on the makespan of any schedule of `nmicros`
  * micro-batches within the graph's memory limits: the largest of the
- * critical path, max over devices of head + N * load + tail, for blocks
+ * critical path, max over devices of head + N * load + tail, the same
+ * for the subsets of a device's blocks whose heads and tails are at least
+ * those of two of its blocks (devices of at most 64 blocks), for blocks
  * that occupy every device (their time cannot overlap other work), max
  * over devices of N * (their spans + the device's other load) + the
  * device's head and tail counted without them, and, for devices with a

@@ -25,7 +25,6 @@
 
 #include "error.h"
 #include "graph.h"
-#include "json_internal.h"
 #include "schedule.h"
 #include "util.h"
 

@@ -261,3 +261,40 @@ int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros)
 	}
 	return lb;
 }
+
+int tsl_graph_bound_figure(int64_t *out, const tessel_graph *g,
+			   int critical_path)
+{
+	int rc = tsl_graph_check_structure(g);
+	if (rc)
+		return rc;
+	tsl_bounds b;
+	rc = tsl_bounds_compute(&b, g);
+	if (rc)
+		return rc;
+	*out = critical_path ? b.critical_path : b.resource_bound;
+	tsl_bounds_release(&b);
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
+					int64_t nmicros)
+{
+	TSL_CHECK_ARG(out, NULL, "out");
+	TSL_CHECK_ARG(g, NULL, "graph");
+	if (nmicros < 1 || nmicros > TESSEL_MAX_MICRO_BATCHES)
+		return tsl_error(TESSEL_ERANGE,
+				 "micro-batches must be 1 .. %d, got %lld",
+				 TESSEL_MAX_MICRO_BATCHES,
+				 (long long)nmicros);
+	int rc = tsl_graph_check_structure(g);
+	if (rc)
+		return rc;
+	tsl_bounds b;
+	rc = tsl_bounds_compute(&b, g);
+	if (rc)
+		return rc;
+	*out = tsl_bounds_lower(&b, nmicros);
+	tsl_bounds_release(&b);
+	return TSL_OK;
+}

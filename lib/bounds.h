@@ -59,10 +59,12 @@ int tsl_bounds_compute(tsl_bounds *b, const tessel_graph *g);
 void tsl_bounds_release(tsl_bounds *b);
 /* LB(N), the largest of:
  * - the critical path (latencies included);
- * - max_d over subsets S of the device's blocks of
- *   min head(S) + N * span(S) + min tail(S) (one device as a one-machine
- *   problem with release and delivery times; S = all its blocks gives
- *   dev_head + N * load + dev_tail), latencies included in head and tail;
+ * - max_d of dev_head + N * load + dev_tail and, on a device of at most
+ *   TSL_SUBSET_MAX (64, bounds.c) blocks, max over the subsets
+ *   S = {j on d : head_j >= head_a, tail_j >= tail_c} (a, c on d) of
+ *   min head(S) + N * span(S) + min tail(S): one device as a one-machine
+ *   problem with release and delivery times (S = all its blocks gives the
+ *   first term), latencies included in head and tail;
  * - max_d N * (sync_span + sync_load) + sync_head + sync_tail (time on
  *   blocks that occupy every device cannot overlap a device's other work,
  *   and that work waits for the other blocks on its paths; no latency, as

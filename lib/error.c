@@ -71,3 +71,10 @@ TESSEL_API int tessel_version_number(void)
 {
 	return TESSEL_VERSION_NUMBER;
 }
+
+int tsl_error_null(const char *fn, const char *name)
+{
+	if (fn)
+		return tsl_error(TESSEL_EINVAL, "%s: %s is NULL", fn, name);
+	return tsl_error(TESSEL_EINVAL, "%s is NULL", name);
+}

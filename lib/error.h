@@ -12,6 +12,18 @@ int tsl_error(int code, const char *fmt, ...)
 /* Shorthand for an allocation failure. */
 int tsl_error_nomem(void);
 
+/* TESSEL_EINVAL with "NAME is NULL", or "FN: NAME is NULL" when fn is not
+ * NULL; returns TESSEL_EINVAL. */
+int tsl_error_null(const char *fn, const char *name);
+
+/* The argument check of the library's functions: return
+ * tsl_error_null(fn, name) from the calling function when p is NULL. */
+#define TSL_CHECK_ARG(p, fn, name)                                            \
+	do {                                                                  \
+		if (!(p))                                                     \
+			return tsl_error_null((fn), (name));                  \
+	} while (0)
+
 /* Success: leaves the last error alone (like errno) and returns TESSEL_OK. */
 #define TSL_OK TESSEL_OK
 

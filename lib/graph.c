@@ -7,15 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bounds.h"
 #include "error.h"
 #include "util.h"
 
-#define CHECK_GRAPH(g)                                                        \
-	do {                                                                  \
-		if (!(g))                                                     \
-			return tsl_error(TESSEL_EINVAL, "graph is NULL");     \
-	} while (0)
+#define CHECK_GRAPH(g) TSL_CHECK_ARG(g, NULL, "graph")
 
 static int check_gid(const tessel_graph *g, int gid)
 {
@@ -23,6 +18,30 @@ static int check_gid(const tessel_graph *g, int gid)
 		return tsl_error(TESSEL_ENOTFOUND,
 				 "block id %d out of range (graph has %d blocks)",
 				 gid, g->nblocks);
+	return TSL_OK;
+}
+
+/* g not NULL and gid one of its blocks. */
+static int check_graph_gid(const tessel_graph *g, int gid)
+{
+	CHECK_GRAPH(g);
+	return check_gid(g, gid);
+}
+
+/* *b: block gid of g, when g is not NULL, gid one of its blocks and
+ * index one of the block's dependencies. */
+static int dep_at(const tsl_block **b, const tessel_graph *g, int gid,
+		  size_t index)
+{
+	int rc = check_graph_gid(g, gid);
+
+	if (rc)
+		return rc;
+	*b = &g->blocks[gid];
+	if (index >= (size_t)(*b)->ndeps)
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "block \"%s\" has %d dependencies, index %zu requested",
+				 (*b)->name, (*b)->ndeps, index);
 	return TSL_OK;
 }
 
@@ -77,8 +96,7 @@ static int hash_grow(tessel_graph *g)
 
 TESSEL_API int tessel_graph_new(tessel_graph **out, int ndevices)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	if (ndevices < 1 || ndevices > TESSEL_MAX_DEVICES)
 		return tsl_error(TESSEL_ERANGE,
@@ -122,34 +140,40 @@ TESSEL_API void tessel_graph_free(tessel_graph *g)
 	tsl_free(g);
 }
 
-static int int_dup(int **dst, const int *src, int n)
+/* A copy of n elements of `size` bytes (NULL for none). */
+static int array_dup(void **dst, const void *src, int n, size_t size)
 {
 	*dst = NULL;
 	if (n == 0)
 		return TSL_OK;
-	*dst = tsl_reallocarray(NULL, (size_t)n, sizeof **dst);
+	*dst = tsl_reallocarray(NULL, (size_t)n, size);
 	if (!*dst)
 		return tsl_error_nomem();
-	memcpy(*dst, src, (size_t)n * sizeof **dst);
+	memcpy(*dst, src, (size_t)n * size);
 	return TSL_OK;
+}
+
+static int int_dup(int **dst, const int *src, int n)
+{
+	void *p;
+	int rc = array_dup(&p, src, n, sizeof *src);
+
+	*dst = p;
+	return rc;
 }
 
 static int double_dup(double **dst, const double *src, int n)
 {
-	*dst = NULL;
-	if (n == 0)
-		return TSL_OK;
-	*dst = tsl_reallocarray(NULL, (size_t)n, sizeof **dst);
-	if (!*dst)
-		return tsl_error_nomem();
-	memcpy(*dst, src, (size_t)n * sizeof **dst);
-	return TSL_OK;
+	void *p;
+	int rc = array_dup(&p, src, n, sizeof *src);
+
+	*dst = p;
+	return rc;
 }
 
 TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *src)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	CHECK_GRAPH(src);
 	tessel_graph *g;
@@ -200,16 +224,6 @@ TESSEL_API int tessel_graph_dup(tessel_graph **out, const tessel_graph *src)
 	}
 	*out = g;
 	return TSL_OK;
-}
-
-static const char *kind_name(int kind)
-{
-	switch (kind) {
-	case TESSEL_KIND_FORWARD: return "forward";
-	case TESSEL_KIND_BACKWARD: return "backward";
-	case TESSEL_KIND_WEIGHT: return "weight";
-	default: return "?";
-	}
 }
 
 TESSEL_API int tessel_graph_add_block(int *out_gid, tessel_graph *g,
@@ -277,8 +291,7 @@ static int cmp_int(const void *a, const void *b)
 TESSEL_API int tessel_graph_place(tessel_graph *g, int gid, const int *devices,
 				  size_t count)
 {
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	tsl_block *b = &g->blocks[gid];
@@ -393,17 +406,11 @@ TESSEL_API int tessel_graph_block_dep_latency(int64_t *out, int *out_own,
 					      const tessel_graph *g, int gid,
 					      size_t index)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	TSL_CHECK_ARG(out, NULL, "out");
+	const tsl_block *b;
+	int rc = dep_at(&b, g, gid, index);
 	if (rc)
 		return rc;
-	const tsl_block *b = &g->blocks[gid];
-	if (index >= (size_t)b->ndeps)
-		return tsl_error(TESSEL_ENOTFOUND,
-				 "block \"%s\" has %d dependencies, index %zu requested",
-				 b->name, b->ndeps, index);
 	int own = b->deplat[index];
 	*out = own >= 0 ? own : g->latency;
 	if (out_own)
@@ -557,8 +564,7 @@ TESSEL_API int tessel_graph_set_step(tessel_graph *g, double step)
 
 TESSEL_API int tessel_graph_step(double *out, const tessel_graph *g)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	*out = g->step;
 	return TSL_OK;
@@ -593,8 +599,7 @@ TESSEL_API int tessel_graph_set_unit(tessel_graph *g, const char *unit)
 
 TESSEL_API int tessel_graph_unit(const char **out, const tessel_graph *g)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	CHECK_GRAPH(g);
 	*out = g->unit;
@@ -604,8 +609,7 @@ TESSEL_API int tessel_graph_unit(const char **out, const tessel_graph *g)
 TESSEL_API int tessel_graph_set_block_duration(tessel_graph *g, int gid,
 					       double duration)
 {
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (!rc)
 		rc = need_step(g, "tessel_graph_set_block_duration");
 	int span = 0;
@@ -621,10 +625,8 @@ TESSEL_API int tessel_graph_set_block_duration(tessel_graph *g, int gid,
 TESSEL_API int tessel_graph_block_duration(double *out, int *out_given,
 					   const tessel_graph *g, int gid)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	TSL_CHECK_ARG(out, NULL, "out");
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	*out = tsl_block_time(g, gid);
@@ -649,8 +651,7 @@ TESSEL_API int tessel_graph_set_latency_time(tessel_graph *g, double latency)
 
 TESSEL_API int tessel_graph_latency_time(double *out, const tessel_graph *g)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	*out = latency_in_unit(g, g->latency, g->latency_time);
 	return TSL_OK;
@@ -683,17 +684,11 @@ TESSEL_API int tessel_graph_block_dep_latency_time(double *out, int *out_own,
 						   const tessel_graph *g,
 						   int gid, size_t index)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	TSL_CHECK_ARG(out, NULL, "out");
+	const tsl_block *b;
+	int rc = dep_at(&b, g, gid, index);
 	if (rc)
 		return rc;
-	const tsl_block *b = &g->blocks[gid];
-	if (index >= (size_t)b->ndeps)
-		return tsl_error(TESSEL_ENOTFOUND,
-				 "block \"%s\" has %d dependencies, index %zu requested",
-				 b->name, b->ndeps, index);
 	*out = tsl_dep_latency_time(g, b, (int)index);
 	if (out_own)
 		*out_own = b->deplat[index] >= 0;
@@ -724,8 +719,7 @@ static int step_fits(const double *v, size_t n, double step)
 TESSEL_API int tessel_pick_step(double *out, const double *values,
 				size_t count)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_pick_step: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_pick_step", "out");
 	if (!values && count)
 		return tsl_error(TESSEL_EINVAL,
 				 "tessel_pick_step: values is NULL");
@@ -758,8 +752,7 @@ TESSEL_API int tessel_pick_step(double *out, const double *values,
 
 TESSEL_API int tessel_graph_set_stage(tessel_graph *g, int gid, int stage)
 {
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	if (stage < -1 || stage > TESSEL_MAX_BLOCKS)
@@ -851,47 +844,72 @@ int tsl_blocks_share_device(const tsl_block *a, const tsl_block *b)
 	return 0;
 }
 
+void tsl_succ_release(tsl_succ *x)
+{
+	tsl_free(x->start);
+	tsl_free(x->block);
+	tsl_free(x->dep);
+	memset(x, 0, sizeof *x);
+}
+
+int tsl_succ_build(tsl_succ *x, const tessel_graph *g)
+{
+	int n = g->nblocks, total = 0;
+
+	memset(x, 0, sizeof *x);
+	for (int i = 0; i < n; i++)
+		total += g->blocks[i].ndeps;
+	x->start = tsl_calloc((size_t)n + 1, sizeof *x->start);
+	x->block = tsl_calloc((size_t)total + 1, sizeof *x->block);
+	x->dep = tsl_calloc((size_t)total + 1, sizeof *x->dep);
+	int *fill = tsl_calloc((size_t)n + 1, sizeof *fill);
+	if (!x->start || !x->block || !x->dep || !fill) {
+		tsl_free(fill);
+		tsl_succ_release(x);
+		return tsl_error_nomem();
+	}
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < g->blocks[i].ndeps; k++)
+			x->start[g->blocks[i].deps[k] + 1]++;
+	for (int i = 0; i < n; i++)
+		x->start[i + 1] += x->start[i];
+	/* consumers in ascending gid: each row comes out in gid order */
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < g->blocks[i].ndeps; k++) {
+			int p = g->blocks[i].deps[k];
+			int at = x->start[p] + fill[p]++;
+			x->block[at] = i;
+			x->dep[at] = k;
+		}
+	tsl_free(fill);
+	return TSL_OK;
+}
+
 /* Kahn's algorithm; on a cycle, names a block that is on it. */
 int tsl_graph_topo_order(int *order, const tessel_graph *g)
 {
 	int n = g->nblocks;
+	tsl_succ x;
 	int *indeg = tsl_calloc((size_t)n, sizeof *indeg);
-	int *succ_start = tsl_calloc((size_t)n + 1, sizeof *succ_start);
-	int total = 0;
-	for (int i = 0; i < n; i++)
-		total += g->blocks[i].ndeps;
-	int *succ = tsl_calloc((size_t)total, sizeof *succ);
 	int *fill = tsl_calloc((size_t)n, sizeof *fill);
-	if (!indeg || !succ_start || !succ || !fill) {
+	int rc = indeg && fill ? tsl_succ_build(&x, g) : tsl_error_nomem();
+	if (rc) {
 		tsl_free(indeg);
-		tsl_free(succ_start);
-		tsl_free(succ);
 		tsl_free(fill);
-		return tsl_error_nomem();
+		return rc;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
 		indeg[i] = g->blocks[i].ndeps;
-		for (int k = 0; k < g->blocks[i].ndeps; k++)
-			succ_start[g->blocks[i].deps[k] + 1]++;
-	}
-	for (int i = 0; i < n; i++)
-		succ_start[i + 1] += succ_start[i];
-	for (int i = 0; i < n; i++)
-		for (int k = 0; k < g->blocks[i].ndeps; k++) {
-			int p = g->blocks[i].deps[k];
-			succ[succ_start[p] + fill[p]++] = i;
-		}
 	int head = 0, tail = 0;
 	for (int i = 0; i < n; i++)
 		if (indeg[i] == 0)
 			order[tail++] = i;
 	while (head < tail) {
 		int v = order[head++];
-		for (int k = succ_start[v]; k < succ_start[v + 1]; k++)
-			if (--indeg[succ[k]] == 0)
-				order[tail++] = succ[k];
+		for (int k = x.start[v]; k < x.start[v + 1]; k++)
+			if (--indeg[x.block[k]] == 0)
+				order[tail++] = x.block[k];
 	}
-	int rc = TSL_OK;
 	if (tail < n) {
 		/* Walk back along unresolved dependencies until a block repeats:
 		 * that block lies on a cycle. */
@@ -917,8 +935,7 @@ int tsl_graph_topo_order(int *order, const tessel_graph *g)
 			       g->blocks[v].name, v);
 	}
 	tsl_free(indeg);
-	tsl_free(succ_start);
-	tsl_free(succ);
+	tsl_succ_release(&x);
 	tsl_free(fill);
 	return rc;
 }
@@ -1026,11 +1043,9 @@ TESSEL_API int tessel_graph_validate(const tessel_graph *g)
 TESSEL_API int tessel_graph_find(int *out_gid, const tessel_graph *g,
 				 const char *name)
 {
-	if (!out_gid)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out_gid, NULL, "out");
 	CHECK_GRAPH(g);
-	if (!name)
-		return tsl_error(TESSEL_EINVAL, "name is NULL");
+	TSL_CHECK_ARG(name, NULL, "name");
 	int gid = hash_lookup(g, name);
 	if (gid < 0)
 		return tsl_error(TESSEL_ENOTFOUND, "no block named \"%s\"", name);
@@ -1041,8 +1056,7 @@ TESSEL_API int tessel_graph_find(int *out_gid, const tessel_graph *g,
 TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
 				tessel_graph_attr attr)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	switch (attr) {
 	case TESSEL_GRAPH_NDEVICES:
@@ -1055,19 +1069,9 @@ TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
 		*out = g->latency;
 		return TSL_OK;
 	case TESSEL_GRAPH_RESOURCE_BOUND:
-	case TESSEL_GRAPH_CRITICAL_PATH: {
-		int rc = tsl_graph_check_structure(g);
-		if (rc)
-			return rc;
-		tsl_bounds b;
-		rc = tsl_bounds_compute(&b, g);
-		if (rc)
-			return rc;
-		*out = attr == TESSEL_GRAPH_RESOURCE_BOUND ? b.resource_bound
-							   : b.critical_path;
-		tsl_bounds_release(&b);
-		return TSL_OK;
-	}
+	case TESSEL_GRAPH_CRITICAL_PATH:
+		return tsl_graph_bound_figure(out, g,
+					      attr == TESSEL_GRAPH_CRITICAL_PATH);
 	}
 	return tsl_error(TESSEL_EINVAL, "unknown graph attribute %d", (int)attr);
 }
@@ -1075,10 +1079,8 @@ TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
 TESSEL_API int tessel_graph_block_get(int64_t *out, const tessel_graph *g,
 				      int gid, tessel_block_attr attr)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	TSL_CHECK_ARG(out, NULL, "out");
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	const tsl_block *b = &g->blocks[gid];
@@ -1096,11 +1098,9 @@ TESSEL_API int tessel_graph_block_get(int64_t *out, const tessel_graph *g,
 TESSEL_API int tessel_graph_block_name(const char **out, const tessel_graph *g,
 				       int gid)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	*out = g->blocks[gid].name;
@@ -1110,10 +1110,8 @@ TESSEL_API int tessel_graph_block_name(const char **out, const tessel_graph *g,
 TESSEL_API int tessel_graph_block_device(int *out, const tessel_graph *g,
 					 int gid, size_t index)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	TSL_CHECK_ARG(out, NULL, "out");
+	int rc = check_graph_gid(g, gid);
 	if (rc)
 		return rc;
 	const tsl_block *b = &g->blocks[gid];
@@ -1128,17 +1126,11 @@ TESSEL_API int tessel_graph_block_device(int *out, const tessel_graph *g,
 TESSEL_API int tessel_graph_block_dep(int *out, const tessel_graph *g, int gid,
 				      size_t index)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
-	CHECK_GRAPH(g);
-	int rc = check_gid(g, gid);
+	TSL_CHECK_ARG(out, NULL, "out");
+	const tsl_block *b;
+	int rc = dep_at(&b, g, gid, index);
 	if (rc)
 		return rc;
-	const tsl_block *b = &g->blocks[gid];
-	if (index >= (size_t)b->ndeps)
-		return tsl_error(TESSEL_ENOTFOUND,
-				 "block \"%s\" has %d dependencies, index %zu requested",
-				 b->name, b->ndeps, index);
 	*out = b->deps[index];
 	return TSL_OK;
 }
@@ -1146,8 +1138,7 @@ TESSEL_API int tessel_graph_block_dep(int *out, const tessel_graph *g, int gid,
 TESSEL_API int tessel_graph_memory_limit(int64_t *out, const tessel_graph *g,
 					 int device)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	CHECK_GRAPH(g);
 	if (device < 0 || device >= g->ndevices)
 		return tsl_error(TESSEL_ENOTFOUND,
@@ -1157,29 +1148,22 @@ TESSEL_API int tessel_graph_memory_limit(int64_t *out, const tessel_graph *g,
 	return TSL_OK;
 }
 
-TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
-					int64_t nmicros)
-{
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
-	CHECK_GRAPH(g);
-	if (nmicros < 1 || nmicros > 1000000)
-		return tsl_error(TESSEL_ERANGE,
-				 "micro-batches must be 1 .. 1000000, got %lld",
-				 (long long)nmicros);
-	int rc = tsl_graph_check_structure(g);
-	if (rc)
-		return rc;
-	tsl_bounds b;
-	rc = tsl_bounds_compute(&b, g);
-	if (rc)
-		return rc;
-	*out = tsl_bounds_lower(&b, nmicros);
-	tsl_bounds_release(&b);
-	return TSL_OK;
-}
-
 const char *tsl_kind_name(int kind)
 {
-	return kind_name(kind);
+	switch (kind) {
+	case TESSEL_KIND_FORWARD: return "forward";
+	case TESSEL_KIND_BACKWARD: return "backward";
+	case TESSEL_KIND_WEIGHT: return "weight";
+	default: return "?";
+	}
+}
+
+int tsl_json_check_names(const tessel_graph *g, const char *fn)
+{
+	for (int i = 0; i < g->nblocks; i++)
+		if (!tsl_utf8_valid(g->blocks[i].name))
+			return tsl_error(TESSEL_EINVAL,
+					 "%s: block %d: the name is not valid UTF-8",
+					 fn, i);
+	return TSL_OK;
 }

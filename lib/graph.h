@@ -49,8 +49,35 @@ int tsl_graph_topo_order(int *order, const tessel_graph *g);
 /* Validation without the memory check (structure only). */
 int tsl_graph_check_structure(const tessel_graph *g);
 
-/* "forward", "backward" or "weight" (static string). */
+/* The resource bound (critical_path 0) or the critical path (1) of a
+ * structurally valid graph (its error otherwise); bounds.c, so that the
+ * graph model does not depend on the bounds. */
+int tsl_graph_bound_figure(int64_t *out, const tessel_graph *g,
+			   int critical_path);
+
+/* The successor index of a graph (compressed rows): the consumers of block
+ * b are block[start[b] .. start[b + 1]) in ascending gid, and dep[k] is
+ * the index of the dependency in the deps of block[k] (so its latency is
+ * tsl_dep_latency(g, &g->blocks[block[k]], dep[k])). The one successor
+ * index of the library: build it with tsl_succ_build, release it with
+ * tsl_succ_release (TESSEL_ENOMEM, and x zeroed, on failure). */
+typedef struct tsl_succ {
+	int *start; /* nblocks + 1 */
+	int *block;
+	int *dep;
+} tsl_succ;
+
+int tsl_succ_build(tsl_succ *x, const tessel_graph *g);
+void tsl_succ_release(tsl_succ *x);
+
+/* "forward", "backward" or "weight" (static string), as the placement
+ * JSON and the exports spell a tessel_kind; "?" for another value. */
 const char *tsl_kind_name(int kind);
+
+/* TESSEL_EINVAL naming the first block (and `fn`) whose name is not valid
+ * UTF-8: JSON text cannot hold it. For the hand-written JSON writers
+ * (actions, trace), which do not use jansson. */
+int tsl_json_check_names(const tessel_graph *g, const char *fn);
 
 /* Whether block b occupies device d. */
 int tsl_block_on_device(const tsl_block *b, int d);

@@ -1,9 +1,7 @@
-/* Placement JSON: reading (through the public graph API) and writing, plus
- * the JSON helpers schedule_json.c shares (loading, typed members, the
- * pretty writer). */
-#include "json_internal.h"
+/* Placement JSON: reading (through the public graph API) and writing
+ * (doc/formats.md). */
+#include "graph_json.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,22 +11,11 @@
 
 #include "error.h"
 #include "graph.h"
+#include "json_util.h"
 #include "util.h"
 
 /* Largest memory limit the graph API accepts (2^50). */
 #define MAX_LIMIT ((long long)1 << 50)
-
-/* ------------------------------------------------------------------------ */
-/* Errors                                                                     */
-/* ------------------------------------------------------------------------ */
-
-int tsl_json_error_prefix(int code, const char *prefix)
-{
-	char copy[1024];
-
-	snprintf(copy, sizeof copy, "%s", tessel_error_last());
-	return tsl_error(code, "%s%s", prefix, copy);
-}
 
 /* "block 3 ("f2"): " or "block 3: " when the name is not known yet. */
 static void block_where(char *where, size_t size, size_t idx, const char *name)
@@ -46,178 +33,6 @@ static int api_error(int code, const char *where, const char *field)
 
 	snprintf(prefix, sizeof prefix, "%s\"%s\": ", where, field);
 	return tsl_json_error_prefix(code, prefix);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Typed values                                                               */
-/* ------------------------------------------------------------------------ */
-
-const char *tsl_json_type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a real number";
-	case JSON_TRUE: return "true";
-	case JSON_FALSE: return "false";
-	case JSON_NULL: return "null";
-	}
-	return "an unknown value";
-}
-
-static const char *expected_name(json_type type)
-{
-	switch (type) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	default: return "a value";
-	}
-}
-
-int tsl_json_int(long long *out, const json_t *v, long long lo, long long hi,
-		 const char *where, const char *what)
-{
-	if (!json_is_integer(v))
-		return tsl_error(TESSEL_EPARSE, "%s%s must be an integer, not %s",
-				 where, what, tsl_json_type_name(v));
-	long long x = json_integer_value(v);
-	if (x < lo || x > hi) {
-		if (hi == LLONG_MAX)
-			return tsl_error(TESSEL_ERANGE,
-					 "%s%s must be an integer >= %lld, got %lld",
-					 where, what, lo, x);
-		return tsl_error(TESSEL_ERANGE,
-				 "%s%s must be an integer in %lld .. %lld, got %lld",
-				 where, what, lo, hi, x);
-	}
-	*out = x;
-	return TSL_OK;
-}
-
-static int missing(const char *where, const char *key)
-{
-	return tsl_error(TESSEL_EPARSE, "%s\"%s\" is missing", where, key);
-}
-
-int tsl_json_member_int(long long *out, const json_t *obj, const char *key,
-			int required, long long lo, long long hi,
-			const char *where)
-{
-	char what[128];
-	json_t *v = json_object_get(obj, key);
-
-	if (!v)
-		return required ? missing(where, key) : TSL_OK;
-	snprintf(what, sizeof what, "\"%s\"", key);
-	return tsl_json_int(out, v, lo, hi, where, what);
-}
-
-int tsl_json_member(json_t **out, const json_t *obj, const char *key,
-		    json_type type, int required, const char *where)
-{
-	json_t *v = json_object_get(obj, key);
-
-	*out = NULL;
-	if (!v)
-		return required ? missing(where, key) : TSL_OK;
-	if (json_typeof(v) != type)
-		return tsl_error(TESSEL_EPARSE, "%s\"%s\" must be %s, not %s",
-				 where, key, expected_name(type),
-				 tsl_json_type_name(v));
-	*out = v;
-	return TSL_OK;
-}
-
-int tsl_json_member_string(const char **out, const json_t *obj,
-			   const char *key, int required, const char *where)
-{
-	json_t *v;
-	int rc = tsl_json_member(&v, obj, key, JSON_STRING, required, where);
-
-	if (!rc && v)
-		*out = json_string_value(v);
-	return rc;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Loading                                                                    */
-/* ------------------------------------------------------------------------ */
-
-static int load(json_t **out, const char *text, size_t length)
-{
-	json_error_t err;
-	json_t *root;
-
-	if (length == 0)
-		return tsl_error(TESSEL_EPARSE, "line 1, column 0: the text is empty");
-	root = json_loadb(text, length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
-			  &err);
-	if (!root)
-		return tsl_error(TESSEL_EPARSE, "line %d, column %d: %s",
-				 err.line, err.column, err.text);
-	if (!json_is_object(root)) {
-		int rc = tsl_error(TESSEL_EPARSE,
-				   "the top level must be a JSON object, not %s",
-				   tsl_json_type_name(root));
-		json_decref(root);
-		return rc;
-	}
-	*out = root;
-	return TSL_OK;
-}
-
-int tsl_json_load_text(json_t **out, const char *text, size_t length)
-{
-	*out = NULL;
-	if (!text)
-		return tsl_error(TESSEL_EINVAL, "text is NULL");
-	const char *nul = memchr(text, '\0', length);
-	if (nul)
-		return tsl_error(TESSEL_EPARSE, "NUL byte at offset %zu of the text",
-				 (size_t)(nul - text));
-	return load(out, text, length);
-}
-
-static int read_file(tsl_buf *b, const char *path)
-{
-	char chunk[65536];
-	size_t n;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		return tsl_error(TESSEL_EIO, "%s: %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		tsl_buf_append(b, chunk, n);
-	int bad = ferror(f);
-	fclose(f);
-	if (bad)
-		return tsl_error(TESSEL_EIO, "%s: read error", path);
-	if (b->failed)
-		return tsl_error_nomem();
-	return TSL_OK;
-}
-
-int tsl_json_load_file(json_t **out, const char *path)
-{
-	tsl_buf b;
-	char prefix[512];
-
-	*out = NULL;
-	if (!path)
-		return tsl_error(TESSEL_EINVAL, "path is NULL");
-	tsl_buf_init(&b);
-	int rc = read_file(&b, path);
-	if (!rc) {
-		rc = load(out, b.data ? b.data : "", b.len);
-		snprintf(prefix, sizeof prefix, "%s: ", path);
-		if (rc)
-			tsl_json_error_prefix(rc, prefix);
-	}
-	tsl_buf_release(&b);
-	return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -675,7 +490,7 @@ static int read_graph(reader *r, const json_t *root)
 	return tessel_graph_validate(r->g);
 }
 
-int tsl_graph_from_jansson(tessel_graph **out, json_t *root)
+int tsl_graph_from_jansson(tessel_graph **out, const json_t *root)
 {
 	reader r = { 0 };
 	long long ndevices = 0;
@@ -720,55 +535,29 @@ int tsl_graph_from_jansson(tessel_graph **out, json_t *root)
 	return TSL_OK;
 }
 
+static int read_placement(void *out, const json_t *root)
+{
+	return tsl_graph_from_jansson(out, root);
+}
+
 TESSEL_API int tessel_graph_from_json(tessel_graph **out, const char *text,
 				      size_t length)
 {
-	json_t *root;
-
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	int rc = tsl_json_load_text(&root, text, length);
-	if (rc)
-		return rc;
-	rc = tsl_graph_from_jansson(out, root);
-	json_decref(root);
-	return rc;
+	return tsl_json_read_text(out, text, length, read_placement);
 }
 
 TESSEL_API int tessel_graph_from_file(tessel_graph **out, const char *path)
 {
-	char prefix[512];
-	json_t *root;
-
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	int rc = tsl_json_load_file(&root, path);
-	if (rc)
-		return rc;
-	rc = tsl_graph_from_jansson(out, root);
-	json_decref(root);
-	if (rc) {
-		snprintf(prefix, sizeof prefix, "%s: ", path);
-		tsl_json_error_prefix(rc, prefix);
-	}
-	return rc;
+	return tsl_json_read_file(out, path, read_placement);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Writing a placement                                                        */
 /* ------------------------------------------------------------------------ */
-
-const char *tsl_json_kind_name(int kind)
-{
-	switch (kind) {
-	case TESSEL_KIND_FORWARD: return "forward";
-	case TESSEL_KIND_BACKWARD: return "backward";
-	case TESSEL_KIND_WEIGHT: return "weight";
-	}
-	return "?";
-}
 
 /* A JSON string of a block name; *bad_utf8 set when it is not UTF-8. */
 static json_t *name_string(const char *name, int *bad_utf8)
@@ -783,18 +572,6 @@ static json_t *name_string(const char *name, int *bad_utf8)
 		json_decref(raw);
 	}
 	return s;
-}
-
-static json_t *int_array(const int *v, int n)
-{
-	json_t *a = json_array();
-
-	for (int i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_integer(v[i]))) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
 }
 
 /* One entry of "after": the producer's name, or {"block": NAME,
@@ -836,14 +613,14 @@ static json_t *block_object(const tessel_graph *g, int gid, int *bad_utf8)
 		return NULL;
 	bad |= json_object_set_new(o, "name", name_string(b->name, bad_utf8));
 	bad |= json_object_set_new(o, "kind",
-				   json_string(tsl_json_kind_name(b->kind)));
+				   json_string(tsl_kind_name(b->kind)));
 	if (b->duration > 0)
 		bad |= json_object_set_new(o, "duration", json_real(b->duration));
 	else
 		bad |= json_object_set_new(o, "span", json_integer(b->span));
 	bad |= json_object_set_new(o, "memory", json_integer(b->memory));
 	bad |= json_object_set_new(o, "devices",
-				   int_array(b->devices, b->ndevices));
+				   tsl_json_int_array(b->devices, NULL, b->ndevices));
 	if (b->ndeps > 0) {
 		json_t *after = json_array();
 		for (int i = 0; after && i < b->ndeps; i++)
@@ -913,16 +690,6 @@ static int first_bad_name(const tessel_graph *g)
 	return 0;
 }
 
-int tsl_json_check_names(const tessel_graph *g, const char *fn)
-{
-	for (int i = 0; i < g->nblocks; i++)
-		if (!tsl_utf8_valid(g->blocks[i].name))
-			return tsl_error(TESSEL_EINVAL,
-					 "%s: block %d: the name is not valid UTF-8",
-					 fn, i);
-	return TSL_OK;
-}
-
 int tsl_graph_to_jansson(json_t **out, const tessel_graph *g)
 {
 	json_t *root = json_object();
@@ -960,181 +727,14 @@ int tsl_graph_to_jansson(json_t **out, const tessel_graph *g)
 	*out = root;
 	return TSL_OK;
 }
-
-/* ------------------------------------------------------------------------ */
-/* Pretty writer                                                              */
-/* ------------------------------------------------------------------------ */
-
-/* Scalars other than reals: jansson's own encoding. */
-#define INLINE_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER)
-
-static int buf_sink(const char *text, size_t size, void *data)
-{
-	tsl_buf *b = data;
-
-	tsl_buf_append(b, text, size);
-	return b->failed ? -1 : 0;
-}
-
-int tsl_json_real_text(char *text, size_t size, double v)
-{
-	int len = 0;
-
-	for (int digits = 15; digits <= 17; digits++) {
-		len = snprintf(text, size, "%.*g", digits, v);
-		if (len < 0 || (size_t)len + 3 > size)
-			return -1;
-		if (strtod(text, NULL) == v)
-			break;
-	}
-	char *e = strchr(text, 'e');
-	if (!strchr(text, '.') && !e && isfinite(v)) {
-		memcpy(text + len, ".0", 3);
-	} else if (e) {
-		char *from = e + 1, *to = e + 1;
-		if (*from == '+')
-			from++;
-		else if (*from == '-')
-			from++, to++;
-		while (*from == '0' && from[1])
-			from++;
-		memmove(to, from, strlen(from) + 1);
-	}
-	return 0;
-}
-
-static void write_real(tsl_buf *b, double v)
-{
-	char text[40];
-
-	if (tsl_json_real_text(text, sizeof text, v))
-		b->failed = 1;
-	else
-		tsl_buf_puts(b, text);
-}
-
-/* One line: jansson's compact-with-spaces layout ({"a": 1, "b": [1, 2]}),
- * reals by write_real so that they read back exactly. */
-static void write_inline(tsl_buf *b, json_t *v)
-{
-	const char *key;
-	json_t *x;
-	size_t i;
-
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		tsl_buf_puts(b, "{");
-		i = 0;
-		json_object_foreach(v, key, x) {
-			if (i++)
-				tsl_buf_puts(b, ", ");
-			tsl_json_write_string(b, key);
-			tsl_buf_puts(b, ": ");
-			write_inline(b, x);
-		}
-		tsl_buf_puts(b, "}");
-		return;
-	case JSON_ARRAY:
-		tsl_buf_puts(b, "[");
-		json_array_foreach(v, i, x) {
-			if (i)
-				tsl_buf_puts(b, ", ");
-			write_inline(b, x);
-		}
-		tsl_buf_puts(b, "]");
-		return;
-	case JSON_REAL:
-		write_real(b, json_real_value(v));
-		return;
-	default:
-		if (json_dump_callback(v, buf_sink, b, INLINE_FLAGS))
-			b->failed = 1;
-		return;
-	}
-}
-
-void tsl_json_indent(tsl_buf *b, int depth)
-{
-	for (int i = 0; i < depth; i++)
-		tsl_buf_append(b, "  ", 2);
-}
-
-void tsl_json_write_string(tsl_buf *b, const char *s)
-{
-	json_t *v = json_string_nocheck(s);
-
-	if (!v) {
-		b->failed = 1;
-		return;
-	}
-	write_inline(b, v);
-	json_decref(v);
-}
-
-static int all_scalars(json_t *a)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(a, i, v)
-		if (json_is_object(v) || json_is_array(v))
-			return 0;
-	return 1;
-}
-
-static void write_object(tsl_buf *b, json_t *o, int depth)
-{
-	const char *key;
-	json_t *v;
-	size_t left = json_object_size(o);
-
-	tsl_buf_puts(b, "{\n");
-	json_object_foreach(o, key, v) {
-		tsl_json_indent(b, depth + 1);
-		tsl_json_write_string(b, key);
-		tsl_buf_puts(b, ": ");
-		tsl_json_write(b, v, depth + 1);
-		tsl_buf_puts(b, --left ? ",\n" : "\n");
-	}
-	tsl_json_indent(b, depth);
-	tsl_buf_puts(b, "}");
-}
-
-static void write_array(tsl_buf *b, json_t *a, int depth)
-{
-	size_t i, n = json_array_size(a);
-	json_t *v;
-
-	tsl_buf_puts(b, "[\n");
-	json_array_foreach(a, i, v) {
-		tsl_json_indent(b, depth + 1);
-		write_inline(b, v);
-		tsl_buf_puts(b, i + 1 < n ? ",\n" : "\n");
-	}
-	tsl_json_indent(b, depth);
-	tsl_buf_puts(b, "]");
-}
-
-void tsl_json_write(tsl_buf *b, json_t *v, int depth)
-{
-	if (json_is_object(v) && json_object_size(v) > 0)
-		write_object(b, v, depth);
-	else if (json_is_array(v) && !all_scalars(v))
-		write_array(b, v, depth);
-	else
-		write_inline(b, v);
-}
-
 TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *g)
 {
 	json_t *root;
 	tsl_buf b;
 
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	if (!g)
-		return tsl_error(TESSEL_EINVAL, "graph is NULL");
+	TSL_CHECK_ARG(g, NULL, "graph");
 	int rc = tsl_graph_to_jansson(&root, g);
 	if (rc)
 		return rc;
@@ -1143,84 +743,4 @@ TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *g)
 	tsl_buf_puts(&b, "\n");
 	json_decref(root);
 	return tsl_buf_finish(out, &b, TSL_OK);
-}
-
-static int block_mismatch(const char *where, const char *field,
-			  long long got, const tsl_block *b, int gid,
-			  long long want)
-{
-	return tsl_error(TESSEL_EPARSE,
-			 "%s\"%s\" is %lld but block %d (\"%.200s\") has %s %lld in the placement",
-			 where, field, got, gid, b->name, field, want);
-}
-
-static int cmp_device(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int check_devices(const tessel_graph *g, int *tmp, const json_t *obj,
-			 int gid, const char *where)
-{
-	const tsl_block *b = &g->blocks[gid];
-	char what[64];
-	long long d = 0;
-	json_t *a;
-	size_t n;
-	int rc = tsl_json_member(&a, obj, "device", JSON_ARRAY, 1, where);
-
-	if (rc)
-		return rc;
-	n = json_array_size(a);
-	if (n != (size_t)b->ndevices)
-		return tsl_error(TESSEL_EPARSE,
-				 "%s\"device\" lists %zu devices but block %d (\"%.200s\") has %d in the placement",
-				 where, n, gid, b->name, b->ndevices);
-	for (size_t k = 0; k < n; k++) {
-		snprintf(what, sizeof what, "\"device\"[%zu]", k);
-		rc = tsl_json_int(&d, json_array_get(a, k), 0,
-				  g->ndevices - 1, where, what);
-		if (rc)
-			return rc;
-		tmp[k] = (int)d;
-	}
-	qsort(tmp, n, sizeof *tmp, cmp_device);
-	for (size_t k = 0; k < n; k++)
-		if (tmp[k] != b->devices[k])
-			return tsl_error(TESSEL_EPARSE,
-					 "%s\"device\" does not match the devices of block %d (\"%.200s\") in the placement",
-					 where, gid, b->name);
-	return TSL_OK;
-}
-
-int tsl_json_check_entry(const tessel_graph *g, int *tmp, const json_t *obj,
-			 int gid, int btype_required, const char *where)
-{
-	const tsl_block *b = &g->blocks[gid];
-	const char *want = b->kind == TESSEL_KIND_FORWARD ? "forward" : "backward";
-	const char *btype = NULL;
-	long long span = 0, memory = 0;
-	int rc = tsl_json_member_int(&span, obj, "span", 1, LLONG_MIN, LLONG_MAX,
-				     where);
-
-	if (rc)
-		return rc;
-	if (span != b->span)
-		return block_mismatch(where, "span", span, b, gid, b->span);
-	rc = tsl_json_member_int(&memory, obj, "memory", 1, LLONG_MIN,
-				 LLONG_MAX, where);
-	if (rc)
-		return rc;
-	if (memory != b->memory)
-		return block_mismatch(where, "memory", memory, b, gid, b->memory);
-	rc = tsl_json_member_string(&btype, obj, "btype", btype_required, where);
-	if (rc)
-		return rc;
-	if (btype && strcmp(btype, want))
-		return tsl_error(TESSEL_EPARSE,
-				 "%s\"btype\" is \"%.100s\" but block %d (\"%.200s\") needs \"%s\"",
-				 where, btype, gid, b->name, want);
-	return check_devices(g, tmp, obj, gid, where);
 }

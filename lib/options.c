@@ -11,7 +11,7 @@ typedef struct option_spec {
 } option_spec;
 
 static const option_spec specs[TSL_NOPTIONS] = {
-	[TESSEL_OPT_MICRO_BATCHES] = {"micro-batches", 1, 1000000, 16},
+	[TESSEL_OPT_MICRO_BATCHES] = {"micro-batches", 1, TESSEL_MAX_MICRO_BATCHES, 16},
 	[TESSEL_OPT_TIME_LIMIT_MS] = {"time limit (ms)", 0, 86400000, 0},
 	[TESSEL_OPT_THREADS] = {"threads", 0, 256, 0},
 	[TESSEL_OPT_FAST] = {"fast", 0, 1, 0},
@@ -31,8 +31,7 @@ static int check_key(tessel_option key)
 
 TESSEL_API int tessel_options_new(tessel_options **out)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
 	tessel_options *o = tsl_calloc(1, sizeof *o);
 	if (!o)
@@ -64,8 +63,7 @@ TESSEL_API void tessel_options_free(tessel_options *o)
 TESSEL_API int tessel_options_set_progress(tessel_options *o,
 					   tessel_progress_cb cb, void *payload)
 {
-	if (!o)
-		return tsl_error(TESSEL_EINVAL, "options is NULL");
+	TSL_CHECK_ARG(o, NULL, "options");
 	o->progress = cb;
 	o->progress_payload = cb ? payload : NULL;
 	return TSL_OK;
@@ -73,8 +71,7 @@ TESSEL_API int tessel_options_set_progress(tessel_options *o,
 
 TESSEL_API int tessel_options_cancel(tessel_options *o)
 {
-	if (!o)
-		return tsl_error(TESSEL_EINVAL, "options is NULL");
+	TSL_CHECK_ARG(o, NULL, "options");
 	atomic_store(&o->cancelled, 1);
 	pthread_mutex_lock(&o->lock);
 	for (tsl_interrupt *it = o->running; it; it = it->next)
@@ -85,8 +82,7 @@ TESSEL_API int tessel_options_cancel(tessel_options *o)
 
 TESSEL_API int tessel_options_clear_cancel(tessel_options *o)
 {
-	if (!o)
-		return tsl_error(TESSEL_EINVAL, "options is NULL");
+	TSL_CHECK_ARG(o, NULL, "options");
 	atomic_store(&o->cancelled, 0);
 	return TSL_OK;
 }
@@ -126,8 +122,7 @@ void tsl_options_unwatch(const tessel_options *co, tsl_interrupt *it)
 TESSEL_API int tessel_options_set(tessel_options *o, tessel_option key,
 				  int64_t value)
 {
-	if (!o)
-		return tsl_error(TESSEL_EINVAL, "options is NULL");
+	TSL_CHECK_ARG(o, NULL, "options");
 	int rc = check_key(key);
 	if (rc)
 		return rc;
@@ -144,10 +139,8 @@ TESSEL_API int tessel_options_set(tessel_options *o, tessel_option key,
 TESSEL_API int tessel_options_get(int64_t *out, const tessel_options *o,
 				  tessel_option key)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
-	if (!o)
-		return tsl_error(TESSEL_EINVAL, "options is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
+	TSL_CHECK_ARG(o, NULL, "options");
 	int rc = check_key(key);
 	if (rc)
 		return rc;

@@ -1,4 +1,6 @@
-/* The built-in placements of doc/presets.md, built through the public API. */
+/* The built-in placements of tessel_preset (include/tessel.h; doc/guide.md,
+ * "Presets and JSON"; each described by tessel_preset_info), built through
+ * the public API. */
 #include <stdio.h>
 #include <string.h>
 
@@ -234,11 +236,9 @@ TESSEL_API int tessel_preset_info(const char **out_name,
 TESSEL_API int tessel_preset(tessel_graph **out, const char *name, int D,
 			     int infer, int64_t memory_limit)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	if (!name)
-		return tsl_error(TESSEL_EINVAL, "preset name is NULL");
+	TSL_CHECK_ARG(name, NULL, "preset name");
 	const preset *p = NULL;
 	for (size_t i = 0; i < NPRESETS; i++)
 		if (strcmp(presets[i].name, name) == 0)

@@ -1,7 +1,7 @@
 /* JSON inputs beside the library's own formats: durations per block for
  * the simulator, and schedules saved by the public Tessel reference
  * implementation (read for the placement they were made for). */
-#include "json_internal.h"
+#include "json_util.h"
 
 #include <limits.h>
 #include <math.h>
@@ -12,11 +12,11 @@
 #include "error.h"
 #include "graph.h"
 #include "schedule.h"
+#include "schedule_json.h"
 #include "util.h"
 
-/* Limits of the schedule model (as in schedule.c). */
-#define MAX_MICROS 1000000LL
-#define MAX_STEP 1000000000000000LL
+/* Limits of the schedule model (include/tessel.h). */
+#define MAX_MICROS ((long long)TESSEL_MAX_MICRO_BATCHES)
 
 static const char *const phase_names[] = { "warmup", "repetend", "cooldown" };
 
@@ -60,16 +60,10 @@ TESSEL_API int tessel_durations_from_json(double **out,
 	double *dur;
 	int rc;
 
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_durations_from_json: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_durations_from_json", "out");
 	*out = NULL;
-	if (!graph)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_durations_from_json: graph is NULL");
-	if (!text)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_durations_from_json: text is NULL");
+	TSL_CHECK_ARG(graph, "tessel_durations_from_json", "graph");
+	TSL_CHECK_ARG(text, "tessel_durations_from_json", "text");
 	rc = tsl_json_load_text(&root, text, length);
 	if (rc)
 		return rc;
@@ -124,18 +118,8 @@ static int read_item(ref_reader *r, ref_item *it, const json_t *obj,
 	long long gid = 0;
 	int rc;
 
-	snprintf(where, sizeof where, "\"blocks\"[%zu]: ", idx);
-	if (!json_is_object(obj))
-		return tsl_error(TESSEL_EPARSE, "%smust be an object, not %s",
-				 where, tsl_json_type_name(obj));
-	rc = tsl_json_member_int(&gid, obj, "gid", 1, 0, r->g->nblocks - 1,
-				 where);
-	if (!rc)
-		rc = tsl_json_member_int(&it->mid, obj, "mid", 1, 0,
-					 MAX_MICROS - 1, where);
-	if (!rc)
-		rc = tsl_json_member_int(&it->step, obj, "step", 1, 0, MAX_STEP,
-					 where);
+	rc = tsl_json_entry_ids(&gid, &it->mid, &it->step, where, sizeof where,
+				obj, idx, r->g->nblocks, MAX_MICROS - 1);
 	if (!rc)
 		rc = tsl_json_check_entry(r->g, r->tmp, obj, (int)gid, 0, where);
 	if (rc)
@@ -169,26 +153,13 @@ static int read_items(ref_item *items, long long *nmicros,
 static int read_repetend(int *given, long long *begin, long long *end,
 			 const json_t *root, long long makespan)
 {
-	json_t *a;
-	int rc = tsl_json_member(&a, root, "repetend", JSON_ARRAY, 0, "");
+	int rc = tsl_json_member_range(begin, end, given, root, "repetend",
+				       LLONG_MIN, LLONG_MAX, 0);
 
-	*given = 0;
-	if (rc || !a)
-		return rc;
-	if (json_array_size(a) != 2)
-		return tsl_error(TESSEL_EPARSE,
-				 "\"repetend\" must be [begin, end], not an array of %zu values",
-				 json_array_size(a));
-	rc = tsl_json_int(begin, json_array_get(a, 0), LLONG_MIN, LLONG_MAX,
-			  "", "\"repetend\"[0]");
-	if (!rc)
-		rc = tsl_json_int(end, json_array_get(a, 1), LLONG_MIN,
-				  LLONG_MAX, "", "\"repetend\"[1]");
-	if (rc)
+	if (rc || !*given)
 		return rc;
 	*begin = *begin < 0 ? 0 : *begin > makespan ? makespan : *begin;
 	*end = *end < *begin ? *begin : *end > makespan ? makespan : *end;
-	*given = 1;
 	return TSL_OK;
 }
 
@@ -271,18 +242,13 @@ static int reference_from_root(tessel_schedule **out, const tessel_graph *g,
 	tessel_schedule *s = NULL;
 	ref_item *items = NULL;
 	json_t *blocks = NULL;
-	long long ndevs = 0, nmicros = 0, begin = 0, end = 0;
+	long long nmicros = 0, begin = 0, end = 0;
 	size_t n;
 	int rep_given = 0;
-	int rc = tsl_json_member_int(&ndevs, root, "ndevs", 1, 1,
-				     TESSEL_MAX_DEVICES, "");
+	int rc = tsl_json_check_ndevs(root, g);
 
 	if (rc)
 		return rc;
-	if (ndevs != g->ndevices)
-		return tsl_error(TESSEL_EPARSE,
-				 "\"ndevs\" is %lld but the placement has %d devices",
-				 ndevs, g->ndevices);
 	rc = tsl_json_member(&blocks, root, "blocks", JSON_ARRAY, 1, "");
 	if (rc)
 		return rc;
@@ -326,16 +292,10 @@ TESSEL_API int tessel_schedule_from_reference_json(tessel_schedule **out,
 	json_t *root = NULL;
 	int rc;
 
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_from_reference_json: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_schedule_from_reference_json", "out");
 	*out = NULL;
-	if (!placement)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_from_reference_json: placement is NULL");
-	if (!text)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_from_reference_json: text is NULL");
+	TSL_CHECK_ARG(placement, "tessel_schedule_from_reference_json", "placement");
+	TSL_CHECK_ARG(text, "tessel_schedule_from_reference_json", "text");
 	rc = tsl_graph_check_structure(placement);
 	if (rc)
 		return rc;

@@ -1,8 +1,10 @@
 /* The repetend as a modulo schedule, solved with Z3 (context and checks:
  * solver.c).
  *
- * For a fixed period P every block b gets q_b >= 0 and 0 <= r_b < P; block
- * b of micro-batch m starts at T_b + m P with T_b = P q_b + r_b. Constraints:
+ * For a fixed period P every block b gets an integer q_b (of any sign: the
+ * first block in topological order is pinned at q = r = 0 and the others
+ * may start before it) and 0 <= r_b < P; block b of micro-batch m starts
+ * at T_b + m P with T_b = P q_b + r_b. Constraints:
  * dependencies T_a + span_a <= T_b; device exclusivity of blocks sharing a
  * device on the circle of length P (one ordering literal per pair); memory in
  * steady state on device d just after block c starts:

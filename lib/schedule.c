@@ -12,10 +12,11 @@
 #include "graph.h"
 #include "util.h"
 
-#define TSL_MAX_MICROS 1000000
-#define TSL_MAX_ENTRIES 100000000
-/* Largest start step accepted: keeps start + span far from overflow. */
-#define TSL_MAX_STEP ((int64_t)1000000000000000)
+/* The limits of include/tessel.h; the largest start step keeps
+ * start + span far from overflow. */
+#define TSL_MAX_MICROS TESSEL_MAX_MICRO_BATCHES
+#define TSL_MAX_ENTRIES TESSEL_MAX_ENTRIES
+#define TSL_MAX_STEP ((int64_t)TESSEL_MAX_STEP)
 
 /* ------------------------------------------------------------------------ */
 /* Sort keys: (start, tie), tie encodes the rest of the order and the entry.  */
@@ -129,6 +130,21 @@ static int dev_index_build(dev_index *x, const tessel_graph *g)
 	return TSL_OK;
 }
 
+/* Sort the n keys and hand them to the caller (freed on failure). */
+static int sorted_keys(sched_key **out, size_t *count, sched_key *keys,
+		       size_t n)
+{
+	int rc = key_sort(keys, n);
+
+	if (rc) {
+		tsl_free(keys);
+		return rc;
+	}
+	*out = keys;
+	*count = n;
+	return TSL_OK;
+}
+
 /* Placed entries of device d as keys (start, gid * nmicros + mid), sorted.
  * *out: new (tsl_free), *count its length. */
 static int device_keys(sched_key **out, size_t *count,
@@ -151,14 +167,7 @@ static int device_keys(sched_key **out, size_t *count,
 			n++;
 		}
 	}
-	int rc = key_sort(keys, n);
-	if (rc) {
-		tsl_free(keys);
-		return rc;
-	}
-	*out = keys;
-	*count = n;
-	return TSL_OK;
+	return sorted_keys(out, count, keys, n);
 }
 
 /* All placed entries as keys ordered by (start, first device, gid, mid). */
@@ -182,14 +191,7 @@ static int all_keys(sched_key **out, size_t *count, const tessel_schedule *s)
 			      + e->mid;
 		n++;
 	}
-	int rc = key_sort(keys, n);
-	if (rc) {
-		tsl_free(keys);
-		return rc;
-	}
-	*out = keys;
-	*count = n;
-	return TSL_OK;
+	return sorted_keys(out, count, keys, n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -199,11 +201,9 @@ static int all_keys(sched_key **out, size_t *count, const tessel_schedule *s)
 int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
 		       int64_t nmicros)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "schedule: out is NULL");
+	TSL_CHECK_ARG(out, "schedule", "out");
 	*out = NULL;
-	if (!g)
-		return tsl_error(TESSEL_EINVAL, "schedule: graph is NULL");
+	TSL_CHECK_ARG(g, "schedule", "graph");
 	if (nmicros < 1 || nmicros > TSL_MAX_MICROS)
 		return tsl_error(TESSEL_ERANGE,
 				 "schedule: nmicros %lld is out of range 1 .. %d",
@@ -246,12 +246,9 @@ int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
 TESSEL_API int tessel_schedule_new(tessel_schedule **out,
 				   const tessel_graph *graph, int64_t nmicros)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_schedule_new: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_schedule_new", "out");
 	*out = NULL;
-	if (!graph)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_new: graph is NULL");
+	TSL_CHECK_ARG(graph, "tessel_schedule_new", "graph");
 	if (nmicros < 1 || nmicros > TSL_MAX_MICROS)
 		return tsl_error(TESSEL_ERANGE,
 				 "tessel_schedule_new: nmicros %lld is out of "
@@ -291,8 +288,7 @@ TESSEL_API int tessel_schedule_set_step(tessel_schedule *schedule, int gid,
 					int64_t mid, int64_t step)
 {
 	static const char fn[] = "tessel_schedule_set_step";
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	int rc = check_entry_args(schedule, gid, mid, fn);
 	if (rc)
 		return rc;
@@ -355,6 +351,23 @@ static int device_peak(int64_t *out, const tessel_schedule *s,
 	return TSL_OK;
 }
 
+int tsl_schedule_check_placed(const tessel_schedule *s, const char *fn)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		if (e->start >= 0)
+			continue;
+		return tsl_error(TESSEL_EINVAL,
+				 "%s%sblock %d (\"%s\") of micro-batch %lld is not placed",
+				 fn ? fn : "", fn ? ": " : "", e->gid,
+				 g->blocks[e->gid].name, (long long)e->mid);
+	}
+	return TSL_OK;
+}
+
 int tsl_schedule_peaks(int64_t *peaks, const tessel_schedule *s)
 {
 	dev_index x;
@@ -381,10 +394,8 @@ TESSEL_API int tessel_schedule_peak_memory(int64_t *out,
 					   int device)
 {
 	static const char fn[] = "tessel_schedule_peak_memory";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	int rc = check_device(schedule, device, fn);
 	if (rc)
 		return rc;
@@ -420,10 +431,8 @@ TESSEL_API int tessel_schedule_get(int64_t *out,
 				   tessel_schedule_attr attr)
 {
 	static const char fn[] = "tessel_schedule_get";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	const tessel_schedule *s = schedule;
 	int64_t v;
 	switch (attr) {
@@ -463,9 +472,7 @@ TESSEL_API int tessel_schedule_get(int64_t *out,
 TESSEL_API int tessel_schedule_search_seconds(double *out,
 					      const tessel_schedule *schedule)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_search_seconds: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_schedule_search_seconds", "out");
 	if (!schedule)
 		return tsl_error(TESSEL_EINVAL,
 				 "tessel_schedule_search_seconds: schedule is "
@@ -477,13 +484,9 @@ TESSEL_API int tessel_schedule_search_seconds(double *out,
 TESSEL_API int tessel_schedule_graph(const tessel_graph **out,
 				     const tessel_schedule *schedule)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_graph: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_schedule_graph", "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_graph: schedule is NULL");
+	TSL_CHECK_ARG(schedule, "tessel_schedule_graph", "schedule");
 	*out = schedule->graph;
 	return TSL_OK;
 }
@@ -503,11 +506,9 @@ TESSEL_API int tessel_iter_new(tessel_iter **out,
 			       const tessel_schedule *schedule, int device)
 {
 	static const char fn[] = "tessel_iter_new";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	if (device != TESSEL_ALL_DEVICES) {
 		int rc = check_device(schedule, device, fn);
 		if (rc)
@@ -539,11 +540,9 @@ TESSEL_API int tessel_iter_new(tessel_iter **out,
 
 TESSEL_API int tessel_iter_next(const tessel_entry **out, tessel_iter *iter)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_iter_next: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_iter_next", "out");
 	*out = NULL;
-	if (!iter)
-		return tsl_error(TESSEL_EINVAL, "tessel_iter_next: iter is NULL");
+	TSL_CHECK_ARG(iter, "tessel_iter_next", "iter");
 	if (iter->pos >= iter->count)
 		return TESSEL_ITEROVER;
 	const tessel_schedule *s = iter->sched;
@@ -566,12 +565,8 @@ TESSEL_API int tessel_schedule_foreach(const tessel_schedule *schedule,
 				       int device, tessel_entry_cb cb,
 				       void *payload)
 {
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_foreach: schedule is NULL");
-	if (!cb)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_foreach: cb is NULL");
+	TSL_CHECK_ARG(schedule, "tessel_schedule_foreach", "schedule");
+	TSL_CHECK_ARG(cb, "tessel_schedule_foreach", "cb");
 	tessel_iter *it = NULL;
 	int rc = tessel_iter_new(&it, schedule, device);
 	if (rc)
@@ -598,11 +593,8 @@ static const tsl_block *entry_block(const tessel_entry *e)
 TESSEL_API int tessel_entry_get(int64_t *out, const tessel_entry *entry,
 				tessel_entry_attr attr)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_entry_get: out is NULL");
-	if (!entry)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_entry_get: entry is NULL");
+	TSL_CHECK_ARG(out, "tessel_entry_get", "out");
+	TSL_CHECK_ARG(entry, "tessel_entry_get", "entry");
 	const tsl_block *b = entry_block(entry);
 	int64_t v;
 	switch (attr) {
@@ -625,12 +617,9 @@ TESSEL_API int tessel_entry_get(int64_t *out, const tessel_entry *entry,
 
 TESSEL_API int tessel_entry_name(const char **out, const tessel_entry *entry)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_entry_name: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_entry_name", "out");
 	*out = NULL;
-	if (!entry)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_entry_name: entry is NULL");
+	TSL_CHECK_ARG(entry, "tessel_entry_name", "entry");
 	*out = entry_block(entry)->name;
 	return TSL_OK;
 }
@@ -638,12 +627,8 @@ TESSEL_API int tessel_entry_name(const char **out, const tessel_entry *entry)
 TESSEL_API int tessel_entry_device(int *out, const tessel_entry *entry,
 				   size_t index)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_entry_device: out is NULL");
-	if (!entry)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_entry_device: entry is NULL");
+	TSL_CHECK_ARG(out, "tessel_entry_device", "out");
+	TSL_CHECK_ARG(entry, "tessel_entry_device", "entry");
 	const tsl_block *b = entry_block(entry);
 	if (index >= (size_t)b->ndevices)
 		return tsl_error(TESSEL_ENOTFOUND,

@@ -40,6 +40,12 @@ static inline struct tessel_entry *tsl_entry_at(const tessel_schedule *s,
 	return &s->entries[mid * s->graph->nblocks + gid];
 }
 
+/* TESSEL_EINVAL "FN: block G ("NAME") of micro-batch M is not placed"
+ * (without "FN: " when fn is NULL) for the first unplaced entry, in entry
+ * order; TESSEL_OK when every entry is placed. The check of every reader
+ * that needs a complete schedule (JSON, simulation, exports). */
+int tsl_schedule_check_placed(const tessel_schedule *s, const char *fn);
+
 /* Makespan: max start + span over placed entries (0 if none). */
 int64_t tsl_schedule_makespan(const tessel_schedule *s);
 

@@ -1,6 +1,6 @@
 /* Schedule JSON: writing a schedule with its placement, and reading it
  * back (structure and consistency with the placement, not timing). */
-#include "json_internal.h"
+#include "schedule_json.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -9,15 +9,17 @@
 
 #include "error.h"
 #include "graph.h"
+#include "graph_json.h"
+#include "json_util.h"
 #include "schedule.h"
 #include "util.h"
 
 #define FORMAT_NAME "tessel-schedule"
 #define FORMAT_VERSION 1
-/* Limits of the schedule model (as in schedule.c). */
-#define MAX_MICROS 1000000LL
-#define MAX_ENTRIES 100000000LL
-#define MAX_STEP 1000000000000000LL
+/* Limits of the schedule model (include/tessel.h). */
+#define MAX_MICROS ((long long)TESSEL_MAX_MICRO_BATCHES)
+#define MAX_ENTRIES ((long long)TESSEL_MAX_ENTRIES)
+#define MAX_STEP ((long long)TESSEL_MAX_STEP)
 /* Largest search time read, in seconds (keeps microseconds in int64). */
 #define MAX_SECONDS 1e12
 
@@ -45,13 +47,12 @@ static int check_complete(const tessel_schedule *s)
 	const tessel_graph *g = s->graph;
 	int64_t n = s->nmicros * g->nblocks;
 
+	int rc = tsl_schedule_check_placed(s, NULL);
+
+	if (rc)
+		return rc;
 	for (int64_t i = 0; i < n; i++) {
 		const struct tessel_entry *e = &s->entries[i];
-		if (e->start < 0)
-			return tsl_error(TESSEL_EINVAL,
-					 "block %d (\"%s\") of micro-batch %lld is not placed",
-					 e->gid, g->blocks[e->gid].name,
-					 (long long)e->mid);
 		if (e->phase < TESSEL_PHASE_WARMUP ||
 		    e->phase > TESSEL_PHASE_COOLDOWN)
 			return tsl_error(TESSEL_ERROR,
@@ -79,18 +80,6 @@ static int sorted_entries(const struct tessel_entry ***out,
 	return TSL_OK;
 }
 
-static json_t *int64_array(const int64_t *v, int n)
-{
-	json_t *a = json_array();
-
-	for (int i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_integer(v[i]))) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
 /* memory_limit (array, -1 for unlimited; NULL when all unlimited) */
 static json_t *limits_array(const tessel_graph *g, int *omit)
 {
@@ -98,7 +87,7 @@ static json_t *limits_array(const tessel_graph *g, int *omit)
 	for (int d = 0; d < g->ndevices; d++)
 		if (g->memory_limit[d] != TESSEL_UNLIMITED)
 			*omit = 0;
-	return *omit ? NULL : int64_array(g->memory_limit, g->ndevices);
+	return *omit ? NULL : tsl_json_int_array(NULL, g->memory_limit, g->ndevices);
 }
 
 static int set(json_t *o, const char *key, json_t *v)
@@ -147,7 +136,7 @@ static int header_object(json_t **out, const tessel_schedule *s)
 	json_t *limits = limits_array(g, &omit);
 	if (!omit)
 		bad |= set(o, "memory_limit", limits);
-	bad |= set(o, "peak_memory", int64_array(peaks, g->ndevices));
+	bad |= set(o, "peak_memory", tsl_json_int_array(NULL, peaks, g->ndevices));
 	bad |= set(o, "search_seconds", json_real((double)s->search_us / 1e6));
 	bad |= set(o, "placement", placement);
 	placement = NULL;
@@ -209,7 +198,7 @@ static int entry_text_build(entry_text *t, const tessel_graph *g)
 	for (int i = 0; i < t->n; i++) {
 		tsl_buf_init(&b);
 		tsl_buf_printf(&b, "{\"gid\": %d, \"name\": ", i);
-		tsl_json_write_string(&b, g->blocks[i].name);
+		tsl_buf_json_string(&b, g->blocks[i].name);
 		tsl_buf_puts(&b, ", ");
 		t->pre[i] = tsl_buf_take(&b);
 		block_post(&b, &g->blocks[i]);
@@ -228,7 +217,7 @@ static void write_header(tsl_buf *b, json_t *head)
 	tsl_buf_puts(b, "{\n");
 	json_object_foreach(head, key, v) {
 		tsl_json_indent(b, 1);
-		tsl_json_write_string(b, key);
+		tsl_buf_json_string(b, key);
 		tsl_buf_puts(b, ": ");
 		tsl_json_write(b, v, 1);
 		tsl_buf_puts(b, ",\n");
@@ -260,11 +249,9 @@ TESSEL_API int tessel_schedule_to_json(char **out,
 	tsl_buf b;
 	int rc;
 
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	if (!s)
-		return tsl_error(TESSEL_EINVAL, "schedule is NULL");
+	TSL_CHECK_ARG(s, NULL, "schedule");
 	tsl_buf_init(&b);
 	rc = check_complete(s);
 	if (!rc)
@@ -305,7 +292,7 @@ static int read_header(long long *nmicros, const json_t *root,
 		       const tessel_graph *g)
 {
 	const char *format = NULL;
-	long long version = 0, ndevs = 0;
+	long long version = 0;
 	int rc = tsl_json_member_string(&format, root, "format", 1, "");
 
 	if (rc)
@@ -322,14 +309,9 @@ static int read_header(long long *nmicros, const json_t *root,
 		return tsl_error(TESSEL_EUNSUPPORTED,
 				 "\"version\" %lld is not supported (this library reads version %d)",
 				 version, FORMAT_VERSION);
-	rc = tsl_json_member_int(&ndevs, root, "ndevs", 1, 1,
-				 TESSEL_MAX_DEVICES, "");
+	rc = tsl_json_check_ndevs(root, g);
 	if (rc)
 		return rc;
-	if (ndevs != g->ndevices)
-		return tsl_error(TESSEL_EPARSE,
-				 "\"ndevs\" is %lld but the placement has %d devices",
-				 ndevs, g->ndevices);
 	rc = tsl_json_member_int(nmicros, root, "nmicros", 1, 1, MAX_MICROS,
 				 "");
 	if (rc)
@@ -343,21 +325,10 @@ static int read_header(long long *nmicros, const json_t *root,
 
 static int read_repetend(figures *f, const json_t *root)
 {
-	json_t *a;
-	int rc = tsl_json_member(&a, root, "repetend", JSON_ARRAY, 0, "");
+	int given;
 
-	if (rc || !a)
-		return rc;
-	if (json_array_size(a) != 2)
-		return tsl_error(TESSEL_EPARSE,
-				 "\"repetend\" must be [begin, end], not an array of %zu values",
-				 json_array_size(a));
-	rc = tsl_json_int(&f->rep_begin, json_array_get(a, 0), 0, MAX_STEP, "",
-			  "\"repetend\"[0]");
-	if (!rc)
-		rc = tsl_json_int(&f->rep_end, json_array_get(a, 1), f->rep_begin,
-				  MAX_STEP, "", "\"repetend\"[1]");
-	return rc;
+	return tsl_json_member_range(&f->rep_begin, &f->rep_end, &given, root,
+				     "repetend", 0, MAX_STEP, 1);
 }
 
 static int read_seconds(figures *f, const json_t *root)
@@ -424,7 +395,7 @@ static int read_figures(figures *f, const json_t *root)
 	f->rep_k = f->period ? 1 : 0;
 	if (!rc)
 		rc = tsl_json_member_int(&f->rep_k, root, "repetend_micro_batches",
-					 0, 1, 1000000, "");
+					 0, 1, MAX_MICROS, "");
 	if (!rc)
 		rc = read_optimal(f, root);
 	if (!rc)
@@ -533,11 +504,11 @@ static int check_block(entries_reader *r, const json_t *obj, int gid,
 		rc = tsl_json_member_string(&kind, obj, "kind", 0, where);
 	if (rc)
 		return rc;
-	if (kind && strcmp(kind, tsl_json_kind_name(b->kind)))
+	if (kind && strcmp(kind, tsl_kind_name(b->kind)))
 		return tsl_error(TESSEL_EPARSE,
 				 "%s\"kind\" is \"%.100s\" but block %d (\"%.200s\") is \"%s\" in the placement",
 				 where, kind, gid, b->name,
-				 tsl_json_kind_name(b->kind));
+				 tsl_kind_name(b->kind));
 	return TSL_OK;
 }
 
@@ -564,18 +535,8 @@ static int read_entry(entries_reader *r, const json_t *obj, size_t idx)
 	long long gid = 0, mid = 0, step = 0;
 	int phase = 0, rc;
 
-	snprintf(where, sizeof where, "\"blocks\"[%zu]: ", idx);
-	if (!json_is_object(obj))
-		return tsl_error(TESSEL_EPARSE, "%smust be an object, not %s",
-				 where, tsl_json_type_name(obj));
-	rc = tsl_json_member_int(&gid, obj, "gid", 1, 0, r->g->nblocks - 1,
-				 where);
-	if (!rc)
-		rc = tsl_json_member_int(&mid, obj, "mid", 1, 0,
-					 r->s->nmicros - 1, where);
-	if (!rc)
-		rc = tsl_json_member_int(&step, obj, "step", 1, 0, MAX_STEP,
-					 where);
+	rc = tsl_json_entry_ids(&gid, &mid, &step, where, sizeof where, obj,
+				idx, r->g->nblocks, r->s->nmicros - 1);
 	if (!rc)
 		rc = check_block(r, obj, (int)gid, where);
 	if (!rc)
@@ -676,39 +637,141 @@ static int schedule_from_jansson(tessel_schedule **out, const json_t *root)
 	return TSL_OK;
 }
 
+static int read_schedule(void *out, const json_t *root)
+{
+	return schedule_from_jansson(out, root);
+}
+
 TESSEL_API int tessel_schedule_from_json(tessel_schedule **out,
 					 const char *text, size_t length)
 {
-	json_t *root;
-
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	int rc = tsl_json_load_text(&root, text, length);
-	if (rc)
-		return rc;
-	rc = schedule_from_jansson(out, root);
-	json_decref(root);
-	return rc;
+	return tsl_json_read_text(out, text, length, read_schedule);
 }
 
 TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
 					 const char *path)
 {
-	char prefix[512];
-	json_t *root;
-
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	int rc = tsl_json_load_file(&root, path);
+	return tsl_json_read_file(out, path, read_schedule);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Checking a schedule against its placement                                  */
+/* ------------------------------------------------------------------------ */
+
+int tsl_json_entry_ids(long long *gid, long long *mid, long long *step,
+		       char *where, size_t size, const json_t *obj, size_t idx,
+		       int nblocks, long long max_mid)
+{
+	int rc;
+
+	snprintf(where, size, "\"blocks\"[%zu]: ", idx);
+	if (!json_is_object(obj))
+		return tsl_error(TESSEL_EPARSE, "%smust be an object, not %s",
+				 where, tsl_json_type_name(obj));
+	rc = tsl_json_member_int(gid, obj, "gid", 1, 0, nblocks - 1, where);
+	if (!rc)
+		rc = tsl_json_member_int(mid, obj, "mid", 1, 0, max_mid, where);
+	if (!rc)
+		rc = tsl_json_member_int(step, obj, "step", 1, 0, MAX_STEP,
+					 where);
+	return rc;
+}
+
+int tsl_json_check_ndevs(const json_t *root, const tessel_graph *g)
+{
+	long long ndevs = 0;
+	int rc = tsl_json_member_int(&ndevs, root, "ndevs", 1, 1,
+				     TESSEL_MAX_DEVICES, "");
+
 	if (rc)
 		return rc;
-	rc = schedule_from_jansson(out, root);
-	json_decref(root);
-	if (rc) {
-		snprintf(prefix, sizeof prefix, "%s: ", path);
-		tsl_json_error_prefix(rc, prefix);
+	if (ndevs != g->ndevices)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"ndevs\" is %lld but the placement has %d devices",
+				 ndevs, g->ndevices);
+	return TSL_OK;
+}
+
+static int block_mismatch(const char *where, const char *field,
+			  long long got, const tsl_block *b, int gid,
+			  long long want)
+{
+	return tsl_error(TESSEL_EPARSE,
+			 "%s\"%s\" is %lld but block %d (\"%.200s\") has %s %lld in the placement",
+			 where, field, got, gid, b->name, field, want);
+}
+
+static int cmp_device(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int check_devices(const tessel_graph *g, int *tmp, const json_t *obj,
+			 int gid, const char *where)
+{
+	const tsl_block *b = &g->blocks[gid];
+	char what[64];
+	long long d = 0;
+	json_t *a;
+	size_t n;
+	int rc = tsl_json_member(&a, obj, "device", JSON_ARRAY, 1, where);
+
+	if (rc)
+		return rc;
+	n = json_array_size(a);
+	if (n != (size_t)b->ndevices)
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"device\" lists %zu devices but block %d (\"%.200s\") has %d in the placement",
+				 where, n, gid, b->name, b->ndevices);
+	for (size_t k = 0; k < n; k++) {
+		snprintf(what, sizeof what, "\"device\"[%zu]", k);
+		rc = tsl_json_int(&d, json_array_get(a, k), 0,
+				  g->ndevices - 1, where, what);
+		if (rc)
+			return rc;
+		tmp[k] = (int)d;
 	}
-	return rc;
+	qsort(tmp, n, sizeof *tmp, cmp_device);
+	for (size_t k = 0; k < n; k++)
+		if (tmp[k] != b->devices[k])
+			return tsl_error(TESSEL_EPARSE,
+					 "%s\"device\" does not match the devices of block %d (\"%.200s\") in the placement",
+					 where, gid, b->name);
+	return TSL_OK;
+}
+
+int tsl_json_check_entry(const tessel_graph *g, int *tmp, const json_t *obj,
+			 int gid, int btype_required, const char *where)
+{
+	const tsl_block *b = &g->blocks[gid];
+	const char *want = b->kind == TESSEL_KIND_FORWARD ? "forward" : "backward";
+	const char *btype = NULL;
+	long long span = 0, memory = 0;
+	int rc = tsl_json_member_int(&span, obj, "span", 1, LLONG_MIN, LLONG_MAX,
+				     where);
+
+	if (rc)
+		return rc;
+	if (span != b->span)
+		return block_mismatch(where, "span", span, b, gid, b->span);
+	rc = tsl_json_member_int(&memory, obj, "memory", 1, LLONG_MIN,
+				 LLONG_MAX, where);
+	if (rc)
+		return rc;
+	if (memory != b->memory)
+		return block_mismatch(where, "memory", memory, b, gid, b->memory);
+	rc = tsl_json_member_string(&btype, obj, "btype", btype_required, where);
+	if (rc)
+		return rc;
+	if (btype && strcmp(btype, want))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"btype\" is \"%.100s\" but block %d (\"%.200s\") needs \"%s\"",
+				 where, btype, gid, b->name, want);
+	return check_devices(g, tmp, obj, gid, where);
 }

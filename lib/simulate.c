@@ -40,9 +40,8 @@ typedef struct sim_state {
 	size_t *devoff;      /* ndevices + 1 offsets into slots */
 	size_t *slots;       /* per device, its entries in line */
 	size_t *head;        /* per device: position of the first in line */
-	int *consoff;        /* nblocks + 1 offsets into cons */
-	int *cons;           /* per block, the blocks that wait for it */
-	double *conslat;     /* per cons entry: the placement's latency of
+	tsl_succ succ;       /* per block, the blocks that wait for it */
+	double *conslat;     /* per succ entry: the placement's latency of
 			      * that dependency where it counts, else 0 */
 	size_t *queue;       /* released entries */
 } sim_state;
@@ -67,11 +66,8 @@ static int check_args(tessel_simulation **out,
 		      const tessel_schedule *s, const double *durations,
 		      size_t count, double latency, double jitter)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_simulate: out is NULL");
-	if (!s)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_simulate: schedule is NULL");
+	TSL_CHECK_ARG(out, "tessel_simulate", "out");
+	TSL_CHECK_ARG(s, "tessel_simulate", "schedule");
 	const tessel_graph *g = s->graph;
 	if (durations && count != (size_t)g->nblocks)
 		return tsl_error(TESSEL_EINVAL,
@@ -90,16 +86,7 @@ static int check_args(tessel_simulation **out,
 		return tsl_error(TESSEL_ERANGE,
 				 "tessel_simulate: jitter must be in [0, 1), got %g",
 				 jitter);
-	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
-	for (size_t i = 0; i < n; i++) {
-		const struct tessel_entry *e = &s->entries[i];
-		if (e->start < 0)
-			return tsl_error(TESSEL_EINVAL,
-					 "tessel_simulate: block %d (\"%s\") of micro-batch %lld is not placed",
-					 e->gid, g->blocks[e->gid].name,
-					 (long long)e->mid);
-	}
-	return TSL_OK;
+	return tsl_schedule_check_placed(s, "tessel_simulate");
 }
 
 static void state_release(sim_state *st)
@@ -112,8 +99,7 @@ static void state_release(sim_state *st)
 	tsl_free(st->devoff);
 	tsl_free(st->slots);
 	tsl_free(st->head);
-	tsl_free(st->consoff);
-	tsl_free(st->cons);
+	tsl_succ_release(&st->succ);
 	tsl_free(st->conslat);
 	tsl_free(st->queue);
 }
@@ -141,18 +127,19 @@ static int state_alloc(sim_state *st, const tessel_schedule *s)
 	st->devoff = tsl_calloc(nd + 1, sizeof *st->devoff);
 	st->slots = tsl_reallocarray(NULL, occ ? occ : 1, sizeof *st->slots);
 	st->head = tsl_calloc(nd, sizeof *st->head);
-	st->consoff = tsl_calloc(nb + 1, sizeof *st->consoff);
-	st->cons = tsl_reallocarray(NULL, ndeps ? ndeps : 1, sizeof *st->cons);
 	st->conslat = tsl_reallocarray(NULL, ndeps ? ndeps : 1,
 				       sizeof *st->conslat);
 	st->queue = tsl_reallocarray(NULL, st->n, sizeof *st->queue);
 	if (!st->dur || !st->ready || !st->finish || !st->wait || !st->order ||
-	    !st->devoff || !st->slots || !st->head || !st->consoff ||
-	    !st->cons || !st->conslat || !st->queue) {
+	    !st->devoff || !st->slots || !st->head || !st->conslat ||
+	    !st->queue) {
 		state_release(st);
 		return tsl_error_nomem();
 	}
-	return TSL_OK;
+	int rc = tsl_succ_build(&st->succ, g);
+	if (rc)
+		state_release(st);
+	return rc;
 }
 
 /* Durations of every entry, one jitter draw per entry in index order. */
@@ -223,22 +210,12 @@ static void build_lines(sim_state *st)
 		}
 	}
 	memset(st->head, 0, nd * sizeof *st->head);
-	for (int b = 0; b < g->nblocks; b++)
-		for (int k = 0; k < g->blocks[b].ndeps; k++)
-			st->consoff[g->blocks[b].deps[k] + 1]++;
-	for (int b = 0; b < g->nblocks; b++)
-		st->consoff[b + 1] += st->consoff[b];
-	int *fill = st->wait; /* free until the replay */
-	for (int b = 0; b < g->nblocks; b++)
-		fill[b] = st->consoff[b];
-	for (int b = 0; b < g->nblocks; b++) {
-		const tsl_block *B = &g->blocks[b];
-		for (int k = 0; k < B->ndeps; k++) {
-			int at = fill[B->deps[k]]++;
-			st->cons[at] = b;
-			st->conslat[at] = tsl_dep_latency(g, B, k) > 0
-					  ? tsl_dep_latency_time(g, B, k) : 0;
-		}
+	const tsl_succ *x = &st->succ;
+	for (int at = 0; at < x->start[g->nblocks]; at++) {
+		const tsl_block *B = &g->blocks[x->block[at]];
+		int k = x->dep[at];
+		st->conslat[at] = tsl_dep_latency(g, B, k) > 0
+				  ? tsl_dep_latency_time(g, B, k) : 0;
 	}
 }
 
@@ -278,8 +255,9 @@ static int replay(sim_state *st, double latency)
 			if (pos < st->devoff[d + 1])
 				arrive(st, st->slots[pos], fin, &tail);
 		}
-		for (int k = st->consoff[e->gid]; k < st->consoff[e->gid + 1]; k++) {
-			int c = st->cons[k];
+		for (int k = st->succ.start[e->gid];
+		     k < st->succ.start[e->gid + 1]; k++) {
+			int c = st->succ.block[k];
 			double t = fin + st->conslat[k];
 			if (latency > 0 && !tsl_blocks_share_device(b, &g->blocks[c]))
 				t += latency;
@@ -376,10 +354,8 @@ TESSEL_API int tessel_simulation_get(double *out,
 {
 	static const char fn[] = "tessel_simulation_get";
 
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
-	if (!sim)
-		return tsl_error(TESSEL_EINVAL, "%s: simulation is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
+	TSL_CHECK_ARG(sim, fn, "simulation");
 	if (attr == TESSEL_SIM_MAKESPAN) {
 		*out = sim->makespan;
 		return TSL_OK;

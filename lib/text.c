@@ -38,16 +38,6 @@ typedef struct text_grid {
 	const struct tessel_entry **cells; /* owner of each shown cell */
 } text_grid;
 
-static int digits(int64_t v)
-{
-	int n = 1;
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
 static size_t cell_of(const text_grid *gr, int64_t t)
 {
 	if (t < gr->head_end)
@@ -70,16 +60,6 @@ static int has_bar(const text_grid *gr, int64_t p)
 	return 0;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* First cell whose first step is at or after step t. */
 static int64_t col_at(const text_grid *gr, int64_t t)
 {
@@ -97,17 +77,17 @@ static void choose_cell(text_grid *gr, int64_t makespan)
 
 	for (size_t i = 0; i < n && c != 1; i++)
 		if (s->entries[i].start >= 0)
-			c = gcd64(c, s->entries[i].start);
+			c = tsl_gcd64(c, s->entries[i].start);
 	for (int b = 0; b < g->nblocks; b++) {
 		const tsl_block *B = &g->blocks[b];
-		c = gcd64(c, B->span);
+		c = tsl_gcd64(c, B->span);
 		if (shortest == 0 || B->span < shortest)
 			shortest = B->span;
 		for (int j = 0; j < B->ndeps; j++)
-			c = gcd64(c, tsl_dep_latency(g, B, j));
+			c = tsl_gcd64(c, tsl_dep_latency(g, B, j));
 	}
 	if (s->rep_end > s->rep_begin && s->rep_begin >= 0)
-		c = gcd64(gcd64(c, s->rep_begin), s->rep_end);
+		c = tsl_gcd64(tsl_gcd64(c, s->rep_begin), s->rep_end);
 	if (c < 1)
 		c = 1;
 	gr->cell = c;
@@ -141,10 +121,10 @@ static int grid_init(text_grid *gr, const tessel_schedule *s)
 		gr->tail_begin = gr->ncols - TEXT_TAIL_STEPS;
 	}
 	gr->ncells = (size_t)(gr->head_end + (gr->ncols - gr->tail_begin));
-	gr->width = 1 + digits(s->nmicros > 0 ? s->nmicros - 1 : 0);
+	gr->width = 1 + tsl_digits(s->nmicros > 0 ? s->nmicros - 1 : 0);
 	if (gr->width < 2)
 		gr->width = 2;
-	gr->devwidth = digits(s->graph->ndevices - 1);
+	gr->devwidth = tsl_digits(s->graph->ndevices - 1);
 	gr->nbars = 0;
 	if (s->rep_end > s->rep_begin && s->rep_begin >= 0) {
 		gr->bar[gr->nbars++] = col_at(gr, s->rep_begin);
@@ -420,13 +400,9 @@ static int put_figures(tsl_buf *b, const tessel_schedule *s)
 TESSEL_API int tessel_schedule_to_text(char **out,
 				       const tessel_schedule *schedule)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_to_text: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_schedule_to_text", "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_to_text: schedule is NULL");
+	TSL_CHECK_ARG(schedule, "tessel_schedule_to_text", "schedule");
 	tsl_buf b;
 	tsl_buf_init(&b);
 	int rc = put_grid(&b, schedule);

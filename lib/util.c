@@ -205,6 +205,34 @@ void tsl_buf_json_escaped(tsl_buf *b, const char *s)
 	tsl_buf_puts(b, run);
 }
 
+void tsl_buf_json_string(tsl_buf *b, const char *s)
+{
+	tsl_buf_puts(b, "\"");
+	tsl_buf_json_escaped(b, s);
+	tsl_buf_puts(b, "\"");
+}
+
+int64_t tsl_gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+int tsl_digits(int64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
 char *tsl_buf_take(tsl_buf *b)
 {
 	if (!b->failed && !b->data)

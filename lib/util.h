@@ -25,6 +25,12 @@ void tsl_free(void *ptr);
 void tsl_alloc_fail_after(long n);
 int tsl_alloc_fail_triggered(void);
 
+/* Greatest common divisor of a, b >= 0 (a when b is 0). */
+int64_t tsl_gcd64(int64_t a, int64_t b);
+
+/* Decimal digits of v >= 0 (1 for 0 .. 9). */
+int tsl_digits(int64_t v);
+
 /* Monotonic clock in microseconds. */
 int64_t tsl_now_us(void);
 
@@ -61,6 +67,9 @@ void tsl_buf_printf(tsl_buf *b, const char *fmt, ...)
  * \b \f \n \r \t, other control characters as \u00XX; other bytes as they
  * are. */
 void tsl_buf_json_escaped(tsl_buf *b, const char *s);
+/* The same between double quotes: a JSON string. The one escaper of the
+ * library (the JSON writers of json_util.c use it too). */
+void tsl_buf_json_string(tsl_buf *b, const char *s);
 
 /* Length of the valid UTF-8 sequence at p (1 .. 4), or 0 if invalid
  * (overlong, surrogate, above U+10FFFF, U+FFFE/U+FFFF, truncated). */

@@ -370,9 +370,7 @@ TESSEL_API int tessel_schedule_validate(const tessel_schedule *schedule)
 
 int tsl_schedule_check(const tessel_schedule *schedule, const tsl_deadline *dl)
 {
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_schedule_validate: schedule is NULL");
+	TSL_CHECK_ARG(schedule, "tessel_schedule_validate", "schedule");
 	int rc = v_check_placed(schedule);
 	if (rc)
 		return rc;

@@ -178,8 +178,27 @@ static void test_1f1b_valid(void **state)
 	tessel_graph *g = vshape(4, limit4);
 	int64_t *st = plan(4, 16, 0);
 	tessel_schedule *s = make(g, 4, 16, st, -1, -1);
+	tessel_error_clear();
 	TH_OK(tessel_schedule_validate(s));
-	assert_int_equal(tessel_error_last_code() == TESSEL_EVIOLATION, 0);
+	/* a success leaves no error behind */
+	assert_int_equal(tessel_error_last_code(), TESSEL_OK);
+	assert_string_equal(tessel_error_last(), "");
+	/* every entry starts as early as its device and its dependency allow
+	 * (list scheduling), so one step earlier breaks a rule: the validator
+	 * must refuse each of these 128 near-copies */
+	for (int m = 0; m < 16; m++)
+		for (int b = 0; b < 8; b++) {
+			int64_t t = st[m * 8 + b];
+			if (t == 0)
+				continue;
+			tessel_schedule *e = make(g, 4, 16, st, -1, -1);
+			TH_OK(tessel_schedule_set_step(e, b, m, t - 1));
+			if (tessel_schedule_validate(e) != TESSEL_EVIOLATION)
+				fail_msg("block %d, micro-batch %d one step "
+					 "earlier (%lld) passed validation", b,
+					 m, (long long)(t - 1));
+			tessel_schedule_free(e);
+		}
 	/* plain 1F1B reaches the lower bound on the V-shape */
 	assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN), 76);
 	assert_int_equal(th_sched(s, TESSEL_SCHED_LOWER_BOUND), 76);

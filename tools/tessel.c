@@ -6,6 +6,7 @@
  *   tessel validate SCHEDULE.json [--placement PLACEMENT.json]
  *   tessel simulate SCHEDULE.json [options]
  *   tessel presets
+ *   tessel bench [options]
  *   tessel --help | --version
  */
 #include "cli.h"

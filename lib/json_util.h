@@ -1,13 +1,14 @@
-/* Internal: what the placement and schedule JSON code share. Only
- * the JSON readers and writers of lib/ include this header (and jansson.h). */
-#ifndef TESSEL_JSON_INTERNAL_H
-#define TESSEL_JSON_INTERNAL_H
+/* Internal: the generic JSON helpers of json_util.c, shared by the readers
+ * and writers of lib/ (graph_json.c, schedule_json.c, reference_json.c).
+ * Only those files and json_util.c include this header, and so jansson.h
+ * (checked by tests/check-walls). */
+#ifndef TESSEL_JSON_UTIL_H
+#define TESSEL_JSON_UTIL_H
 
 #include <stddef.h>
 
 #include <jansson.h>
 
-#include "graph.h"
 #include "tessel.h"
 #include "util.h"
 
@@ -23,14 +24,6 @@ int tsl_json_load_file(json_t **out, const char *path);
  * `code`. */
 int tsl_json_error_prefix(int code, const char *prefix);
 
-/* Build and validate a graph from a parsed placement object. Errors name
- * the block (index and name) and the field. *out: new, NULL on error. */
-int tsl_graph_from_jansson(tessel_graph **out, json_t *root);
-
-/* The placement object of a graph. *out: new reference. TESSEL_EINVAL if
- * a block name is not valid UTF-8, TESSEL_ENOMEM. */
-int tsl_graph_to_jansson(json_t **out, const tessel_graph *g);
-
 /* Append `v` pretty-printed at nesting level `depth` (2 spaces a level):
  * objects one member a line, arrays of scalars on one line, arrays of
  * objects or arrays one element a line (each element on one line).
@@ -44,14 +37,12 @@ void tsl_json_write(tsl_buf *b, json_t *v, int depth);
  * small. */
 int tsl_json_real_text(char *text, size_t size, double v);
 
-/* Append the JSON encoding (quotes and escapes) of a string. */
-void tsl_json_write_string(tsl_buf *b, const char *s);
+/* A JSON array of n integers, from v (int) or, when v is NULL, from w
+ * (int64_t). New reference, NULL when out of memory. */
+json_t *tsl_json_int_array(const int *v, const int64_t *w, int n);
 
 /* Append `depth` levels of indentation. */
 void tsl_json_indent(tsl_buf *b, int depth);
-
-/* Name of a tessel_kind as written in JSON ("forward", ...). */
-const char *tsl_json_kind_name(int kind);
 
 /* "an object", "a string", ... for messages. */
 const char *tsl_json_type_name(const json_t *v);
@@ -73,16 +64,25 @@ int tsl_json_member_string(const char **out, const json_t *obj,
 int tsl_json_member(json_t **out, const json_t *obj, const char *key,
 		    json_type type, int required, const char *where);
 
-/* TESSEL_EINVAL naming the first block (and `fn`) whose name is not valid
- * UTF-8: JSON text cannot hold it. For the hand-written JSON writers. */
-int tsl_json_check_names(const tessel_graph *g, const char *fn);
+/* A member `key` (optional) that must be [begin, end]: *given 0 when it is
+ * missing, else 1 with both read; begin in lo .. hi, end in lo .. hi, or
+ * in begin .. hi when `ordered`. TESSEL_EPARSE / TESSEL_ERANGE naming the
+ * member otherwise. */
+int tsl_json_member_range(long long *begin, long long *end, int *given,
+			  const json_t *obj, const char *key, long long lo,
+			  long long hi, int ordered);
 
-/* Check a schedule entry (schedule JSON, reference files) against block
- * `gid` of g: "span" and "memory" equal, "btype" "forward" for a forward
- * block and "backward" otherwise (absent allowed unless btype_required),
- * "device" the same devices in any order. TESSEL_EPARSE naming the field
- * and the block otherwise. `tmp` has room for g->ndevices ints. */
-int tsl_json_check_entry(const tessel_graph *g, int *tmp, const json_t *obj,
-			 int gid, int btype_required, const char *where);
+/* Build a value from a parsed JSON object: the reader behind a public
+ * _from_json / _from_file function. `out` is the caller's out-parameter
+ * (a pointer to the pointer the reader sets). */
+typedef int (*tsl_json_reader)(void *out, const json_t *root);
+
+/* The body of a public _from_json: parse, read, release. */
+int tsl_json_read_text(void *out, const char *text, size_t length,
+		       tsl_json_reader read);
+
+/* The body of a public _from_file: load, read, release; every error
+ * message starts with "PATH: ". */
+int tsl_json_read_file(void *out, const char *path, tsl_json_reader read);
 
 #endif

@@ -1,0 +1,426 @@
+/* Generic JSON helpers of the readers and writers of lib/: loading a
+ * text or a file, typed members with messages naming the field, and the
+ * pretty writer. Only the JSON files of lib/ (*_json.c) and this one
+ * include jansson.h (tests/check-walls). */
+#include "json_util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "util.h"
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                     */
+/* ------------------------------------------------------------------------ */
+
+int tsl_json_error_prefix(int code, const char *prefix)
+{
+	char copy[1024];
+
+	snprintf(copy, sizeof copy, "%s", tessel_error_last());
+	return tsl_error(code, "%s%s", prefix, copy);
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* Typed values                                                               */
+/* ------------------------------------------------------------------------ */
+
+const char *tsl_json_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a real number";
+	case JSON_TRUE: return "true";
+	case JSON_FALSE: return "false";
+	case JSON_NULL: return "null";
+	}
+	return "an unknown value";
+}
+
+static const char *expected_name(json_type type)
+{
+	switch (type) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	default: return "a value";
+	}
+}
+
+int tsl_json_int(long long *out, const json_t *v, long long lo, long long hi,
+		 const char *where, const char *what)
+{
+	if (!json_is_integer(v))
+		return tsl_error(TESSEL_EPARSE, "%s%s must be an integer, not %s",
+				 where, what, tsl_json_type_name(v));
+	long long x = json_integer_value(v);
+	if (x < lo || x > hi) {
+		if (hi == LLONG_MAX)
+			return tsl_error(TESSEL_ERANGE,
+					 "%s%s must be an integer >= %lld, got %lld",
+					 where, what, lo, x);
+		return tsl_error(TESSEL_ERANGE,
+				 "%s%s must be an integer in %lld .. %lld, got %lld",
+				 where, what, lo, hi, x);
+	}
+	*out = x;
+	return TSL_OK;
+}
+
+static int missing(const char *where, const char *key)
+{
+	return tsl_error(TESSEL_EPARSE, "%s\"%s\" is missing", where, key);
+}
+
+int tsl_json_member_int(long long *out, const json_t *obj, const char *key,
+			int required, long long lo, long long hi,
+			const char *where)
+{
+	char what[128];
+	json_t *v = json_object_get(obj, key);
+
+	if (!v)
+		return required ? missing(where, key) : TSL_OK;
+	snprintf(what, sizeof what, "\"%s\"", key);
+	return tsl_json_int(out, v, lo, hi, where, what);
+}
+
+int tsl_json_member(json_t **out, const json_t *obj, const char *key,
+		    json_type type, int required, const char *where)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = NULL;
+	if (!v)
+		return required ? missing(where, key) : TSL_OK;
+	if (json_typeof(v) != type)
+		return tsl_error(TESSEL_EPARSE, "%s\"%s\" must be %s, not %s",
+				 where, key, expected_name(type),
+				 tsl_json_type_name(v));
+	*out = v;
+	return TSL_OK;
+}
+
+int tsl_json_member_string(const char **out, const json_t *obj,
+			   const char *key, int required, const char *where)
+{
+	json_t *v;
+	int rc = tsl_json_member(&v, obj, key, JSON_STRING, required, where);
+
+	if (!rc && v)
+		*out = json_string_value(v);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loading                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static int load(json_t **out, const char *text, size_t length)
+{
+	json_error_t err;
+	json_t *root;
+
+	if (length == 0)
+		return tsl_error(TESSEL_EPARSE, "line 1, column 0: the text is empty");
+	root = json_loadb(text, length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+			  &err);
+	if (!root)
+		return tsl_error(TESSEL_EPARSE, "line %d, column %d: %s",
+				 err.line, err.column, err.text);
+	if (!json_is_object(root)) {
+		int rc = tsl_error(TESSEL_EPARSE,
+				   "the top level must be a JSON object, not %s",
+				   tsl_json_type_name(root));
+		json_decref(root);
+		return rc;
+	}
+	*out = root;
+	return TSL_OK;
+}
+
+int tsl_json_load_text(json_t **out, const char *text, size_t length)
+{
+	*out = NULL;
+	TSL_CHECK_ARG(text, NULL, "text");
+	const char *nul = memchr(text, '\0', length);
+	if (nul)
+		return tsl_error(TESSEL_EPARSE, "NUL byte at offset %zu of the text",
+				 (size_t)(nul - text));
+	return load(out, text, length);
+}
+
+static int read_file(tsl_buf *b, const char *path)
+{
+	char chunk[65536];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return tsl_error(TESSEL_EIO, "%s: %s", path, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		tsl_buf_append(b, chunk, n);
+	int bad = ferror(f);
+	fclose(f);
+	if (bad)
+		return tsl_error(TESSEL_EIO, "%s: read error", path);
+	if (b->failed)
+		return tsl_error_nomem();
+	return TSL_OK;
+}
+
+int tsl_json_load_file(json_t **out, const char *path)
+{
+	tsl_buf b;
+	char prefix[512];
+
+	*out = NULL;
+	TSL_CHECK_ARG(path, NULL, "path");
+	tsl_buf_init(&b);
+	int rc = read_file(&b, path);
+	if (!rc) {
+		rc = load(out, b.data ? b.data : "", b.len);
+		snprintf(prefix, sizeof prefix, "%s: ", path);
+		if (rc)
+			tsl_json_error_prefix(rc, prefix);
+	}
+	tsl_buf_release(&b);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pretty writer                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Integers, true, false and null: jansson's own encoding. */
+#define INLINE_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER)
+
+static int buf_sink(const char *text, size_t size, void *data)
+{
+	tsl_buf *b = data;
+
+	tsl_buf_append(b, text, size);
+	return b->failed ? -1 : 0;
+}
+
+int tsl_json_real_text(char *text, size_t size, double v)
+{
+	int len = 0;
+
+	for (int digits = 15; digits <= 17; digits++) {
+		len = snprintf(text, size, "%.*g", digits, v);
+		if (len < 0 || (size_t)len + 3 > size)
+			return -1;
+		if (strtod(text, NULL) == v)
+			break;
+	}
+	char *e = strchr(text, 'e');
+	if (!strchr(text, '.') && !e && isfinite(v)) {
+		memcpy(text + len, ".0", 3);
+	} else if (e) {
+		char *from = e + 1, *to = e + 1;
+		if (*from == '+')
+			from++;
+		else if (*from == '-')
+			from++, to++;
+		while (*from == '0' && from[1])
+			from++;
+		memmove(to, from, strlen(from) + 1);
+	}
+	return 0;
+}
+
+static void write_real(tsl_buf *b, double v)
+{
+	char text[40];
+
+	if (tsl_json_real_text(text, sizeof text, v))
+		b->failed = 1;
+	else
+		tsl_buf_puts(b, text);
+}
+
+/* One line: jansson's compact-with-spaces layout ({"a": 1, "b": [1, 2]}),
+ * reals by write_real so that they read back exactly. */
+static void write_inline(tsl_buf *b, json_t *v)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		tsl_buf_puts(b, "{");
+		i = 0;
+		json_object_foreach(v, key, x) {
+			if (i++)
+				tsl_buf_puts(b, ", ");
+			tsl_buf_json_string(b, key);
+			tsl_buf_puts(b, ": ");
+			write_inline(b, x);
+		}
+		tsl_buf_puts(b, "}");
+		return;
+	case JSON_ARRAY:
+		tsl_buf_puts(b, "[");
+		json_array_foreach(v, i, x) {
+			if (i)
+				tsl_buf_puts(b, ", ");
+			write_inline(b, x);
+		}
+		tsl_buf_puts(b, "]");
+		return;
+	case JSON_REAL:
+		write_real(b, json_real_value(v));
+		return;
+	case JSON_STRING:
+		tsl_buf_json_string(b, json_string_value(v));
+		return;
+	default:
+		if (json_dump_callback(v, buf_sink, b, INLINE_FLAGS))
+			b->failed = 1;
+		return;
+	}
+}
+
+json_t *tsl_json_int_array(const int *v, const int64_t *w, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < n; i++)
+		if (json_array_append_new(a, json_integer(v ? v[i] : w[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+void tsl_json_indent(tsl_buf *b, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		tsl_buf_append(b, "  ", 2);
+}
+
+
+static int all_scalars(json_t *a)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(a, i, v)
+		if (json_is_object(v) || json_is_array(v))
+			return 0;
+	return 1;
+}
+
+static void write_object(tsl_buf *b, json_t *o, int depth)
+{
+	const char *key;
+	json_t *v;
+	size_t left = json_object_size(o);
+
+	tsl_buf_puts(b, "{\n");
+	json_object_foreach(o, key, v) {
+		tsl_json_indent(b, depth + 1);
+		tsl_buf_json_string(b, key);
+		tsl_buf_puts(b, ": ");
+		tsl_json_write(b, v, depth + 1);
+		tsl_buf_puts(b, --left ? ",\n" : "\n");
+	}
+	tsl_json_indent(b, depth);
+	tsl_buf_puts(b, "}");
+}
+
+static void write_array(tsl_buf *b, json_t *a, int depth)
+{
+	size_t i, n = json_array_size(a);
+	json_t *v;
+
+	tsl_buf_puts(b, "[\n");
+	json_array_foreach(a, i, v) {
+		tsl_json_indent(b, depth + 1);
+		write_inline(b, v);
+		tsl_buf_puts(b, i + 1 < n ? ",\n" : "\n");
+	}
+	tsl_json_indent(b, depth);
+	tsl_buf_puts(b, "]");
+}
+
+void tsl_json_write(tsl_buf *b, json_t *v, int depth)
+{
+	if (json_is_object(v) && json_object_size(v) > 0)
+		write_object(b, v, depth);
+	else if (json_is_array(v) && !all_scalars(v))
+		write_array(b, v, depth);
+	else
+		write_inline(b, v);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shared readers                                                             */
+/* ------------------------------------------------------------------------ */
+
+int tsl_json_member_range(long long *begin, long long *end, int *given,
+			  const json_t *obj, const char *key, long long lo,
+			  long long hi, int ordered)
+{
+	char what[2][128];
+	json_t *a;
+	int rc = tsl_json_member(&a, obj, key, JSON_ARRAY, 0, "");
+
+	*given = 0;
+	if (rc || !a)
+		return rc;
+	if (json_array_size(a) != 2)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"%s\" must be [begin, end], not an array of %zu values",
+				 key, json_array_size(a));
+	snprintf(what[0], sizeof what[0], "\"%s\"[0]", key);
+	snprintf(what[1], sizeof what[1], "\"%s\"[1]", key);
+	rc = tsl_json_int(begin, json_array_get(a, 0), lo, hi, "", what[0]);
+	if (!rc)
+		rc = tsl_json_int(end, json_array_get(a, 1),
+				  ordered ? *begin : lo, hi, "", what[1]);
+	if (!rc)
+		*given = 1;
+	return rc;
+}
+
+int tsl_json_read_text(void *out, const char *text, size_t length,
+		       tsl_json_reader read)
+{
+	json_t *root;
+	int rc = tsl_json_load_text(&root, text, length);
+
+	if (rc)
+		return rc;
+	rc = read(out, root);
+	json_decref(root);
+	return rc;
+}
+
+int tsl_json_read_file(void *out, const char *path, tsl_json_reader read)
+{
+	char prefix[512];
+	json_t *root;
+	int rc = tsl_json_load_file(&root, path);
+
+	if (rc)
+		return rc;
+	rc = read(out, root);
+	json_decref(root);
+	if (rc) {
+		snprintf(prefix, sizeof prefix, "%s: ", path);
+		tsl_json_error_prefix(rc, prefix);
+	}
+	return rc;
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Large placements: search time, peak memory and validity.
+
+Usage: python3 scripts/bench-large.py [--tessel PATH] [--sizes 1000,10000,100000]
+           [--devices 16,256,4096] [--time-limit 20] [--modes fast,limit]
+           [--micro-batches N] [--keep DIR]
+
+Generates two families of placements, deterministically (a fixed seed per
+placement, Python's random.Random):
+  chain    blocks b0 -> b1 -> ... on 2 devices, block i on device i mod 2,
+           span 1 + i mod 3, memory 0;
+  layered  layers of 8 blocks, each block after 1 to 3 blocks of the layer
+           before, on one device drawn at random (one block in 20 on 2 to 4
+           devices at once), span 1 .. 3, memory 0.
+Each placement is searched with `tessel search --fast` ("fast") and with
+`tessel search --time-limit T` ("limit"), under /usr/bin/time; the schedule
+found is checked with `tessel validate`. One row per search:
+  family blocks devices mode seconds peak_rss_kb exit valid makespan
+Exit 0 when every search found a valid schedule, 1 otherwise.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def chain(n):
+    blocks = []
+    for i in range(n):
+        b = {"name": "b%d" % i, "kind": "forward", "span": 1 + i % 3,
+             "memory": 0, "devices": [i % 2]}
+        if i:
+            b["after"] = ["b%d" % (i - 1)]
+        blocks.append(b)
+    return {"devices": 2, "blocks": blocks}
+
+
+def layered(n, devices, width=8):
+    rng = random.Random(n * 7919 + devices)
+    blocks = []
+    for i in range(n):
+        layer = i // width
+        if rng.random() < 0.05 and devices > 1:
+            k = rng.randint(2, min(4, devices))
+            devs = sorted(rng.sample(range(devices), k))
+        else:
+            devs = [rng.randrange(devices)]
+        b = {"name": "b%d" % i, "kind": "forward", "span": rng.randint(1, 3),
+             "memory": 0, "devices": devs}
+        if layer:
+            lo = (layer - 1) * width
+            prev = sorted(set(rng.randrange(lo, lo + width)
+                              for _ in range(rng.randint(1, 3))))
+            b["after"] = ["b%d" % p for p in prev]
+        blocks.append(b)
+    return {"devices": devices, "blocks": blocks}
+
+
+def run(cmd):
+    p = subprocess.run(["/usr/bin/time", "-f", "TIME %e %M"] + cmd,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    m = re.search(r"TIME ([0-9.]+) ([0-9]+)", p.stderr)
+    secs, rss = (float(m.group(1)), int(m.group(2))) if m else (-1.0, -1)
+    return p.returncode, secs, rss, p.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--tessel", default=os.path.join(here, "..", "build",
+                                                     "tools", "tessel"))
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--devices", default="16,256,4096")
+    ap.add_argument("--time-limit", default="20")
+    ap.add_argument("--modes", default="fast,limit")
+    ap.add_argument("--micro-batches", default="16")
+    ap.add_argument("--families", default="chain,layered")
+    ap.add_argument("--keep", help="write placements and schedules here")
+    a = ap.parse_args()
+    sizes = [int(x) for x in a.sizes.split(",")]
+    devs = [int(x) for x in a.devices.split(",")]
+    cases = []
+    for fam in a.families.split(","):
+        for n in sizes:
+            if fam == "chain":
+                cases.append((fam, n, 2))
+            else:
+                cases.extend((fam, n, d) for d in devs)
+    work = a.keep or tempfile.mkdtemp(prefix="tessel-large-")
+    os.makedirs(work, exist_ok=True)
+    print("# family blocks devices mode seconds peak_rss_kb exit valid "
+          "makespan")
+    sys.stdout.flush()
+    bad = 0
+    for fam, n, d in cases:
+        pl = os.path.join(work, "%s-%d-%d.json" % (fam, n, d))
+        with open(pl, "w") as f:
+            json.dump(chain(n) if fam == "chain" else layered(n, d), f)
+        for mode in a.modes.split(","):
+            out = os.path.join(work, "%s-%d-%d-%s.sched.json" % (fam, n, d,
+                                                                 mode))
+            extra = ["--fast"] if mode == "fast" else [
+                "--time-limit", a.time_limit]
+            rc, secs, rss, err = run([a.tessel, "search", pl, "-n",
+                                      a.micro_batches, "--format", "json",
+                                      "-o", out] + extra)
+            valid, span = "no", "-"
+            if rc == 0:
+                v = subprocess.run([a.tessel, "validate", out],
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+                valid = "yes" if v.returncode == 0 else "no"
+                try:
+                    with open(out) as f:
+                        span = str(json.load(f).get("nsteps", "-"))
+                except (OSError, ValueError):
+                    pass
+            if valid != "yes":
+                bad += 1
+                msg = err.strip().splitlines()
+                if msg:
+                    print("# %s %d %d %s: %s" % (fam, n, d, mode, msg[0]))
+            print("%s %d %d %s %.2f %d %d %s %s" % (fam, n, d, mode, secs,
+                                                   rss, rc, valid, span))
+            sys.stdout.flush()
+            if not a.keep and os.path.exists(out):
+                os.remove(out)
+        if not a.keep:
+            os.remove(pl)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
