@@ -6,6 +6,7 @@
  *   tessel validate SCHEDULE.json [--placement PLACEMENT.json]
  *   tessel simulate SCHEDULE.json [options]
  *   tessel presets
+ *   tessel compare PLACEMENT [options]
  *   tessel --help | --version
  */
 #include "cli.h"
@@ -31,6 +32,8 @@ static const char usage_text[] =
 	"                                     durations, latency and jitter\n"
 	"  presets                            list the built-in placements\n"
 	"  bench [OPTIONS]                    run the benchmark suite\n"
+	"  compare PLACEMENT [OPTIONS]        libtessel's schedule against GPipe,\n"
+	"                                     1F1B and published baselines\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help and exit\n"
@@ -57,6 +60,7 @@ static const struct command commands[] = {
 	{ "simulate", cli_simulate },
 	{ "presets", cli_presets },
 	{ "bench", cli_bench },
+	{ "compare", cli_compare },
 };
 
 static int is_help(const char *arg)
