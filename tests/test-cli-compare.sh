@@ -6,7 +6,7 @@ T=$1
 fail() { echo "FAIL: $*"; exit 1; }
 out=$("$T" compare vshape -d 4 -n 8 -m 4 --fast) || fail "compare vshape exited $?"
 printf '%s\n' "$out"
-for r in "tessel " "gpipe (greedy)" "1f1b (greedy)" "gpipe (published)" "1f1b (published)"; do
+for r in "tessel " "gpipe (greedy)" "1f1b (greedy, " "gpipe (published)" "1f1b (published)"; do
 	printf '%s\n' "$out" | grep -q "^$r" || fail "no row '$r'"
 done
 # 1F1B's closed form on 4 devices, 8 micro-batches, F 1, B 3: (N + D - 1)(F + B) = 44

@@ -15,7 +15,7 @@
  * its dependencies have arrived and all its devices are free). Where the
  * placement is exactly the placement of a published family of
  * tools/published.c (GPipe, 1F1B, ZB-H1, interleaved 1F1B with 2 .. 4
- * chunks, for the placement's devices, micro-batches and spans), that
+ * chunks, Chimera, for the placement's devices, micro-batches and spans), that
  * family's published order is added as well. Every schedule, libtessel's
  * included, is then replayed by tessel_simulate with the same durations
  * and latency.
@@ -229,21 +229,26 @@ static int cand_cmp(const void *pa, const void *pb)
 /* Start steps of every entry (starts[b * N + m]) under the policy, or -1
  * with `why` when the greedy order gets stuck (memory). */
 static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
-		  char *why, size_t wl)
+		  int64_t max_inflight, int64_t *out_makespan, char *why,
+		  size_t wl)
 {
+	int64_t *left = malloc((size_t)f->N * sizeof *left); /* 0 not started, 1 in flight, 2 done */
+	int64_t inflight = 0, makespan = 0;
 	size_t total = (size_t)f->nb * (size_t)f->N, placed = 0;
 	int64_t *finish = malloc(total * sizeof *finish);
 	int64_t *free_at = calloc((size_t)f->D, sizeof *free_at);
 	int64_t *mem = calloc((size_t)f->D, sizeof *mem);
 	struct cand *c = malloc((total + 1) * sizeof *c);
 	int rc = 0;
-	if (!finish || !free_at || !mem || !c) {
+	if (!finish || !free_at || !mem || !c || !left) {
 		snprintf(why, wl, "out of memory");
 		rc = -1;
 		goto out;
 	}
 	for (size_t i = 0; i < total; i++)
 		finish[i] = starts[i] = -1;
+	for (int64_t m = 0; m < f->N; m++)
+		left[m] = 0;
 	int64_t t = 0;
 	while (placed < total) {
 		size_t nc = 0;
@@ -275,6 +280,20 @@ static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
 					: f->kind[b] == TESSEL_KIND_FORWARD;
 				nc++;
 			}
+		/* micro-batches whose every entry has finished by t leave */
+		for (int64_t m = 0; m < f->N; m++) {
+			if (left[m] != 1)
+				continue;
+			int todo = 0;
+			for (int b = 0; b < f->nb && !todo; b++) {
+				size_t e = (size_t)b * (size_t)f->N + (size_t)m;
+				todo = finish[e] < 0 || finish[e] > t;
+			}
+			if (!todo) {
+				left[m] = 2;
+				inflight--;
+			}
+		}
 		qsort(c, nc, sizeof *c, cand_cmp);
 		for (size_t k = 0; k < nc; k++) {
 			int b = c[k].b, ok = 1;
@@ -287,8 +306,16 @@ static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
 					 mem[d] + f->mem[b] > f->limit[d])
 					ok = 0;
 			}
+			/* a micro-batch not started yet waits while
+			 * max_inflight are in flight */
+			if (ok && left[c[k].m] == 0 && inflight >= max_inflight)
+				ok = 0;
 			if (!ok)
 				continue;
+			if (left[c[k].m] == 0) {
+				left[c[k].m] = 1;
+				inflight++;
+			}
 			size_t e = (size_t)b * (size_t)f->N + (size_t)c[k].m;
 			starts[e] = t;
 			finish[e] = t + f->span[b];
@@ -297,6 +324,8 @@ static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
 				mem[f->dev[b][i]] += f->mem[b];
 			}
 			placed++;
+			if (t + f->span[b] > makespan)
+				makespan = t + f->span[b];
 		}
 		for (int d = 0; d < f->D; d++)
 			if (free_at[d] > t && (next < 0 || free_at[d] < next))
@@ -308,10 +337,18 @@ static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
 			rc = -1;
 			break;
 		}
+		if (placed < total && next <= t) {
+			snprintf(why, wl, "no progress at step %lld",
+				 (long long)t);
+			rc = -1;
+			break;
+		}
 		if (next > t)
 			t = next;
 	}
+	*out_makespan = makespan;
 out:
+	free(left);
 	free(finish);
 	free(free_at);
 	free(mem);
@@ -358,7 +395,26 @@ static void greedy_row(struct row *r, const tessel_graph *g,
 		snprintf(r->why, sizeof r->why, "out of memory");
 		return;
 	}
-	if (greedy(starts, f, pol, r->why, sizeof r->why) == 0) {
+	/* GPipe: nothing bounds the micro-batches in flight. 1F1B: memory
+	 * does, and so does a cap K on the micro-batches in flight, the
+	 * shortest order over K = 1 .. N kept (a memory-bounded greedy order
+	 * can otherwise fill every device and get stuck) */
+	int64_t best = -1, bestk = 0, span = 0;
+	int64_t kmin = pol == POLICY_GPIPE ? f->N : 1;
+	for (int64_t k = kmin; k <= f->N; k++) {
+		if (greedy(starts, f, pol, k, &span, r->why, sizeof r->why))
+			continue;
+		if (best < 0 || span < best) {
+			best = span;
+			bestk = k;
+		}
+	}
+	if (best >= 0 && greedy(starts, f, pol, bestk, &span, r->why,
+				sizeof r->why) == 0) {
+		r->why[0] = '\0';
+		if (pol == POLICY_1F1B)
+			snprintf(r->name, sizeof r->name, "1f1b (greedy, %lld)",
+				 (long long)bestk);
 		int rc = make_schedule(&r->s, g, f, starts, pol == POLICY_GPIPE);
 		if (rc)
 			snprintf(r->why, sizeof r->why, "invalid: %s",
@@ -415,12 +471,14 @@ static size_t published_rows(struct row *rows, size_t max,
 	static const struct { pub_family fam; int chunks; } fams[] = {
 		{PUB_GPIPE, 0}, {PUB_1F1B, 0}, {PUB_ZB_H1, 0},
 		{PUB_INTERLEAVED, 2}, {PUB_INTERLEAVED, 3},
-		{PUB_INTERLEAVED, 4},
+		{PUB_INTERLEAVED, 4}, {PUB_CHIMERA, 0},
 	};
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof fams / sizeof fams[0] && n < max; i++) {
 		pub_params p = {
-			.devices = f->D, .micros = f->N,
+			.devices = f->D,
+			/* a pair family's micro-batch is two model ones */
+			.micros = pub_family_pairs(fams[i].fam) ? 2 * f->N : f->N,
 			.f = first_span(f, TESSEL_KIND_FORWARD),
 			.b = first_span(f, TESSEL_KIND_BACKWARD),
 			.w = first_span(f, TESSEL_KIND_WEIGHT),
