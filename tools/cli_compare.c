@@ -45,7 +45,7 @@ static const char compare_usage[] =
 	"  -d, --devices D           devices of a preset (default 8)\n"
 	"  -m, --memory M            memory limit of every device (preset\n"
 	"                            default 6; overrides the file's limits)\n"
-	"  -n, --micro-batches N     micro-batches (default 16)\n"
+	"  -n, --micro-batches N     micro-batches, 1 .. 256 (default 16)\n"
 	"  -t, --time-limit SECONDS  limit of libtessel's search (default 60)\n"
 	"      --fast                libtessel's heuristics only, no solver\n"
 	"  -D, --durations FILE      durations per block (JSON object of block\n"
@@ -57,6 +57,10 @@ static const char compare_usage[] =
 	"bad input.\n";
 
 enum { OPT_FAST = 256 };
+
+/* The greedy baselines rescan every entry at every event: keep them
+ * quick. */
+#define COMPARE_MAX_MICROS 256
 
 static const struct option compare_options[] = {
 	{ "devices", required_argument, NULL, 'd' },
@@ -397,11 +401,13 @@ static void greedy_row(struct row *r, const tessel_graph *g,
 	}
 	/* GPipe: nothing bounds the micro-batches in flight. 1F1B: memory
 	 * does, and so does a cap K on the micro-batches in flight, the
-	 * shortest order over K = 1 .. N kept (a memory-bounded greedy order
+	 * shortest order over K = 1 .. min(N, 2D) kept (a memory-bounded greedy order
 	 * can otherwise fill every device and get stuck) */
 	int64_t best = -1, bestk = 0, span = 0;
 	int64_t kmin = pol == POLICY_GPIPE ? f->N : 1;
-	for (int64_t k = kmin; k <= f->N; k++) {
+	int64_t kmax = pol == POLICY_GPIPE ? f->N
+		: (f->N < 2 * (int64_t)f->D ? f->N : 2 * (int64_t)f->D);
+	for (int64_t k = kmin; k <= kmax; k++) {
 		if (greedy(starts, f, pol, k, &span, r->why, sizeof r->why))
 			continue;
 		if (best < 0 || span < best) {
@@ -546,7 +552,7 @@ static int parse_args(struct compare_args *a, int argc, char **argv)
 			break;
 		case 'n':
 			if (cli_parse_int(&a->micros, "--micro-batches", optarg,
-					  1, 1000000))
+					  1, COMPARE_MAX_MICROS))
 				return CLI_EXIT_USAGE;
 			break;
 		case 't':
