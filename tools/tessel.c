@@ -137,8 +137,8 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 
 	if (argc < 2) {
-		cli_error("no command given (search, validate, simulate, presets "
-			  "or bench)");
+		cli_error("no command given (search, validate, simulate, presets, "
+			  "bench or compare)");
 		return usage_error();
 	}
 	if (is_help(argv[1]))
