@@ -749,14 +749,26 @@ TESSEL_API int tessel_schedule_to_actions_json(char **out,
 /* The schedule as the CSV that torch.distributed.pipelining reads
  * (_PipelineScheduleRuntime._load_csv): one row per rank (device), actions
  * in execution order, each "{stage}{F|B|I|W}{micro-batch}"; with
- * `with_comms` = 1 also SEND_F / RECV_F / SEND_B / RECV_B actions. Stages
- * come from the blocks' stage numbers. TESSEL_EUNSUPPORTED, naming the
- * block or stage, where PyTorch's model does not fit (a block on several
- * devices, a stage on two devices, a block without a stage).
+ * `with_comms` = 1 also SEND_F / RECV_F / SEND_B / RECV_B actions, each
+ * receive posted when its producer finishes, and {stage}REDUCE_GRAD after
+ * each stage's last backward (since 1.2). Stages come from the blocks'
+ * stage numbers, or when no block has one from the forward chain (since
+ * 1.2; doc/formats.md). TESSEL_EUNSUPPORTED, naming the block or stage,
+ * where PyTorch's model does not fit (a block on several devices, two
+ * pipelines, a stage on two devices or without a backward, blocks with and
+ * without a stage).
  * *out: new NUL-terminated text, release with tessel_free. */
 TESSEL_API int tessel_schedule_to_torch_csv(char **out,
 					    const tessel_schedule *schedule,
 					    int with_comms);
+
+/* Whether tessel_schedule_to_torch_csv can export schedules of `graph`
+ * (since 1.2): TESSEL_OK, or the TESSEL_EUNSUPPORTED it would give, with
+ * the same message (a block on several devices, two pipelines, a stage on
+ * two devices or without a backward, ...), so that a caller can refuse
+ * before searching. `with_comms` as there. */
+TESSEL_API int tessel_graph_check_torch(const tessel_graph *graph,
+					int with_comms);
 
 /* The schedule in the Chrome trace event format (Perfetto reads it):
  * complete "X" events, one named track per device in one named process,

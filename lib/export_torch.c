@@ -7,100 +7,293 @@
  * separated by commas, as _PipelineScheduleRuntime._load_csv reads them. A
  * compute action is "{stage}{F|B|I|W}{micro-batch}": F a forward, B a full
  * backward, I the input-gradient part of a split backward (a backward whose
- * stage also has weight blocks), W the weight-gradient part.
+ * stage also has a weight block), W the weight-gradient part.
  *
- * With communication (PyTorch's "compute_comms" format) each forward is
- * preceded by "{stage}RECV_F{mb}" when its input comes from another rank and
- * followed by "{stage}SEND_F{mb}" when its output goes to another rank;
- * backwards likewise with RECV_B / SEND_B. The spelling follows PyTorch's
- * _Action.__repr__ (stage, computation type, micro-batch: "3SEND_F1") and
- * _action_regex "(\d+)(F|I|B|W|UNSHARD|RESHARD|SEND_F|RECV_F|SEND_B|RECV_B)(\d*)".
+ * With communication (PyTorch's "compute_comms" format):
+ *   - "{stage}SEND_F{mb}" / "{stage}SEND_B{mb}" when a forward's output goes
+ *     to the next stage on another rank / a backward's input gradient to the
+ *     previous stage on another rank, at the step the producer finishes;
+ *   - "{stage}RECV_F{mb}" / "{stage}RECV_B{mb}" on the consumer's rank,
+ *     posted as early as the producer allows: at the step the producer
+ *     finishes (the step of its send), not just before the consumer. This is
+ *     where PyTorch's own lowering (_add_send_recv) puts a receive: on the
+ *     receiver's list when the sender computes, so that the transfer
+ *     overlaps the receiver's compute;
+ *   - "{stage}REDUCE_GRAD" after the last backward-like action of the stage
+ *     (its N-th B, or its N-th W when the backward is split), as PyTorch's
+ *     _add_reduce_grad puts it: the runtime scales the gradients by 1/N
+ *     and runs the data-parallel reduction there.
+ * Actions of one step: sends, then REDUCE_GRAD, then receives, then the
+ * compute that starts at that step. The plain format has no REDUCE_GRAD:
+ * PyTorch's lowering adds it and refuses non-compute actions there. Neither
+ * has UNSHARD / RESHARD: the plain format gets them from PyTorch's lowering
+ * (_add_unshard_reshard); with comms an FSDP-wrapped stage is not covered.
+ * The spelling follows _Action.__repr__ ("3SEND_F1", "0REDUCE_GRAD").
  *
- * PyTorch's model: every block belongs to a stage, every stage to one rank,
- * and a stage's activations go to the next stage only (gradients to the
- * previous one). Graphs outside that model give TESSEL_EUNSUPPORTED. */
+ * Stages: the blocks' stage numbers when every block has one. When no
+ * block has one they are derived: the forward blocks must form one chain
+ * (stage = position in it), each backward block follows the chain back one
+ * stage at a time (the backward after the last forward is the last stage),
+ * a weight block takes its backward's stage. V-shapes (stage s and
+ * 2D-1-s on one rank) and any other stage-to-rank mapping come out as the
+ * placement gives them; PyTorch's _validate_schedule infers the mapping
+ * from the CSV.
+ *
+ * PyTorch's model: one chain of stages, every stage on one rank, a stage's
+ * activations go to the next stage only (gradients to the previous one),
+ * and every stage runs a forward and a backward of every micro-batch
+ * (_validate_schedule: "expected N total backwards"). Graphs outside it
+ * give TESSEL_EUNSUPPORTED naming the block or stage: a block on several
+ * devices, two pipelines (xshape, Chimera-like), a stage without a backward
+ * (an inference placement), blocks with and without stages. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "error.h"
 #include "graph.h"
 #include "schedule.h"
 #include "util.h"
 
-/* Communication needs of a block (the same in every micro-batch). */
-enum {
-	COMM_RECV_F = 1,
-	COMM_RECV_B = 2,
-	COMM_SEND_F = 4,
-	COMM_SEND_B = 8
-};
-
 typedef struct torch_map {
 	const tessel_graph *g;
 	int nstages;
+	int *stage;           /* stage of each block */
 	int *stage_dev;       /* rank of each stage, -1 while unseen */
 	int *stage_gid;       /* the block that set stage_dev (messages) */
-	unsigned char *has_weight; /* per stage: it has weight blocks */
-	unsigned char *comm;  /* per block: COMM_* bits */
+	unsigned char *has_weight; /* per stage: it has a weight block */
+	int *recv_from;       /* per block: producer it receives from, -1 */
+	unsigned char *sends_to; /* per block: it sends its output (1) */
 } torch_map;
 
 static void map_release(torch_map *m)
 {
+	tsl_free(m->stage);
 	tsl_free(m->stage_dev);
 	tsl_free(m->stage_gid);
 	tsl_free(m->has_weight);
-	tsl_free(m->comm);
+	tsl_free(m->recv_from);
+	tsl_free(m->sends_to);
+}
+
+/* The only dependency of block b of kind `kind`, -1 when none, -2 when
+ * several. */
+static int only_dep(const tessel_graph *g, int b, int kind)
+{
+	int found = -1;
+	for (int i = 0; i < g->blocks[b].ndeps; i++) {
+		int a = g->blocks[b].deps[i];
+		if ((int)g->blocks[a].kind != kind)
+			continue;
+		if (found >= 0)
+			return -2;
+		found = a;
+	}
+	return found;
+}
+
+/* The first block of the one forward chain: -1 when there is no forward
+ * block, -2 (error set) when forward blocks start several pipelines or
+ * join. */
+static int one_chain_root(const tessel_graph *g)
+{
+	int root = -1;
+	for (int b = 0; b < g->nblocks; b++) {
+		if (g->blocks[b].kind != TESSEL_KIND_FORWARD)
+			continue;
+		int d = only_dep(g, b, TESSEL_KIND_FORWARD);
+		if (d == -2) {
+			tsl_error(TESSEL_EUNSUPPORTED,
+				  "torch CSV: forward block \"%s\" follows "
+				  "several forward blocks; PyTorch runs one "
+				  "chain of stages", g->blocks[b].name);
+			return -2;
+		}
+		if (d != -1)
+			continue;
+		if (root >= 0) {
+			tsl_error(TESSEL_EUNSUPPORTED,
+				  "torch CSV: forward blocks \"%s\" and \"%s\" "
+				  "each start a pipeline; PyTorch runs one chain "
+				  "of stages (two pipelines, as in xshape, are two "
+				  "schedules there)",
+				  g->blocks[root].name, g->blocks[b].name);
+			return -2;
+		}
+		root = b;
+	}
+	return root;
+}
+
+/* Stages of a graph none of whose blocks has one (see the top). */
+static int derive_stages(torch_map *m)
+{
+	const tessel_graph *g = m->g;
+	int n = g->nblocks;
+	int root = one_chain_root(g);
+	if (root < 0)
+		return root == -2 ? TESSEL_EUNSUPPORTED
+			: tsl_error(TESSEL_EUNSUPPORTED,
+				    "torch CSV: the placement has no forward block");
+	for (int b = 0; b < n; b++)
+		m->stage[b] = -1;
+	/* the chain from the root, one forward successor at a time */
+	int cur = root, k = 0;
+	m->stage[cur] = k++;
+	for (;;) {
+		int next = -1;
+		for (int c = 0; c < n; c++) {
+			if (g->blocks[c].kind != TESSEL_KIND_FORWARD
+			    || only_dep(g, c, TESSEL_KIND_FORWARD) != cur)
+				continue;
+			if (next >= 0)
+				return tsl_error(TESSEL_EUNSUPPORTED,
+						 "torch CSV: forward block \"%s\" "
+						 "feeds several forward blocks; "
+						 "PyTorch runs one chain of stages",
+						 g->blocks[cur].name);
+			next = c;
+		}
+		if (next < 0)
+			break;
+		m->stage[next] = k++;
+		cur = next;
+	}
+	int last = cur, nstages = k, progress = 1;
+	while (progress) {
+		progress = 0;
+		for (int b = 0; b < n; b++) {
+			const tsl_block *blk = &g->blocks[b];
+			if (m->stage[b] >= 0 || blk->kind == TESSEL_KIND_FORWARD)
+				continue;
+			int bd = only_dep(g, b, TESSEL_KIND_BACKWARD);
+			if (blk->kind == TESSEL_KIND_BACKWARD) {
+				if (bd >= 0 && m->stage[bd] > 0)
+					m->stage[b] = m->stage[bd] - 1;
+				else if (bd == -1 && only_dep(g, b, TESSEL_KIND_FORWARD) == last)
+					m->stage[b] = nstages - 1;
+			} else if (bd >= 0 && m->stage[bd] >= 0) {
+				m->stage[b] = m->stage[bd];
+			}
+			if (m->stage[b] >= 0)
+				progress = 1;
+		}
+	}
+	for (int b = 0; b < n; b++)
+		if (m->stage[b] < 0)
+			return tsl_error(TESSEL_EUNSUPPORTED,
+					 "torch CSV: block \"%s\" has no stage and "
+					 "none can be derived (forward blocks not "
+					 "in the chain, or a backward that does not "
+					 "follow it back one stage at a time)",
+					 g->blocks[b].name);
+	return TSL_OK;
 }
 
 /* Stages and ranks: each block on one device, with a stage; each stage on
- * one device. */
+ * one device, with a forward and a backward. */
 static int map_stages(torch_map *m)
 {
 	const tessel_graph *g = m->g;
-	int maxstage = -1;
-	for (int b = 0; b < g->nblocks; b++) {
+	int n = g->nblocks, with = 0, maxstage = -1;
+	m->stage = tsl_reallocarray(NULL, n > 0 ? (size_t)n : 1, sizeof *m->stage);
+	m->recv_from = tsl_reallocarray(NULL, n > 0 ? (size_t)n : 1,
+					sizeof *m->recv_from);
+	m->sends_to = tsl_calloc(n > 0 ? (size_t)n : 1, 1);
+	if (!m->stage || !m->recv_from || !m->sends_to)
+		return tsl_error_nomem();
+	for (int b = 0; b < n; b++) {
 		const tsl_block *blk = &g->blocks[b];
+		m->recv_from[b] = -1;
 		if (blk->ndevices != 1)
 			return tsl_error(TESSEL_EUNSUPPORTED,
 					 "torch CSV: block \"%s\" occupies %d devices; "
 					 "PyTorch runs each stage on one rank",
 					 blk->name, blk->ndevices);
-		if (blk->stage < 0)
-			return tsl_error(TESSEL_EUNSUPPORTED,
-					 "torch CSV: block \"%s\" has no stage "
-					 "(set one with tessel_graph_set_stage)",
-					 blk->name);
-		if (blk->stage > maxstage)
-			maxstage = blk->stage;
+		if (blk->stage >= 0)
+			with++;
 	}
+	if (one_chain_root(g) == -2)
+		return TESSEL_EUNSUPPORTED;
+	if (with == 0) {
+		int rc = derive_stages(m);
+		if (rc)
+			return rc;
+	} else {
+		for (int b = 0; b < n; b++) {
+			if (g->blocks[b].stage < 0)
+				return tsl_error(TESSEL_EUNSUPPORTED,
+						 "torch CSV: block \"%s\" has no stage "
+						 "while others have (set one with "
+						 "tessel_graph_set_stage, or none to "
+						 "have them derived)",
+						 g->blocks[b].name);
+			m->stage[b] = g->blocks[b].stage;
+		}
+	}
+	for (int b = 0; b < n; b++)
+		if (m->stage[b] > maxstage)
+			maxstage = m->stage[b];
 	m->nstages = maxstage + 1;
-	size_t n = (size_t)m->nstages;
-	m->stage_dev = tsl_reallocarray(NULL, n ? n : 1, sizeof *m->stage_dev);
-	m->stage_gid = tsl_reallocarray(NULL, n ? n : 1, sizeof *m->stage_gid);
-	m->has_weight = tsl_calloc(n ? n : 1, 1);
-	m->comm = tsl_calloc(g->nblocks > 0 ? (size_t)g->nblocks : 1, 1);
-	if (!m->stage_dev || !m->stage_gid || !m->has_weight || !m->comm)
+	size_t ns = (size_t)m->nstages;
+	m->stage_dev = tsl_reallocarray(NULL, ns ? ns : 1, sizeof *m->stage_dev);
+	m->stage_gid = tsl_reallocarray(NULL, ns ? ns : 1, sizeof *m->stage_gid);
+	m->has_weight = tsl_calloc(ns ? ns : 1, 1);
+	int *count = tsl_calloc(3 * (ns ? ns : 1), sizeof *count);
+	if (!m->stage_dev || !m->stage_gid || !m->has_weight || !count) {
+		tsl_free(count);
 		return tsl_error_nomem();
-	for (size_t s = 0; s < n; s++)
+	}
+	for (size_t s = 0; s < ns; s++)
 		m->stage_dev[s] = -1;
-	for (int b = 0; b < g->nblocks; b++) {
+	int rc = TSL_OK;
+	for (int b = 0; b < n && !rc; b++) {
 		const tsl_block *blk = &g->blocks[b];
-		int s = blk->stage, d = blk->devices[0];
-		if (m->stage_dev[s] < 0) {
+		int s = m->stage[b], d = blk->devices[0];
+		int k = blk->kind == TESSEL_KIND_FORWARD ? 0
+			: blk->kind == TESSEL_KIND_BACKWARD ? 1 : 2;
+		if (++count[3 * s + k] > 1)
+			rc = tsl_error(TESSEL_EUNSUPPORTED,
+				       "torch CSV: stage %d has more than one %s "
+				       "block (\"%s\"); PyTorch runs one of each "
+				       "kind per stage and micro-batch",
+				       s, tsl_kind_name(blk->kind), blk->name);
+		else if (m->stage_dev[s] < 0) {
 			m->stage_dev[s] = d;
 			m->stage_gid[s] = b;
 		} else if (m->stage_dev[s] != d) {
-			return tsl_error(TESSEL_EUNSUPPORTED,
-					 "torch CSV: stage %d is on device %d (block \"%s\") "
-					 "and on device %d (block \"%s\"); PyTorch runs "
-					 "each stage on one rank",
-					 s, m->stage_dev[s],
-					 g->blocks[m->stage_gid[s]].name, d,
-					 blk->name);
+			rc = tsl_error(TESSEL_EUNSUPPORTED,
+				       "torch CSV: stage %d is on device %d (block "
+				       "\"%s\") and on device %d (block \"%s\"); "
+				       "PyTorch runs each stage on one rank",
+				       s, m->stage_dev[s],
+				       g->blocks[m->stage_gid[s]].name, d,
+				       blk->name);
 		}
 		if (blk->kind == TESSEL_KIND_WEIGHT)
 			m->has_weight[s] = 1;
 	}
-	return TSL_OK;
+	for (int s = 0; s < m->nstages && !rc; s++) {
+		if (m->stage_dev[s] < 0)
+			rc = tsl_error(TESSEL_EUNSUPPORTED,
+				       "torch CSV: no block has stage %d; PyTorch "
+				       "numbers the stages 0 .. %d without gaps",
+				       s, m->nstages - 1);
+		else if (!count[3 * s])
+			rc = tsl_error(TESSEL_EUNSUPPORTED,
+				       "torch CSV: stage %d has no forward block",
+				       s);
+		else if (!count[3 * s + 1])
+			rc = tsl_error(TESSEL_EUNSUPPORTED,
+				       "torch CSV: stage %d has no backward block "
+				       "(an inference placement?): PyTorch's "
+				       "runtime loads a schedule only when every "
+				       "stage runs a backward of every micro-batch "
+				       "(_validate_schedule), so a forward-only "
+				       "schedule cannot be given to it; export "
+				       "the training placement", s);
+	}
+	tsl_free(count);
+	return rc;
 }
 
 /* Communication of each block: a dependency that crosses devices is a
@@ -114,18 +307,16 @@ static int map_comms(torch_map *m)
 		for (int i = 0; i < cb->ndeps; i++) {
 			int p = cb->deps[i];
 			const tsl_block *pb = &g->blocks[p];
+			int ps = m->stage[p], cs = m->stage[c];
 			if (pb->devices[0] == cb->devices[0])
 				continue;
-			if (pb->kind == TESSEL_KIND_FORWARD
-			    && cb->kind == TESSEL_KIND_FORWARD
-			    && cb->stage == pb->stage + 1) {
-				m->comm[p] |= COMM_SEND_F;
-				m->comm[c] |= COMM_RECV_F;
-			} else if (pb->kind == TESSEL_KIND_BACKWARD
-				   && cb->kind == TESSEL_KIND_BACKWARD
-				   && cb->stage == pb->stage - 1) {
-				m->comm[p] |= COMM_SEND_B;
-				m->comm[c] |= COMM_RECV_B;
+			if ((pb->kind == TESSEL_KIND_FORWARD
+			     && cb->kind == TESSEL_KIND_FORWARD && cs == ps + 1)
+			    || (pb->kind == TESSEL_KIND_BACKWARD
+				&& cb->kind == TESSEL_KIND_BACKWARD
+				&& cs == ps - 1)) {
+				m->sends_to[p] = 1;
+				m->recv_from[c] = p;
 			} else {
 				return tsl_error(TESSEL_EUNSUPPORTED,
 						 "torch CSV: the dependency of block \"%s\" "
@@ -133,8 +324,8 @@ static int map_comms(torch_map *m)
 						 "crosses devices; PyTorch only sends forward "
 						 "activations to the next stage and backward "
 						 "gradients to the previous one",
-						 cb->name, tsl_kind_name(cb->kind), cb->stage,
-						 pb->name, tsl_kind_name(pb->kind), pb->stage);
+						 cb->name, tsl_kind_name(cb->kind), cs,
+						 pb->name, tsl_kind_name(pb->kind), ps);
 			}
 		}
 	}
@@ -155,49 +346,167 @@ static int check_placed(const tessel_schedule *s)
 	return TSL_OK;
 }
 
-static char action_letter(const torch_map *m, const tsl_block *blk)
+/* One item of a rank's row with communication. */
+enum { IT_SEND = 0, IT_REDUCE = 1, IT_RECV = 2, IT_COMPUTE = 3 };
+
+typedef struct row_item {
+	int64_t step;
+	int cls;
+	int gid;
+	int64_t mid;
+	int64_t tie; /* order of the compute on the device */
+} row_item;
+
+static int row_item_cmp(const void *pa, const void *pb)
 {
-	switch (blk->kind) {
+	const row_item *a = pa, *b = pb;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	if (a->tie != b->tie)
+		return a->tie < b->tie ? -1 : 1;
+	return 0;
+}
+
+static char action_letter(const torch_map *m, int gid)
+{
+	switch (m->g->blocks[gid].kind) {
 	case TESSEL_KIND_FORWARD: return 'F';
 	case TESSEL_KIND_WEIGHT: return 'W';
-	default: return m->has_weight[blk->stage] ? 'I' : 'B';
+	default: return m->has_weight[m->stage[gid]] ? 'I' : 'B';
 	}
 }
 
 static void put_action(tsl_buf *b, int *first, int stage, const char *what,
 		       int64_t mid)
 {
-	tsl_buf_printf(b, "%s%d%s%lld", *first ? "" : ",", stage, what,
-		       (long long)mid);
+	tsl_buf_printf(b, "%s%d%s", *first ? "" : ",", stage, what);
+	if (mid >= 0)
+		tsl_buf_printf(b, "%lld", (long long)mid);
 	*first = 0;
+}
+
+/* The last backward-like block of each stage: W when split, else B. */
+static int ends_stage(const torch_map *m, int gid)
+{
+	int kind = m->g->blocks[gid].kind;
+	if (kind == TESSEL_KIND_WEIGHT)
+		return 1;
+	return kind == TESSEL_KIND_BACKWARD && !m->has_weight[m->stage[gid]];
 }
 
 static int put_rank(tsl_buf *b, const torch_map *m, const tessel_schedule *s,
 		    int d, int with_comms)
 {
+	const tessel_graph *g = m->g;
 	tessel_iter *it = NULL;
 	int rc = tessel_iter_new(&it, s, d);
 	if (rc)
 		return rc;
+	size_t cap = 64, n = 0;
+	row_item *items = tsl_reallocarray(NULL, cap, sizeof *items);
+	int64_t *done = tsl_calloc(m->nstages > 0 ? (size_t)m->nstages : 1,
+				   sizeof *done);
+	if (!items || !done) {
+		tsl_free(items);
+		tsl_free(done);
+		tessel_iter_free(it);
+		return tsl_error_nomem();
+	}
 	const tessel_entry *e;
-	int first = 1;
-	while (tessel_iter_next(&e, it) == TESSEL_OK) {
-		const tsl_block *blk = &m->g->blocks[e->gid];
-		int comm = with_comms ? m->comm[e->gid] : 0;
-		char what[2] = {action_letter(m, blk), '\0'};
-		if (comm & COMM_RECV_F)
-			put_action(b, &first, blk->stage, "RECV_F", e->mid);
-		if (comm & COMM_RECV_B)
-			put_action(b, &first, blk->stage, "RECV_B", e->mid);
-		put_action(b, &first, blk->stage, what, e->mid);
-		if (comm & COMM_SEND_F)
-			put_action(b, &first, blk->stage, "SEND_F", e->mid);
-		if (comm & COMM_SEND_B)
-			put_action(b, &first, blk->stage, "SEND_B", e->mid);
+	int64_t order = 0;
+	while (tessel_iter_next(&e, it) == TESSEL_OK && !rc) {
+		const tsl_block *blk = &g->blocks[e->gid];
+		int64_t start = e->start, finish = e->start + blk->span;
+		row_item add[4];
+		int na = 0;
+		add[na++] = (row_item){start, IT_COMPUTE, e->gid, e->mid, order};
+		if (with_comms) {
+			int p = m->recv_from[e->gid];
+			if (p >= 0) {
+				const struct tessel_entry *pe = tsl_entry_at(s, p, e->mid);
+				add[na++] = (row_item){pe->start + g->blocks[p].span,
+						       IT_RECV, e->gid, e->mid,
+						       order};
+			}
+			if (m->sends_to[e->gid])
+				add[na++] = (row_item){finish, IT_SEND, e->gid,
+						       e->mid, order};
+			if (ends_stage(m, e->gid)
+			    && ++done[m->stage[e->gid]] == s->nmicros)
+				add[na++] = (row_item){finish, IT_REDUCE,
+						       e->gid, -1, order};
+		}
+		order++;
+		if (n + (size_t)na > cap) {
+			cap *= 2;
+			row_item *bigger = tsl_reallocarray(items, cap,
+							    sizeof *items);
+			if (!bigger) {
+				rc = tsl_error_nomem();
+				break;
+			}
+			items = bigger;
+		}
+		for (int i = 0; i < na; i++)
+			items[n++] = add[i];
 	}
 	tessel_iter_free(it);
-	tsl_buf_puts(b, "\n");
-	return TSL_OK;
+	if (!rc) {
+		qsort(items, n, sizeof *items, row_item_cmp);
+		int first = 1;
+		for (size_t i = 0; i < n; i++) {
+			const row_item *r = &items[i];
+			int st = m->stage[r->gid];
+			int fwd = g->blocks[r->gid].kind == TESSEL_KIND_FORWARD;
+			char what[2] = {action_letter(m, r->gid), '\0'};
+			switch (r->cls) {
+			case IT_SEND:
+				put_action(b, &first, st, fwd ? "SEND_F" : "SEND_B",
+					   r->mid);
+				break;
+			case IT_REDUCE:
+				put_action(b, &first, st, "REDUCE_GRAD", -1);
+				break;
+			case IT_RECV:
+				put_action(b, &first, st, fwd ? "RECV_F" : "RECV_B",
+					   r->mid);
+				break;
+			default:
+				put_action(b, &first, st, what, r->mid);
+				break;
+			}
+		}
+		tsl_buf_puts(b, "\n");
+	}
+	tsl_free(items);
+	tsl_free(done);
+	return rc;
+}
+
+static int check_graph(torch_map *m, int with_comms)
+{
+	int rc = map_stages(m);
+	if (!rc && with_comms)
+		rc = map_comms(m);
+	return rc;
+}
+
+TESSEL_API int tessel_graph_check_torch(const tessel_graph *graph,
+					int with_comms)
+{
+	static const char fn[] = "tessel_graph_check_torch";
+	if (!graph)
+		return tsl_error(TESSEL_EINVAL, "%s: graph is NULL", fn);
+	if (with_comms != 0 && with_comms != 1)
+		return tsl_error(TESSEL_EINVAL,
+				 "%s: with_comms must be 0 or 1, got %d", fn,
+				 with_comms);
+	torch_map m = {.g = graph};
+	int rc = check_graph(&m, with_comms);
+	map_release(&m);
+	return rc;
 }
 
 TESSEL_API int tessel_schedule_to_torch_csv(char **out,
@@ -215,9 +524,7 @@ TESSEL_API int tessel_schedule_to_torch_csv(char **out,
 				 "%s: with_comms must be 0 or 1, got %d", fn,
 				 with_comms);
 	torch_map m = {.g = schedule->graph};
-	int rc = map_stages(&m);
-	if (!rc && with_comms)
-		rc = map_comms(&m);
+	int rc = check_graph(&m, with_comms);
 	if (!rc)
 		rc = check_placed(schedule);
 	tsl_buf b;

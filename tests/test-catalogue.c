@@ -1093,7 +1093,7 @@ static const struct row catalogue[] = {
 	C("to_svg NULL", c_svg_null, TESSEL_EINVAL, "tessel_schedule_to_svg: schedule is NULL"),
 	C("to_actions_json NULL", c_actions_null, TESSEL_EINVAL, "tessel_schedule_to_actions_json: schedule is NULL"),
 	C("to_torch_csv NULL", c_torch_null, TESSEL_EINVAL, "tessel_schedule_to_torch_csv: schedule is NULL"),
-	C("to_torch_csv without stages", c_torch_no_stage, TESSEL_EUNSUPPORTED, "torch CSV: block \"a\" has no stage (set one with tessel_graph_set_stage)"),
+	C("to_torch_csv without stages", c_torch_no_stage, TESSEL_EUNSUPPORTED, "torch CSV: stage 0 is on device 0 (block \"a\") and on device 1 (block \"b\"); PyTorch runs each stage on one rank"),
 	C("to_trace_json step -1", c_trace_neg, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0 (or 0: from the placement), got -1"),
 	C("to_trace_json step NaN", c_trace_nan, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0 (or 0: from the placement), got nan"),
 	C("to_trace_json step -inf", c_trace_ninf, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0 (or 0: from the placement), got -inf"),

@@ -45,7 +45,7 @@ static const char *write_temp(const char *text, const char *suffix)
 
 typedef struct action {
 	int stage;
-	char type[8];  /* F B I W SEND_F RECV_F SEND_B RECV_B */
+	char type[16]; /* F B I W SEND_F RECV_F SEND_B RECV_B REDUCE_GRAD */
 	long long mb;
 } action;
 
@@ -60,7 +60,12 @@ static action parse_action(const char *tok)
 	action a;
 	int used = 0;
 	memset(&a, 0, sizeof a);
-	if (sscanf(tok, "%d%7[A-Z_]%lld%n", &a.stage, a.type, &a.mb, &used) != 3
+	if (sscanf(tok, "%d%15[A-Z_]%n", &a.stage, a.type, &used) == 2
+	    && tok[used] == '\0' && strcmp(a.type, "REDUCE_GRAD") == 0) {
+		a.mb = -1; /* REDUCE_GRAD has no micro-batch */
+		return a;
+	}
+	if (sscanf(tok, "%d%15[A-Z_]%lld%n", &a.stage, a.type, &a.mb, &used) != 3
 	    || tok[used] != '\0')
 		fail_msg("bad action \"%s\"", tok);
 	return a;
@@ -220,7 +225,8 @@ static void test_torch_csv_comms(void **state)
 	parse_csv(&c, text);
 	parse_csv(&p, plain);
 	assert_int_equal(c.nranks, D);
-	size_t sends[2] = {0, 0}, recvs[2] = {0, 0};
+	size_t sends[2] = {0, 0}, recvs[2] = {0, 0}, reduces = 0;
+	int early = 0; /* a receive posted before another action */
 	for (int r = 0; r < D; r++) {
 		/* the compute actions are those of the plain CSV */
 		size_t j = 0;
@@ -232,9 +238,20 @@ static void test_torch_csv_comms(void **state)
 				j++;
 				continue;
 			}
+			if (strcmp(a->type, "REDUCE_GRAD") == 0) {
+				/* once, after the stage's last backward: the
+				 * rank's last action (vshape: one stage) */
+				assert_int_equal(a->stage, r);
+				assert_int_equal(i, c.nacts[r] - 1);
+				reduces++;
+				continue;
+			}
 			int fwd = a->type[5] == 'F';
 			int send = strncmp(a->type, "SEND_", 5) == 0;
 			assert_true(send || strncmp(a->type, "RECV_", 5) == 0);
+			if (!send && !early
+			    && !is_compute(&c.acts[r][i + 1]))
+				early = 1;
 			/* the peer stage: forward data to stage + 1, gradients
 			 * to stage - 1 (vshape: stage k on rank k) */
 			int peer = send ? (fwd ? a->stage + 1 : a->stage - 1)
@@ -263,6 +280,8 @@ static void test_torch_csv_comms(void **state)
 		assert_int_equal(sends[k], (D - 1) * NM);
 		assert_int_equal(recvs[k], (D - 1) * NM);
 	}
+	assert_int_equal(reduces, D);
+	assert_true(early);
 	check_torch_rules(&c, D, NM);
 	csv_free(&c);
 	csv_free(&p);
@@ -297,6 +316,13 @@ static tessel_schedule *small_schedule(const int stages[4], const int dev[4],
 	return s;
 }
 
+static const tessel_graph *graph_of(const tessel_schedule *s)
+{
+	const tessel_graph *g = NULL;
+	TH_OK(tessel_schedule_graph(&g, s));
+	return g;
+}
+
 static const tessel_kind fbbf[4] = {TESSEL_KIND_FORWARD, TESSEL_KIND_FORWARD,
 				    TESSEL_KIND_BACKWARD, TESSEL_KIND_BACKWARD};
 static const int dev0110[4] = {0, 1, 1, 0};
@@ -312,8 +338,18 @@ static void test_torch_csv_small(void **state)
 	tessel_free(text);
 	TH_OK(tessel_schedule_to_torch_csv(&text, s, 1));
 	assert_string_equal(text,
-			    "0F0,0SEND_F0,0RECV_B0,0B0,0F1,0SEND_F1,0RECV_B1,0B1\n"
-			    "1RECV_F0,1F0,1B0,1SEND_B0,1RECV_F1,1F1,1B1,1SEND_B1\n");
+			    "0F0,0SEND_F0,0RECV_B0,0B0,0F1,0SEND_F1,0RECV_B1,0B1,"
+			    "0REDUCE_GRAD\n"
+			    "1RECV_F0,1F0,1B0,1SEND_B0,1RECV_F1,1F1,1B1,1SEND_B1,"
+			    "1REDUCE_GRAD\n");
+	tessel_free(text);
+	/* the same without stage numbers: derived from the forward chain */
+	const int none[4] = {-2, -2, -2, -2};
+	tessel_schedule *u = small_schedule(none, dev0110, fbbf);
+	TH_OK(tessel_schedule_to_torch_csv(&text, u, 0));
+	assert_string_equal(text, "0F0,0B0,0F1,0B1\n1F0,1B0,1F1,1B1\n");
+	TH_OK(tessel_graph_check_torch(graph_of(u), 1));
+	tessel_schedule_free(u);
 	tessel_free(text);
 	tessel_schedule_free(s);
 
@@ -336,6 +372,9 @@ static void test_torch_csv_small(void **state)
 	for (int i = 0; i < 3; i++)
 		TH_OK(tessel_schedule_set_step(s, i, 0, i));
 	TH_OK(tessel_schedule_to_torch_csv(&text, s, 1));
+	assert_string_equal(text, "0F0,0I0,0W0,0REDUCE_GRAD\n");
+	tessel_free(text);
+	TH_OK(tessel_schedule_to_torch_csv(&text, s, 0));
 	assert_string_equal(text, "0F0,0I0,0W0\n");
 	tessel_free(text);
 	tessel_schedule_free(s);
@@ -375,17 +414,62 @@ static void test_torch_csv_errors(void **state)
 		     TESSEL_EUNSUPPORTED, "stage 0");
 	tessel_schedule_free(s);
 
-	/* comms PyTorch cannot say: forward a -> backward b across devices */
-	const int stages[4] = {0, 1, 1, 0};
-	const tessel_kind fb[4] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD,
-				   TESSEL_KIND_BACKWARD, TESSEL_KIND_BACKWARD};
-	s = small_schedule(stages, dev0110, fb);
+	/* comms PyTorch cannot say: forward a (device 0) -> backward c
+	 * (device 1) */
+	TH_OK(tessel_graph_new(&g, 2));
+	const char *nm[] = {"a", "b", "c", "d"};
+	const int dv[] = {0, 1, 1, 0}, sg[] = {0, 1, 1, 0};
+	for (int i = 0; i < 4; i++) {
+		TH_OK(tessel_graph_add_block(NULL, g, nm[i], fbbf[i], 1, 0));
+		TH_OK(tessel_graph_place(g, i, &dv[i], 1));
+		TH_OK(tessel_graph_set_stage(g, i, sg[i]));
+		if (i)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	TH_OK(tessel_graph_add_dep(g, 0, 2));
+	TH_OK(tessel_graph_check_torch(g, 0));
+	th_expect_error(tessel_graph_check_torch(g, 1), TESSEL_EUNSUPPORTED,
+			"\"c\"");
+	TH_OK(tessel_schedule_new(&s, g, 1));
+	tessel_graph_free(g);
+	for (int i = 0; i < 4; i++)
+		TH_OK(tessel_schedule_set_step(s, i, 0, i));
 	TH_OK(tessel_schedule_to_torch_csv(&text, s, 0));
 	tessel_free(text);
 	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 1),
-		     TESSEL_EUNSUPPORTED, "\"b\"");
+		     TESSEL_EUNSUPPORTED, "\"c\"");
 	assert_null(text);
 	tessel_schedule_free(s);
+
+	/* two stages numbered alike: two backwards in stage 1 */
+	const int twice[4] = {0, 1, 1, 1};
+	s = small_schedule(twice, dev0110, fbbf);
+	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
+		     TESSEL_EUNSUPPORTED, "more than one backward");
+	tessel_schedule_free(s);
+
+	/* presets PyTorch cannot run: two pipelines, inference, and what the
+	 * check refuses the export refuses alike */
+	TH_OK(tessel_preset(&g, "xshape", D, 0, TESSEL_UNLIMITED));
+	th_expect_error(tessel_graph_check_torch(g, 0), TESSEL_EUNSUPPORTED,
+			"each start a pipeline");
+	tessel_graph_free(g);
+	TH_OK(tessel_preset(&g, "vshape", D, 1, TESSEL_UNLIMITED));
+	th_expect_error(tessel_graph_check_torch(g, 1), TESSEL_EUNSUPPORTED,
+			"stage 0 has no backward block");
+	tessel_graph_free(g);
+	TH_OK(tessel_preset(&g, "nnshape", D, 0, TESSEL_UNLIMITED));
+	th_expect_error(tessel_graph_check_torch(g, 0), TESSEL_EUNSUPPORTED,
+			"devices");
+	tessel_graph_free(g);
+	TH_OK(tessel_preset(&g, "vshape", D, 0, TESSEL_UNLIMITED));
+	TH_OK(tessel_graph_check_torch(g, 0));
+	TH_OK(tessel_graph_check_torch(g, 1));
+	th_expect_error(tessel_graph_check_torch(g, 2), TESSEL_EINVAL,
+			"with_comms");
+	tessel_graph_free(g);
+	th_expect_error(tessel_graph_check_torch(NULL, 0), TESSEL_EINVAL,
+			"graph is NULL");
 
 	/* unplaced entries, bad arguments */
 	TH_OK(tessel_preset(&g, "vshape", 2, 0, TESSEL_UNLIMITED));

@@ -412,6 +412,15 @@ static int run_search(const struct search_args *a)
 		tessel_graph_free(g);
 		return status;
 	}
+	/* a placement the torch CSV cannot express is refused before the
+	 * search, not after it */
+	if (a->format == FORMAT_TORCH || a->format == FORMAT_TORCH_COMMS) {
+		rc = tessel_graph_check_torch(g, a->format == FORMAT_TORCH_COMMS);
+		if (rc) {
+			tessel_graph_free(g);
+			return cli_lib_error(rc, "search");
+		}
+	}
 	rc = tessel_search(&s, g, a->options);
 	if (rc)
 		status = cli_lib_error(rc, "search");

@@ -7,6 +7,7 @@
  *   tessel simulate SCHEDULE.json [options]
  *   tessel presets
  *   tessel bench [options]
+ *   tessel compare PLACEMENT [options]
  *   tessel --help | --version
  */
 #include "cli.h"
@@ -32,6 +33,8 @@ static const char usage_text[] =
 	"                                     durations, latency and jitter\n"
 	"  presets                            list the built-in placements\n"
 	"  bench [OPTIONS]                    run the benchmark suite\n"
+	"  compare PLACEMENT [OPTIONS]        libtessel's schedule against GPipe,\n"
+	"                                     1F1B and published baselines\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help and exit\n"
@@ -58,6 +61,7 @@ static const struct command commands[] = {
 	{ "simulate", cli_simulate },
 	{ "presets", cli_presets },
 	{ "bench", cli_bench },
+	{ "compare", cli_compare },
 };
 
 static int is_help(const char *arg)
@@ -134,8 +138,8 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 
 	if (argc < 2) {
-		cli_error("no command given (search, validate, simulate, presets "
-			  "or bench)");
+		cli_error("no command given (search, validate, simulate, presets, "
+			  "bench or compare)");
 		return usage_error();
 	}
 	if (is_help(argv[1]))

@@ -138,6 +138,7 @@ PROTOTYPES = {
     "tessel_schedule_to_actions_json": (c_int, [c_void_pp, c_void_p]),
     # Exports
     "tessel_schedule_to_torch_csv": (c_int, [c_void_pp, c_void_p, c_int]),
+    "tessel_graph_check_torch": (c_int, [c_void_p, c_int]),
     "tessel_schedule_to_trace_json": (c_int, [c_void_pp, c_void_p,
                                               c_double]),
     "tessel_schedule_to_svg": (c_int, [c_void_pp, c_void_p]),

@@ -1,0 +1,796 @@
+/* tessel compare: libtessel's schedule and the classic baselines on one
+ * placement, simulated with the same durations.
+ *
+ * SPDX-License-Identifier: MIT
+ *
+ * Baselines, for the placement as it is (blocks on several devices
+ * included) and its memory limits:
+ *   - gpipe: every device runs its forwards first (lowest micro-batch
+ *     first), backwards after them; memory is not bounded (GPipe keeps
+ *     every micro-batch's activations), so its peak may pass the limit;
+ *   - 1f1b: a backward (or weight) block first whenever one is ready, a
+ *     forward only when it keeps every device within its memory limit: the
+ *     number of micro-batches in flight is bounded by memory;
+ * each executed greedily, as early as possible (an entry starts as soon as
+ * its dependencies have arrived and all its devices are free). Where the
+ * placement is exactly the placement of a published family of
+ * tools/published.c (GPipe, 1F1B, ZB-H1, interleaved 1F1B with 2 .. 4
+ * chunks, Chimera, for the placement's devices, micro-batches and spans), that
+ * family's published order is added as well. Every schedule, libtessel's
+ * included, is then replayed by tessel_simulate with the same durations
+ * and latency.
+ */
+#include "cli.h"
+#include "published.h"
+
+#include <tessel.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char compare_usage[] =
+	"Usage: tessel compare PLACEMENT [OPTIONS]\n"
+	"\n"
+	"Compare libtessel's schedule of PLACEMENT (a preset name or a\n"
+	"placement JSON file) with GPipe and 1F1B orders on the same placement\n"
+	"and memory limits (and the published GPipe, 1F1B, ZB-H1 and\n"
+	"interleaved orders where the placement is theirs), all simulated with\n"
+	"the same durations: makespan, bubble %, peak memory per device and\n"
+	"libtessel's speedup over each.\n"
+	"\n"
+	"Options:\n"
+	"  -d, --devices D           devices of a preset (default 8)\n"
+	"  -m, --memory M            memory limit of every device (preset\n"
+	"                            default 6; overrides the file's limits)\n"
+	"  -n, --micro-batches N     micro-batches, 1 .. 256 (default 16)\n"
+	"  -t, --time-limit SECONDS  limit of libtessel's search (default 60)\n"
+	"      --fast                libtessel's heuristics only, no solver\n"
+	"  -D, --durations FILE      durations per block (JSON object of block\n"
+	"                            names to numbers, as for 'tessel simulate')\n"
+	"  -l, --latency X           extra latency between devices (default 0)\n"
+	"  -h, --help                show this help and exit\n"
+	"\n"
+	"Exit status: 0 success, 1 libtessel found no schedule, 2 bad usage or\n"
+	"bad input.\n";
+
+enum { OPT_FAST = 256 };
+
+/* The greedy baselines rescan every entry at every event: keep them
+ * quick. */
+#define COMPARE_MAX_MICROS 256
+
+static const struct option compare_options[] = {
+	{ "devices", required_argument, NULL, 'd' },
+	{ "memory", required_argument, NULL, 'm' },
+	{ "micro-batches", required_argument, NULL, 'n' },
+	{ "time-limit", required_argument, NULL, 't' },
+	{ "fast", no_argument, NULL, OPT_FAST },
+	{ "durations", required_argument, NULL, 'D' },
+	{ "latency", required_argument, NULL, 'l' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+struct compare_args {
+	const char *placement;
+	int64_t devices, memory, micros, time_ms;
+	int memory_given, fast;
+	const char *durations;
+	double latency;
+};
+
+/* A schedule row of the table. */
+struct row {
+	char name[48];
+	tessel_schedule *s; /* NULL: the row says why in `why` */
+	char why[200];
+	double makespan, bubble;
+};
+
+/* ------------------------------------------------------------------------ */
+/* The placement, flattened                                                   */
+/* ------------------------------------------------------------------------ */
+
+struct flat {
+	int nb, D;
+	int64_t N;
+	int *kind, *ndev, **dev, *ndeps, **deps;
+	int64_t *span, *mem, **lat, *limit;
+};
+
+static void flat_free(struct flat *f)
+{
+	for (int b = 0; b < f->nb; b++) {
+		if (f->dev)
+			free(f->dev[b]);
+		if (f->deps)
+			free(f->deps[b]);
+		if (f->lat)
+			free(f->lat[b]);
+	}
+	free(f->kind);
+	free(f->ndev);
+	free(f->dev);
+	free(f->ndeps);
+	free(f->deps);
+	free(f->span);
+	free(f->mem);
+	free(f->lat);
+	free(f->limit);
+}
+
+static int block_on(const struct flat *f, int b, int d)
+{
+	for (int i = 0; i < f->ndev[b]; i++)
+		if (f->dev[b][i] == d)
+			return 1;
+	return 0;
+}
+
+static int flat_build(struct flat *f, const tessel_graph *g, int64_t N)
+{
+	int64_t v = 0;
+	int rc = tessel_graph_get(&v, g, TESSEL_GRAPH_NBLOCKS);
+	memset(f, 0, sizeof *f);
+	if (rc)
+		return rc;
+	f->nb = (int)v;
+	rc = tessel_graph_get(&v, g, TESSEL_GRAPH_NDEVICES);
+	if (rc)
+		return rc;
+	f->D = (int)v;
+	f->N = N;
+	size_t n = (size_t)f->nb;
+	f->kind = calloc(n, sizeof *f->kind);
+	f->ndev = calloc(n, sizeof *f->ndev);
+	f->dev = calloc(n, sizeof *f->dev);
+	f->ndeps = calloc(n, sizeof *f->ndeps);
+	f->deps = calloc(n, sizeof *f->deps);
+	f->span = calloc(n, sizeof *f->span);
+	f->mem = calloc(n, sizeof *f->mem);
+	f->lat = calloc(n, sizeof *f->lat);
+	f->limit = calloc((size_t)f->D, sizeof *f->limit);
+	if (!f->kind || !f->ndev || !f->dev || !f->ndeps || !f->deps ||
+	    !f->span || !f->mem || !f->lat || !f->limit)
+		return TESSEL_ENOMEM;
+	for (int d = 0; d < f->D && !rc; d++)
+		rc = tessel_graph_memory_limit(&f->limit[d], g, d);
+	for (int b = 0; b < f->nb && !rc; b++) {
+		rc = tessel_graph_block_get(&v, g, b, TESSEL_BLOCK_KIND);
+		f->kind[b] = (int)v;
+		if (!rc)
+			rc = tessel_graph_block_get(&f->span[b], g, b,
+						    TESSEL_BLOCK_SPAN);
+		if (!rc)
+			rc = tessel_graph_block_get(&f->mem[b], g, b,
+						    TESSEL_BLOCK_MEMORY);
+		if (!rc)
+			rc = tessel_graph_block_get(&v, g, b,
+						    TESSEL_BLOCK_NDEVICES);
+		f->ndev[b] = (int)v;
+		if (!rc)
+			rc = tessel_graph_block_get(&v, g, b, TESSEL_BLOCK_NDEPS);
+		f->ndeps[b] = (int)v;
+		if (rc)
+			break;
+		f->dev[b] = calloc((size_t)f->ndev[b] + 1, sizeof **f->dev);
+		f->deps[b] = calloc((size_t)f->ndeps[b] + 1, sizeof **f->deps);
+		f->lat[b] = calloc((size_t)f->ndeps[b] + 1, sizeof **f->lat);
+		if (!f->dev[b] || !f->deps[b] || !f->lat[b])
+			return TESSEL_ENOMEM;
+		for (int i = 0; i < f->ndev[b] && !rc; i++)
+			rc = tessel_graph_block_device(&f->dev[b][i], g, b,
+						       (size_t)i);
+		for (int i = 0; i < f->ndeps[b] && !rc; i++) {
+			rc = tessel_graph_block_dep(&f->deps[b][i], g, b,
+						    (size_t)i);
+			if (!rc)
+				rc = tessel_graph_block_dep_latency(
+					&f->lat[b][i], NULL, g, b, (size_t)i);
+		}
+	}
+	if (rc)
+		return rc;
+	/* the latency counts where the consumer occupies a device the
+	 * producer does not */
+	for (int b = 0; b < f->nb; b++)
+		for (int i = 0; i < f->ndeps[b]; i++) {
+			int a = f->deps[b][i], counts = 0;
+			for (int k = 0; k < f->ndev[b]; k++)
+				if (!block_on(f, a, f->dev[b][k]))
+					counts = 1;
+			if (!counts)
+				f->lat[b][i] = 0;
+		}
+	return TESSEL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Greedy baselines                                                           */
+/* ------------------------------------------------------------------------ */
+
+enum policy { POLICY_GPIPE, POLICY_1F1B };
+
+struct cand {
+	int b;
+	int64_t m;
+	int key0;
+};
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+	if (a->key0 != b->key0)
+		return a->key0 - b->key0;
+	if (a->m != b->m)
+		return a->m < b->m ? -1 : 1;
+	return a->b - b->b;
+}
+
+/* Start steps of every entry (starts[b * N + m]) under the policy, or -1
+ * with `why` when the greedy order gets stuck (memory). */
+static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
+		  int64_t max_inflight, int64_t *out_makespan, char *why,
+		  size_t wl)
+{
+	int64_t *left = malloc((size_t)f->N * sizeof *left); /* 0 not started, 1 in flight, 2 done */
+	int64_t inflight = 0, makespan = 0;
+	size_t total = (size_t)f->nb * (size_t)f->N, placed = 0;
+	int64_t *finish = malloc(total * sizeof *finish);
+	int64_t *free_at = calloc((size_t)f->D, sizeof *free_at);
+	int64_t *mem = calloc((size_t)f->D, sizeof *mem);
+	struct cand *c = malloc((total + 1) * sizeof *c);
+	int rc = 0;
+	if (!finish || !free_at || !mem || !c || !left) {
+		snprintf(why, wl, "out of memory");
+		rc = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < total; i++)
+		finish[i] = starts[i] = -1;
+	for (int64_t m = 0; m < f->N; m++)
+		left[m] = 0;
+	int64_t t = 0;
+	while (placed < total) {
+		size_t nc = 0;
+		int64_t next = -1;
+		for (int b = 0; b < f->nb; b++)
+			for (int64_t m = 0; m < f->N; m++) {
+				size_t e = (size_t)b * (size_t)f->N + (size_t)m;
+				if (starts[e] >= 0)
+					continue;
+				int ready = 1;
+				for (int i = 0; i < f->ndeps[b] && ready; i++) {
+					size_t p = (size_t)f->deps[b][i] *
+						   (size_t)f->N + (size_t)m;
+					if (finish[p] < 0)
+						ready = 0;
+					else if (finish[p] + f->lat[b][i] > t) {
+						int64_t at = finish[p] + f->lat[b][i];
+						if (next < 0 || at < next)
+							next = at;
+						ready = 0;
+					}
+				}
+				if (!ready)
+					continue;
+				c[nc].b = b;
+				c[nc].m = m;
+				c[nc].key0 = pol == POLICY_GPIPE
+					? f->kind[b] != TESSEL_KIND_FORWARD
+					: f->kind[b] == TESSEL_KIND_FORWARD;
+				nc++;
+			}
+		/* micro-batches whose every entry has finished by t leave */
+		for (int64_t m = 0; m < f->N; m++) {
+			if (left[m] != 1)
+				continue;
+			int todo = 0;
+			for (int b = 0; b < f->nb && !todo; b++) {
+				size_t e = (size_t)b * (size_t)f->N + (size_t)m;
+				todo = finish[e] < 0 || finish[e] > t;
+			}
+			if (!todo) {
+				left[m] = 2;
+				inflight--;
+			}
+		}
+		qsort(c, nc, sizeof *c, cand_cmp);
+		for (size_t k = 0; k < nc; k++) {
+			int b = c[k].b, ok = 1;
+			for (int i = 0; i < f->ndev[b] && ok; i++) {
+				int d = f->dev[b][i];
+				if (free_at[d] > t)
+					ok = 0;
+				else if (pol == POLICY_1F1B && f->limit[d] >= 0 &&
+					 f->mem[b] > 0 &&
+					 mem[d] + f->mem[b] > f->limit[d])
+					ok = 0;
+			}
+			/* a micro-batch not started yet waits while
+			 * max_inflight are in flight */
+			if (ok && left[c[k].m] == 0 && inflight >= max_inflight)
+				ok = 0;
+			if (!ok)
+				continue;
+			if (left[c[k].m] == 0) {
+				left[c[k].m] = 1;
+				inflight++;
+			}
+			size_t e = (size_t)b * (size_t)f->N + (size_t)c[k].m;
+			starts[e] = t;
+			finish[e] = t + f->span[b];
+			for (int i = 0; i < f->ndev[b]; i++) {
+				free_at[f->dev[b][i]] = t + f->span[b];
+				mem[f->dev[b][i]] += f->mem[b];
+			}
+			placed++;
+			if (t + f->span[b] > makespan)
+				makespan = t + f->span[b];
+		}
+		for (int d = 0; d < f->D; d++)
+			if (free_at[d] > t && (next < 0 || free_at[d] < next))
+				next = free_at[d];
+		if (placed < total && next < 0) {
+			snprintf(why, wl, "stuck at step %lld: every ready "
+				 "forward would pass a memory limit",
+				 (long long)t);
+			rc = -1;
+			break;
+		}
+		if (placed < total && next <= t) {
+			snprintf(why, wl, "no progress at step %lld",
+				 (long long)t);
+			rc = -1;
+			break;
+		}
+		if (next > t)
+			t = next;
+	}
+	*out_makespan = makespan;
+out:
+	free(left);
+	free(finish);
+	free(free_at);
+	free(mem);
+	free(c);
+	return rc;
+}
+
+/* A schedule of `g` (copied, memory unlimited when `unlimited`) with the
+ * given starts. */
+static int make_schedule(tessel_schedule **out, const tessel_graph *g,
+			 const struct flat *f, const int64_t *starts,
+			 int unlimited)
+{
+	tessel_graph *copy = NULL;
+	tessel_schedule *s = NULL;
+	int rc = tessel_graph_dup(&copy, g);
+	if (!rc && unlimited)
+		rc = tessel_graph_set_memory_limit(copy, TESSEL_ALL_DEVICES,
+						   TESSEL_UNLIMITED);
+	if (!rc)
+		rc = tessel_schedule_new(&s, copy, f->N);
+	for (int b = 0; b < f->nb && !rc; b++)
+		for (int64_t m = 0; m < f->N && !rc; m++)
+			rc = tessel_schedule_set_step(s, b, m,
+						      starts[(size_t)b * (size_t)f->N + (size_t)m]);
+	if (!rc)
+		rc = tessel_schedule_validate(s);
+	tessel_graph_free(copy);
+	if (rc) {
+		tessel_schedule_free(s);
+		return rc;
+	}
+	*out = s;
+	return TESSEL_OK;
+}
+
+static void greedy_row(struct row *r, const tessel_graph *g,
+		       const struct flat *f, enum policy pol)
+{
+	int64_t *starts = malloc((size_t)f->nb * (size_t)f->N * sizeof *starts);
+	snprintf(r->name, sizeof r->name, "%s (greedy)",
+		 pol == POLICY_GPIPE ? "gpipe" : "1f1b");
+	if (!starts) {
+		snprintf(r->why, sizeof r->why, "out of memory");
+		return;
+	}
+	/* GPipe: nothing bounds the micro-batches in flight. 1F1B: memory
+	 * does, and so does a cap K on the micro-batches in flight, the
+	 * shortest order over K = 1 .. min(N, 2D) kept (a memory-bounded greedy order
+	 * can otherwise fill every device and get stuck) */
+	int64_t best = -1, bestk = 0, span = 0;
+	int64_t kmin = pol == POLICY_GPIPE ? f->N : 1;
+	int64_t kmax = pol == POLICY_GPIPE ? f->N
+		: (f->N < 2 * (int64_t)f->D ? f->N : 2 * (int64_t)f->D);
+	for (int64_t k = kmin; k <= kmax; k++) {
+		if (greedy(starts, f, pol, k, &span, r->why, sizeof r->why))
+			continue;
+		if (best < 0 || span < best) {
+			best = span;
+			bestk = k;
+		}
+	}
+	if (best >= 0 && greedy(starts, f, pol, bestk, &span, r->why,
+				sizeof r->why) == 0) {
+		r->why[0] = '\0';
+		if (pol == POLICY_1F1B)
+			snprintf(r->name, sizeof r->name, "1f1b (greedy, %lld)",
+				 (long long)bestk);
+		int rc = make_schedule(&r->s, g, f, starts, pol == POLICY_GPIPE);
+		if (rc)
+			snprintf(r->why, sizeof r->why, "invalid: %s",
+				 tessel_error_last());
+	}
+	free(starts);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Published orders                                                           */
+/* ------------------------------------------------------------------------ */
+
+static int int_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* 1 when graphs a and b have the same blocks (kind, span, memory,
+ * devices, dependencies, gid by gid). */
+static int same_structure(const struct flat *a, const struct flat *b)
+{
+	if (a->nb != b->nb || a->D != b->D)
+		return 0;
+	for (int k = 0; k < a->nb; k++) {
+		if (a->kind[k] != b->kind[k] || a->span[k] != b->span[k] ||
+		    a->mem[k] != b->mem[k] || a->ndev[k] != b->ndev[k] ||
+		    a->ndeps[k] != b->ndeps[k])
+			return 0;
+		qsort(a->dev[k], (size_t)a->ndev[k], sizeof(int), int_cmp);
+		qsort(b->dev[k], (size_t)b->ndev[k], sizeof(int), int_cmp);
+		qsort(a->deps[k], (size_t)a->ndeps[k], sizeof(int), int_cmp);
+		qsort(b->deps[k], (size_t)b->ndeps[k], sizeof(int), int_cmp);
+		if (memcmp(a->dev[k], b->dev[k], (size_t)a->ndev[k] * sizeof(int)) ||
+		    memcmp(a->deps[k], b->deps[k],
+			   (size_t)a->ndeps[k] * sizeof(int)))
+			return 0;
+	}
+	return 1;
+}
+
+/* The span of the first block of `kind`, 0 when none. */
+static int first_span(const struct flat *f, int kind)
+{
+	for (int b = 0; b < f->nb; b++)
+		if (f->kind[b] == kind)
+			return (int)f->span[b];
+	return 0;
+}
+
+/* Add a row for each published family whose placement is this one. */
+static size_t published_rows(struct row *rows, size_t max,
+			     const struct flat *f)
+{
+	static const struct { pub_family fam; int chunks; } fams[] = {
+		{PUB_GPIPE, 0}, {PUB_1F1B, 0}, {PUB_ZB_H1, 0},
+		{PUB_INTERLEAVED, 2}, {PUB_INTERLEAVED, 3},
+		{PUB_INTERLEAVED, 4}, {PUB_CHIMERA, 0},
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof fams / sizeof fams[0] && n < max; i++) {
+		pub_params p = {
+			.devices = f->D,
+			/* a pair family's micro-batch is two model ones */
+			.micros = pub_family_pairs(fams[i].fam) ? 2 * f->N : f->N,
+			.f = first_span(f, TESSEL_KIND_FORWARD),
+			.b = first_span(f, TESSEL_KIND_BACKWARD),
+			.w = first_span(f, TESSEL_KIND_WEIGHT),
+			.chunks = fams[i].chunks, .latency = 0,
+		};
+		if (p.f < 1 || p.b < 1 ||
+		    (pub_family_splits(fams[i].fam) && p.w < 1))
+			continue;
+		pub_order *o = NULL;
+		char why[200];
+		if (pub_order_build(&o, fams[i].fam, &p, why, sizeof why))
+			continue;
+		struct flat pf;
+		int match = flat_build(&pf, o->graph, f->N) == TESSEL_OK &&
+			    same_structure(&pf, f);
+		flat_free(&pf);
+		if (match) {
+			struct row *r = &rows[n++];
+			memset(r, 0, sizeof *r);
+			if (fams[i].chunks)
+				snprintf(r->name, sizeof r->name,
+					 "%s-%d (published)",
+					 pub_family_name(fams[i].fam),
+					 fams[i].chunks);
+			else
+				snprintf(r->name, sizeof r->name,
+					 "%s (published)",
+					 pub_family_name(fams[i].fam));
+			if (pub_order_schedule(&r->s, NULL, o, r->why,
+					       sizeof r->why))
+				r->s = NULL;
+		}
+		pub_order_free(o);
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The command                                                                */
+/* ------------------------------------------------------------------------ */
+
+static int parse_args(struct compare_args *a, int argc, char **argv)
+{
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hd:m:n:t:D:l:", compare_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(compare_usage, stdout);
+			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+		case 'd':
+			if (cli_parse_int(&a->devices, "--devices", optarg, 1,
+					  4096))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'm':
+			if (strcmp(optarg, "unlimited") == 0)
+				a->memory = TESSEL_UNLIMITED;
+			else if (cli_parse_int(&a->memory, "--memory", optarg, 0,
+					       (int64_t)1 << 50))
+				return CLI_EXIT_USAGE;
+			a->memory_given = 1;
+			break;
+		case 'n':
+			if (cli_parse_int(&a->micros, "--micro-batches", optarg,
+					  1, COMPARE_MAX_MICROS))
+				return CLI_EXIT_USAGE;
+			break;
+		case 't':
+			if (cli_parse_seconds(&a->time_ms, "--time-limit",
+					      optarg))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_FAST:
+			a->fast = 1;
+			break;
+		case 'D':
+			a->durations = optarg;
+			break;
+		case 'l': {
+			char *end = NULL;
+			a->latency = strtod(optarg, &end);
+			if (!end || *end || end == optarg || !(a->latency >= 0) ||
+			    a->latency > 1e12) {
+				cli_error("--latency: '%s' is not a number >= 0",
+					  optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		}
+		default:
+			return cli_getopt_error(c, argv);
+		}
+	}
+	if (optind >= argc) {
+		cli_error("compare: no placement given (a preset name or a "
+			  "placement JSON file)");
+		cli_error("try 'tessel compare --help'");
+		return CLI_EXIT_USAGE;
+	}
+	if (optind + 1 < argc) {
+		cli_error("compare: unexpected argument '%s'", argv[optind + 1]);
+		cli_error("try 'tessel compare --help'");
+		return CLI_EXIT_USAGE;
+	}
+	a->placement = argv[optind];
+	return -1;
+}
+
+static int load(tessel_graph **g, const struct compare_args *a)
+{
+	struct stat st;
+	int rc;
+	if (stat(a->placement, &st) == 0) {
+		rc = tessel_graph_from_file(g, a->placement);
+		if (rc)
+			return cli_lib_error(rc, a->placement);
+		if (a->memory_given) {
+			rc = tessel_graph_set_memory_limit(*g, TESSEL_ALL_DEVICES,
+							   a->memory);
+			if (!rc)
+				rc = tessel_graph_validate(*g);
+			if (rc)
+				return cli_lib_error(rc, "--memory");
+		}
+		return 0;
+	}
+	rc = tessel_preset(g, a->placement, (int)a->devices, 0,
+			   a->memory_given ? a->memory : 6);
+	if (!rc)
+		rc = tessel_graph_validate(*g);
+	if (rc == TESSEL_ENOTFOUND) {
+		cli_lib_error(rc, a->placement);
+		cli_error("'%s' is neither a file nor a preset ('tessel "
+			  "presets' lists them)", a->placement);
+		return CLI_EXIT_USAGE;
+	}
+	return rc ? cli_lib_error(rc, a->placement) : 0;
+}
+
+/* 1 when the schedule's peak stays within the placement's limits. */
+static int within_limits(const tessel_schedule *s, const struct flat *f)
+{
+	for (int d = 0; d < f->D; d++) {
+		int64_t peak = 0;
+		tessel_schedule_peak_memory(&peak, s, d);
+		if (f->limit[d] >= 0 && peak > f->limit[d])
+			return 0;
+	}
+	return 1;
+}
+
+static void simulate_row(struct row *r, const double *dur, size_t count,
+			 double latency, int D)
+{
+	tessel_simulation *sim = NULL;
+	if (!r->s)
+		return;
+	int rc = tessel_simulate(&sim, r->s, dur, count, latency, 0, 0);
+	if (rc) {
+		snprintf(r->why, sizeof r->why, "simulation: %s",
+			 tessel_error_last());
+		tessel_schedule_free(r->s);
+		r->s = NULL;
+		return;
+	}
+	double idle = 0, v = 0;
+	tessel_simulation_get(&r->makespan, sim, TESSEL_SIM_MAKESPAN, 0);
+	for (int d = 0; d < D; d++) {
+		tessel_simulation_get(&v, sim, TESSEL_SIM_IDLE, d);
+		idle += v;
+	}
+	r->bubble = r->makespan > 0 ? 100.0 * idle / (D * r->makespan) : 0;
+	tessel_simulation_free(sim);
+}
+
+int cli_compare(int argc, char **argv)
+{
+	struct compare_args a = { .devices = 8, .micros = 16,
+				  .time_ms = 60000 };
+	int status = parse_args(&a, argc, argv);
+	if (status >= 0)
+		return status;
+	tessel_graph *g = NULL;
+	tessel_options *opt = NULL;
+	struct row rows[12];
+	size_t nrows = 0;
+	double *dur = NULL;
+	size_t count = 0;
+	struct flat f;
+	memset(&f, 0, sizeof f);
+	memset(rows, 0, sizeof rows);
+	status = load(&g, &a);
+	if (status)
+		goto out;
+	int rc = flat_build(&f, g, a.micros);
+	if (rc) {
+		status = cli_lib_error(rc, "compare");
+		goto out;
+	}
+	if (a.durations) {
+		char *text = NULL;
+		size_t len = 0;
+		if (cli_read_file(&text, &len, a.durations)) {
+			status = CLI_EXIT_USAGE;
+			goto out;
+		}
+		rc = tessel_durations_from_json(&dur, g, text, len);
+		free(text);
+		if (rc) {
+			status = cli_lib_error(rc, a.durations);
+			goto out;
+		}
+		count = (size_t)f.nb;
+	}
+	rc = tessel_options_new(&opt);
+	if (!rc)
+		rc = tessel_options_set(opt, TESSEL_OPT_MICRO_BATCHES, a.micros);
+	if (!rc)
+		rc = tessel_options_set(opt, TESSEL_OPT_TIME_LIMIT_MS, a.time_ms);
+	if (!rc && a.fast)
+		rc = tessel_options_set(opt, TESSEL_OPT_FAST, 1);
+	if (rc) {
+		status = cli_lib_error(rc, "compare");
+		goto out;
+	}
+	struct row *t = &rows[nrows++];
+	snprintf(t->name, sizeof t->name, "tessel");
+	rc = tessel_search(&t->s, g, opt);
+	if (rc) {
+		status = cli_lib_error(rc, "compare: search");
+		goto out;
+	}
+	greedy_row(&rows[nrows++], g, &f, POLICY_GPIPE);
+	greedy_row(&rows[nrows++], g, &f, POLICY_1F1B);
+	nrows += published_rows(&rows[nrows], 12 - nrows, &f);
+	for (size_t i = 0; i < nrows; i++)
+		simulate_row(&rows[i], dur, count, a.latency, f.D);
+
+	printf("# %s: %d devices, %lld micro-batches, memory limit",
+	       a.placement, f.D, (long long)a.micros);
+	int same = 1;
+	for (int d = 1; d < f.D; d++)
+		same &= f.limit[d] == f.limit[0];
+	for (int d = 0; d < (same ? 1 : f.D); d++) {
+		if (f.limit[d] < 0)
+			printf(" unlimited");
+		else
+			printf(" %lld", (long long)f.limit[d]);
+	}
+	printf("%s; durations %s; latency %g\n", same ? " per device" : "",
+	       a.durations ? a.durations : "the placement's", a.latency);
+	printf("%-24s %10s %9s %8s  %s\n", "schedule", "makespan", "bubble %",
+	       "speedup", "peak memory per device");
+	double best = -1, best_in = -1;
+	for (size_t i = 1; i < nrows; i++) {
+		if (!rows[i].s)
+			continue;
+		if (best < 0 || rows[i].makespan < best)
+			best = rows[i].makespan;
+		if (within_limits(rows[i].s, &f) &&
+		    (best_in < 0 || rows[i].makespan < best_in))
+			best_in = rows[i].makespan;
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		if (!r->s) {
+			printf("%-24s %10s %9s %8s  (%s)\n", r->name, "-", "-",
+			       "-", r->why);
+			continue;
+		}
+		char speed[16];
+		if (i == 0)
+			snprintf(speed, sizeof speed, "1.00x");
+		else
+			snprintf(speed, sizeof speed, "%.2fx",
+				 r->makespan / rows[0].makespan);
+		printf("%-24s %10.6g %9.1f %8s  ", r->name, r->makespan,
+		       r->bubble, speed);
+		int over = 0;
+		for (int d = 0; d < f.D; d++) {
+			int64_t peak = 0;
+			tessel_schedule_peak_memory(&peak, r->s, d);
+			printf("%s%lld", d ? " " : "", (long long)peak);
+			if (f.limit[d] >= 0 && peak > f.limit[d])
+				over = 1;
+		}
+		printf("%s\n", over ? "  (over the limit)" : "");
+	}
+	if (best_in > 0)
+		printf("# libtessel's speedup over the best baseline within the "
+		       "memory limits: %.2fx\n", best_in / rows[0].makespan);
+	else
+		printf("# no baseline within the memory limits\n");
+	if (best > 0)
+		printf("# over the best baseline, memory aside: %.2fx\n",
+		       best / rows[0].makespan);
+	status = cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+out:
+	for (size_t i = 0; i < nrows; i++)
+		tessel_schedule_free(rows[i].s);
+	flat_free(&f);
+	tessel_free(dur);
+	tessel_options_free(opt);
+	tessel_graph_free(g);
+	return status;
+}
