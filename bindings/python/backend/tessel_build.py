@@ -176,7 +176,7 @@ def build_sdist(sdist_directory, config_settings=None):
              "backend/tessel_build.py"]
     names += [name for name, _ in _package_files(None)]
     names += ["tests/%s" % n for n in sorted(os.listdir(
-        os.path.join(ROOT, "tests"))) if n.endswith((".py", ".supp"))]
+        os.path.join(ROOT, "tests"))) if n.endswith((".py", ".sh"))]
     sdist = base + ".tar.gz"
     with tarfile.open(os.path.join(sdist_directory, sdist), "w:gz",
                       format=tarfile.PAX_FORMAT) as archive:

@@ -52,4 +52,4 @@ __version__: str = _clib.tessel_version().decode()
 
 def version() -> str:
     """Return the version of the loaded libtessel as a string."""
-    return _clib.tessel_version().decode()
+    return str(_clib.tessel_version().decode())

@@ -7,6 +7,7 @@ with its argument types and its result type.
 import ctypes
 import ctypes.util
 import os
+from typing import Any, Iterator, List
 
 from . import _config
 
@@ -43,7 +44,7 @@ class _Opaque(ctypes.c_void_p):
     c_name = ""
 
     @classmethod
-    def from_param(cls, obj):
+    def from_param(cls, obj: Any) -> Any:
         if obj is None or type(obj) is cls:
             return obj
         if getattr(type(obj), "_ctype", None) is cls:
@@ -54,7 +55,7 @@ class _Opaque(ctypes.c_void_p):
                         % (cls.c_name, type(obj).__name__))
 
 
-def _opaque(c_name):
+def _opaque(c_name: str) -> Any:
     return type(c_name + "_p", (_Opaque,), {"c_name": c_name})
 
 
@@ -189,7 +190,7 @@ PROTOTYPES = {
 }
 
 
-def _candidates():
+def _candidates() -> Iterator[str]:
     """Yield the library paths or names to try, in order: TESSEL_LIBRARY,
     the library installed with this package (its location is written into
     :mod:`tessel._config` by ``meson install`` or by ``pip install`` with
@@ -214,7 +215,7 @@ def _candidates():
     yield "libtessel.so.1"
 
 
-def _declare(handle, name):
+def _declare(handle: Any, name: str) -> None:
     """Set argtypes and restype of one function from PROTOTYPES."""
     restype, argtypes = PROTOTYPES[name]
     try:
@@ -226,9 +227,9 @@ def _declare(handle, name):
     func.argtypes = argtypes
 
 
-def _load():
+def _load() -> Any:
     """Load libtessel, check its major version and declare the prototypes."""
-    errors = []
+    errors: List[str] = []
     handle = None
     for candidate in _candidates():
         try:

@@ -7,10 +7,12 @@ import numbers
 import operator
 import os
 import weakref
-from typing import Any, Optional, Union
+from typing import Any, Optional, Tuple, TypeVar, Union
 
 from ._lib import lib
 from .errors import check
+
+H = TypeVar("H", bound="Handle")
 
 __all__ = ["Handle", "take_string", "text_arg", "path_arg", "int_arg",
            "int64_arg", "size_arg", "uint64_arg", "double_arg", "bool_arg",
@@ -38,7 +40,7 @@ class Handle:
     _ctype: Any = None
     #: The object this one reads from and keeps alive (None: none).
     _owner: "Optional[Handle]" = None
-    _dependents: "Optional[weakref.WeakSet]" = None
+    _dependents: "Optional[weakref.WeakSet[Handle]]" = None
 
     def _release(self, handle: Any) -> None:
         raise NotImplementedError
@@ -87,12 +89,11 @@ class Handle:
         except Exception:  # interpreter shutdown
             pass
 
-    def __enter__(self):
+    def __enter__(self: "H") -> "H":
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> None:
         self.close()
-        return False
 
     @property
     def _as_parameter_(self) -> Any:
@@ -108,7 +109,7 @@ def take_string(func: Any, *args: Any) -> str:
     out = ctypes.c_void_p()
     check(func(ctypes.byref(out), *args))
     try:
-        return ctypes.string_at(out.value).decode("utf-8")
+        return ctypes.string_at(out).decode("utf-8")
     finally:
         lib.tessel_free(out)
 
@@ -235,7 +236,7 @@ def seconds_to_ms(value: Any, what: str) -> int:
     return int(millis)
 
 
-def enum_value(value: Any, names: "tuple", what: str) -> int:
+def enum_value(value: Any, names: "Tuple[str, ...]", what: str) -> int:
     """The number of ``value``, a name out of ``names`` or its index."""
     if isinstance(value, str):
         try:

@@ -45,7 +45,7 @@ class TesselError(Exception):
         text = message or strerror
         super().__init__(text)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "%s(code=%d, message=%r)" % (type(self).__name__, self.code,
                                             self.message)
 
@@ -152,7 +152,8 @@ class RangeError(TesselError, ValueError):
     CODE = -15
 
 
-_CLASSES: "Dict[int, Type[TesselError]]" = {cls.CODE: cls for cls in (
+_CLASSES: "Dict[Optional[int], Type[TesselError]]" = {
+    cls.CODE: cls for cls in (
     InternalError, InvalidError, OutOfMemoryError, NotFoundError,
     ExistsError, CycleError, ParseError, InfeasibleError, TesselTimeout,
     CancelledError, SolverError, TesselIOError, ViolationError,

@@ -30,6 +30,11 @@ _NDEVICES, _NBLOCKS, _RESOURCE_BOUND, _CRITICAL_PATH, _LATENCY = range(5)
  _B_STAGE) = range(6)
 
 
+def _decode(text: Optional[bytes]) -> str:
+    """Text from C (never NULL where this is used) as str."""
+    return (text or b"").decode("utf-8")
+
+
 def presets() -> List[Tuple[str, str]]:
     """Return the built-in presets as a list of (name, description)."""
     result = []
@@ -38,7 +43,7 @@ def presets() -> List[Tuple[str, str]]:
         description = ctypes.c_char_p()
         check(lib.tessel_preset_info(ctypes.byref(name),
                                      ctypes.byref(description), index))
-        result.append((name.value.decode(), description.value.decode()))
+        result.append((_decode(name.value), _decode(description.value)))
     return result
 
 
@@ -343,7 +348,7 @@ class Graph(Handle):
         out = ctypes.c_char_p()
         check(lib.tessel_graph_block_name(ctypes.byref(out), self._h(),
                                           int_arg(gid, "block id")))
-        return out.value.decode("utf-8")
+        return _decode(out.value)
 
     def block(self, gid: Block) -> Dict[str, Any]:
         """Describe block ``gid`` (or name) as a dict."""

@@ -5,7 +5,7 @@ import queue
 import threading
 import time
 from typing import (Any, Callable, Dict, Iterator, List, Mapping,
-                    NamedTuple, Optional, Tuple, Union)
+                    NamedTuple, Optional, Tuple, TypeVar, Union)
 
 from ._lib import (PROGRESS_CB, action_iter_p, action_p, entry_p, graph_p,
                    iter_p, lib, options_p, schedule_p, simulation_p)
@@ -14,6 +14,8 @@ from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
                     uint64_arg)
 from .errors import ITEROVER, TesselError, check, check_file, make_error
 from .graph import ALL_DEVICES, KINDS, Block, Graph
+
+I = TypeVar("I", bound="_Iterator")
 
 __all__ = ["Schedule", "Entry", "Action", "Progress", "CancelToken",
            "search", "min_memory", "PHASES", "ACTION_KINDS"]
@@ -86,7 +88,7 @@ class Entry:
             device = ctypes.c_int()
             check(lib.tessel_entry_device(ctypes.byref(device), entry, index))
             devices.append(device.value)
-        return cls(name.value.decode("utf-8"), get(_E_GID),
+        return cls((name.value or b"").decode("utf-8"), get(_E_GID),
                    get(_E_MICRO_BATCH), get(_E_START), get(_E_SPAN),
                    PHASES[get(_E_PHASE)], KINDS[get(_E_KIND)],
                    get(_E_MEMORY), devices)
@@ -156,7 +158,7 @@ class _Iterator(Handle):
     def _release(self, handle: Any) -> None:
         type(self)._free(handle)
 
-    def __iter__(self):
+    def __iter__(self: "I") -> "I":
         return self
 
     def _next_item(self, func: Any, ctype: Any) -> Any:
@@ -290,11 +292,12 @@ class _Options(Handle):
     _ctype = options_p
 
     def __init__(self, **values: Any) -> None:
+        # reentrant: cancel() may come from a signal handler
+        self._lock = threading.RLock()
+        self._callback: Any = None
         handle = options_p()
         check(lib.tessel_options_new(ctypes.byref(handle)))
         self._handle = handle
-        self._callback: Any = None
-        self._lock = threading.Lock()
         keys = {
             "micro_batches": _OPT_MICRO_BATCHES,
             "threads": _OPT_THREADS,
@@ -805,7 +808,8 @@ def search(graph: Graph, micro_batches: int = 16,
         holder: Dict[str, Any] = {}
 
         def call(options_handle: Any) -> int:
-            rc = lib.tessel_search(ctypes.byref(out), handle, options_handle)
+            rc = int(lib.tessel_search(ctypes.byref(out), handle,
+                                       options_handle))
             if rc >= 0:
                 holder["schedule"] = out
             return rc
@@ -839,9 +843,9 @@ def min_memory(graph: Graph, period: int = 0,
         proven = ctypes.c_int()
 
         def call(options_handle: Any) -> int:
-            return lib.tessel_min_memory(ctypes.byref(out),
-                                         ctypes.byref(proven), handle,
-                                         wanted, options_handle)
+            return int(lib.tessel_min_memory(ctypes.byref(out),
+                                             ctypes.byref(proven), handle,
+                                             wanted, options_handle))
 
         rc, error = _run(call, options, None, 1.0, token)
         if error is not None:

@@ -321,9 +321,7 @@ def command(name):
             cmd[0] = valgrind_python()
             cmd = [valgrind, "--quiet", "--error-exitcode=99",
                    "--leak-check=full", "--show-leak-kinds=definite",
-                   "--errors-for-leak-kinds=definite",
-                   "--suppressions=" + os.path.join(HERE, "python.supp"),
-                   ] + cmd
+                   "--errors-for-leak-kinds=definite"] + cmd
     return cmd
 
 
