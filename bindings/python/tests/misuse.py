@@ -161,20 +161,6 @@ def micro_batches_float():
     tessel.search(small(), micro_batches=4.0)
 
 
-@case("TypeError")
-def place_on_str():
-    import tessel
-    g = tessel.Graph(2)
-    g.add_block("a", "forward", 1, 1)
-    g.place(0, "01")
-
-
-@case("TypeError")
-def progress_not_callable():
-    import tessel
-    tessel.search(small(), progress=5)
-
-
 # -- ranges -------------------------------------------------------------
 
 @case("OverflowError")
@@ -204,18 +190,6 @@ def devices_2_32_plus_2():
 @case("OverflowError")
 def entries_device_2_40():
     schedule().entries(device=2 ** 40)
-
-
-@case("RangeError")
-def memory_beyond_library():
-    import tessel
-    tessel.Graph(2).add_block("m", "forward", 1, 2 * 10 ** 9)
-
-
-@case("ValueError")
-def kind_out_of_range():
-    import tessel
-    tessel.Graph(2).add_block("a", 7, 1, 1)
 
 
 @case("OverflowError")

@@ -58,6 +58,10 @@ echo "meson install: $out"
 PYTHONPATH=$site "$python" -m pip list 2>/dev/null | grep -q "^tessel  *$version" ||
 	fail "pip does not list the meson-installed package"
 
+if ! "$python" -c "import ensurepip, venv" 2>/dev/null; then
+	echo "$python has no venv or ensurepip (Debian: python3-venv): pip part skipped"
+	exit 77
+fi
 "$python" -m venv "$tmp/venv" >"$tmp/venv.log" 2>&1 || { cat "$tmp/venv.log" >&2; fail "python3 -m venv"; }
 "$tmp/venv/bin/python" -m pip install --no-index --no-cache-dir --quiet \
 	"$src/bindings/python" --config-settings "libtessel=$lib" >"$tmp/pip.log" 2>&1 ||
