@@ -101,6 +101,9 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 	set_uint(z, p, "random_seed", (unsigned)z->opts->seed);
 	set_uint(z, p, "timeout", left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
 	set_uint(z, p, "rlimit", rlimit);
+	/* Z3 would otherwise take over SIGINT during the check and swallow
+	 * the caller's Ctrl-C: the caller's handler stays in place */
+	Z3_params_set_bool(z->ctx, p, Z3_mk_string_symbol(z->ctx, "ctrl_c"), false);
 	if (z->opts->solver_memory_mb > 0)
 		set_uint(z, p, "max_memory", (unsigned)z->opts->solver_memory_mb);
 	Z3_solver_set_params(z->ctx, z->solver, p);

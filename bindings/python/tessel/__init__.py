@@ -9,34 +9,47 @@ networks split across devices.
         print(e.block, e.micro_batch, e.start, e.span, e.phase)
 
 The shared library is found through the TESSEL_LIBRARY environment
-variable (a path), then ctypes.util.find_library("tessel"), then
-"libtessel.so.1".
+variable (a path), then the library installed with the package (the
+location ``meson install`` writes into tessel._config), then
+ctypes.util.find_library("tessel"), then "libtessel.so.1".
+
+Presets get every device's memory limit 6 unless told otherwise
+(:data:`PRESET_MEMORY`, as ``tessel search --preset``); ``memory=None``
+means unlimited. A ``time_limit`` of None or 0 means no limit, as
+everywhere in libtessel. Arguments are checked before they reach C
+(TypeError, OverflowError, the library's RangeError: never truncation);
+closed objects, and what reads from them, raise ValueError.
 """
 
 from ._lib import lib as _clib
 from .errors import (CancelledError, CycleError, ExistsError,
                      InfeasibleError, InternalError, InvalidError,
                      NotFoundError, OutOfMemoryError, ParseError,
-                     RangeError, SolverError, TesselError, TesselIOError,
+                     RangeError, SolverError, TesselError,
+                     TesselFileNotFoundError, TesselIOError,
+                     TesselIsADirectoryError, TesselPermissionError,
                      TesselTimeout, UnsupportedError, ViolationError)
-from .graph import ALL_DEVICES, KINDS, UNLIMITED, Graph, pick_step, presets
-from .schedule import (ACTION_KINDS, PHASES, Action, Entry, Schedule,
-                       min_memory, search)
+from .graph import (ALL_DEVICES, KINDS, PRESET_MEMORY, UNLIMITED, Graph,
+                    pick_step, presets)
+from .schedule import (ACTION_KINDS, PHASES, Action, CancelToken, Entry,
+                       Progress, Schedule, min_memory, search)
 
 __all__ = [
-    "Graph", "Schedule", "Entry", "Action", "search", "min_memory",
-    "presets", "pick_step", "version", "KINDS", "PHASES", "ACTION_KINDS", "UNLIMITED",
-    "ALL_DEVICES",
+    "Graph", "Schedule", "Entry", "Action", "Progress", "CancelToken",
+    "search", "min_memory", "presets", "pick_step", "version", "KINDS",
+    "PHASES", "ACTION_KINDS", "UNLIMITED", "ALL_DEVICES", "PRESET_MEMORY",
     "TesselError", "InternalError", "InvalidError", "OutOfMemoryError",
     "NotFoundError", "ExistsError", "CycleError", "ParseError",
     "InfeasibleError", "TesselTimeout", "CancelledError", "SolverError",
-    "TesselIOError", "ViolationError", "UnsupportedError", "RangeError",
+    "TesselIOError", "TesselFileNotFoundError", "TesselIsADirectoryError",
+    "TesselPermissionError", "ViolationError", "UnsupportedError",
+    "RangeError",
 ]
 
 #: Version of the loaded libtessel, "MAJOR.MINOR.PATCH".
-__version__ = _clib.tessel_version().decode()
+__version__: str = _clib.tessel_version().decode()
 
 
-def version():
+def version() -> str:
     """Return the version of the loaded libtessel as a string."""
-    return _clib.tessel_version().decode()
+    return str(_clib.tessel_version().decode())

@@ -7,9 +7,11 @@ with its argument types and its result type.
 import ctypes
 import ctypes.util
 import os
+from typing import Any, Iterator, List
 
-__all__ = ["lib", "PROTOTYPES", "PROGRESS_CB", "ENTRY_CB", "c_int64_p",
-           "REQUIRED_MAJOR"]
+from . import _config
+
+__all__ = ["lib", "PROTOTYPES", "PROGRESS_CB", "ENTRY_CB", "REQUIRED_MAJOR"]
 
 #: Major version of libtessel these bindings are written for.
 REQUIRED_MAJOR = 1
@@ -24,149 +26,197 @@ c_void_pp = ctypes.POINTER(ctypes.c_void_p)
 c_char_pp = ctypes.POINTER(ctypes.c_char_p)
 c_int = ctypes.c_int
 c_int64 = ctypes.c_int64
+c_uint64 = ctypes.c_uint64
 c_double = ctypes.c_double
+
+
+class _Opaque(ctypes.c_void_p):
+    """A pointer to one opaque libtessel type.
+
+    As an argument type it accepts only a handle of its own type (an
+    instance, or an object whose ``_ctype`` is this class and whose
+    ``_as_parameter_`` gives such an instance) or None (NULL): never an
+    int, a str or bytes, nor a handle of another type, which c_void_p
+    would all pass on to C.
+    """
+
+    #: The C struct name (tessel_graph, ...).
+    c_name = ""
+
+    @classmethod
+    def from_param(cls, obj: Any) -> Any:
+        if obj is None or type(obj) is cls:
+            return obj
+        if getattr(type(obj), "_ctype", None) is cls:
+            param = obj._as_parameter_
+            if param is None or type(param) is cls:
+                return param
+        raise TypeError("expected a %s handle, not %s"
+                        % (cls.c_name, type(obj).__name__))
+
+
+def _opaque(c_name: str) -> Any:
+    return type(c_name + "_p", (_Opaque,), {"c_name": c_name})
+
+
+graph_p = _opaque("tessel_graph")
+options_p = _opaque("tessel_options")
+schedule_p = _opaque("tessel_schedule")
+iter_p = _opaque("tessel_iter")
+entry_p = _opaque("tessel_entry")
+action_iter_p = _opaque("tessel_action_iter")
+action_p = _opaque("tessel_action")
+simulation_p = _opaque("tessel_simulation")
+graph_pp = ctypes.POINTER(graph_p)
+options_pp = ctypes.POINTER(options_p)
+schedule_pp = ctypes.POINTER(schedule_p)
+iter_pp = ctypes.POINTER(iter_p)
+entry_pp = ctypes.POINTER(entry_p)
+action_iter_pp = ctypes.POINTER(action_iter_p)
+action_pp = ctypes.POINTER(action_p)
+simulation_pp = ctypes.POINTER(simulation_p)
 
 #: int (*)(int64_t period, int64_t makespan, int64_t lower_bound,
 #:         int period_proven, void *payload)
 PROGRESS_CB = ctypes.CFUNCTYPE(c_int, c_int64, c_int64, c_int64, c_int,
                                c_void_p)
 #: int (*)(const tessel_entry *entry, void *payload)
-ENTRY_CB = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p)
+ENTRY_CB = ctypes.CFUNCTYPE(c_int, entry_p, c_void_p)
 
-# Opaque handles are plain void pointers; "T **out" parameters are
-# POINTER(c_void_p). Text returned as "new, release with tessel_free" is
-# received into a c_void_p (never c_char_p, which would lose the pointer).
+# Each opaque handle has its own pointer type (above); "T **out"
+# parameters are POINTER of it. Text returned as "new, release with
+# tessel_free" is received into a c_void_p (never c_char_p, which would
+# lose the pointer). Enumerations are int. tests/test_tessel.py compares
+# every entry with the declaration in include/tessel.h.
 #: name -> (restype, argtypes)
 PROTOTYPES = {
-    # Version
     "tessel_version": (c_char_p, []),
     "tessel_version_number": (c_int, []),
-    # Errors
     "tessel_error_last": (c_char_p, []),
     "tessel_error_last_code": (c_int, []),
     "tessel_error_clear": (None, []),
     "tessel_strerror": (c_char_p, [c_int]),
     "tessel_free": (None, [c_void_p]),
-    # Graph
-    "tessel_graph_new": (c_int, [c_void_pp, c_int]),
-    "tessel_graph_free": (None, [c_void_p]),
-    "tessel_graph_dup": (c_int, [c_void_pp, c_void_p]),
-    "tessel_graph_add_block": (c_int, [c_int_p, c_void_p, c_char_p, c_int,
+    "tessel_graph_new": (c_int, [graph_pp, c_int]),
+    "tessel_graph_free": (None, [graph_p]),
+    "tessel_graph_dup": (c_int, [graph_pp, graph_p]),
+    "tessel_graph_add_block": (c_int, [c_int_p, graph_p, c_char_p, c_int,
                                        c_int, c_int]),
-    "tessel_graph_place": (c_int, [c_void_p, c_int, c_int_p, c_size_t]),
-    "tessel_graph_add_dep": (c_int, [c_void_p, c_int, c_int]),
-    "tessel_graph_add_dep_latency": (c_int, [c_void_p, c_int, c_int, c_int]),
-    "tessel_graph_set_latency": (c_int, [c_void_p, c_int]),
-    "tessel_graph_block_dep_latency": (c_int, [c_int64_p, c_int_p, c_void_p,
+    "tessel_graph_place": (c_int, [graph_p, c_int, c_int_p, c_size_t]),
+    "tessel_graph_add_dep": (c_int, [graph_p, c_int, c_int]),
+    "tessel_graph_add_dep_latency": (c_int, [graph_p, c_int, c_int, c_int]),
+    "tessel_graph_set_latency": (c_int, [graph_p, c_int]),
+    "tessel_graph_block_dep_latency": (c_int, [c_int64_p, c_int_p, graph_p,
                                                c_int, c_size_t]),
-    "tessel_graph_set_step": (c_int, [c_void_p, c_double]),
-    "tessel_graph_step": (c_int, [c_double_p, c_void_p]),
-    "tessel_graph_set_unit": (c_int, [c_void_p, c_char_p]),
-    "tessel_graph_unit": (c_int, [c_char_pp, c_void_p]),
-    "tessel_graph_set_block_duration": (c_int, [c_void_p, c_int, c_double]),
-    "tessel_graph_block_duration": (c_int, [c_double_p, c_int_p, c_void_p,
+    "tessel_graph_set_step": (c_int, [graph_p, c_double]),
+    "tessel_graph_step": (c_int, [c_double_p, graph_p]),
+    "tessel_graph_set_unit": (c_int, [graph_p, c_char_p]),
+    "tessel_graph_unit": (c_int, [c_char_pp, graph_p]),
+    "tessel_graph_set_block_duration": (c_int, [graph_p, c_int, c_double]),
+    "tessel_graph_block_duration": (c_int, [c_double_p, c_int_p, graph_p,
                                             c_int]),
-    "tessel_graph_set_latency_time": (c_int, [c_void_p, c_double]),
-    "tessel_graph_latency_time": (c_int, [c_double_p, c_void_p]),
-    "tessel_graph_add_dep_latency_time": (c_int, [c_void_p, c_int, c_int,
+    "tessel_graph_set_latency_time": (c_int, [graph_p, c_double]),
+    "tessel_graph_latency_time": (c_int, [c_double_p, graph_p]),
+    "tessel_graph_add_dep_latency_time": (c_int, [graph_p, c_int, c_int,
                                                   c_double]),
     "tessel_graph_block_dep_latency_time": (c_int, [c_double_p, c_int_p,
-                                                    c_void_p, c_int,
-                                                    c_size_t]),
+                                                    graph_p, c_int, c_size_t]),
     "tessel_pick_step": (c_int, [c_double_p, c_double_p, c_size_t]),
-    "tessel_graph_set_stage": (c_int, [c_void_p, c_int, c_int]),
-    "tessel_graph_set_memory_limit": (c_int, [c_void_p, c_int, c_int64]),
-    "tessel_graph_validate": (c_int, [c_void_p]),
-    "tessel_graph_find": (c_int, [c_int_p, c_void_p, c_char_p]),
-    "tessel_graph_get": (c_int, [c_int64_p, c_void_p, c_int]),
-    "tessel_graph_block_get": (c_int, [c_int64_p, c_void_p, c_int, c_int]),
-    "tessel_graph_block_name": (c_int, [c_char_pp, c_void_p, c_int]),
-    "tessel_graph_block_device": (c_int, [c_int_p, c_void_p, c_int,
-                                          c_size_t]),
-    "tessel_graph_block_dep": (c_int, [c_int_p, c_void_p, c_int, c_size_t]),
-    "tessel_graph_memory_limit": (c_int, [c_int64_p, c_void_p, c_int]),
-    "tessel_graph_lower_bound": (c_int, [c_int64_p, c_void_p, c_int64]),
-    # Presets
-    "tessel_preset": (c_int, [c_void_pp, c_char_p, c_int, c_int, c_int64]),
+    "tessel_graph_set_stage": (c_int, [graph_p, c_int, c_int]),
+    "tessel_graph_set_memory_limit": (c_int, [graph_p, c_int, c_int64]),
+    "tessel_graph_validate": (c_int, [graph_p]),
+    "tessel_graph_find": (c_int, [c_int_p, graph_p, c_char_p]),
+    "tessel_graph_get": (c_int, [c_int64_p, graph_p, c_int]),
+    "tessel_graph_block_get": (c_int, [c_int64_p, graph_p, c_int, c_int]),
+    "tessel_graph_block_name": (c_int, [c_char_pp, graph_p, c_int]),
+    "tessel_graph_block_device": (c_int, [c_int_p, graph_p, c_int, c_size_t]),
+    "tessel_graph_block_dep": (c_int, [c_int_p, graph_p, c_int, c_size_t]),
+    "tessel_graph_memory_limit": (c_int, [c_int64_p, graph_p, c_int]),
+    "tessel_graph_lower_bound": (c_int, [c_int64_p, graph_p, c_int64]),
+    "tessel_preset": (c_int, [graph_pp, c_char_p, c_int, c_int, c_int64]),
     "tessel_preset_count": (c_size_t, []),
     "tessel_preset_info": (c_int, [c_char_pp, c_char_pp, c_size_t]),
-    # Placement JSON
-    "tessel_graph_from_json": (c_int, [c_void_pp, c_char_p, c_size_t]),
-    "tessel_graph_from_file": (c_int, [c_void_pp, c_char_p]),
-    "tessel_graph_to_json": (c_int, [c_void_pp, c_void_p]),
-    # Options
-    "tessel_options_new": (c_int, [c_void_pp]),
-    "tessel_options_free": (None, [c_void_p]),
-    "tessel_options_set": (c_int, [c_void_p, c_int, c_int64]),
-    "tessel_options_get": (c_int, [c_int64_p, c_void_p, c_int]),
+    "tessel_graph_from_json": (c_int, [graph_pp, c_char_p, c_size_t]),
+    "tessel_graph_from_file": (c_int, [graph_pp, c_char_p]),
+    "tessel_graph_to_json": (c_int, [c_void_pp, graph_p]),
+    "tessel_options_new": (c_int, [options_pp]),
+    "tessel_options_free": (None, [options_p]),
+    "tessel_options_set": (c_int, [options_p, c_int, c_int64]),
+    "tessel_options_get": (c_int, [c_int64_p, options_p, c_int]),
     "tessel_options_bounds": (c_int, [c_int64_p, c_int64_p, c_int]),
-    "tessel_options_set_progress": (c_int, [c_void_p, PROGRESS_CB,
-                                            c_void_p]),
-    "tessel_options_cancel": (c_int, [c_void_p]),
-    "tessel_options_clear_cancel": (c_int, [c_void_p]),
-    # Search and schedules
-    "tessel_search": (c_int, [c_void_pp, c_void_p, c_void_p]),
-    "tessel_min_memory": (c_int, [c_int64_p, c_int_p, c_void_p, c_int64,
-                                  c_void_p]),
-    "tessel_schedule_new": (c_int, [c_void_pp, c_void_p, c_int64]),
-    "tessel_schedule_set_step": (c_int, [c_void_p, c_int, c_int64,
-                                         c_int64]),
-    "tessel_schedule_free": (None, [c_void_p]),
-    "tessel_schedule_validate": (c_int, [c_void_p]),
-    "tessel_schedule_get": (c_int, [c_int64_p, c_void_p, c_int]),
-    "tessel_schedule_search_seconds": (c_int, [c_double_p, c_void_p]),
-    "tessel_schedule_peak_memory": (c_int, [c_int64_p, c_void_p, c_int]),
-    "tessel_schedule_graph": (c_int, [c_void_pp, c_void_p]),
-    "tessel_schedule_to_text": (c_int, [c_void_pp, c_void_p]),
-    "tessel_schedule_to_json": (c_int, [c_void_pp, c_void_p]),
-    "tessel_schedule_from_json": (c_int, [c_void_pp, c_char_p, c_size_t]),
-    "tessel_schedule_from_file": (c_int, [c_void_pp, c_char_p]),
-    # Entries and iterators
-    "tessel_iter_new": (c_int, [c_void_pp, c_void_p, c_int]),
-    "tessel_iter_next": (c_int, [c_void_pp, c_void_p]),
-    "tessel_iter_free": (None, [c_void_p]),
-    "tessel_schedule_foreach": (c_int, [c_void_p, c_int, ENTRY_CB,
+    "tessel_options_set_progress": (c_int, [options_p, PROGRESS_CB, c_void_p]),
+    "tessel_options_cancel": (c_int, [options_p]),
+    "tessel_options_clear_cancel": (c_int, [options_p]),
+    "tessel_search": (c_int, [schedule_pp, graph_p, options_p]),
+    "tessel_min_memory": (c_int, [c_int64_p, c_int_p, graph_p, c_int64,
+                                  options_p]),
+    "tessel_schedule_new": (c_int, [schedule_pp, graph_p, c_int64]),
+    "tessel_schedule_set_step": (c_int, [schedule_p, c_int, c_int64, c_int64]),
+    "tessel_schedule_free": (None, [schedule_p]),
+    "tessel_schedule_validate": (c_int, [schedule_p]),
+    "tessel_schedule_get": (c_int, [c_int64_p, schedule_p, c_int]),
+    "tessel_schedule_search_seconds": (c_int, [c_double_p, schedule_p]),
+    "tessel_schedule_peak_memory": (c_int, [c_int64_p, schedule_p, c_int]),
+    "tessel_schedule_graph": (c_int, [graph_pp, schedule_p]),
+    "tessel_schedule_to_text": (c_int, [c_void_pp, schedule_p]),
+    "tessel_schedule_to_json": (c_int, [c_void_pp, schedule_p]),
+    "tessel_schedule_from_json": (c_int, [schedule_pp, c_char_p, c_size_t]),
+    "tessel_schedule_from_file": (c_int, [schedule_pp, c_char_p]),
+    "tessel_iter_new": (c_int, [iter_pp, schedule_p, c_int]),
+    "tessel_iter_next": (c_int, [entry_pp, iter_p]),
+    "tessel_iter_free": (None, [iter_p]),
+    "tessel_schedule_foreach": (c_int, [schedule_p, c_int, ENTRY_CB,
                                         c_void_p]),
-    "tessel_entry_get": (c_int, [c_int64_p, c_void_p, c_int]),
-    "tessel_entry_name": (c_int, [c_char_pp, c_void_p]),
-    "tessel_entry_device": (c_int, [c_int_p, c_void_p, c_size_t]),
-    # Actions
-    "tessel_action_iter_new": (c_int, [c_void_pp, c_void_p, c_int]),
-    "tessel_action_iter_next": (c_int, [c_void_pp, c_void_p]),
-    "tessel_action_iter_free": (None, [c_void_p]),
-    "tessel_action_get": (c_int, [c_int64_p, c_void_p, c_int]),
-    "tessel_schedule_to_actions_json": (c_int, [c_void_pp, c_void_p]),
-    # Exports
-    "tessel_schedule_to_torch_csv": (c_int, [c_void_pp, c_void_p, c_int]),
-    "tessel_graph_check_torch": (c_int, [c_void_p, c_int]),
-    "tessel_schedule_to_trace_json": (c_int, [c_void_pp, c_void_p,
+    "tessel_entry_get": (c_int, [c_int64_p, entry_p, c_int]),
+    "tessel_entry_name": (c_int, [c_char_pp, entry_p]),
+    "tessel_entry_device": (c_int, [c_int_p, entry_p, c_size_t]),
+    "tessel_action_iter_new": (c_int, [action_iter_pp, schedule_p, c_int]),
+    "tessel_action_iter_next": (c_int, [action_pp, action_iter_p]),
+    "tessel_action_iter_free": (None, [action_iter_p]),
+    "tessel_action_get": (c_int, [c_int64_p, action_p, c_int]),
+    "tessel_schedule_to_actions_json": (c_int, [c_void_pp, schedule_p]),
+    "tessel_schedule_to_torch_csv": (c_int, [c_void_pp, schedule_p, c_int]),
+    "tessel_graph_check_torch": (c_int, [graph_p, c_int]),
+    "tessel_schedule_to_trace_json": (c_int, [c_void_pp, schedule_p,
                                               c_double]),
-    "tessel_schedule_to_svg": (c_int, [c_void_pp, c_void_p]),
-    # Simulation
-    "tessel_simulate": (c_int, [c_void_pp, c_void_p, c_double_p, c_size_t,
-                                c_double, c_double, ctypes.c_uint64]),
-    "tessel_simulation_free": (None, [c_void_p]),
-    "tessel_simulation_get": (c_int, [c_double_p, c_void_p, c_int, c_int]),
-    "tessel_durations_from_json": (c_int, [c_void_pp, c_void_p, c_char_p,
+    "tessel_schedule_to_svg": (c_int, [c_void_pp, schedule_p]),
+    "tessel_simulate": (c_int, [simulation_pp, schedule_p, c_double_p,
+                                c_size_t, c_double, c_double, c_uint64]),
+    "tessel_simulation_free": (None, [simulation_p]),
+    "tessel_simulation_get": (c_int, [c_double_p, simulation_p, c_int, c_int]),
+    "tessel_durations_from_json": (c_int, [c_void_pp, graph_p, c_char_p,
                                            c_size_t]),
-    # Reference schedules
-    "tessel_schedule_from_reference_json": (c_int, [c_void_pp, c_void_p,
+    "tessel_schedule_from_reference_json": (c_int, [schedule_pp, graph_p,
                                                     c_char_p, c_size_t]),
 }
 
 
-def _candidates():
-    """Yield the library paths or names to try, in order."""
+def _candidates() -> Iterator[str]:
+    """Yield the library paths or names to try, in order: TESSEL_LIBRARY,
+    the library installed with this package (its location is written into
+    :mod:`tessel._config` by ``meson install`` or by ``pip install`` with
+    ``--config-settings libtessel=PATH``), then the dynamic linker's."""
     env = os.environ.get("TESSEL_LIBRARY")
     if env:
         yield env
+    if _config.LIBRARY:
+        if _config.PACKAGE_DIR:
+            # the same place relative to this package, which also holds in
+            # a staged (DESTDIR) or moved installation
+            here = os.path.dirname(os.path.abspath(__file__))
+            beside = os.path.normpath(os.path.join(
+                here, os.path.relpath(_config.LIBRARY, _config.PACKAGE_DIR)))
+            if os.path.exists(beside):
+                yield beside
+        if os.path.exists(_config.LIBRARY):
+            yield _config.LIBRARY
     found = ctypes.util.find_library("tessel")
     if found:
         yield found
     yield "libtessel.so.1"
 
 
-def _declare(handle, name):
+def _declare(handle: Any, name: str) -> None:
     """Set argtypes and restype of one function from PROTOTYPES."""
     restype, argtypes = PROTOTYPES[name]
     try:
@@ -178,9 +228,9 @@ def _declare(handle, name):
     func.argtypes = argtypes
 
 
-def _load():
+def _load() -> Any:
     """Load libtessel, check its major version and declare the prototypes."""
-    errors = []
+    errors: List[str] = []
     handle = None
     for candidate in _candidates():
         try:

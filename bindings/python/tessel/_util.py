@@ -1,50 +1,106 @@
-"""Small helpers shared by the modules of the package."""
+"""Small helpers shared by the modules of the package: owned handles and
+the checks of every argument before it reaches C."""
 
 import ctypes
+import math
+import numbers
+import operator
+import os
+import weakref
+from typing import Any, Optional, Tuple, TypeVar, Union
 
 from ._lib import lib
 from .errors import check
 
-__all__ = ["Handle", "take_string", "encode", "get_int64"]
+H = TypeVar("H", bound="Handle")
+
+__all__ = ["Handle", "take_string", "text_arg", "path_arg", "int_arg",
+           "int64_arg", "size_arg", "uint64_arg", "double_arg", "bool_arg",
+           "data_arg", "INT_MIN", "INT_MAX", "INT64_MIN", "INT64_MAX"]
+
+INT_MIN, INT_MAX = -2 ** 31, 2 ** 31 - 1
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
+SIZE_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
+UINT64_MAX = 2 ** 64 - 1
 
 
 class Handle:
     """An owned C handle, released by :meth:`close`, on leaving a ``with``
-    block, or when the object is garbage-collected. Subclasses set
-    ``_handle`` and define ``_release(handle)``. A closed handle is passed
-    to C as NULL, which libtessel answers with TESSEL_EINVAL
-    (InvalidError) instead of crashing."""
+    block, or when the object is garbage-collected.
 
-    _handle = None
+    Subclasses set ``_ctype`` (the pointer type of tessel._lib), store the
+    handle in ``_handle`` and define ``_release(handle)``. Objects that
+    read from this one (iterators) register with :meth:`_depend` and are
+    closed first. After :meth:`close` every use raises ValueError saying
+    the object is closed; so does every use of a dependent (an iterator of
+    a closed schedule, the graph of a closed schedule).
+    """
 
-    def _release(self, handle):
+    _handle: Any = None
+    _ctype: Any = None
+    #: The object this one reads from and keeps alive (None: none).
+    _owner: "Optional[Handle]" = None
+    _dependents: "Optional[weakref.WeakSet[Handle]]" = None
+
+    def _release(self, handle: Any) -> None:
         raise NotImplementedError
 
-    def close(self):
-        """Release the C object now (a no-op the second time)."""
+    def _h(self) -> Any:
+        """The C handle, or ValueError when this object or its owner is
+        closed (never NULL passed on to C)."""
+        owner = self._owner
+        if owner is not None and owner._handle is None:
+            raise ValueError("the tessel.%s this %s belongs to is closed"
+                             % (type(owner).__name__, self._what()))
+        if self._handle is None:
+            raise ValueError("this %s is closed" % self._what())
+        return self._handle
+
+    def _what(self) -> str:
+        return "tessel.%s" % type(self).__name__
+
+    @property
+    def closed(self) -> bool:
+        """True once this object (or the object it belongs to) is closed."""
+        owner = self._owner
+        return self._handle is None or (owner is not None and
+                                        owner._handle is None)
+
+    def _depend(self, dependent: "Handle") -> None:
+        """Close ``dependent`` (first) when this object is closed."""
+        if self._dependents is None:
+            self._dependents = weakref.WeakSet()
+        self._dependents.add(dependent)
+
+    def close(self) -> None:
+        """Release the C object now (a no-op the second time). Objects
+        that read from it are closed first."""
+        dependents, self._dependents = self._dependents, None
+        if dependents is not None:
+            for dependent in list(dependents):
+                dependent.close()
         handle, self._handle = self._handle, None
         if handle is not None:
             self._release(handle)
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:  # interpreter shutdown
             pass
 
-    def __enter__(self):
+    def __enter__(self: "H") -> "H":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
-        return False
 
     @property
-    def _as_parameter_(self):
-        return self._handle
+    def _as_parameter_(self) -> Any:
+        return self._h()
 
 
-def take_string(func, *args):
+def take_string(func: Any, *args: Any) -> str:
     """Call ``func(&out, *args)`` returning new text; copy it and free it.
 
     The out pointer is a c_void_p, so the pointer itself is kept and
@@ -53,20 +109,146 @@ def take_string(func, *args):
     out = ctypes.c_void_p()
     check(func(ctypes.byref(out), *args))
     try:
-        return ctypes.string_at(out.value).decode("utf-8")
+        return ctypes.string_at(out).decode("utf-8")
     finally:
         lib.tessel_free(out)
 
 
-def encode(text):
-    """Encode ``text`` (str or bytes) as UTF-8 bytes."""
-    if isinstance(text, bytes):
-        return text
-    return str(text).encode("utf-8")
+def _type_name(value: Any) -> str:
+    return type(value).__name__
 
 
-def get_int64(func, *args):
-    """Call ``func(&out, *args)`` with an int64_t out-parameter."""
-    out = ctypes.c_int64()
-    check(func(ctypes.byref(out), *args))
-    return out.value
+def text_arg(value: Any, what: str, none: bool = False) -> Optional[bytes]:
+    """``value`` (str or bytes) as NUL-terminated UTF-8 for a C string.
+
+    TypeError for anything else (None only when ``none``), ValueError for
+    an embedded NUL, which C would silently cut the text at.
+    """
+    if value is None and none:
+        return None
+    if isinstance(value, str):
+        data = value.encode("utf-8")
+    elif isinstance(value, bytes):
+        data = value
+    else:
+        raise TypeError("%s must be str or bytes, not %s"
+                        % (what, _type_name(value)))
+    if b"\0" in data:
+        raise ValueError("%s contains a NUL character" % what)
+    return data
+
+
+def path_arg(value: Any, what: str = "path") -> bytes:
+    """A file system path (str, bytes or os.PathLike) for C."""
+    try:
+        value = os.fspath(value)
+    except TypeError:
+        raise TypeError("%s must be a str, bytes or os.PathLike, not %s"
+                        % (what, _type_name(value))) from None
+    if isinstance(value, str):
+        value = os.fsencode(value)
+    data = text_arg(value, what)
+    assert data is not None
+    return data
+
+
+def data_arg(value: Any, what: str) -> bytes:
+    """JSON text (str, bytes or bytearray) as UTF-8 bytes; length is
+    passed to C, so the text need not end in NUL."""
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    raise TypeError("%s must be str or bytes (JSON text), not %s"
+                    % (what, _type_name(value)))
+
+
+def _integer(value: Any, what: str) -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError("%s must be an integer, not %s"
+                        % (what, _type_name(value))) from None
+
+
+def _ranged(value: Any, what: str, low: int, high: int, ctype: str) -> int:
+    number = _integer(value, what)
+    if not low <= number <= high:
+        raise OverflowError("%s %d is out of range for the C type %s "
+                            "(%d .. %d)" % (what, number, ctype, low, high))
+    return number
+
+
+def int_arg(value: Any, what: str) -> int:
+    """An int for a C ``int``: TypeError for a non-integer (a float too),
+    OverflowError when C's int cannot hold it (never truncated)."""
+    return _ranged(value, what, INT_MIN, INT_MAX, "int")
+
+
+def int64_arg(value: Any, what: str) -> int:
+    """An int for a C ``int64_t`` (see :func:`int_arg`)."""
+    return _ranged(value, what, INT64_MIN, INT64_MAX, "int64_t")
+
+
+def size_arg(value: Any, what: str) -> int:
+    """An int for a C ``size_t`` (see :func:`int_arg`)."""
+    return _ranged(value, what, 0, SIZE_MAX, "size_t")
+
+
+def uint64_arg(value: Any, what: str) -> int:
+    """An int for a C ``uint64_t`` (see :func:`int_arg`)."""
+    return _ranged(value, what, 0, UINT64_MAX, "uint64_t")
+
+
+def double_arg(value: Any, what: str) -> float:
+    """A real number (int or float, not bool, not str) for a C double."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a number, not %s"
+                        % (what, _type_name(value)))
+    return float(value)
+
+
+def bool_arg(value: Any, what: str) -> int:
+    """True/False (or the integers 0 and 1) as the C int 1/0."""
+    if isinstance(value, bool):
+        return 1 if value else 0
+    number = _integer(value, what)
+    if number not in (0, 1):
+        raise ValueError("%s must be True or False, not %d" % (what, number))
+    return number
+
+
+def seconds_to_ms(value: Any, what: str) -> int:
+    """A time limit in seconds as the library's milliseconds: None or 0
+    mean no limit (0 ms); otherwise rounded up to whole milliseconds, as
+    the command line's --time-limit does."""
+    if value is None:
+        return 0
+    seconds = double_arg(value, what)
+    if math.isnan(seconds) or seconds < 0:
+        raise ValueError("%s must be None (no limit) or a number of "
+                         "seconds >= 0, not %r" % (what, value))
+    if math.isinf(seconds):
+        raise ValueError("%s must be finite (None: no limit)" % what)
+    millis = math.ceil(seconds * 1000.0)
+    if millis > INT64_MAX:
+        raise OverflowError("%s %r is out of range" % (what, value))
+    return int(millis)
+
+
+def enum_value(value: Any, names: "Tuple[str, ...]", what: str) -> int:
+    """The number of ``value``, a name out of ``names`` or its index."""
+    if isinstance(value, str):
+        try:
+            return names.index(value)
+        except ValueError:
+            raise ValueError("%s must be one of %s, not %r"
+                             % (what, ", ".join(names), value)) from None
+    number = _integer(value, what)
+    if not 0 <= number < len(names):
+        raise ValueError("%s must be one of %s (or 0 .. %d), not %d"
+                         % (what, ", ".join(names), len(names) - 1, number))
+    return number
+
+
+Number = Union[int, float]

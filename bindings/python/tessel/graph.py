@@ -1,13 +1,16 @@
 """Graphs (placements): one micro-batch's blocks, devices and dependencies."""
 
 import ctypes
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
-from ._lib import lib
-from ._util import Handle, encode, get_int64, take_string
-from .errors import check
+from ._lib import graph_p, lib
+from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
+                    enum_value, int64_arg, int_arg, path_arg, size_arg,
+                    take_string, text_arg)
+from .errors import check, check_file
 
 __all__ = ["Graph", "KINDS", "presets", "pick_step", "UNLIMITED",
-           "ALL_DEVICES"]
+           "ALL_DEVICES", "PRESET_MEMORY", "Block"]
 
 #: Block kinds, in the order of tessel_kind.
 KINDS = ("forward", "backward", "weight")
@@ -15,24 +18,24 @@ KINDS = ("forward", "backward", "weight")
 UNLIMITED = -1
 #: Device argument meaning "every device".
 ALL_DEVICES = -1
+#: Memory limit of every device of a preset when none is given: the same
+#: as ``tessel search --preset NAME`` without ``--memory``.
+PRESET_MEMORY = 6
+
+#: A block: its id (gid) or its name.
+Block = Union[int, str]
 
 _NDEVICES, _NBLOCKS, _RESOURCE_BOUND, _CRITICAL_PATH, _LATENCY = range(5)
 (_B_KIND, _B_SPAN, _B_MEMORY, _B_NDEVICES, _B_NDEPS,
  _B_STAGE) = range(6)
 
 
-def _kind_value(kind):
-    """Return the tessel_kind value of ``kind`` (name or int)."""
-    if isinstance(kind, str):
-        try:
-            return KINDS.index(kind)
-        except ValueError:
-            raise ValueError("kind must be one of %s, not %r"
-                             % (", ".join(KINDS), kind)) from None
-    return int(kind)
+def _decode(text: Optional[bytes]) -> str:
+    """Text from C (never NULL where this is used) as str."""
+    return (text or b"").decode("utf-8")
 
 
-def presets():
+def presets() -> List[Tuple[str, str]]:
     """Return the built-in presets as a list of (name, description)."""
     result = []
     for index in range(lib.tessel_preset_count()):
@@ -40,20 +43,23 @@ def presets():
         description = ctypes.c_char_p()
         check(lib.tessel_preset_info(ctypes.byref(name),
                                      ctypes.byref(description), index))
-        result.append((name.value.decode(), description.value.decode()))
+        result.append((_decode(name.value), _decode(description.value)))
     return result
 
 
-def pick_step(values):
+def pick_step(values: Iterable[Number]) -> float:
     """Return a step for profiled durations and latencies (one unit).
 
     The largest step s / k (s the smallest value > 0, k = 1 .. 100) that
     rounds no value up by more than 1 % (tessel_pick_step).
     """
-    values = [float(v) for v in values]
-    array = (ctypes.c_double * max(len(values), 1))(*values)
+    if isinstance(values, (str, bytes)):
+        raise TypeError("values must be an iterable of numbers, not %s"
+                        % type(values).__name__)
+    numbers = [double_arg(v, "value") for v in values]
+    array = (ctypes.c_double * max(len(numbers), 1))(*numbers)
     out = ctypes.c_double()
-    check(lib.tessel_pick_step(ctypes.byref(out), array, len(values)))
+    check(lib.tessel_pick_step(ctypes.byref(out), array, len(numbers)))
     return out.value
 
 
@@ -63,275 +69,319 @@ class Graph(Handle):
     ``Graph(devices)`` creates an empty graph; use :meth:`from_json`,
     :meth:`from_file` or :meth:`preset` for the other ways to get one. The
     C handle is released by :meth:`close`, on leaving a ``with`` block, or
-    when the object is garbage-collected.
+    when the object is garbage-collected; a closed graph raises ValueError.
+    The graph of a schedule (:attr:`Schedule.graph`) belongs to it: it
+    keeps the schedule alive, and raises ValueError once the schedule is
+    closed.
+
+    Every argument is checked before it reaches C: TypeError for a wrong
+    type (a float where an integer is needed, None for a name),
+    OverflowError for an integer the C type cannot hold, and the library's
+    own errors (RangeError, ...) for values outside its limits; nothing is
+    silently truncated or converted.
     """
 
-    def __init__(self, devices=None, _handle=None, _owner=None):
-        self._handle = None
-        # _owner: a Schedule whose graph this is (borrowed handle).
-        self._owner = _owner
-        if _handle is not None:
-            self._handle = _handle
-            return
-        if devices is None:
-            raise TypeError("Graph() needs the number of devices")
-        handle = ctypes.c_void_p()
-        check(lib.tessel_graph_new(ctypes.byref(handle), int(devices)))
+    _ctype = graph_p
+
+    def __init__(self, devices: int) -> None:
+        handle = graph_p()
+        check(lib.tessel_graph_new(ctypes.byref(handle),
+                                   int_arg(devices, "devices")))
         self._handle = handle
 
     @classmethod
-    def _wrap(cls, handle):
-        return cls(_handle=handle)
+    def _wrap(cls, handle: Any, owner: Optional[Handle] = None) -> "Graph":
+        graph = cls.__new__(cls)
+        graph._handle = handle
+        graph._owner = owner
+        return graph
 
     # -- life cycle -------------------------------------------------------
 
-    def _release(self, handle):
+    def _release(self, handle: Any) -> None:
         # a borrowed graph (of a Schedule) is its owner's to free
         if self._owner is None:
             lib.tessel_graph_free(handle)
-        self._owner = None
 
-    def copy(self):
+    def copy(self) -> "Graph":
         """Return a deep copy (an independent Graph)."""
-        handle = ctypes.c_void_p()
-        check(lib.tessel_graph_dup(ctypes.byref(handle), self))
+        handle = graph_p()
+        check(lib.tessel_graph_dup(ctypes.byref(handle), self._h()))
         return Graph._wrap(handle)
 
     # -- constructors -----------------------------------------------------
 
     @classmethod
-    def from_json(cls, text):
+    def from_json(cls, text: Union[str, bytes]) -> "Graph":
         """Parse placement JSON (str or bytes); the graph is validated."""
-        data = encode(text)
-        handle = ctypes.c_void_p()
+        data = data_arg(text, "placement JSON")
+        handle = graph_p()
         check(lib.tessel_graph_from_json(ctypes.byref(handle), data,
                                          len(data)))
         return cls._wrap(handle)
 
     @classmethod
-    def from_file(cls, path):
-        """Read placement JSON from the file at ``path``."""
-        handle = ctypes.c_void_p()
-        check(lib.tessel_graph_from_file(ctypes.byref(handle),
-                                         encode(str(path))))
+    def from_file(cls, path: Any) -> "Graph":
+        """Read placement JSON from the file at ``path``.
+
+        A file that cannot be read raises TesselIOError, which is an
+        OSError (FileNotFoundError for a missing file).
+        """
+        name = path_arg(path)
+        handle = graph_p()
+        check_file(lib.tessel_graph_from_file(ctypes.byref(handle), name),
+                   name)
         return cls._wrap(handle)
 
     @classmethod
-    def preset(cls, name, devices=4, memory=None, infer=False):
+    def preset(cls, name: str, devices: int = 4,
+               memory: Optional[int] = PRESET_MEMORY,
+               infer: bool = False) -> "Graph":
         """Build a built-in placement ("vshape", "mshape", ...).
 
-        ``memory`` is every device's memory limit (None: unlimited).
+        ``memory`` is every device's memory limit; None means unlimited.
+        It defaults to :data:`PRESET_MEMORY` (6), the same limit as
+        ``tessel search --preset NAME`` without ``--memory``.
         """
-        limit = UNLIMITED if memory is None else int(memory)
-        handle = ctypes.c_void_p()
-        check(lib.tessel_preset(ctypes.byref(handle), encode(name),
-                                int(devices), 1 if infer else 0, limit))
+        limit = UNLIMITED if memory is None else int64_arg(memory, "memory")
+        handle = graph_p()
+        check(lib.tessel_preset(ctypes.byref(handle),
+                                text_arg(name, "preset name"),
+                                int_arg(devices, "devices"),
+                                bool_arg(infer, "infer"), limit))
         return cls._wrap(handle)
 
     # -- building ---------------------------------------------------------
 
-    def add_block(self, name, kind, span, memory):
+    def add_block(self, name: str, kind: Union[str, int], span: int,
+                  memory: int) -> int:
         """Add a block and return its id (gid).
 
         ``kind`` is "forward", "backward" or "weight" (or its number).
         """
         gid = ctypes.c_int()
-        check(lib.tessel_graph_add_block(ctypes.byref(gid), self,
-                                         encode(name), _kind_value(kind),
-                                         int(span), int(memory)))
+        check(lib.tessel_graph_add_block(
+            ctypes.byref(gid), self._h(), text_arg(name, "block name"),
+            enum_value(kind, KINDS, "kind"), int_arg(span, "span"),
+            int_arg(memory, "memory")))
         return gid.value
 
-    def place(self, gid, devices):
+    def place(self, gid: Block, devices: Iterable[int]) -> None:
         """Place block ``gid`` on the given devices (an iterable of ids)."""
-        devices = [int(d) for d in devices]
-        array = (ctypes.c_int * max(len(devices), 1))(*devices)
-        check(lib.tessel_graph_place(self, int(gid), array, len(devices)))
+        if isinstance(devices, (str, bytes)):
+            raise TypeError("devices must be an iterable of integers, not %s"
+                            % type(devices).__name__)
+        ids = [int_arg(d, "device") for d in devices]
+        array = (ctypes.c_int * max(len(ids), 1))(*ids)
+        check(lib.tessel_graph_place(self._h(), self._gid(gid), array,
+                                     len(ids)))
 
-    def add_dep(self, before, after, latency=None, latency_time=None):
+    def add_dep(self, before: Block, after: Block,
+                latency: Optional[int] = None,
+                latency_time: Optional[Number] = None) -> None:
         """Make block ``after`` wait for block ``before`` (gids or names).
 
         ``latency`` gives the dependency its own latency in steps,
         ``latency_time`` in the step's unit (the graph needs a step).
         """
-        before, after = self._gid(before), self._gid(after)
         if latency is not None and latency_time is not None:
             raise ValueError("give latency or latency_time, not both")
+        first, second = self._gid(before), self._gid(after)
         if latency is not None:
-            check(lib.tessel_graph_add_dep_latency(self, before, after,
-                                                   int(latency)))
+            check(lib.tessel_graph_add_dep_latency(
+                self._h(), first, second, int_arg(latency, "latency")))
         elif latency_time is not None:
             check(lib.tessel_graph_add_dep_latency_time(
-                self, before, after, float(latency_time)))
+                self._h(), first, second,
+                double_arg(latency_time, "latency_time")))
         else:
-            check(lib.tessel_graph_add_dep(self, before, after))
+            check(lib.tessel_graph_add_dep(self._h(), first, second))
 
-    def set_latency(self, latency):
+    def set_latency(self, latency: int) -> None:
         """Set the latency (steps) of dependencies without their own."""
-        check(lib.tessel_graph_set_latency(self, int(latency)))
+        check(lib.tessel_graph_set_latency(self._h(),
+                                           int_arg(latency, "latency")))
 
-    def set_latency_time(self, latency):
+    def set_latency_time(self, latency: Number) -> None:
         """Set that latency in the step's unit (the graph needs a step)."""
-        check(lib.tessel_graph_set_latency_time(self, float(latency)))
+        check(lib.tessel_graph_set_latency_time(
+            self._h(), double_arg(latency, "latency")))
 
     @property
-    def latency(self):
+    def latency(self) -> int:
         """Latency in steps of dependencies without their own."""
         return self._get(_LATENCY)
 
     @property
-    def latency_time(self):
+    def latency_time(self) -> float:
         """The same latency in the step's unit."""
         out = ctypes.c_double()
-        check(lib.tessel_graph_latency_time(ctypes.byref(out), self))
+        check(lib.tessel_graph_latency_time(ctypes.byref(out), self._h()))
         return out.value
 
-    def dep_latency(self, gid, index):
+    def dep_latency(self, gid: Block, index: int) -> Tuple[int, float, bool]:
         """(steps, time, own) of the index-th dependency of a block."""
-        gid = self._gid(gid)
+        block = self._gid(gid)
+        position = size_arg(index, "index")
         steps = ctypes.c_int64()
         own = ctypes.c_int()
-        check(lib.tessel_graph_block_dep_latency(ctypes.byref(steps),
-                                                 ctypes.byref(own), self,
-                                                 gid, int(index)))
+        check(lib.tessel_graph_block_dep_latency(
+            ctypes.byref(steps), ctypes.byref(own), self._h(), block,
+            position))
         time = ctypes.c_double()
-        check(lib.tessel_graph_block_dep_latency_time(ctypes.byref(time),
-                                                      None, self, gid,
-                                                      int(index)))
+        check(lib.tessel_graph_block_dep_latency_time(
+            ctypes.byref(time), None, self._h(), block, position))
         return steps.value, time.value, bool(own.value)
 
-    def set_step(self, step):
+    def set_step(self, step: Number) -> None:
         """Set the length of one step; durations are rounded again."""
-        check(lib.tessel_graph_set_step(self, float(step)))
+        check(lib.tessel_graph_set_step(self._h(), double_arg(step, "step")))
 
     @property
-    def step(self):
+    def step(self) -> float:
         """Length of one step in the unit (0.0: none)."""
         out = ctypes.c_double()
-        check(lib.tessel_graph_step(ctypes.byref(out), self))
+        check(lib.tessel_graph_step(ctypes.byref(out), self._h()))
         return out.value
 
-    def set_unit(self, unit):
+    def set_unit(self, unit: Optional[str]) -> None:
         """Name the unit of the step ("ms", ...); None removes it."""
-        check(lib.tessel_graph_set_unit(self, None if unit is None
-                                        else encode(unit)))
+        check(lib.tessel_graph_set_unit(self._h(),
+                                        text_arg(unit, "unit", none=True)))
 
     @property
-    def unit(self):
+    def unit(self) -> Optional[str]:
         """Name of the unit, or None."""
         out = ctypes.c_char_p()
-        check(lib.tessel_graph_unit(ctypes.byref(out), self))
+        check(lib.tessel_graph_unit(ctypes.byref(out), self._h()))
         return None if out.value is None else out.value.decode("utf-8")
 
-    def set_duration(self, gid, duration):
+    def set_duration(self, gid: Block, duration: Number) -> None:
         """Give a block a duration in the step's unit (sets its span)."""
-        check(lib.tessel_graph_set_block_duration(self, self._gid(gid),
-                                                  float(duration)))
+        check(lib.tessel_graph_set_block_duration(
+            self._h(), self._gid(gid), double_arg(duration, "duration")))
 
-    def duration(self, gid):
+    def duration(self, gid: Block) -> float:
         """Duration of a block in the step's unit (span x step if none)."""
         out = ctypes.c_double()
-        check(lib.tessel_graph_block_duration(ctypes.byref(out), None, self,
-                                              self._gid(gid)))
+        check(lib.tessel_graph_block_duration(ctypes.byref(out), None,
+                                              self._h(), self._gid(gid)))
         return out.value
 
-    def set_stage(self, gid, stage):
+    def set_stage(self, gid: Block, stage: int) -> None:
         """Set the pipeline stage of a block (-1: no stage)."""
-        check(lib.tessel_graph_set_stage(self, self._gid(gid), int(stage)))
+        check(lib.tessel_graph_set_stage(self._h(), self._gid(gid),
+                                         int_arg(stage, "stage")))
 
-    def set_memory_limit(self, limit, device=None):
+    def set_memory_limit(self, limit: Optional[int],
+                         device: Optional[int] = None) -> None:
         """Set the memory limit of ``device`` (None: of every device).
 
         ``limit`` None means unlimited.
         """
-        limit = UNLIMITED if limit is None else int(limit)
-        device = ALL_DEVICES if device is None else int(device)
-        check(lib.tessel_graph_set_memory_limit(self, device, limit))
+        value = UNLIMITED if limit is None else int64_arg(limit, "limit")
+        which = ALL_DEVICES if device is None else int_arg(device, "device")
+        check(lib.tessel_graph_set_memory_limit(self._h(), which, value))
 
-    def validate(self):
+    def validate(self) -> None:
         """Check the whole graph; raise a TesselError when it is bad."""
-        check(lib.tessel_graph_validate(self))
+        check(lib.tessel_graph_validate(self._h()))
 
-    def find(self, name):
+    def find(self, name: str) -> int:
         """Return the gid of the block called ``name`` (NotFoundError)."""
         gid = ctypes.c_int()
-        check(lib.tessel_graph_find(ctypes.byref(gid), self, encode(name)))
+        check(lib.tessel_graph_find(ctypes.byref(gid), self._h(),
+                                    text_arg(name, "block name")))
         return gid.value
 
-    def _gid(self, block):
+    def _gid(self, block: Any) -> int:
         if isinstance(block, (str, bytes)):
-            return self.find(block)
-        return int(block)
+            return self.find(block)  # type: ignore[arg-type]
+        return int_arg(block, "block id")
 
     # -- reading ----------------------------------------------------------
 
-    def _get(self, attr):
-        return get_int64(lib.tessel_graph_get, self, attr)
+    def _get(self, attr: int) -> int:
+        out = ctypes.c_int64()
+        check(lib.tessel_graph_get(ctypes.byref(out), self._h(), attr))
+        return out.value
 
     @property
-    def devices(self):
+    def devices(self) -> int:
         """Number of devices."""
         return self._get(_NDEVICES)
 
     @property
-    def blocks(self):
+    def blocks(self) -> int:
         """Number of blocks."""
         return self._get(_NBLOCKS)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.blocks
 
     @property
-    def resource_bound(self):
+    def resource_bound(self) -> int:
         """Max over devices of the summed spans of the device's blocks."""
         return self._get(_RESOURCE_BOUND)
 
     @property
-    def critical_path(self):
+    def critical_path(self) -> int:
         """Longest dependency chain, in steps."""
         return self._get(_CRITICAL_PATH)
 
-    def lower_bound(self, n):
+    def lower_bound(self, n: int) -> int:
         """LB(n): a lower bound on the makespan for ``n`` micro-batches."""
-        return get_int64(lib.tessel_graph_lower_bound, self, int(n))
+        out = ctypes.c_int64()
+        check(lib.tessel_graph_lower_bound(ctypes.byref(out), self._h(),
+                                           int64_arg(n, "micro-batches")))
+        return out.value
 
-    def memory_limit(self, device):
+    def memory_limit(self, device: int) -> Optional[int]:
         """Memory limit of ``device`` (None when unlimited)."""
-        value = get_int64(lib.tessel_graph_memory_limit, self, int(device))
-        return None if value == UNLIMITED else value
+        out = ctypes.c_int64()
+        check(lib.tessel_graph_memory_limit(ctypes.byref(out), self._h(),
+                                            int_arg(device, "device")))
+        return None if out.value == UNLIMITED else out.value
 
-    def block_name(self, gid):
+    def block_name(self, gid: int) -> str:
         """Name of block ``gid``."""
         out = ctypes.c_char_p()
-        check(lib.tessel_graph_block_name(ctypes.byref(out), self, int(gid)))
-        return out.value.decode("utf-8")
+        check(lib.tessel_graph_block_name(ctypes.byref(out), self._h(),
+                                          int_arg(gid, "block id")))
+        return _decode(out.value)
 
-    def block(self, gid):
+    def block(self, gid: Block) -> Dict[str, Any]:
         """Describe block ``gid`` (or name) as a dict."""
-        gid = self._gid(gid)
+        block = self._gid(gid)
+        handle = self._h()
 
-        def get(attr):
-            return get_int64(lib.tessel_graph_block_get, self, gid, attr)
+        def get(attr: int) -> int:
+            out = ctypes.c_int64()
+            check(lib.tessel_graph_block_get(ctypes.byref(out), handle,
+                                             block, attr))
+            return out.value
 
         devices = []
         for index in range(get(_B_NDEVICES)):
             out = ctypes.c_int()
-            check(lib.tessel_graph_block_device(ctypes.byref(out), self, gid,
-                                                index))
+            check(lib.tessel_graph_block_device(ctypes.byref(out), handle,
+                                                block, index))
             devices.append(out.value)
         deps = []
         for index in range(get(_B_NDEPS)):
             out = ctypes.c_int()
-            check(lib.tessel_graph_block_dep(ctypes.byref(out), self, gid,
-                                             index))
+            check(lib.tessel_graph_block_dep(ctypes.byref(out), handle,
+                                             block, index))
             deps.append(out.value)
         stage = get(_B_STAGE)
         given = ctypes.c_int()
         duration = ctypes.c_double()
         check(lib.tessel_graph_block_duration(ctypes.byref(duration),
-                                              ctypes.byref(given), self, gid))
+                                              ctypes.byref(given), handle,
+                                              block))
         return {
-            "gid": gid,
-            "name": self.block_name(gid),
+            "gid": block,
+            "name": self.block_name(block),
             "kind": KINDS[get(_B_KIND)],
             "span": get(_B_SPAN),
             "memory": get(_B_MEMORY),
@@ -341,12 +391,13 @@ class Graph(Handle):
             "duration": duration.value if given.value else None,
         }
 
-    def to_json(self):
+    def to_json(self) -> str:
         """Serialise as placement JSON (doc/formats.md)."""
-        return take_string(lib.tessel_graph_to_json, self)
+        return take_string(lib.tessel_graph_to_json, self._h())
 
-    def __repr__(self):
-        if self._handle is None:
+    def __repr__(self) -> str:
+        if self.closed:
             return "<tessel.Graph closed>"
         return "<tessel.Graph devices=%d blocks=%d>" % (self.devices,
                                                         self.blocks)
+

@@ -1,14 +1,24 @@
 """Search, schedules, their entries and action streams, simulation."""
 
 import ctypes
+import queue
+import threading
+import time
+from typing import (Any, Callable, Dict, Iterator, List, Mapping,
+                    NamedTuple, Optional, Tuple, TypeVar, Union)
 
-from ._lib import PROGRESS_CB, lib
-from ._util import Handle, encode, get_int64, take_string
-from .errors import ITEROVER, check
-from .graph import ALL_DEVICES, KINDS, Graph
+from ._lib import (PROGRESS_CB, action_iter_p, action_p, entry_p, graph_p,
+                   iter_p, lib, options_p, schedule_p, simulation_p)
+from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
+                    int64_arg, int_arg, path_arg, seconds_to_ms, take_string,
+                    uint64_arg)
+from .errors import ITEROVER, TesselError, check, check_file, make_error
+from .graph import ALL_DEVICES, KINDS, Block, Graph
 
-__all__ = ["Schedule", "Entry", "Action", "search", "min_memory",
-           "PHASES", "ACTION_KINDS"]
+I = TypeVar("I", bound="_Iterator")
+
+__all__ = ["Schedule", "Entry", "Action", "Progress", "CancelToken",
+           "search", "min_memory", "PHASES", "ACTION_KINDS"]
 
 #: Entry phases, in the order of tessel_phase.
 PHASES = ("warmup", "repetend", "cooldown")
@@ -17,12 +27,13 @@ ACTION_KINDS = ("compute", "send", "recv")
 
 # tessel_option
 (_OPT_MICRO_BATCHES, _OPT_TIME_LIMIT_MS, _OPT_THREADS, _OPT_FAST,
- _OPT_MAX_PERIOD, _OPT_SEED, _OPT_MINIMIZE_DEPTH,
- _OPT_SOLVER_MEMORY_MB) = range(8)
+ _OPT_MAX_PERIOD, _OPT_SEED, _OPT_MINIMIZE_DEPTH, _OPT_SOLVER_MEMORY_MB,
+ _OPT_REPETEND_MICRO_BATCHES) = range(9)
 # tessel_schedule_attr
 (_S_NDEVICES, _S_NBLOCKS, _S_NMICROS, _S_NENTRIES, _S_MAKESPAN, _S_PERIOD,
  _S_RESOURCE_BOUND, _S_PERIOD_OPTIMAL, _S_LOWER_BOUND, _S_REPETEND_BEGIN,
- _S_REPETEND_END, _S_DEPTH, _S_SEARCH_US, _S_MAKESPAN_OPTIMAL) = range(14)
+ _S_REPETEND_END, _S_DEPTH, _S_SEARCH_US, _S_MAKESPAN_OPTIMAL,
+ _S_REPETEND_MICRO_BATCHES) = range(15)
 # tessel_entry_attr
 (_E_GID, _E_MICRO_BATCH, _E_START, _E_SPAN, _E_PHASE, _E_KIND, _E_MEMORY,
  _E_NDEVICES) = range(8)
@@ -34,7 +45,8 @@ _SIM_MAKESPAN, _SIM_BUSY, _SIM_IDLE, _SIM_PEAK = range(4)
 
 
 class Entry:
-    """One (block, micro-batch) of a schedule, copied out of the C entry.
+    """One (block, micro-batch) of a schedule, copied out of the C entry
+    (it stays valid after the schedule is closed).
 
     Attributes: ``block`` (name), ``gid``, ``micro_batch``, ``start``,
     ``span``, ``phase`` ("warmup", "repetend", "cooldown"), ``kind``
@@ -44,8 +56,9 @@ class Entry:
     __slots__ = ("block", "gid", "micro_batch", "start", "span", "phase",
                  "kind", "memory", "devices")
 
-    def __init__(self, block, gid, micro_batch, start, span, phase, kind,
-                 memory, devices):
+    def __init__(self, block: str, gid: int, micro_batch: int, start: int,
+                 span: int, phase: str, kind: str, memory: int,
+                 devices: List[int]) -> None:
         self.block = block
         self.gid = gid
         self.micro_batch = micro_batch
@@ -57,14 +70,16 @@ class Entry:
         self.devices = devices
 
     @property
-    def end(self):
+    def end(self) -> int:
         """Step after the entry's last step."""
         return self.start + self.span
 
     @classmethod
-    def _from_c(cls, entry):
-        def get(attr):
-            return get_int64(lib.tessel_entry_get, entry, attr)
+    def _from_c(cls, entry: Any) -> "Entry":
+        def get(attr: int) -> int:
+            out = ctypes.c_int64()
+            check(lib.tessel_entry_get(ctypes.byref(out), entry, attr))
+            return out.value
 
         name = ctypes.c_char_p()
         check(lib.tessel_entry_name(ctypes.byref(name), entry))
@@ -73,18 +88,20 @@ class Entry:
             device = ctypes.c_int()
             check(lib.tessel_entry_device(ctypes.byref(device), entry, index))
             devices.append(device.value)
-        return cls(name.value.decode("utf-8"), get(_E_GID),
+        return cls((name.value or b"").decode("utf-8"), get(_E_GID),
                    get(_E_MICRO_BATCH), get(_E_START), get(_E_SPAN),
                    PHASES[get(_E_PHASE)], KINDS[get(_E_KIND)],
                    get(_E_MEMORY), devices)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entry):
             return NotImplemented
         return all(getattr(self, a) == getattr(other, a)
                    for a in self.__slots__)
 
-    def __repr__(self):
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
         return ("Entry(block=%r, micro_batch=%d, start=%d, span=%d, "
                 "phase=%r, kind=%r, devices=%r)" % (
                     self.block, self.micro_batch, self.start, self.span,
@@ -92,7 +109,8 @@ class Entry:
 
 
 class Action:
-    """One action of a device's stream: compute, send or recv.
+    """One action of a device's stream: compute, send or recv, copied out
+    of the C action.
 
     Attributes: ``kind`` ("compute", "send", "recv"), ``gid``, ``block``
     (name of gid), ``micro_batch``, ``peer`` (None for compute),
@@ -104,8 +122,9 @@ class Action:
     __slots__ = ("kind", "gid", "block", "micro_batch", "peer", "peer_gid",
                  "step", "latency")
 
-    def __init__(self, kind, gid, block, micro_batch, peer, peer_gid, step,
-                 latency=0):
+    def __init__(self, kind: str, gid: int, block: str, micro_batch: int,
+                 peer: Optional[int], peer_gid: Optional[int], step: int,
+                 latency: int = 0) -> None:
         self.kind = kind
         self.gid = gid
         self.block = block
@@ -115,65 +134,322 @@ class Action:
         self.step = step
         self.latency = latency
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return ("Action(kind=%r, block=%r, micro_batch=%d, peer=%r, "
                 "step=%d)" % (self.kind, self.block, self.micro_batch,
                               self.peer, self.step))
 
 
+class _Iterator(Handle):
+    """A C iterator over a schedule. It keeps the schedule alive; closing
+    the schedule closes it, and it then raises ValueError."""
+
+    _free: Any = None
+
+    def __init__(self, schedule: "Schedule", handle: Any) -> None:
+        self._handle = handle
+        self._owner = schedule
+        self._done = False
+        schedule._depend(self)
+
+    def _what(self) -> str:
+        return "iterator"
+
+    def _release(self, handle: Any) -> None:
+        type(self)._free(handle)
+
+    def __iter__(self: "I") -> "I":
+        return self
+
+    def _next_item(self, func: Any, ctype: Any) -> Any:
+        owner = self._owner
+        if owner is not None and owner._handle is None:
+            raise ValueError("the tessel.Schedule this iterator belongs to "
+                             "is closed")
+        if self._done:
+            raise StopIteration
+        item = ctype()
+        rc = func(ctypes.byref(item), self._h())
+        if rc == ITEROVER:
+            self._done = True
+            self.close()  # the C iterator is not needed any more
+            raise StopIteration
+        check(rc)
+        return item
+
+
+class EntryIterator(_Iterator):
+    """Iterator over a schedule's entries (:class:`Entry`)."""
+
+    _ctype = iter_p
+    _free = lib.tessel_iter_free
+
+    def __next__(self) -> Entry:
+        entry = self._next_item(lib.tessel_iter_next, entry_p)
+        return Entry._from_c(entry)
+
+
+class ActionIterator(_Iterator):
+    """Iterator over a device's action stream (:class:`Action`)."""
+
+    _ctype = action_iter_p
+    _free = lib.tessel_action_iter_free
+
+    def __init__(self, schedule: "Schedule", handle: Any) -> None:
+        super().__init__(schedule, handle)
+        self._names: Dict[int, str] = {}
+
+    def __next__(self) -> Action:
+        action = self._next_item(lib.tessel_action_iter_next, action_p)
+
+        def get(attr: int) -> int:
+            out = ctypes.c_int64()
+            check(lib.tessel_action_get(ctypes.byref(out), action, attr))
+            return out.value
+
+        kind = ACTION_KINDS[get(_A_KIND)]
+        gid = get(_A_GID)
+        if gid not in self._names:
+            owner = self._owner
+            assert isinstance(owner, Schedule)
+            self._names[gid] = owner.graph.block_name(gid)
+        peer = get(_A_PEER)
+        peer_gid = get(_A_PEER_GID)
+        return Action(kind, gid, self._names[gid], get(_A_MICRO_BATCH),
+                      None if peer < 0 else peer,
+                      None if peer_gid < 0 else peer_gid,
+                      get(_A_STEP), get(_A_LATENCY))
+
+
+class Progress(NamedTuple):
+    """What a progress callback receives.
+
+    ``improved`` is True when the search has just found a schedule better
+    than all before (``period``, ``makespan`` (before the final compaction,
+    which can only shorten it), ``lower_bound`` LB(N) and ``proven``, the
+    period proven optimal, are then that schedule's), False for a tick: a
+    call made when no improvement came for ``interval`` seconds, repeating
+    the best figures so far (all None before the first schedule).
+    ``elapsed`` is the seconds since the search started.
+    """
+
+    period: Optional[int]
+    makespan: Optional[int]
+    lower_bound: Optional[int]
+    proven: Optional[bool]
+    improved: bool
+    elapsed: float
+
+
+class CancelToken:
+    """Cancels the searches it is given to (``search(..., cancel=token)``).
+
+    :meth:`cancel` may be called from any thread, a signal handler or a
+    progress callback; every search running with the token stops as soon
+    as it can and returns the best schedule found so far, or raises
+    CancelledError when it has none. The request stays until
+    :meth:`reset`: searches started later with the token stop at once.
+    """
+
+    def __init__(self) -> None:
+        # reentrant: cancel() may run in a signal handler on the thread
+        # that holds the lock
+        self._lock = threading.RLock()
+        self._cancelled = False
+        self._options: List["_Options"] = []
+
+    def cancel(self) -> None:
+        """Ask every search using this token to stop."""
+        with self._lock:
+            self._cancelled = True
+            for options in list(self._options):
+                options.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called (until :meth:`reset`)."""
+        return self._cancelled
+
+    def reset(self) -> None:
+        """Withdraw the request, for later searches (not running ones)."""
+        with self._lock:
+            self._cancelled = False
+
+    def _attach(self, options: "_Options") -> None:
+        with self._lock:
+            self._options.append(options)
+            if self._cancelled:
+                options.cancel()
+
+    def _detach(self, options: "_Options") -> None:
+        with self._lock:
+            self._options.remove(options)
+
+
 class _Options(Handle):
     """Search options (tessel_options), released deterministically."""
 
-    def __init__(self, micro_batches=None, time_limit=None, threads=None,
-                 fast=None, seed=None, max_period=None, minimize_depth=None,
-                 solver_memory_mb=None):
-        handle = ctypes.c_void_p()
+    _ctype = options_p
+
+    def __init__(self, **values: Any) -> None:
+        # reentrant: cancel() may come from a signal handler
+        self._lock = threading.RLock()
+        self._callback: Any = None
+        handle = options_p()
         check(lib.tessel_options_new(ctypes.byref(handle)))
         self._handle = handle
-        self._callback = None
+        keys = {
+            "micro_batches": _OPT_MICRO_BATCHES,
+            "threads": _OPT_THREADS,
+            "seed": _OPT_SEED,
+            "max_period": _OPT_MAX_PERIOD,
+            "solver_memory_mb": _OPT_SOLVER_MEMORY_MB,
+            "repetend_micro_batches": _OPT_REPETEND_MICRO_BATCHES,
+        }
+        flags = {"fast": _OPT_FAST, "minimize_depth": _OPT_MINIMIZE_DEPTH}
         try:
-            if micro_batches is not None:
-                self.set(_OPT_MICRO_BATCHES, micro_batches)
-            if time_limit is not None:
-                millis = max(1, int(round(float(time_limit) * 1000)))
-                self.set(_OPT_TIME_LIMIT_MS, millis)
-            if threads is not None:
-                self.set(_OPT_THREADS, threads)
-            if fast is not None:
-                self.set(_OPT_FAST, 1 if fast else 0)
-            if seed is not None:
-                self.set(_OPT_SEED, seed)
-            if max_period is not None:
-                self.set(_OPT_MAX_PERIOD, max_period)
-            if minimize_depth is not None:
-                self.set(_OPT_MINIMIZE_DEPTH, 1 if minimize_depth else 0)
-            if solver_memory_mb is not None:
-                self.set(_OPT_SOLVER_MEMORY_MB, solver_memory_mb)
+            for name, value in values.items():
+                if name == "time_limit":
+                    self.set(_OPT_TIME_LIMIT_MS,
+                             seconds_to_ms(value, "time_limit"))
+                elif value is None:
+                    continue
+                elif name in flags:
+                    self.set(flags[name], bool_arg(value, name))
+                else:
+                    self.set(keys[name], int64_arg(value, name))
         except BaseException:
             self.close()
             raise
 
-    def set(self, key, value):
-        check(lib.tessel_options_set(self, key, int(value)))
+    def set(self, key: int, value: int) -> None:
+        check(lib.tessel_options_set(self._h(), key, value))
 
-    def set_progress(self, progress):
-        """Route the progress callback to the Python callable."""
-        def trampoline(period, makespan, lower_bound, proven, payload):
-            try:
-                return 1 if progress(period, makespan, lower_bound,
-                                     bool(proven)) else 0
-            except BaseException as exc:  # stop, re-raise after the search
-                self.exception = exc
-                return 1
+    def cancel(self) -> None:
+        """tessel_options_cancel, safe from any thread while the options
+        live."""
+        with self._lock:
+            if self._handle is not None:
+                lib.tessel_options_cancel(self._handle)
 
-        self.exception = None
-        # The CFUNCTYPE object must outlive the search: keep it here.
-        self._callback = PROGRESS_CB(trampoline)
-        check(lib.tessel_options_set_progress(self, self._callback, None))
-
-    def _release(self, handle):
-        lib.tessel_options_free(handle)
+    def _release(self, handle: Any) -> None:
+        with self._lock:
+            lib.tessel_options_free(handle)
         self._callback = None
+
+
+_DONE = object()
+
+
+def _run(call: Callable[[Any], int], options: _Options,
+         progress: Optional[Callable[[Progress], Any]], interval: float,
+         cancel: Optional[CancelToken]) -> Tuple[int, Optional[TesselError]]:
+    """Run ``call(options_handle)`` (a search in C) in a worker thread while
+    this thread waits: it calls ``progress`` (improvements handed over from
+    the C callback, ticks every ``interval`` seconds), and on any exception
+    here (KeyboardInterrupt from Ctrl-C, or one raised by ``progress``)
+    cancels the search, waits for it to end and raises the exception again.
+    Returns (rc, the error of a failed call read on its own thread)."""
+    events: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+    abandoned = threading.Event()
+    outcome: Dict[str, Any] = {}
+    start = time.monotonic()
+
+    class Reply:
+        def __init__(self) -> None:
+            self.event = threading.Event()
+            self.stop = 1
+
+    pending: List[Reply] = []
+
+    def trampoline(period: int, makespan: int, lower_bound: int,
+                   proven: int, payload: Any) -> int:
+        # on the searching thread: hand over, wait for the answer
+        if abandoned.is_set():
+            return 1
+        reply = Reply()
+        pending.append(reply)
+        events.put((Progress(period, makespan, lower_bound, bool(proven),
+                             True, time.monotonic() - start), reply))
+        while not reply.event.wait(0.05):
+            if abandoned.is_set():
+                return 1
+        return reply.stop
+
+    handle = options._h()
+    if progress is not None:
+        options._callback = PROGRESS_CB(trampoline)
+        check(lib.tessel_options_set_progress(handle, options._callback,
+                                              None))
+
+    def worker() -> None:
+        try:
+            rc = call(handle)
+            outcome["rc"] = rc
+            if rc < 0:
+                outcome["error"] = make_error(rc)
+        except BaseException as exc:  # not expected; reported below
+            outcome["exception"] = exc
+        finally:
+            events.put(_DONE)
+
+    if cancel is not None:
+        cancel._attach(options)
+    thread = threading.Thread(target=worker, name="tessel-search",
+                              daemon=True)
+    try:
+        thread.start()
+        best = Progress(None, None, None, None, False, 0.0)
+        last = start
+        while True:
+            wait = 0.25
+            if progress is not None:
+                wait = min(wait, max(0.0, last + interval - time.monotonic()))
+            try:
+                item = events.get(timeout=wait)
+            except queue.Empty:
+                item = None
+            if item is _DONE:
+                break
+            now = time.monotonic()
+            if item is None:
+                if progress is not None and now - last >= interval:
+                    last = now
+                    if progress(best._replace(improved=False,
+                                              elapsed=now - start)):
+                        options.cancel()
+                continue
+            report, reply = item
+            best = report
+            try:
+                reply.stop = 1 if progress(report) else 0  # type: ignore
+            finally:
+                last = time.monotonic()
+                reply.event.set()
+    except BaseException:
+        abandoned.set()
+        options.cancel()
+        for reply in pending:
+            reply.event.set()
+        _join(thread)
+        raise
+    finally:
+        if cancel is not None:
+            cancel._detach(options)
+    _join(thread)
+    if "exception" in outcome:
+        raise outcome["exception"]
+    return outcome["rc"], outcome.get("error")
+
+
+def _join(thread: threading.Thread) -> None:
+    """Wait for the search thread; a second Ctrl-C does not abandon it
+    (its C objects must not be freed under it)."""
+    while thread.is_alive():
+        try:
+            thread.join(0.1)
+        except KeyboardInterrupt:
+            pass
 
 
 class Schedule(Handle):
@@ -181,272 +457,271 @@ class Schedule(Handle):
 
     Get one from :func:`search` or :meth:`Schedule.from_json`. The C handle
     is released by :meth:`close`, on leaving a ``with`` block, or when the
-    object is garbage-collected.
+    object is garbage-collected. Iterators over its entries and actions
+    and its :attr:`graph` keep it alive; after :meth:`close` they (and the
+    schedule) raise ValueError.
     """
 
-    def __init__(self, _handle):
+    _ctype = schedule_p
+
+    def __init__(self, _handle: Any) -> None:
+        if type(_handle) is not schedule_p:
+            raise TypeError("use tessel.search() or Schedule.from_json() "
+                            "to get a schedule")
         self._handle = _handle
 
     # -- life cycle -------------------------------------------------------
 
-    def _release(self, handle):
+    def _release(self, handle: Any) -> None:
         lib.tessel_schedule_free(handle)
 
     # -- constructors -----------------------------------------------------
 
     @classmethod
-    def from_json(cls, text):
+    def from_json(cls, text: Union[str, bytes]) -> "Schedule":
         """Parse schedule JSON (not validated: call :meth:`validate`)."""
-        data = encode(text)
-        handle = ctypes.c_void_p()
+        data = data_arg(text, "schedule JSON")
+        handle = schedule_p()
         check(lib.tessel_schedule_from_json(ctypes.byref(handle), data,
                                             len(data)))
         return cls(handle)
 
     @classmethod
-    def from_file(cls, path):
+    def from_file(cls, path: Any) -> "Schedule":
         """Read schedule JSON from the file at ``path``."""
-        handle = ctypes.c_void_p()
-        check(lib.tessel_schedule_from_file(ctypes.byref(handle),
-                                            encode(str(path))))
+        name = path_arg(path)
+        handle = schedule_p()
+        check_file(lib.tessel_schedule_from_file(ctypes.byref(handle), name),
+                   name)
         return cls(handle)
 
     @classmethod
-    def from_reference_json(cls, placement, text):
+    def from_reference_json(cls, placement: Graph,
+                            text: Union[str, bytes]) -> "Schedule":
         """Read a schedule saved by the Tessel reference implementation."""
-        data = encode(text)
-        handle = ctypes.c_void_p()
+        graph = _graph_arg(placement, "placement")
+        data = data_arg(text, "reference JSON")
+        handle = schedule_p()
         check(lib.tessel_schedule_from_reference_json(
-            ctypes.byref(handle), placement, data, len(data)))
+            ctypes.byref(handle), graph, data, len(data)))
         return cls(handle)
 
     @classmethod
-    def empty(cls, graph, micro_batches):
+    def empty(cls, graph: Graph, micro_batches: int) -> "Schedule":
         """An empty schedule for ``graph``: fill it with :meth:`set_step`."""
-        handle = ctypes.c_void_p()
-        check(lib.tessel_schedule_new(ctypes.byref(handle), graph,
-                                      int(micro_batches)))
+        handle = schedule_p()
+        check(lib.tessel_schedule_new(
+            ctypes.byref(handle), _graph_arg(graph, "graph"),
+            int64_arg(micro_batches, "micro_batches")))
         return cls(handle)
 
-    def set_step(self, gid, micro_batch, step):
+    def set_step(self, gid: int, micro_batch: int, step: int) -> None:
         """Set the start step of block ``gid`` of ``micro_batch``."""
-        check(lib.tessel_schedule_set_step(self, int(gid), int(micro_batch),
-                                           int(step)))
+        check(lib.tessel_schedule_set_step(
+            self._h(), int_arg(gid, "block id"),
+            int64_arg(micro_batch, "micro_batch"), int64_arg(step, "step")))
 
     # -- figures ----------------------------------------------------------
 
-    def _get(self, attr):
-        return get_int64(lib.tessel_schedule_get, self, attr)
+    def _get(self, attr: int) -> int:
+        out = ctypes.c_int64()
+        check(lib.tessel_schedule_get(ctypes.byref(out), self._h(), attr))
+        return out.value
 
     @property
-    def period(self):
+    def period(self) -> int:
         """Steps per micro-batch in the steady state."""
         return self._get(_S_PERIOD)
 
     @property
-    def resource_bound(self):
+    def resource_bound(self) -> int:
         """Max over devices of the summed spans on that device."""
         return self._get(_S_RESOURCE_BOUND)
 
     @property
-    def period_optimal(self):
+    def period_optimal(self) -> bool:
         """True when the period is proven optimal."""
         return bool(self._get(_S_PERIOD_OPTIMAL))
 
     @property
-    def makespan(self):
+    def makespan(self) -> int:
         """Last finish step."""
         return self._get(_S_MAKESPAN)
 
     @property
-    def makespan_optimal(self):
+    def makespan_optimal(self) -> bool:
         """True when no schedule of these micro-batches is shorter."""
         return bool(self._get(_S_MAKESPAN_OPTIMAL))
 
     @property
-    def lower_bound(self):
+    def lower_bound(self) -> int:
         """LB(N), the lower bound on the makespan."""
         return self._get(_S_LOWER_BOUND)
 
     @property
-    def repetend(self):
+    def repetend(self) -> Tuple[int, int]:
         """(begin, end): first step and step after the steady state."""
         return (self._get(_S_REPETEND_BEGIN), self._get(_S_REPETEND_END))
 
     @property
-    def depth(self):
+    def repetend_micro_batches(self) -> int:
+        """k: micro-batches the repetend holds (0 for an empty schedule)."""
+        return self._get(_S_REPETEND_MICRO_BATCHES)
+
+    @property
+    def depth(self) -> int:
         """Length of one micro-batch inside the repetend."""
         return self._get(_S_DEPTH)
 
     @property
-    def micro_batches(self):
+    def micro_batches(self) -> int:
         """Number of micro-batches N."""
         return self._get(_S_NMICROS)
 
     @property
-    def devices(self):
+    def devices(self) -> int:
         """Number of devices."""
         return self._get(_S_NDEVICES)
 
     @property
-    def blocks(self):
+    def blocks(self) -> int:
         """Number of blocks per micro-batch."""
         return self._get(_S_NBLOCKS)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._get(_S_NENTRIES)
 
     @property
-    def search_seconds(self):
+    def search_seconds(self) -> float:
         """Wall-clock seconds the search took."""
         out = ctypes.c_double()
-        check(lib.tessel_schedule_search_seconds(ctypes.byref(out), self))
+        check(lib.tessel_schedule_search_seconds(ctypes.byref(out),
+                                                 self._h()))
         return out.value
 
-    def peak_memory(self, device):
+    def peak_memory(self, device: int) -> int:
         """Peak memory reached on ``device`` over the whole schedule."""
-        return get_int64(lib.tessel_schedule_peak_memory, self, int(device))
+        out = ctypes.c_int64()
+        check(lib.tessel_schedule_peak_memory(ctypes.byref(out), self._h(),
+                                              int_arg(device, "device")))
+        return out.value
 
     @property
-    def graph(self):
-        """The graph the schedule was made for (borrowed: keeps self)."""
-        out = ctypes.c_void_p()
-        check(lib.tessel_schedule_graph(ctypes.byref(out), self))
-        return Graph(_handle=out, _owner=self)
+    def graph(self) -> Graph:
+        """The graph the schedule was made for. It belongs to the schedule
+        and keeps it alive; once the schedule is closed it raises
+        ValueError (use ``graph.copy()`` for an independent graph)."""
+        out = graph_p()
+        check(lib.tessel_schedule_graph(ctypes.byref(out), self._h()))
+        return Graph._wrap(out, owner=self)
 
-    def validate(self):
+    def validate(self) -> None:
         """Check the schedule; raise ViolationError when it breaks a rule."""
-        check(lib.tessel_schedule_validate(self))
+        check(lib.tessel_schedule_validate(self._h()))
 
     # -- exports ----------------------------------------------------------
 
-    def to_json(self):
+    def to_json(self) -> str:
         """Serialise as schedule JSON (doc/formats.md)."""
-        return take_string(lib.tessel_schedule_to_json, self)
+        return take_string(lib.tessel_schedule_to_json, self._h())
 
-    def to_text(self):
+    def to_text(self) -> str:
         """Render as a text grid with the key figures."""
-        return take_string(lib.tessel_schedule_to_text, self)
+        return take_string(lib.tessel_schedule_to_text, self._h())
 
-    def to_svg(self):
+    def to_svg(self) -> str:
         """Render as an SVG picture."""
-        return take_string(lib.tessel_schedule_to_svg, self)
+        return take_string(lib.tessel_schedule_to_svg, self._h())
 
-    def to_trace(self, step_us=0.0):
+    def to_trace(self, step_us: Number = 0.0) -> str:
         """Chrome trace event JSON, ``step_us`` microseconds per step.
 
         0 (the default): the placement's step in its unit of time when it
         has both, else 1000 microseconds per step.
         """
-        return take_string(lib.tessel_schedule_to_trace_json, self,
-                           float(step_us))
+        return take_string(lib.tessel_schedule_to_trace_json, self._h(),
+                           double_arg(step_us, "step_us"))
 
-    def to_torch_csv(self, comms=False):
+    def to_torch_csv(self, comms: bool = False) -> str:
         """The CSV of torch.distributed.pipelining (with comms if asked)."""
-        return take_string(lib.tessel_schedule_to_torch_csv, self,
-                           1 if comms else 0)
+        return take_string(lib.tessel_schedule_to_torch_csv, self._h(),
+                           bool_arg(comms, "comms"))
 
-    def actions_json(self):
+    def actions_json(self) -> str:
         """Every device's action stream as JSON."""
-        return take_string(lib.tessel_schedule_to_actions_json, self)
+        return take_string(lib.tessel_schedule_to_actions_json, self._h())
 
     # -- iteration --------------------------------------------------------
 
-    def entries(self, device=None):
+    def entries(self, device: Optional[int] = None) -> EntryIterator:
         """Iterate over entries (Entry objects).
 
         With ``device`` the entries on that device in time order; with None
         every entry once, by start step (ties by device then block id).
+        The iterator keeps the schedule alive; closing the schedule closes
+        it (it then raises ValueError).
         """
-        device = ALL_DEVICES if device is None else int(device)
-        it = ctypes.c_void_p()
-        check(lib.tessel_iter_new(ctypes.byref(it), self, device))
-        return self._entry_gen(it)
+        which = ALL_DEVICES if device is None else int_arg(device, "device")
+        it = iter_p()
+        check(lib.tessel_iter_new(ctypes.byref(it), self._h(), which))
+        return EntryIterator(self, it)
 
-    def _entry_gen(self, it):
-        # Holds self (the schedule must outlive the C iterator).
-        try:
-            entry = ctypes.c_void_p()
-            while True:
-                rc = lib.tessel_iter_next(ctypes.byref(entry), it)
-                if rc == ITEROVER:
-                    return
-                check(rc)
-                yield Entry._from_c(entry)
-        finally:
-            lib.tessel_iter_free(it)
-
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Entry]:
         return self.entries()
 
-    def actions(self, device):
-        """Iterate over the action stream (Action objects) of ``device``."""
-        it = ctypes.c_void_p()
-        check(lib.tessel_action_iter_new(ctypes.byref(it), self,
-                                         int(device)))
-        return self._action_gen(it)
-
-    def _action_gen(self, it):
-        graph = self.graph
-        names = {}
-        try:
-            action = ctypes.c_void_p()
-            while True:
-                rc = lib.tessel_action_iter_next(ctypes.byref(action), it)
-                if rc == ITEROVER:
-                    return
-                check(rc)
-
-                def get(attr):
-                    return get_int64(lib.tessel_action_get, action, attr)
-
-                kind = ACTION_KINDS[get(_A_KIND)]
-                gid = get(_A_GID)
-                if gid not in names:
-                    names[gid] = graph.block_name(gid)
-                peer = get(_A_PEER)
-                peer_gid = get(_A_PEER_GID)
-                yield Action(kind, gid, names[gid], get(_A_MICRO_BATCH),
-                             None if peer < 0 else peer,
-                             None if peer_gid < 0 else peer_gid,
-                             get(_A_STEP), get(_A_LATENCY))
-        finally:
-            lib.tessel_action_iter_free(it)
+    def actions(self, device: int) -> ActionIterator:
+        """Iterate over the action stream (Action objects) of ``device``
+        (the iterator behaves like that of :meth:`entries`)."""
+        it = action_iter_p()
+        check(lib.tessel_action_iter_new(ctypes.byref(it), self._h(),
+                                         int_arg(device, "device")))
+        return ActionIterator(self, it)
 
     # -- simulation -------------------------------------------------------
 
-    def simulate(self, durations=None, latency=0.0, jitter=0.0, seed=0):
+    def simulate(self, durations: Optional[Mapping[Block, Number]] = None,
+                 latency: Number = 0.0, jitter: Number = 0.0,
+                 seed: int = 0) -> Dict[str, Any]:
         """Replay the schedule with real durations.
 
         ``durations`` maps block names (or gids) to durations; blocks not
         named keep the placement's (its duration, else its span times the
         step, else its span). Times are in the placement's unit when it has
-        a step, else in steps; the placement's latencies count too. Returns a dict with "makespan" and, per
-        device, lists "busy", "idle" and "peak_memory" (also as
-        "devices": a list of dicts).
+        a step, else in steps; the placement's latencies count too. Returns
+        a dict with "makespan" and, per device, lists "busy", "idle" and
+        "peak_memory" (also as "devices": a list of dicts).
         """
         array = None
         count = 0
-        if durations:
+        if durations is not None:
+            if not isinstance(durations, Mapping):
+                raise TypeError("durations must be a mapping of blocks to "
+                                "numbers, not %s" % type(durations).__name__)
             graph = self.graph
             count = graph.blocks
             values = [graph.duration(g) for g in range(count)]
             for key, value in durations.items():
-                gid = key if isinstance(key, int) else graph.find(key)
-                values[gid] = float(value)
-            array = (ctypes.c_double * count)(*values)
-        sim = ctypes.c_void_p()
-        check(lib.tessel_simulate(ctypes.byref(sim), self, array, count,
-                                  float(latency), float(jitter), int(seed)))
+                gid = graph._gid(key)
+                if not 0 <= gid < count:
+                    raise LookupError("no block %d (the graph has %d)"
+                                      % (gid, count))
+                values[gid] = double_arg(value, "duration")
+            array = (ctypes.c_double * max(count, 1))(*values)
+        lat = double_arg(latency, "latency")
+        jit = double_arg(jitter, "jitter")
+        rng = uint64_arg(seed, "seed")
+        sim = simulation_p()
+        check(lib.tessel_simulate(ctypes.byref(sim), self._h(), array, count,
+                                  lat, jit, rng))
         try:
-            def get(attr, device=0):
+            def get(attr: int, device: int = 0) -> float:
                 out = ctypes.c_double()
                 check(lib.tessel_simulation_get(ctypes.byref(out), sim, attr,
                                                 device))
                 return out.value
 
             ndev = self.devices
-            result = {
+            result: Dict[str, Any] = {
                 "makespan": get(_SIM_MAKESPAN),
                 "busy": [get(_SIM_BUSY, d) for d in range(ndev)],
                 "idle": [get(_SIM_IDLE, d) for d in range(ndev)],
@@ -459,49 +734,121 @@ class Schedule(Handle):
              "peak_memory": result["peak_memory"][d]} for d in range(ndev)]
         return result
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._handle is None:
             return "<tessel.Schedule closed>"
         return "<tessel.Schedule devices=%d period=%d makespan=%d>" % (
             self.devices, self.period, self.makespan)
 
 
-def search(graph, micro_batches=16, time_limit=None, threads=0, fast=False,
-           seed=0, progress=None, max_period=0, minimize_depth=True,
-           solver_memory_mb=0):
+def _graph_arg(graph: Any, what: str) -> Any:
+    """The C handle of ``graph``, which must be a tessel.Graph."""
+    if not isinstance(graph, Graph):
+        raise TypeError("%s must be a tessel.Graph, not %s"
+                        % (what, type(graph).__name__))
+    return graph._h()
+
+
+def _progress_arg(progress: Any, interval: Any) -> float:
+    if progress is not None and not callable(progress):
+        raise TypeError("progress must be callable or None, not %s"
+                        % type(progress).__name__)
+    seconds = double_arg(interval, "progress_interval")
+    if not 0.0 < seconds <= 3600.0:
+        raise ValueError("progress_interval must be > 0 and <= 3600 "
+                         "seconds, not %r" % interval)
+    return seconds
+
+
+def _cancel_arg(cancel: Any) -> Optional[CancelToken]:
+    if cancel is not None and not isinstance(cancel, CancelToken):
+        raise TypeError("cancel must be a tessel.CancelToken or None, not %s"
+                        % type(cancel).__name__)
+    return cancel
+
+
+def search(graph: Graph, micro_batches: int = 16,
+           time_limit: Optional[Number] = None, threads: int = 0,
+           fast: bool = False, seed: int = 0,
+           progress: Optional[Callable[[Progress], Any]] = None,
+           max_period: int = 0, minimize_depth: bool = True,
+           solver_memory_mb: int = 0,
+           repetend_micro_batches: Optional[int] = None,
+           cancel: Optional[CancelToken] = None,
+           progress_interval: Number = 0.5) -> Schedule:
     """Search a schedule for ``graph`` and return a :class:`Schedule`.
 
-    ``time_limit`` is in seconds (None: none). ``progress``, when given, is
-    called as ``progress(period, makespan, lower_bound, proven)`` each time
-    a better schedule is found; a true result stops the search, which then
-    returns the best schedule so far. An exception in ``progress`` stops the
-    search and is raised again here.
+    ``time_limit`` is in seconds, rounded up to whole milliseconds; None or
+    0 mean no limit (as ``tessel search --time-limit 0`` and
+    TESSEL_OPT_TIME_LIMIT_MS 0). When it passes the search returns the best
+    schedule so far, or raises TesselTimeout (a TimeoutError) with none.
+    ``repetend_micro_batches`` None keeps the library's default.
+
+    ``progress``, when given, is called with a :class:`Progress` each time
+    a better schedule is found (``improved`` True) and, between those, at
+    least every ``progress_interval`` seconds (a tick, ``improved``
+    False). It runs on the calling thread. A true result stops the search,
+    which then returns the best schedule so far; an exception in it stops
+    the search and is raised again here.
+
+    The search runs in C on a worker thread while the calling thread
+    waits, so Ctrl-C (KeyboardInterrupt) is raised within a fraction of a
+    second: the search is cancelled, waited for and its objects released
+    first. ``cancel`` (a :class:`CancelToken`) cancels it from elsewhere.
     """
+    handle = _graph_arg(graph, "graph")
+    interval = _progress_arg(progress, progress_interval)
+    token = _cancel_arg(cancel)
     with _Options(micro_batches=micro_batches, time_limit=time_limit,
                   threads=threads, fast=fast, seed=seed,
                   max_period=max_period, minimize_depth=minimize_depth,
-                  solver_memory_mb=solver_memory_mb) as options:
-        if progress is not None:
-            options.set_progress(progress)
-        handle = ctypes.c_void_p()
-        rc = lib.tessel_search(ctypes.byref(handle), graph, options)
-        exception = getattr(options, "exception", None)
-        if exception is not None:
+                  solver_memory_mb=solver_memory_mb,
+                  repetend_micro_batches=repetend_micro_batches) as options:
+        out = schedule_p()
+        holder: Dict[str, Any] = {}
+
+        def call(options_handle: Any) -> int:
+            rc = int(lib.tessel_search(ctypes.byref(out), handle,
+                                       options_handle))
             if rc >= 0:
-                lib.tessel_schedule_free(handle)
-            raise exception
+                holder["schedule"] = out
+            return rc
+
+        try:
+            rc, error = _run(call, options, progress, interval, token)
+        except BaseException:
+            if "schedule" in holder:
+                lib.tessel_schedule_free(holder.pop("schedule"))
+            raise
+        if error is not None:
+            raise error
         check(rc)
-        return Schedule(handle)
+        return Schedule(out)
 
 
-def min_memory(graph, period=0, time_limit=None):
+def min_memory(graph: Graph, period: int = 0,
+               time_limit: Optional[Number] = None,
+               cancel: Optional[CancelToken] = None) -> Tuple[int, bool]:
     """Smallest memory limit, equal on every device, for a repetend.
 
-    ``period`` 0 means the resource bound. Returns ``(limit, proven)``.
+    ``period`` 0 means the resource bound; ``time_limit`` as for
+    :func:`search`. Returns ``(limit, proven)``. Ctrl-C and ``cancel`` stop
+    it as they stop :func:`search`.
     """
+    handle = _graph_arg(graph, "graph")
+    wanted = int64_arg(period, "period")
+    token = _cancel_arg(cancel)
     with _Options(time_limit=time_limit) as options:
         out = ctypes.c_int64()
         proven = ctypes.c_int()
-        check(lib.tessel_min_memory(ctypes.byref(out), ctypes.byref(proven),
-                                    graph, int(period), options))
+
+        def call(options_handle: Any) -> int:
+            return int(lib.tessel_min_memory(ctypes.byref(out),
+                                             ctypes.byref(proven), handle,
+                                             wanted, options_handle))
+
+        rc, error = _run(call, options, None, 1.0, token)
+        if error is not None:
+            raise error
+        check(rc)
         return out.value, bool(proven.value)

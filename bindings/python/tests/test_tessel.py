@@ -6,12 +6,15 @@ bindings/python, and TESSEL_PROGRAM (the tessel program; the comparison
 with its output is skipped when unset).
 """
 
+import ctypes
 import gc
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -46,16 +49,6 @@ def resident_bytes():
     return pages * os.sysconf("SC_PAGE_SIZE")
 
 
-def _header_prototype(name):
-    """The declaration of ``name`` in include/tessel.h ("" if unknown)."""
-    if not os.path.exists(HEADER):
-        return ""
-    with open(HEADER) as header:
-        match = re.search(r"TESSEL_API[^;]*?\b%s\s*\([^;]*;" % name,
-                          header.read())
-    return match.group(0) if match else ""
-
-
 class GraphTest(unittest.TestCase):
     """Graphs: presets, JSON, building by hand."""
 
@@ -72,9 +65,15 @@ class GraphTest(unittest.TestCase):
         self.assertEqual(g.memory_limit(0), 6)
         self.assertGreater(g.critical_path, 0)
         self.assertEqual(g.lower_bound(16), 108)
-        infer = tessel.Graph.preset("vshape", devices=8, infer=True)
+        infer = tessel.Graph.preset("vshape", devices=8, infer=True,
+                                    memory=None)
         self.assertEqual(infer.devices, 8)
         self.assertIsNone(infer.memory_limit(0))
+        # the default limit is that of tessel search --preset
+        self.assertEqual(tessel.PRESET_MEMORY, 6)
+        default = tessel.Graph.preset("vshape")
+        self.assertEqual([default.memory_limit(d) for d in range(4)],
+                         [6] * 4)
         for block in range(infer.blocks):
             self.assertEqual(infer.block(block)["kind"], "forward")
 
@@ -130,8 +129,9 @@ class GraphTest(unittest.TestCase):
             self.assertEqual(json.loads(g.to_json()), json.loads(SMALL))
             copy = g.copy()
         self.assertEqual(copy.blocks, 4)
-        with self.assertRaises(tessel.InvalidError):
-            g.blocks  # closed: passed as NULL
+        with self.assertRaisesRegex(ValueError, "tessel.Graph is closed"):
+            g.blocks  # closed: never passed to C
+        self.assertTrue(g.closed)
         g.close()  # twice is fine
 
     def test_graph_errors(self):
@@ -346,26 +346,30 @@ class SearchTest(unittest.TestCase):
     def test_progress_stops(self):
         g = tessel.Graph.preset("xshape", devices=4, memory=4)
         seen = []
-        full = tessel.search(g, progress=lambda *a: seen.append(a) or False)
+        full = tessel.search(g, progress=lambda p: seen.append(p) or False)
+        improved = [p for p in seen if p.improved]
         # one call per improvement: at least the first candidate
-        self.assertGreaterEqual(len(seen), 1)
-        for period, makespan, lower_bound, proven in seen:
-            self.assertIsInstance(proven, bool)
-            self.assertGreaterEqual(makespan, lower_bound)
+        self.assertGreaterEqual(len(improved), 1)
+        for p in improved:
+            self.assertIsInstance(p, tessel.Progress)
+            self.assertIsInstance(p.proven, bool)
+            self.assertGreaterEqual(p.makespan, p.lower_bound)
         # reported before the final compaction, which can only shorten it
-        self.assertGreaterEqual(seen[-1][1], full.makespan)
+        self.assertGreaterEqual(improved[-1].makespan, full.makespan)
         calls = []
 
-        def stop(*args):
-            calls.append(args)
+        def stop(report):
+            calls.append(report)
             return True
 
-        s = tessel.search(g, progress=stop)
+        # (no ticks here: one every hour)
+        s = tessel.search(g, progress=stop, progress_interval=3600)
         self.assertEqual(len(calls), 1)
-        self.assertEqual(s.period, calls[0][0])
+        self.assertTrue(calls[0].improved)
+        self.assertEqual(s.period, calls[0].period)
         self.assertGreaterEqual(s.period, full.period)
 
-        def boom(*args):
+        def boom(report):
             raise KeyError("from callback")
 
         with self.assertRaises(KeyError):
@@ -411,31 +415,512 @@ class ErrorTest(unittest.TestCase):
             tessel.Schedule.empty(tessel.Graph.from_json(SMALL), 2).validate()
 
 
-class PrototypeTest(unittest.TestCase):
-    """Every ctypes prototype declares argtypes and restype."""
+def parse_header(text):
+    """(functions, callbacks, enums, structs) declared in tessel.h.
 
-    def test_table(self):
-        self.assertTrue(_lib.PROTOTYPES)
-        for name, (restype, argtypes) in _lib.PROTOTYPES.items():
+    functions and callbacks: name -> (return type, [parameter types]),
+    each type as C text without the parameter's name ("const char *").
+    """
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"^\s*#.*$", " ", text, flags=re.M)
+    enums = set(re.findall(
+        r"typedef\s+enum\s+\w+\s*\{[^}]*\}\s*(\w+)\s*;", text))
+    structs = set(re.findall(r"typedef\s+struct\s+(\w+)\s+\1\s*;", text))
+
+    def params(body):
+        body = " ".join(body.split())
+        if body in ("void", ""):
+            return []
+        out = []
+        for param in body.split(","):
+            tokens = param.replace("*", " * ").split()
+            if len(tokens) > 1 and re.match(r"^[A-Za-z_]\w*$", tokens[-1]):
+                tokens = tokens[:-1]  # the parameter's name
+            out.append(" ".join(tokens))
+        return out
+
+    callbacks = {
+        name: (" ".join(ret.split()), params(body))
+        for ret, name, body in re.findall(
+            r"typedef\s+([\w\s\*]+?)\s*\(\s*\*\s*(\w+)\s*\)\s*\(([^)]*)\)"
+            r"\s*;", text)}
+    functions = {
+        name: (" ".join(ret.split()), params(body))
+        for ret, name, body in re.findall(
+            r"TESSEL_API\s+([\w\s\*]+?)\s*\b(tessel_\w+)\s*\(([^)]*)\)\s*;",
+            text)}
+    return functions, callbacks, enums, structs
+
+
+_SCALARS = {"int": ctypes.c_int, "int64_t": ctypes.c_int64,
+            "uint64_t": ctypes.c_uint64, "size_t": ctypes.c_size_t,
+            "double": ctypes.c_double}
+
+
+def ctype_for(ctext, enums, structs):
+    """The ctypes type that must stand for the C type ``ctext``."""
+    tokens = ctext.split()
+    const = "const" in tokens
+    tokens = [t for t in tokens if t != "const"]
+    stars = tokens.count("*")
+    base = [t for t in tokens if t != "*"]
+    if len(base) != 1:
+        raise ValueError("cannot read the C type %r" % ctext)
+    base = base[0]
+    if base in enums:
+        base = "int"  # enumerations are int-sized
+    if stars == 0:
+        if base == "void":
+            return None
+        if base in _SCALARS:
+            return _SCALARS[base]
+        if base == "tessel_progress_cb":
+            return _lib.PROGRESS_CB
+        if base == "tessel_entry_cb":
+            return _lib.ENTRY_CB
+    elif base in structs:
+        # each opaque type has its own pointer type: a tessel_schedule *
+        # where a tessel_graph * is declared does not pass
+        single = getattr(_lib, base[len("tessel_"):] + "_p")
+        if stars == 1:
+            return single
+        if stars == 2:
+            return ctypes.POINTER(single)
+    elif base == "void" and stars == 1:
+        return ctypes.c_void_p
+    elif base == "char" and stars == 1:
+        return ctypes.c_char_p
+    elif stars == 2 and base in ("char", "double") and not const:
+        # new buffer: the pointer must survive for tessel_free
+        return ctypes.POINTER(ctypes.c_void_p)
+    elif base == "char" and stars == 2:
+        return ctypes.POINTER(ctypes.c_char_p)  # borrowed text
+    elif stars == 1 and base in _SCALARS:
+        return ctypes.POINTER(_SCALARS[base])
+    raise ValueError("no ctypes type for the C type %r" % ctext)
+
+
+def prototype_mismatches(table, header_text):
+    """Where ``table`` (name -> (restype, argtypes)) differs from the
+    declarations of the header, one line per difference."""
+    functions, _, enums, structs = parse_header(header_text)
+    out = []
+    for name, (ret, params) in sorted(functions.items()):
+        if name not in table:
+            out.append("%s: not in the table" % name)
+            continue
+        restype, argtypes = table[name]
+        want = ctype_for(ret, enums, structs)
+        if restype is not want:
+            out.append("%s: returns %s, the header says %s (%s)"
+                       % (name, restype, want, ret))
+        if len(argtypes) != len(params):
+            out.append("%s: %d arguments, the header has %d"
+                       % (name, len(argtypes), len(params)))
+            continue
+        for index, (have, ctext) in enumerate(zip(argtypes, params)):
+            want = ctype_for(ctext, enums, structs)
+            if have is not want:
+                out.append("%s: argument %d is %s, the header says %s (%s)"
+                           % (name, index + 1, have.__name__,
+                              want.__name__, ctext))
+    for name in sorted(set(table) - set(functions)):
+        out.append("%s: not declared in the header" % name)
+    return out
+
+
+def _header_text():
+    with open(HEADER) as header:
+        return header.read()
+
+
+@unittest.skipUnless(os.path.exists(HEADER), "include/tessel.h not found")
+class PrototypeTest(unittest.TestCase):
+    """Every ctypes prototype matches its C declaration in tessel.h."""
+
+    def test_table_matches_header(self):
+        self.assertEqual(prototype_mismatches(_lib.PROTOTYPES,
+                                              _header_text()), [])
+
+    def test_loaded_functions_match_header(self):
+        loaded = {}
+        for name in _lib.PROTOTYPES:
             func = getattr(_lib.lib, name)
-            self.assertIsInstance(argtypes, list, name)
-            self.assertIsNotNone(func.argtypes, name)
-            self.assertEqual(tuple(func.argtypes), tuple(argtypes), name)
-            self.assertIs(func.restype, restype, name)
-            if re.search(r"(?<!const )\b(char|double) \*\*out",
-                         _header_prototype(name)):
-                # new buffer: the pointer must survive for tessel_free
-                self.assertIs(argtypes[0], _lib.c_void_pp, name)
+            loaded[name] = (func.restype, list(func.argtypes))
+        self.assertEqual(prototype_mismatches(loaded, _header_text()), [])
+
+    def test_callbacks_match_header(self):
+        _, callbacks, enums, structs = parse_header(_header_text())
+        self.assertEqual(set(callbacks),
+                         {"tessel_progress_cb", "tessel_entry_cb"})
+        for name, ret, cb in (("tessel_progress_cb", None, _lib.PROGRESS_CB),
+                              ("tessel_entry_cb", None, _lib.ENTRY_CB)):
+            ret, params = callbacks[name]
+            self.assertIs(cb._restype_, ctype_for(ret, enums, structs), name)
+            self.assertEqual(
+                list(cb._argtypes_),
+                [ctype_for(p, enums, structs) for p in params], name)
+
+    def test_checker_finds_wrong_types(self):
+        # the check itself: an int where the header has int64_t, a graph
+        # where it has a schedule, a missing argument
+        text = _header_text()
+        table = dict(_lib.PROTOTYPES)
+        restype, argtypes = table["tessel_graph_lower_bound"]
+        self.assertIs(argtypes[2], ctypes.c_int64)
+        table["tessel_graph_lower_bound"] = (
+            restype, argtypes[:2] + [ctypes.c_int])
+        restype, argtypes = table["tessel_schedule_validate"]
+        table["tessel_schedule_validate"] = (restype, [_lib.graph_p])
+        restype, argtypes = table["tessel_iter_new"]
+        table["tessel_iter_new"] = (restype, argtypes[:2])
+        found = prototype_mismatches(table, text)
+        self.assertEqual(len(found), 3, found)
+        self.assertIn("tessel_graph_lower_bound: argument 3 is c_int, the "
+                      "header says c_long (int64_t)", found)
+        self.assertTrue(found[1].startswith("tessel_iter_new: 2 arguments"))
+        self.assertTrue(found[2].startswith("tessel_schedule_validate: "
+                                            "argument 1 is tessel_graph_p"))
 
     def test_table_covers_header(self):
-        if not os.path.exists(HEADER):
-            self.skipTest("include/tessel.h not found")
-        with open(HEADER) as header:
-            text = header.read()
+        functions, _, _, _ = parse_header(_header_text())
         declared = set(re.findall(r"TESSEL_API[^;]*?\b(tessel_\w+)\s*\(",
-                                  text))
+                                  _header_text()))
         self.assertTrue(declared)
+        self.assertEqual(set(functions), declared)
         self.assertEqual(declared, set(_lib.PROTOTYPES))
+
+    def test_handles_are_typed(self):
+        # ctypes itself refuses what is no handle of the declared type
+        out = ctypes.c_int64()
+        for bad in ("vshape", 12345, b"x"):
+            with self.assertRaises(ctypes.ArgumentError):
+                _lib.lib.tessel_graph_get(ctypes.byref(out), bad, 0)
+        s = tessel.search(tessel.Graph.preset("vshape", devices=2),
+                          micro_batches=2)
+        with self.assertRaises(ctypes.ArgumentError):
+            _lib.lib.tessel_graph_get(ctypes.byref(out), s, 0)
+
+
+class LifetimeTest(unittest.TestCase):
+    """What reads from an object keeps it alive; close() makes it and its
+    dependents raise ValueError."""
+
+    def setUp(self):
+        self.graph = tessel.Graph.preset("vshape", devices=2, memory=4)
+
+    def test_iterator_after_with(self):
+        with tessel.search(self.graph, micro_batches=8) as s:
+            it = s.entries(0)
+            first = next(it)
+            self.assertEqual(first.start, 0)
+        with self.assertRaisesRegex(ValueError, "Schedule .* is closed"):
+            list(it)
+        with self.assertRaisesRegex(ValueError, "closed"):
+            next(it)
+
+    def test_graph_of_closed_schedule(self):
+        s = tessel.search(self.graph, micro_batches=4)
+        sg = s.graph
+        self.assertEqual(sg.block(0)["name"], self.graph.block_name(0))
+        copy = sg.copy()
+        s.close()
+        self.assertTrue(sg.closed)
+        with self.assertRaisesRegex(ValueError, "Schedule .* is closed"):
+            sg.block(0)
+        with self.assertRaisesRegex(ValueError, "closed"):
+            s.actions(0)
+        with self.assertRaisesRegex(ValueError, "closed"):
+            s.entries()
+        with self.assertRaisesRegex(ValueError, "closed"):
+            s.period
+        self.assertEqual(copy.blocks, self.graph.blocks)  # independent
+
+    def test_action_iterator_after_close(self):
+        s = tessel.search(self.graph, micro_batches=4)
+        it = s.actions(1)
+        self.assertIsInstance(next(it), tessel.Action)
+        s.close()
+        with self.assertRaisesRegex(ValueError, "closed"):
+            next(it)
+
+    def test_dependents_keep_owner_alive(self):
+        it = tessel.search(self.graph, micro_batches=4).entries(0)
+        sg = tessel.search(self.graph, micro_batches=4).graph
+        actions = tessel.search(self.graph, micro_batches=4).actions(0)
+        gc.collect()
+        self.assertEqual(len(list(it)), 8)
+        self.assertEqual(sg.blocks, 4)
+        self.assertTrue(list(actions))
+
+    def test_exhausted_iterator(self):
+        s = tessel.search(self.graph, micro_batches=2)
+        it = s.entries()
+        self.assertEqual(len(list(it)), len(s))
+        self.assertEqual(list(it), [])  # stays exhausted
+        s.close()
+        with self.assertRaisesRegex(ValueError, "closed"):
+            next(it)
+
+    def test_entries_outlive_schedule(self):
+        s = tessel.search(self.graph, micro_batches=2)
+        entries = list(s.entries())
+        s.close()
+        self.assertEqual(entries[0].start, 0)  # copied values
+
+
+class ArgumentTest(unittest.TestCase):
+    """Types and ranges are checked before C sees them."""
+
+    def test_wrong_types(self):
+        g = tessel.Graph(2)
+        for call in (lambda: tessel.search("vshape"),
+                     lambda: tessel.search(12345),
+                     lambda: tessel.search(tessel.search(
+                         tessel.Graph.preset("vshape", devices=2),
+                         micro_batches=2)),
+                     lambda: g.add_block(None, "forward", 1, 1),
+                     lambda: g.add_block("a", "forward", 1.0, 1),
+                     lambda: g.add_block("a", "forward", "1", 1),
+                     lambda: tessel.Graph.from_json({"devices": 2}),
+                     lambda: tessel.Schedule.from_json([]),
+                     lambda: tessel.Graph("2"),
+                     lambda: g.set_step("0.5"),
+                     lambda: tessel.min_memory(None),
+                     lambda: tessel.Schedule(5)):
+            with self.assertRaises(TypeError):
+                call()
+
+    def test_no_truncation(self):
+        g = tessel.Graph(2)
+        for call in (lambda: g.add_block("m", "forward", 1, 2 ** 40),
+                     lambda: g.add_block("m", "forward", 1, 2 ** 32 + 5),
+                     lambda: g.add_block("m", "forward", 2 ** 32 + 3, 1),
+                     lambda: tessel.Graph(2 ** 32 + 2),
+                     lambda: g.set_memory_limit(2 ** 63),
+                     lambda: tessel.search(g, micro_batches=2 ** 64)):
+            with self.assertRaises(OverflowError):
+                call()
+        self.assertEqual(g.blocks, 0)
+        s = tessel.search(tessel.Graph.preset("vshape", devices=2),
+                          micro_batches=2)
+        with self.assertRaises(OverflowError):
+            s.entries(device=2 ** 40)
+        with self.assertRaises(tessel.NotFoundError):
+            s.entries(device=7)
+        # within the C type but beyond the library's limits
+        with self.assertRaises(tessel.RangeError):
+            g.add_block("m", "forward", 1, 2 * 10 ** 9)
+
+    def test_text(self):
+        g = tessel.Graph(2)
+        with self.assertRaises(ValueError):
+            g.add_block("a\0b", "forward", 1, 1)
+        self.assertEqual(g.add_block(b"bytes", "forward", 1, 1), 0)
+        self.assertEqual(g.block_name(0), "bytes")
+        with self.assertRaises(ValueError):
+            g.add_block("k", "sideways", 1, 1)
+        with self.assertRaises(ValueError):
+            g.add_block("k", 3, 1, 1)
+
+    def test_time_limit(self):
+        from tessel._util import seconds_to_ms
+        self.assertEqual(seconds_to_ms(None, "t"), 0)
+        self.assertEqual(seconds_to_ms(0, "t"), 0)
+        self.assertEqual(seconds_to_ms(0.0004, "t"), 1)  # never "none"
+        self.assertEqual(seconds_to_ms(1.5, "t"), 1500)
+        self.assertEqual(seconds_to_ms(2, "t"), 2000)
+        for bad in (-5, -0.001, float("nan"), float("inf")):
+            with self.assertRaises(ValueError):
+                seconds_to_ms(bad, "t")
+        for bad in ("1", True, [1]):
+            with self.assertRaises(TypeError):
+                seconds_to_ms(bad, "t")
+        from tessel.schedule import _OPT_TIME_LIMIT_MS, _Options
+        for seconds, millis in ((None, 0), (0, 0), (0.25, 250)):
+            with _Options(time_limit=seconds) as options:
+                out = ctypes.c_int64()
+                tessel.errors.check(_lib.lib.tessel_options_get(
+                    ctypes.byref(out), options._h(), _OPT_TIME_LIMIT_MS))
+                self.assertEqual(out.value, millis)
+        g = tessel.Graph.preset("vshape", devices=2)
+        with self.assertRaises(ValueError):
+            tessel.search(g, time_limit=-5)
+        with self.assertRaises(tessel.RangeError):  # beyond a day
+            tessel.search(g, time_limit=10 ** 6)
+
+    def test_flags(self):
+        g = tessel.Graph.preset("vshape", devices=2)
+        with self.assertRaises(TypeError):
+            tessel.search(g, fast="no")
+        with self.assertRaises(ValueError):
+            tessel.search(g, fast=2)
+        with self.assertRaises(TypeError):
+            tessel.Graph.preset("vshape", infer="yes")
+
+
+SLOW = tessel.Graph.preset("mshape", devices=8)  # a search of minutes
+
+
+class ControlTest(unittest.TestCase):
+    """Cancel, Ctrl-C and progress ticks."""
+
+    def test_cancel_from_another_thread(self):
+        token = tessel.CancelToken()
+        import threading
+        timer = threading.Timer(0.5, token.cancel)
+        start = time.monotonic()
+        timer.start()
+        try:
+            s = tessel.search(SLOW, cancel=token)
+            s.validate()  # the best schedule so far
+        except tessel.CancelledError:
+            pass
+        elapsed = time.monotonic() - start
+        self.assertTrue(token.cancelled)
+        self.assertLess(elapsed, 3.0)
+        # stays cancelled until reset
+        with self.assertRaises(tessel.CancelledError):
+            tessel.search(SLOW, cancel=token)
+        token.reset()
+        tessel.search(tessel.Graph.preset("vshape", devices=2), cancel=token)
+
+    def test_progress_ticks(self):
+        calls = []
+        start = time.monotonic()
+        s = tessel.search(SLOW, time_limit=2.5,
+                          progress=lambda p: calls.append(
+                              (time.monotonic(), p)) and False)
+        end = time.monotonic()
+        self.assertTrue(any(p.improved for _, p in calls))
+        self.assertTrue(any(not p.improved for _, p in calls))
+        times = [start] + [t for t, _ in calls] + [end]
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        self.assertLess(max(gaps), 1.0, gaps)
+        for _, p in calls:
+            if not p.improved and p.period is not None:
+                self.assertGreaterEqual(p.period, s.period)
+        elapsed = [p.elapsed for _, p in calls]
+        self.assertEqual(elapsed, sorted(elapsed))
+
+    def test_stop_from_a_tick(self):
+        ticks = []
+
+        def progress(p):
+            if not p.improved:
+                ticks.append(p)
+                return True
+            return False
+
+        start = time.monotonic()
+        try:
+            tessel.search(SLOW, progress=progress, progress_interval=0.3)
+        except tessel.CancelledError:
+            pass
+        self.assertLess(time.monotonic() - start, 3.0)
+        self.assertEqual(len(ticks), 1)
+        with self.assertRaises(ValueError):
+            tessel.search(SLOW, progress=print, progress_interval=0)
+
+    def test_ctrl_c(self):
+        code = r"""
+import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+import tessel
+g = tessel.Graph.preset("mshape", devices=8)
+print("searching", flush=True)
+try:
+    tessel.search(g)
+    print("finished")
+except KeyboardInterrupt:
+    print("interrupted %.6f" % time.time(), flush=True)
+s = tessel.search(tessel.Graph.preset("vshape", devices=2))
+print("then", s.makespan)
+"""
+        proc = subprocess.Popen([sys.executable, "-c", code],
+                                stdout=subprocess.PIPE, env=os.environ)
+        self.assertEqual(proc.stdout.readline().strip(), b"searching")
+        time.sleep(1.5)
+        sent = time.time()
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0)
+        lines = out.decode().split("\n")
+        self.assertTrue(lines[0].startswith("interrupted "), lines)
+        self.assertLess(float(lines[0].split()[1]) - sent, 1.0)
+        self.assertTrue(lines[1].startswith("then "), lines)
+
+
+class ErrorClassTest(unittest.TestCase):
+    """The exceptions also derive from the matching builtins."""
+
+    def test_builtins(self):
+        for cls, builtin in ((tessel.TesselTimeout, TimeoutError),
+                             (tessel.TesselIOError, OSError),
+                             (tessel.TesselFileNotFoundError,
+                              FileNotFoundError),
+                             (tessel.InvalidError, ValueError),
+                             (tessel.RangeError, ValueError),
+                             (tessel.ParseError, ValueError),
+                             (tessel.NotFoundError, LookupError),
+                             (tessel.OutOfMemoryError, MemoryError),
+                             (tessel.UnsupportedError, NotImplementedError),
+                             (tessel.SolverError, RuntimeError),
+                             (tessel.InternalError, RuntimeError)):
+            self.assertTrue(issubclass(cls, builtin), cls)
+            self.assertTrue(issubclass(cls, tessel.TesselError), cls)
+
+    def test_files(self):
+        import tempfile
+        with self.assertRaises(FileNotFoundError) as ctx:
+            tessel.Graph.from_file("/nonexistent/placement.json")
+        self.assertIsInstance(ctx.exception, tessel.TesselIOError)
+        self.assertEqual(ctx.exception.code, -12)
+        with tempfile.TemporaryDirectory() as directory:
+            with self.assertRaises(IsADirectoryError):
+                tessel.Schedule.from_file(directory)
+        import pathlib
+        with self.assertRaises(FileNotFoundError):
+            tessel.Graph.from_file(pathlib.Path("/nonexistent/x.json"))
+        with self.assertRaises(TypeError):
+            tessel.Graph.from_file(None)
+
+    def test_timeout_is_timeout_error(self):
+        try:
+            tessel.min_memory(SLOW, time_limit=0.001)
+        except TimeoutError as exc:
+            self.assertIsInstance(exc, tessel.TesselTimeout)
+
+
+class PackagingTest(unittest.TestCase):
+    """pyproject.toml, type hints, the configured library."""
+
+    ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        os.pardir)
+
+    def test_py_typed(self):
+        package = os.path.dirname(tessel.__file__)
+        self.assertTrue(os.path.exists(os.path.join(package, "py.typed")))
+
+    def test_pyproject_version(self):
+        path = os.path.join(self.ROOT, "pyproject.toml")
+        if not os.path.exists(path) or not os.path.exists(HEADER):
+            self.skipTest("not in the source tree")
+        import tomllib
+        with open(path, "rb") as f:
+            project = tomllib.load(f)["project"]
+        with open(HEADER) as header:
+            version = re.search(r'TESSEL_VERSION_STRING "([^"]+)"',
+                                header.read()).group(1)
+        self.assertEqual(project["version"], version)
+        self.assertEqual(project["name"], "tessel")
+
+    def test_annotations(self):
+        import typing
+        hints = typing.get_type_hints(tessel.search)
+        self.assertIn("graph", hints)
+        self.assertIn("return", hints)
+        self.assertTrue(typing.get_type_hints(tessel.Graph.add_block))
 
 
 class LeakTest(unittest.TestCase):

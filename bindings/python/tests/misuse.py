@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Catalogue of misuses of the tessel Python bindings.
+
+Each case runs in its own python process (under valgrind when
+TESSEL_UNDER_VALGRIND=1, with PYTHONMALLOC=malloc and
+--error-exitcode=99): it must end cleanly, with no crash and no invalid
+memory access, raising the exception listed (or, for the cases marked
+"value", giving the documented value instead of a silently changed one).
+
+    misuse.py              run every case, print one line per case
+    misuse.py CASE ...     run these cases
+    misuse.py --child CASE run one case in this process
+
+Environment: TESSEL_LIBRARY, PYTHONPATH (as for test_tessel.py).
+"""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, os.pardir))
+
+CASES = {}
+
+
+def case(expected):
+    """Register a case expecting the exception class named ``expected``
+    (looked up in tessel, then builtins), or "value" for a case that
+    checks a value itself."""
+    def register(func):
+        CASES[func.__name__] = (expected, func)
+        return func
+    return register
+
+
+def small():
+    import tessel
+    return tessel.Graph.preset("vshape", devices=2, memory=4)
+
+
+def schedule():
+    import tessel
+    return tessel.search(small(), micro_batches=4)
+
+
+# -- lifetimes ----------------------------------------------------------
+
+@case("ValueError")
+def iterator_after_with():
+    import tessel
+    with tessel.search(small(), micro_batches=8) as s:
+        it = s.entries(0)
+        next(it)
+    list(it)
+
+
+@case("ValueError")
+def graph_of_closed_schedule():
+    s = schedule()
+    sg = s.graph
+    s.close()
+    sg.block(0)
+
+
+@case("ValueError")
+def actions_of_closed_schedule():
+    s = schedule()
+    s.close()
+    s.actions(0)
+
+
+@case("ValueError")
+def action_iterator_after_close():
+    s = schedule()
+    it = s.actions(1)
+    next(it)
+    s.close()
+    next(it)
+
+
+@case("ValueError")
+def closed_graph():
+    g = small()
+    g.close()
+    g.blocks
+
+
+@case("value")
+def iterator_keeps_schedule():
+    import gc
+    import tessel
+    it = tessel.search(small(), micro_batches=4).entries(0)
+    gc.collect()
+    n = len(list(it))
+    assert n == 4 * 2, n  # 2 blocks per device x 4 micro-batches
+    return "%d entries read after the schedule's last name was dropped" % n
+
+
+@case("value")
+def graph_keeps_schedule():
+    import gc
+    import tessel
+    sg = tessel.search(small(), micro_batches=4).graph
+    gc.collect()
+    return "graph of a dropped schedule: %d blocks" % sg.blocks
+
+
+# -- types --------------------------------------------------------------
+
+@case("TypeError")
+def search_str():
+    import tessel
+    tessel.search("vshape")
+
+
+@case("TypeError")
+def search_int():
+    import tessel
+    tessel.search(12345)
+
+
+@case("TypeError")
+def search_schedule():
+    import tessel
+    tessel.search(schedule())
+
+
+@case("TypeError")
+def block_name_none():
+    import tessel
+    tessel.Graph(2).add_block(None, "forward", 1, 1)
+
+
+@case("ValueError")
+def block_name_nul():
+    import tessel
+    tessel.Graph(2).add_block("a\0b", "forward", 1, 1)
+
+
+@case("TypeError")
+def span_float():
+    import tessel
+    tessel.Graph(2).add_block("a", "forward", 1.5, 1)
+
+
+@case("TypeError")
+def from_json_dict():
+    import tessel
+    tessel.Graph.from_json({"devices": 2, "blocks": []})
+
+
+@case("TypeError")
+def micro_batches_float():
+    import tessel
+    tessel.search(small(), micro_batches=4.0)
+
+
+# -- ranges -------------------------------------------------------------
+
+@case("OverflowError")
+def memory_2_40():
+    import tessel
+    tessel.Graph(2).add_block("m", "forward", 1, 2 ** 40)
+
+
+@case("OverflowError")
+def memory_2_32_plus_5():
+    import tessel
+    tessel.Graph(2).add_block("m", "forward", 1, 2 ** 32 + 5)
+
+
+@case("OverflowError")
+def span_2_32_plus_3():
+    import tessel
+    tessel.Graph(2).add_block("m", "forward", 2 ** 32 + 3, 1)
+
+
+@case("OverflowError")
+def devices_2_32_plus_2():
+    import tessel
+    tessel.Graph(2 ** 32 + 2)
+
+
+@case("OverflowError")
+def entries_device_2_40():
+    schedule().entries(device=2 ** 40)
+
+
+@case("OverflowError")
+def simulate_seed_2_64():
+    schedule().simulate(seed=2 ** 64)
+
+
+# -- meanings -----------------------------------------------------------
+
+@case("ValueError")
+def time_limit_negative():
+    import tessel
+    tessel.search(small(), time_limit=-5)
+
+
+@case("value")
+def time_limit_zero_is_none():
+    import tessel
+    g = tessel.Graph.preset("mshape", devices=4, memory=6)
+    s = tessel.search(g, time_limit=0)
+    assert (s.makespan, s.period_optimal) == (108, True), s
+    return "time_limit=0: no limit, makespan 108, period proven"
+
+
+@case("value")
+def preset_memory_default():
+    import tessel
+    g = tessel.Graph.preset("vshape")
+    limits = {g.memory_limit(d) for d in range(g.devices)}
+    assert limits == {tessel.PRESET_MEMORY} == {6}, limits
+    return "Graph.preset('vshape') memory limit 6 on every device"
+
+
+@case("FileNotFoundError")
+def from_file_missing():
+    import tessel
+    tessel.Graph.from_file("/nonexistent/placement.json")
+
+
+# -- cancel and Ctrl-C ----------------------------------------------------
+
+@case("CancelledError")
+def cancelled_before_start():
+    import tessel
+    token = tessel.CancelToken()
+    token.cancel()
+    tessel.search(tessel.Graph.preset("mshape", devices=8), cancel=token)
+
+
+@case("KeyboardInterrupt")
+def ctrl_c_during_search():
+    import tessel
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    g = tessel.Graph.preset("mshape", devices=8)
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    tessel.search(g)
+
+
+# -- running ------------------------------------------------------------
+
+def child(name):
+    """Run one case here; print its outcome; exit 0 when as expected."""
+    expected, func = CASES[name]
+    import builtins
+    import tessel
+    try:
+        value = func()
+    except BaseException as exc:  # the outcome under test
+        want = getattr(tessel, expected, None) or getattr(builtins, expected,
+                                                          None)
+        got = "%s: %s" % (type(exc).__name__, exc)
+        if want is not None and isinstance(exc, want):
+            print("%s: raises %s" % (name, got))
+            return 0
+        print("%s: expected %s, raised %s" % (name, expected, got))
+        return 1
+    if expected == "value":
+        print("%s: %s" % (name, value))
+        return 0
+    print("%s: expected %s, nothing raised" % (name, expected))
+    return 1
+
+
+def valgrind_python():
+    """The interpreter to run under valgrind: TESSEL_VALGRIND_PYTHON, else
+    the system's /usr/bin/python3 (Debian's build runs clean under
+    memcheck; a pyenv build of CPython 3.11 reports uninitialised values
+    in its own int.from_bytes and in its garbage collector at exit), else
+    this one."""
+    chosen = os.environ.get("TESSEL_VALGRIND_PYTHON")
+    if chosen:
+        return chosen
+    if os.access("/usr/bin/python3", os.X_OK):
+        return "/usr/bin/python3"
+    return sys.executable
+
+
+def command(name):
+    import shutil
+    # -S: no site module, a second less per case under valgrind
+    cmd = [sys.executable, "-S", os.path.abspath(__file__), "--child", name]
+    if os.environ.get("TESSEL_UNDER_VALGRIND") == "1":
+        valgrind = shutil.which("valgrind")
+        if valgrind:
+            cmd[0] = valgrind_python()
+            cmd = [valgrind, "--quiet", "--error-exitcode=99",
+                   "--leak-check=full", "--show-leak-kinds=definite",
+                   "--errors-for-leak-kinds=definite"] + cmd
+    return cmd
+
+
+def run(name):
+    import subprocess
+    env = dict(os.environ, PYTHONMALLOC="malloc")
+    start = time.monotonic()
+    proc = subprocess.run(command(name), env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, timeout=600)
+    seconds = time.monotonic() - start
+    out = proc.stdout.decode("utf-8", "replace").rstrip()
+    if proc.returncode < 0:
+        verdict = "CRASH (signal %d)" % -proc.returncode
+    elif proc.returncode == 99:
+        verdict = "VALGRIND ERRORS"
+    elif proc.returncode:
+        verdict = "FAIL"
+    else:
+        verdict = "ok"
+    return name, verdict, seconds, out
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--child":
+        return child(argv[2])
+    names = argv[1:] or list(CASES)
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        print("unknown cases: %s" % ", ".join(unknown))
+        return 2
+    from concurrent.futures import ThreadPoolExecutor
+    start = time.monotonic()
+    failed = 0
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for name, verdict, seconds, out in pool.map(run, names):
+            lines = out.splitlines()
+            last = lines[-1] if lines else ""
+            print("%-32s %-5s %5.1f s  %s" % (name, verdict, seconds,
+                                              last if verdict == "ok"
+                                              else ""))
+            if verdict != "ok":
+                failed += 1
+                print("    " + "\n    ".join(lines))
+    print("%d cases, %d failed, %.1f s%s" % (
+        len(names), failed, time.monotonic() - start,
+        " (under valgrind)" if os.environ.get("TESSEL_UNDER_VALGRIND") == "1"
+        else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
