@@ -454,6 +454,7 @@ struct watch {
 	int64_t period, makespan, lower_bound;
 	int proven;
 	int signo;                   /* the signal that stopped the search */
+	int done;                    /* the watcher is to end */
 	sigset_t set;
 	pthread_t thread;
 	int running;
@@ -553,26 +554,36 @@ static void reminder(struct watch *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* Waits in short ticks so that it ends soon after watch_stop asks
+ * (pthread_cancel is not used: sanitizers handle it badly). */
 static void *watcher(void *arg)
 {
 	struct watch *w = arg;
-	const struct timespec tick = { 0, 250 * 1000 * 1000 };
+	const struct timespec tick = { 0, 50 * 1000 * 1000 };
 
 	for (;;) {
 		int signo = sigtimedwait(&w->set, NULL, &tick);
-		int old;
+		int done;
 
-		/* a cancel request (pthread_cancel) is taken only while
-		 * waiting, never with the lock held */
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+		pthread_mutex_lock(&w->lock);
+		done = w->done;
+		pthread_mutex_unlock(&w->lock);
 		if (signo > 0)
 			on_signal(w, signo);
+		else if (done)
+			return NULL;
 		else
 			reminder(w);
-		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
-		pthread_testcancel();
 	}
-	return NULL;
+}
+
+static void watch_join(struct watch *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->done = 1;
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	w->running = 0;
 }
 
 /* Block the signals and start the watcher; 0 or -1 (then the search runs
@@ -595,9 +606,7 @@ static int watch_start(struct watch *w, tessel_options *options, int progress)
 	w->running = 1;
 	if (tessel_options_set_progress(options, on_progress, w) == TESSEL_OK)
 		return 0;
-	pthread_cancel(w->thread);
-	pthread_join(w->thread, NULL);
-	w->running = 0;
+	watch_join(w);
 fail_mask:
 	pthread_sigmask(SIG_UNBLOCK, &w->set, NULL);
 fail_mutex:
@@ -611,9 +620,7 @@ static void watch_stop(struct watch *w)
 	if (!w->running)
 		return;
 	tessel_options_set_progress(w->options, NULL, NULL);
-	pthread_cancel(w->thread);
-	pthread_join(w->thread, NULL);
-	w->running = 0;
+	watch_join(w);
 	pthread_mutex_destroy(&w->lock);
 }
 

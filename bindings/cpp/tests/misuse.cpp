@@ -403,7 +403,18 @@ int main()
 		};
 		tessel::CancelToken token = so.cancel;
 		auto t0 = std::chrono::steady_clock::now();
+		// valgrind runs one thread at a time and may starve the
+		// canceller for minutes: there the token is cancelled from the
+		// first progress call instead
+		bool same_thread = under_valgrind();
+		if (same_thread)
+			so.progress = [token](const tessel::Progress &) mutable {
+				token.cancel();
+				return true;
+			};
 		std::thread canceller([&] {
+			if (same_thread)
+				return;
 			while (!first)
 				std::this_thread::sleep_for(std::chrono::milliseconds(10));
 			std::this_thread::sleep_for(std::chrono::milliseconds(300));
