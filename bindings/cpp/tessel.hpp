@@ -519,7 +519,8 @@ private:
 };
 
 // Every search option of tessel.h, with the library's defaults (the same as
-// the tessel command line's). Values out of range throw tessel::Error
+// the tessel command line's); an aggregate, so SearchOptions{16, 5000}
+// gives 16 micro-batches and 5 s. Values out of range throw tessel::Error
 // (TESSEL_ERANGE) from tessel::search; nothing is clamped.
 struct SearchOptions {
 	int64_t micro_batches = 16;         // TESSEL_OPT_MICRO_BATCHES
@@ -531,11 +532,8 @@ struct SearchOptions {
 	bool minimize_depth = true;         // TESSEL_OPT_MINIMIZE_DEPTH
 	int64_t solver_memory_mb = 0;       // TESSEL_OPT_SOLVER_MEMORY_MB, 0: no cap
 	int64_t repetend_micro_batches = 4; // TESSEL_OPT_REPETEND_MICRO_BATCHES
-	ProgressCallback progress;          // empty: none
-	CancelToken cancel;                 // cancel() from any thread
-
-	SearchOptions() = default;
-	explicit SearchOptions(int64_t micro_batches_) : micro_batches(micro_batches_) {}
+	ProgressCallback progress{};        // empty: none
+	CancelToken cancel{};               // cancel() from any thread
 };
 
 class Options {

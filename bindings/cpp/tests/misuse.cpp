@@ -295,6 +295,13 @@ int main()
 		require(o.get(TESSEL_OPT_SOLVER_MEMORY_MB) == 512, "solver_memory_mb");
 		require(o.get(TESSEL_OPT_REPETEND_MICRO_BATCHES) == 2, "repetend_micro_batches");
 	});
+	works("SearchOptions is an aggregate: SearchOptions{8, 5000, 1, true}", [&] {
+		tessel::Options o(tessel::SearchOptions{8, 5000, 1, true});
+		require(o.get(TESSEL_OPT_MICRO_BATCHES) == 8 && o.get(TESSEL_OPT_TIME_LIMIT_MS) == 5000 &&
+				o.get(TESSEL_OPT_THREADS) == 1 && o.get(TESSEL_OPT_FAST) == 1 &&
+				o.get(TESSEL_OPT_REPETEND_MICRO_BATCHES) == 4,
+			"the fields in order, the rest default");
+	});
 	raises("micro_batches = 0", TESSEL_ERANGE, "micro-batches must be 1 .. 1000000", [&] {
 		tessel::SearchOptions so;
 		so.micro_batches = 0;
