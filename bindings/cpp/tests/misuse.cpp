@@ -330,6 +330,13 @@ int main()
 		auto t = tessel::search(small_graph(), so);
 		require(t.period() <= so.max_period, "the period within the cap");
 	});
+	raises("max_period below the resource bound", TESSEL_EINFEASIBLE, "period at most", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.fast = true;
+		so.max_period = small_graph().resource_bound() - 1;
+		(void)tessel::search(small_graph(), so);
+	});
 
 	// ------------------------------------------------------------ progress and cancel
 	works("the progress callback sees each better schedule", [&] {
