@@ -14,7 +14,15 @@
  * producer's finish on its first device to the arrival, latency steps
  * later, on the first consumer device it travels to. The step width
  * shrinks with the makespan (24 px down to 1 px) so that long schedules
- * stay a few thousand pixels wide. */
+ * stay a few thousand pixels wide, but stays at 8 px, room for a label,
+ * while the grid is no wider than 8000 px (1000 steps).
+ *
+ * Labels: the micro-batch in the largest type up to 11 px that fits the
+ * block, across it, or turned a quarter (reading upwards) when that gives
+ * larger type, down to 5 px; none below. Beyond SVG_TOOLTIPS blocks the
+ * picture is drawn compact: one path per device and kind, labels in
+ * groups of one size, no tooltip per block; 64 devices x 128 micro-batches
+ * stay under 1 MB. */
 #include <stdio.h>
 
 #include "error.h"
@@ -33,7 +41,14 @@
 #define SVG_TOP 76.0       /* title lines and legend above the rows */
 #define SVG_BOTTOM 30.0    /* step axis below */
 #define SVG_MIN_WIDTH 640.0
-#define SVG_DIGIT 6.5      /* width of a digit at font-size 11 */
+#define SVG_LABEL_CELL 8.0 /* px per step that leaves room for a label ... */
+#define SVG_LABEL_GRID 8000.0 /* ... while the grid stays this wide */
+#define SVG_TOOLTIPS 2500  /* blocks drawn with a tooltip each, at most */
+#define SVG_FONT 11.0      /* the type of the labels, at most */
+#define SVG_MIN_FONT 5.0   /* and at least */
+#define SVG_DIGIT_W 0.6    /* width of a digit, in font sizes */
+#define SVG_DIGIT_H 0.75   /* height of a digit, in font sizes */
+#define SVG_NSIZES 13      /* label sizes 5, 5.5, ..., 11 px */
 
 typedef struct svg_style {
 	const char *fill;
@@ -57,6 +72,8 @@ typedef struct svg_layout {
 	double width, height;
 	double stroke;   /* stroke width of the blocks */
 	int transfers;   /* some dependency has a latency that counts */
+	int compact;     /* too many blocks for a tooltip each */
+	int64_t nblocks; /* rectangles drawn: entries x their devices */
 } svg_layout;
 
 static const svg_style *style_of(int kind)
@@ -117,6 +134,9 @@ static void layout_init(svg_layout *l, const tessel_schedule *s)
 			l->cell = SVG_MAX_CELL;
 		if (l->cell < SVG_MIN_CELL)
 			l->cell = SVG_MIN_CELL;
+		if (l->cell < SVG_LABEL_CELL &&
+		    (double)l->makespan * SVG_LABEL_CELL <= SVG_LABEL_GRID)
+			l->cell = SVG_LABEL_CELL;
 	}
 	l->width = SVG_LEFT + (double)l->makespan * l->cell + SVG_RIGHT;
 	if (l->width < SVG_MIN_WIDTH)
@@ -125,6 +145,10 @@ static void layout_init(svg_layout *l, const tessel_schedule *s)
 	l->stroke = l->cell < 4.0 ? 0.25 : 1.0;
 	l->transfers = 0;
 	const tessel_graph *g = s->graph;
+	l->nblocks = 0;
+	for (int b = 0; b < g->nblocks; b++)
+		l->nblocks += (int64_t)g->blocks[b].ndevices * s->nmicros;
+	l->compact = l->nblocks > SVG_TOOLTIPS;
 	for (int b = 0; b < g->nblocks && !l->transfers; b++)
 		for (int j = 0; j < g->blocks[b].ndeps; j++)
 			if (tsl_dep_latency(g, &g->blocks[b], j) > 0)
@@ -210,7 +234,14 @@ static void put_legend(tsl_buf *b, const svg_layout *l)
 			       x, y + 6, x + 12, y + 6, TRANSFER_STROKE, x + 16,
 			       y + 10);
 	}
-	tsl_buf_puts(b, "</g>\n");
+	x += 90;
+	tsl_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#555555\">"
+			  "numbers: micro-batch, where they fit", x, y + 10);
+	if (l->compact)
+		tsl_buf_printf(b, "; %lld blocks, no tooltips (the text or "
+				  "JSON output has every one)",
+			       (long long)l->nblocks);
+	tsl_buf_puts(b, "</text>\n</g>\n");
 }
 
 /* The arrow head of the transfers. */
@@ -328,6 +359,48 @@ static void put_axis(tsl_buf *b, const svg_layout *l)
 	tsl_buf_puts(b, "</g>\n");
 }
 
+/* v with one decimal at most ("8", "12.5"). */
+static void put_num(tsl_buf *b, double v)
+{
+	char tmp[48];
+	int n = snprintf(tmp, sizeof tmp, "%.1f", v);
+	if (n >= 2 && n < (int)sizeof tmp && tmp[n - 2] == '.' && tmp[n - 1] == '0')
+		tmp[n - 2] = '\0';
+	tsl_buf_puts(b, tmp);
+}
+
+/* Font size of the label of a block `w` px wide with `ndigits` digits,
+ * in half pixels from SVG_MIN_FONT (the bucket, 0 .. SVG_NSIZES-1), or
+ * -1 when none fits; *turned: 1 when it reads upwards. */
+static int label_size(double w, int ndigits, int *turned)
+{
+	double across = (w - 2) / (SVG_DIGIT_W * ndigits);
+	double along = (SVG_BLOCK - 2) / (SVG_DIGIT_W * ndigits);
+	double thick = (w - 1) / SVG_DIGIT_H;
+	double up = along < thick ? along : thick;
+	double f;
+
+	if (across > SVG_FONT)
+		across = SVG_FONT;
+	if (up > SVG_FONT)
+		up = SVG_FONT;
+	*turned = 0;
+	f = across;
+	if (across < 8.0 && up > across) {
+		*turned = 1;
+		f = up;
+	}
+	if (f < SVG_MIN_FONT)
+		return -1;
+	int k = (int)((f - SVG_MIN_FONT) * 2);
+	return k >= SVG_NSIZES ? SVG_NSIZES - 1 : k;
+}
+
+static double size_of(int k)
+{
+	return SVG_MIN_FONT + 0.5 * k;
+}
+
 static void put_block(tsl_buf *b, const svg_layout *l,
 		      const struct tessel_entry *e, double y)
 {
@@ -343,15 +416,121 @@ static void put_block(tsl_buf *b, const svg_layout *l,
 	tsl_buf_printf(b, " mb%lld: steps %lld to %lld</title></rect>\n",
 		       (long long)e->mid, (long long)e->start,
 		       (long long)(e->start + blk->span - 1));
-	if (w >= SVG_DIGIT * digits(e->mid) + 4)
-		tsl_buf_printf(b, "<text x=\"%.2f\" y=\"%.0f\" "
+	int turned;
+	int k = label_size(w, digits(e->mid), &turned);
+	if (k < 0)
+		return;
+	double f = size_of(k);
+	double cx = x + w / 2, cy = y + SVG_BLOCK / 2;
+	if (!turned)
+		tsl_buf_printf(b, "<text x=\"%.2f\" y=\"%.1f\" font-size=\"%.1f\" "
 				  "text-anchor=\"middle\">%lld</text>\n",
-			       x + w / 2, y + 12, (long long)e->mid);
+			       cx, cy + 0.36 * f, f, (long long)e->mid);
+	else
+		tsl_buf_printf(b, "<text transform=\"rotate(-90)\" x=\"%.1f\" "
+				  "y=\"%.2f\" font-size=\"%.1f\" "
+				  "text-anchor=\"middle\">%lld</text>\n",
+			       -cy, cx + 0.36 * f, f, (long long)(e->mid));
+}
+
+/* The compact row: a path per kind, labels grouped by size and turn. */
+typedef struct svg_row {
+	tsl_buf path[4];                /* forward, backward, weight, other */
+	tsl_buf label[2][SVG_NSIZES];   /* [turned][size] */
+} svg_row;
+
+static void row_init(svg_row *r)
+{
+	for (int i = 0; i < 4; i++)
+		tsl_buf_init(&r->path[i]);
+	for (int t = 0; t < 2; t++)
+		for (int k = 0; k < SVG_NSIZES; k++)
+			tsl_buf_init(&r->label[t][k]);
+}
+
+static int row_failed(const svg_row *r)
+{
+	for (int i = 0; i < 4; i++)
+		if (r->path[i].failed)
+			return 1;
+	for (int t = 0; t < 2; t++)
+		for (int k = 0; k < SVG_NSIZES; k++)
+			if (r->label[t][k].failed)
+				return 1;
+	return 0;
+}
+
+static void row_release(svg_row *r)
+{
+	for (int i = 0; i < 4; i++)
+		tsl_buf_release(&r->path[i]);
+	for (int t = 0; t < 2; t++)
+		for (int k = 0; k < SVG_NSIZES; k++)
+			tsl_buf_release(&r->label[t][k]);
+}
+
+static void row_add(svg_row *r, const svg_layout *l,
+		    const struct tessel_entry *e, double y)
+{
+	const tsl_block *blk = &l->s->graph->blocks[e->gid];
+	int kind = blk->kind >= 0 && blk->kind < 3 ? blk->kind : 3;
+	double x = x_of(l, e->start);
+	double w = (double)blk->span * l->cell;
+	tsl_buf *p = &r->path[kind];
+	tsl_buf_puts(p, "M");
+	put_num(p, x);
+	tsl_buf_printf(p, " %.0fh", y);
+	put_num(p, w);
+	tsl_buf_printf(p, "v%.0fh", SVG_BLOCK);
+	put_num(p, -w);
+	tsl_buf_puts(p, "z");
+	int turned;
+	int k = label_size(w, digits(e->mid), &turned);
+	if (k < 0)
+		return;
+	/* horizontal: x in a group moved to the baseline; turned: y (the
+	 * distance to the right) in a group turned and moved */
+	tsl_buf *t = &r->label[turned][k];
+	tsl_buf_puts(t, turned ? "<text y=\"" : "<text x=\"");
+	put_num(t, turned ? x + w / 2 + 0.36 * size_of(k) : x + w / 2);
+	tsl_buf_printf(t, "\">%lld</text>", (long long)e->mid);
+}
+
+static void row_put(tsl_buf *b, svg_row *r, double y)
+{
+	for (int i = 0; i < 4; i++) {
+		if (!r->path[i].len)
+			continue;
+		const svg_style *st = i < 3 ? &styles[i] : &other_style;
+		tsl_buf_printf(b, "<path fill=\"%s\" stroke=\"%s\" "
+				  "stroke-width=\"0.25\" d=\"", st->fill, st->stroke);
+		tsl_buf_append(b, r->path[i].data, r->path[i].len);
+		tsl_buf_puts(b, "\"/>\n");
+	}
+	double cy = y + SVG_BLOCK / 2;
+	for (int t = 0; t < 2; t++)
+		for (int k = 0; k < SVG_NSIZES; k++) {
+			tsl_buf *lb = &r->label[t][k];
+			if (!lb->len)
+				continue;
+			double f = size_of(k);
+			if (t)
+				tsl_buf_printf(b, "<g transform=\"rotate(-90) "
+						  "translate(%.1f 0)\"", -cy);
+			else
+				tsl_buf_printf(b, "<g transform=\"translate(0 %.1f)\"",
+					       cy + 0.36 * f);
+			tsl_buf_printf(b, " font-size=\"%.1f\" "
+					  "text-anchor=\"middle\">", f);
+			tsl_buf_append(b, lb->data, lb->len);
+			tsl_buf_puts(b, "</g>\n");
+		}
 }
 
 static int put_row(tsl_buf *b, const svg_layout *l, int d)
 {
 	double y = SVG_TOP + SVG_ROW * d;
+	double top = y + (SVG_ROW - SVG_BLOCK) / 2;
 	tsl_buf_printf(b, "<text x=\"8\" y=\"%.0f\">device %d</text>\n",
 		       y + 13, d);
 	tessel_iter *it = NULL;
@@ -360,11 +539,23 @@ static int put_row(tsl_buf *b, const svg_layout *l, int d)
 		return rc;
 	const tessel_entry *e;
 	tsl_buf_printf(b, "<g class=\"device\" id=\"device%d\">\n", d);
-	while (tessel_iter_next(&e, it) == TESSEL_OK)
-		put_block(b, l, e, y + (SVG_ROW - SVG_BLOCK) / 2);
+	if (!l->compact) {
+		while (tessel_iter_next(&e, it) == TESSEL_OK)
+			put_block(b, l, e, top);
+	} else {
+		svg_row r;
+		row_init(&r);
+		while (tessel_iter_next(&e, it) == TESSEL_OK)
+			row_add(&r, l, e, top);
+		if (row_failed(&r))
+			rc = tsl_error_nomem();
+		else
+			row_put(b, &r, top);
+		row_release(&r);
+	}
 	tsl_buf_puts(b, "</g>\n");
 	tessel_iter_free(it);
-	return TSL_OK;
+	return rc;
 }
 
 TESSEL_API int tessel_schedule_to_svg(char **out,

@@ -131,12 +131,15 @@ static int load(json_t **out, const char *text, size_t length)
 	json_t *root;
 
 	if (length == 0)
-		return tsl_error(TESSEL_EPARSE, "line 1, column 0: the text is empty");
+		return tsl_error(TESSEL_EPARSE, "line 1, column 1: the text is empty");
 	root = json_loadb(text, length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
 			  &err);
 	if (!root)
+		/* columns count from 1; jansson says 0 for the end of a
+		 * line that ends the text (nothing read on it yet) */
 		return tsl_error(TESSEL_EPARSE, "line %d, column %d: %s",
-				 err.line, err.column, err.text);
+				 err.line, err.column < 1 ? 1 : err.column,
+				 err.text);
 	if (!json_is_object(root)) {
 		int rc = tsl_error(TESSEL_EPARSE,
 				   "the top level must be a JSON object, not %s",

@@ -788,31 +788,89 @@ static void test_svg_latency(void **state)
 	tessel_schedule_free(s);
 }
 
-static void test_svg_escapes_and_size(void **state)
+/* one block on one device, n micro-batches one after the other */
+static tessel_schedule *one_row(const char *name, int64_t n)
 {
-	(void)state;
 	tessel_graph *g = NULL;
 	TH_OK(tessel_graph_new(&g, 1));
 	int dev = 0;
-	TH_OK(tessel_graph_add_block(NULL, g, "<&>\"'\x01\xff",
-				     TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD, 1, 0));
 	TH_OK(tessel_graph_place(g, 0, &dev, 1));
-	int64_t n = 3000;
 	tessel_schedule *s = NULL;
 	TH_OK(tessel_schedule_new(&s, g, n));
 	tessel_graph_free(g);
 	for (int64_t m = 0; m < n; m++)
 		TH_OK(tessel_schedule_set_step(s, 0, m, m));
+	return s;
+}
+
+static void test_svg_escapes_and_size(void **state)
+{
+	(void)state;
+	/* the names in the tooltips */
+	tessel_schedule *s = one_row("<&>\"'\x01\xff", 100);
 	char *text = NULL;
 	TH_OK(tessel_schedule_to_svg(&text, s));
 	assert_non_null(strstr(text, "&lt;&amp;&gt;&quot;&apos;??"));
+	check_svg_file(text);
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	int64_t n = 3000;
+	s = one_row("<&>\"'\x01\xff", n);
+	TH_OK(tessel_schedule_to_svg(&text, s));
 	/* 1 px per step: the picture is as wide as the schedule is long,
-	 * plus margins, and no label fits */
+	 * plus margins, and no label fits; too many blocks for tooltips */
 	char width[64];
 	snprintf(width, sizeof width, "width=\"%lld\"", (long long)n + 72 + 16);
 	assert_non_null(strstr(text, width));
-	assert_null(strstr(text, "text-anchor=\"middle\">2999</text>"));
+	assert_null(strstr(text, ">2999</text>"));
+	assert_null(strstr(text, "<title>&lt;"));
+	assert_non_null(strstr(text, "3000 blocks, no tooltips"));
 	check_svg_file(text);
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* At scale: 8 px per step up to 1000 steps, a label on every block, across
+ * or turned, however many digits; 64 devices x 128 micro-batches under
+ * 1 MB (compact: paths and grouped labels, no tooltips). */
+static void test_svg_at_scale(void **state)
+{
+	(void)state;
+	char *text = NULL;
+	/* 300 steps: 8 px each; one-digit labels across, two- and
+	 * three-digit ones turned */
+	tessel_schedule *s = one_row("f", 300);
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	assert_non_null(strstr(text, "width=\"2488\""));
+	for (int m = 0; m < 300; m++) {
+		char label[32];
+		snprintf(label, sizeof label, ">%d</text>", m);
+		assert_non_null(strstr(text, label));
+	}
+	assert_non_null(strstr(text, "transform=\"rotate(-90)\""));
+	check_svg_file(text);
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	s = th_search_preset("vshape", 64, 64, 128, 1);
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	size_t len = strlen(text);
+	print_message("vshape 64 x 128: %zu bytes of SVG\n", len);
+	assert_true(len < 1000000);
+	assert_null(strstr(text, "<title>f0 mb"));
+	assert_non_null(strstr(text, "16384 blocks, no tooltips"));
+	/* every micro-batch labelled: 128 blocks per micro-batch */
+	for (int m = 0; m < 128; m += 9) {
+		char label[32];
+		snprintf(label, sizeof label, ">%d</text>", m);
+		assert_true(th_count(text, label) >= 128);
+	}
+	assert_true(th_count(text, "</text>") >= 16384);
+	assert_non_null(strstr(text, "rotate(-90)"));
+	if (!getenv("TESSEL_UNDER_VALGRIND"))
+		check_svg_file(text);
 	tessel_free(text);
 	tessel_schedule_free(s);
 }
@@ -887,6 +945,7 @@ int main(void)
 		cmocka_unit_test(test_trace_known),
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_svg_escapes_and_size),
+		cmocka_unit_test(test_svg_at_scale),
 		cmocka_unit_test(test_trace_latency),
 		cmocka_unit_test(test_svg_latency),
 	};

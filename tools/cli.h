@@ -48,10 +48,24 @@ int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg);
  * leaves no partial file. On failure print the reason and return -1. */
 int cli_write_output(const char *path, const char *text);
 
-/* Read the whole file at `path` into *out (NUL-terminated, release with
- * free) and its size into *length. On failure print "tessel: <path>:
+/* Read the whole file at `path` ("-": the standard input) into *out
+ * (NUL-terminated, release with free) and its size into *length. On failure print "tessel: <path>:
  * <reason>" and return -1. */
 int cli_read_file(char **out, size_t *length, const char *path);
+
+/* Whether `path` is "-", the standard input (or output). */
+int cli_is_stdin(const char *path);
+
+/* A placement or a schedule read from the file at `path`, or from the
+ * standard input when `path` is "-". Returns 0, or an exit status with the
+ * reason printed (*out NULL). */
+struct tessel_graph;
+struct tessel_schedule;
+int cli_load_graph(struct tessel_graph **out, const char *path);
+int cli_load_schedule(struct tessel_schedule **out, const char *path);
+
+/* Print "tessel VERSION" (--version of any command); an exit status. */
+int cli_print_version(void);
 
 /* Flush stdout; print the reason and return -1 if it failed. */
 int cli_flush_stdout(void);

@@ -56,7 +56,8 @@ static const char bench_usage[] =
 	"                         as profiled, e.g. 137,281,96)\n"
 	"  --latency L            latency of every dependency, in steps (after\n"
 	"                         the scaling)\n"
-	"  -h, --help             show this help and exit\n";
+	"  -h, --help             show this help and exit\n"
+	"  -V, --version          show the version and exit\n";
 
 typedef struct bench_case {
 	const char *preset;
@@ -374,6 +375,7 @@ int cli_bench(int argc, char **argv)
 		{"family", required_argument, NULL, 'F'},
 		{"write", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	bench_opts bo = {0, 0, 0, 0, NULL, NULL, 1, {0, 0, 0}, 0};
@@ -383,9 +385,11 @@ int cli_bench(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:ft:j:D:p:c:k:K:L:F:w:h", longopts,
+	while ((c = getopt_long(argc, argv, ":s:ft:j:D:p:c:k:K:L:F:w:hV", longopts,
 				NULL)) != -1) {
 		switch (c) {
+		case 'V':
+			return cli_print_version();
 		case 's':
 			suite = optarg;
 			break;

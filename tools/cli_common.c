@@ -245,3 +245,50 @@ int cli_write_output(const char *path, const char *text)
 	free(tmp);
 	return 0;
 }
+
+int cli_is_stdin(const char *path)
+{
+	return path && strcmp(path, "-") == 0;
+}
+
+int cli_load_graph(tessel_graph **out, const char *path)
+{
+	char *text = NULL;
+	size_t length = 0;
+	int rc;
+
+	*out = NULL;
+	if (!cli_is_stdin(path)) {
+		rc = tessel_graph_from_file(out, path);
+		return rc ? cli_lib_error(rc, path) : 0;
+	}
+	if (cli_read_file(&text, &length, path))
+		return CLI_EXIT_USAGE;
+	rc = tessel_graph_from_json(out, text, length);
+	free(text);
+	return rc ? cli_lib_error(rc, "standard input") : 0;
+}
+
+int cli_load_schedule(tessel_schedule **out, const char *path)
+{
+	char *text = NULL;
+	size_t length = 0;
+	int rc;
+
+	*out = NULL;
+	if (!cli_is_stdin(path)) {
+		rc = tessel_schedule_from_file(out, path);
+		return rc ? cli_lib_error(rc, path) : 0;
+	}
+	if (cli_read_file(&text, &length, path))
+		return CLI_EXIT_USAGE;
+	rc = tessel_schedule_from_json(out, text, length);
+	free(text);
+	return rc ? cli_lib_error(rc, "standard input") : 0;
+}
+
+int cli_print_version(void)
+{
+	printf("tessel %s\n", tessel_version());
+	return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+}

@@ -6,9 +6,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* The built-in default: tessel search with no arguments. */
 #define DEFAULT_PRESET "mshape"
@@ -54,10 +58,22 @@ static const char search_usage[] =
 	"                            placement's step in its unit of time when\n"
 	"                            it has both, else 1000)\n"
 	"  -o, --output FILE         write to FILE instead of the standard output\n"
+	"                            ('-': the standard output)\n"
+	"      --progress            report progress on stderr (the default when\n"
+	"                            stderr is a terminal): elapsed time, period,\n"
+	"                            makespan and lower bound of each better\n"
+	"                            schedule, and every 5 s a reminder\n"
+	"  -q, --quiet               no progress report\n"
 	"  -h, --help                show this help and exit\n"
+	"  -V, --version             show the version and exit\n"
+	"\n"
+	"PLACEMENT.json '-' is the standard input.\n"
+	"SIGINT (Ctrl-C) or SIGTERM stops the search: the best schedule found so\n"
+	"far is written as usual, a notice goes to stderr, and the exit status is\n"
+	"130 (SIGINT) or 143 (SIGTERM). A second signal ends at once.\n"
 	"\n"
 	"Exit status: 0 schedule found, 1 no schedule within the limits or the\n"
-	"time limit, 2 bad usage or bad input.\n";
+	"time limit, 2 bad usage or bad input, 130 / 143 interrupted.\n";
 
 enum output_format {
 	FORMAT_TEXT,
@@ -88,7 +104,7 @@ static const struct {
 
 /* Long options without a short form. */
 enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT, OPT_STEP_US, OPT_SOLVER_MEMORY,
-       OPT_GROUP };
+       OPT_GROUP, OPT_PROGRESS };
 
 static const struct option search_options[] = {
 	{ "preset", required_argument, NULL, 'p' },
@@ -104,7 +120,10 @@ static const struct option search_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "step-us", required_argument, NULL, OPT_STEP_US },
 	{ "output", required_argument, NULL, 'o' },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -119,6 +138,7 @@ struct search_args {
 	double step_us;              /* --format trace */
 	int step_us_given;
 	const char *output;          /* NULL: stdout */
+	int progress;                /* -1 when stderr is a terminal, 0 no, 1 yes */
 	tessel_options *options;
 };
 
@@ -237,6 +257,12 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 		return format_option(a, arg);
 	case OPT_STEP_US:
 		return step_us_option(a, arg);
+	case OPT_PROGRESS:
+		a->progress = 1;
+		return 0;
+	case 'q':
+		a->progress = 0;
+		return 0;
 	case 'o':
 		if (!arg[0]) {
 			cli_error("--output: empty file name");
@@ -283,10 +309,12 @@ static int parse_args(struct search_args *a, int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:d:m:n:t:j:o:h", search_options,
+	while ((c = getopt_long(argc, argv, ":p:d:m:n:t:j:o:qhV", search_options,
 				NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return cli_getopt_error(c, argv);
+		if (c == 'V')
+			return cli_print_version();
 		if (c == 'h') {
 			fputs(search_usage, stdout);
 			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
@@ -324,11 +352,12 @@ static int override_memory(tessel_graph *g, const struct search_args *a,
 
 static int load_file(tessel_graph **out, const struct search_args *a)
 {
-	int rc = tessel_graph_from_file(out, a->file);
+	int status = cli_load_graph(out, a->file);
 
-	if (rc)
-		return cli_lib_error(rc, a->file);
-	return override_memory(*out, a, a->file);
+	if (status)
+		return status;
+	return override_memory(*out, a, cli_is_stdin(a->file) ? "standard input"
+							      : a->file);
 }
 
 static int build_preset(tessel_graph **out, const struct search_args *a)
@@ -401,11 +430,234 @@ static int emit(const tessel_schedule *s, const struct search_args *a)
 	return CLI_EXIT_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Interruption and progress                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* While the search runs, SIGINT and SIGTERM are blocked in every thread
+ * (the library's and the solver's threads inherit the mask; the solver's
+ * own SIGINT handler, installed around each check, is then never called)
+ * and a watcher thread takes them with sigtimedwait: the first asks the
+ * search to stop (tessel_options_cancel, which is not for signal
+ * handlers, runs in an ordinary thread here), the second ends the process
+ * at once. The watcher also prints the periodic progress reminder. */
+
+#define REMINDER_SECONDS 5.0
+
+struct watch {
+	tessel_options *options;
+	pthread_mutex_t lock;        /* the figures and stderr */
+	int progress;                /* print progress */
+	struct timespec start;
+	double last_line;            /* elapsed seconds at the last line */
+	int have;                    /* a schedule was reported */
+	int64_t period, makespan, lower_bound;
+	int proven;
+	int signo;                   /* the signal that stopped the search */
+	int done;                    /* the watcher is to end */
+	sigset_t set;
+	pthread_t thread;
+	int running;
+};
+
+static double elapsed(const struct watch *w)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - w->start.tv_sec) +
+	       (double)(now.tv_nsec - w->start.tv_nsec) / 1e9;
+}
+
+/* Caller holds w->lock. */
+static void print_best(const struct watch *w)
+{
+	if (!w->have) {
+		fputs("no schedule yet", stderr);
+		return;
+	}
+	fprintf(stderr, "period %lld%s, makespan %lld, LB %lld",
+		(long long)w->period, w->proven ? " (proven)" : "",
+		(long long)w->makespan, (long long)w->lower_bound);
+}
+
+static int on_progress(int64_t period, int64_t makespan, int64_t lower_bound,
+		       int period_proven, void *payload)
+{
+	struct watch *w = payload;
+
+	pthread_mutex_lock(&w->lock);
+	w->have = 1;
+	w->period = period;
+	w->makespan = makespan;
+	w->lower_bound = lower_bound;
+	w->proven = period_proven;
+	if (w->progress && !w->signo) {
+		w->last_line = elapsed(w);
+		fprintf(stderr, "tessel: search: %.1f s: ", w->last_line);
+		print_best(w);
+		fputc('\n', stderr);
+		fflush(stderr);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+static void write_all(int fd, const char *text)
+{
+	size_t n = strlen(text);
+
+	while (n > 0) {
+		ssize_t k = write(fd, text, n);
+		if (k <= 0)
+			return;
+		text += k;
+		n -= (size_t)k;
+	}
+}
+
+static void on_signal(struct watch *w, int signo)
+{
+	int first;
+
+	pthread_mutex_lock(&w->lock);
+	first = !w->signo;
+	if (first)
+		w->signo = signo;
+	pthread_mutex_unlock(&w->lock);
+	if (!first) {
+		write_all(STDERR_FILENO, "tessel: search: interrupted again, "
+					 "stopping at once\n");
+		_exit(128 + signo);
+	}
+	pthread_mutex_lock(&w->lock);
+	fprintf(stderr, "tessel: search: %s after %.1f s: stopping with the "
+		"best schedule so far (again to stop at once)\n",
+		signo == SIGINT ? "SIGINT" : "SIGTERM", elapsed(w));
+	fflush(stderr);
+	pthread_mutex_unlock(&w->lock);
+	tessel_options_cancel(w->options);
+}
+
+static void reminder(struct watch *w)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->progress && !w->signo &&
+	    elapsed(w) - w->last_line >= REMINDER_SECONDS) {
+		w->last_line = elapsed(w);
+		fprintf(stderr, "tessel: search: %.1f s: searching; best: ",
+			w->last_line);
+		print_best(w);
+		fputc('\n', stderr);
+		fflush(stderr);
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Waits in short ticks so that it ends soon after watch_stop asks
+ * (pthread_cancel is not used: sanitizers handle it badly). */
+static void *watcher(void *arg)
+{
+	struct watch *w = arg;
+	const struct timespec tick = { 0, 50 * 1000 * 1000 };
+
+	for (;;) {
+		int signo = sigtimedwait(&w->set, NULL, &tick);
+		int done;
+
+		pthread_mutex_lock(&w->lock);
+		done = w->done;
+		pthread_mutex_unlock(&w->lock);
+		if (signo > 0)
+			on_signal(w, signo);
+		else if (done)
+			return NULL;
+		else
+			reminder(w);
+	}
+}
+
+static void watch_join(struct watch *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->done = 1;
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	w->running = 0;
+}
+
+/* Block the signals and start the watcher; 0 or -1 (then the search runs
+ * without it, as the signals' defaults would have it). */
+static int watch_start(struct watch *w, tessel_options *options, int progress)
+{
+	memset(w, 0, sizeof *w);
+	w->options = options;
+	w->progress = progress;
+	clock_gettime(CLOCK_MONOTONIC, &w->start);
+	if (pthread_mutex_init(&w->lock, NULL))
+		return -1;
+	sigemptyset(&w->set);
+	sigaddset(&w->set, SIGINT);
+	sigaddset(&w->set, SIGTERM);
+	if (pthread_sigmask(SIG_BLOCK, &w->set, NULL))
+		goto fail_mutex;
+	if (pthread_create(&w->thread, NULL, watcher, w))
+		goto fail_mask;
+	w->running = 1;
+	if (tessel_options_set_progress(options, on_progress, w) == TESSEL_OK)
+		return 0;
+	watch_join(w);
+fail_mask:
+	pthread_sigmask(SIG_UNBLOCK, &w->set, NULL);
+fail_mutex:
+	pthread_mutex_destroy(&w->lock);
+	return -1;
+}
+
+/* Stop the watcher; the signals stay blocked (a late one is ignored). */
+static void watch_stop(struct watch *w)
+{
+	if (!w->running)
+		return;
+	tessel_options_set_progress(w->options, NULL, NULL);
+	watch_join(w);
+	pthread_mutex_destroy(&w->lock);
+}
+
+/* The figures of the schedule written, after a stop. */
+static void notice_interrupted(const struct watch *w, const tessel_schedule *s)
+{
+	int64_t period = 0, makespan = 0, lb = 0;
+
+	tessel_schedule_get(&period, s, TESSEL_SCHED_PERIOD);
+	tessel_schedule_get(&makespan, s, TESSEL_SCHED_MAKESPAN);
+	tessel_schedule_get(&lb, s, TESSEL_SCHED_LOWER_BOUND);
+	cli_error("search: interrupted after %.1f s: the schedule written is "
+		  "the best found so far, not a finished search (period %lld, "
+		  "makespan %lld, LB %lld)", elapsed(w), (long long)period,
+		  (long long)makespan, (long long)lb);
+}
+
+static void progress_done(const struct watch *w, const tessel_schedule *s)
+{
+	int64_t period = 0, makespan = 0, lb = 0;
+
+	tessel_schedule_get(&period, s, TESSEL_SCHED_PERIOD);
+	tessel_schedule_get(&makespan, s, TESSEL_SCHED_MAKESPAN);
+	tessel_schedule_get(&lb, s, TESSEL_SCHED_LOWER_BOUND);
+	fprintf(stderr, "tessel: search: done in %.1f s: period %lld, makespan "
+		"%lld, LB %lld\n", elapsed(w), (long long)period,
+		(long long)makespan, (long long)lb);
+}
+
 static int run_search(const struct search_args *a)
 {
 	tessel_graph *g = NULL;
 	tessel_schedule *s = NULL;
+	struct watch w;
 	int status = load_graph(&g, a);
+	int progress = a->progress < 0 ? isatty(STDERR_FILENO) : a->progress;
+	int watching, signo;
 	int rc;
 
 	if (status) {
@@ -421,11 +673,30 @@ static int run_search(const struct search_args *a)
 			return cli_lib_error(rc, "search");
 		}
 	}
+	watching = watch_start(&w, a->options, progress) == 0;
 	rc = tessel_search(&s, g, a->options);
-	if (rc)
+	if (watching) {
+		pthread_mutex_lock(&w.lock);
+		signo = w.signo;
+		pthread_mutex_unlock(&w.lock);
+	} else {
+		signo = 0;
+	}
+	if (rc) {
 		status = cli_lib_error(rc, "search");
-	else
+	} else {
+		if (signo)
+			notice_interrupted(&w, s);
+		else if (watching && progress)
+			progress_done(&w, s);
 		status = emit(s, a);
+	}
+	if (watching) {
+		watch_stop(&w);
+		signo = w.signo; /* also one that came after the search */
+	}
+	if (signo && status != CLI_EXIT_USAGE)
+		status = 128 + signo;
 	tessel_schedule_free(s);
 	tessel_graph_free(g);
 	return status;
@@ -434,7 +705,8 @@ static int run_search(const struct search_args *a)
 int cli_search(int argc, char **argv)
 {
 	struct search_args a = { .format = FORMAT_TEXT,
-				 .step_us = DEFAULT_STEP_US };
+				 .step_us = DEFAULT_STEP_US,
+				 .progress = -1 };
 	int status;
 	int rc = tessel_options_new(&a.options);
 

@@ -35,6 +35,9 @@ static const char simulate_usage[] =
 	"                        default 0)\n"
 	"  -s, --seed N          seed of the jitter (default 0)\n"
 	"  -h, --help            show this help and exit\n"
+	"  -V, --version         show the version and exit\n"
+	"\n"
+	"'-' as SCHEDULE.json or FILE is the standard input.\n"
 	"\n"
 	"Exit status: 0 success, 1 the schedule cannot be replayed, 2 bad usage\n"
 	"or unreadable or malformed file.\n";
@@ -45,6 +48,7 @@ static const struct option simulate_options[] = {
 	{ "jitter", required_argument, NULL, 'J' },
 	{ "seed", required_argument, NULL, 's' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -58,7 +62,9 @@ struct simulate_args {
 
 int cli_read_file(char **out, size_t *length, const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	int from_stdin = cli_is_stdin(path);
+	const char *name = from_stdin ? "standard input" : path;
+	FILE *f = from_stdin ? stdin : fopen(path, "rb");
 	size_t cap = 4096, len = 0, n;
 	char *buf;
 
@@ -83,12 +89,14 @@ int cli_read_file(char **out, size_t *length, const char *path)
 		}
 	}
 	if (!buf || ferror(f)) {
-		cli_error("%s: %s", path, buf ? "read error" : "out of memory");
+		cli_error("%s: %s", name, buf ? "read error" : "out of memory");
 		free(buf);
-		fclose(f);
+		if (!from_stdin)
+			fclose(f);
 		return -1;
 	}
-	fclose(f);
+	if (!from_stdin)
+		fclose(f);
 	buf[len] = '\0';
 	*out = buf;
 	*length = len;
@@ -154,10 +162,12 @@ static int parse_args(struct simulate_args *a, int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":D:l:J:s:h", simulate_options,
+	while ((c = getopt_long(argc, argv, ":D:l:J:s:hV", simulate_options,
 				NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return cli_getopt_error(c, argv);
+		if (c == 'V')
+			return cli_print_version();
 		if (c == 'h') {
 			fputs(simulate_usage, stdout);
 			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
@@ -250,10 +260,11 @@ static int run_simulation(const struct simulate_args *a)
 	size_t count = 0;
 	int64_t ndevices = 0;
 	int status;
-	int rc = tessel_schedule_from_file(&s, a->path);
+	int rc;
 
-	if (rc)
-		return cli_lib_error(rc, a->path);
+	status = cli_load_schedule(&s, a->path);
+	if (status)
+		return status;
 	status = load_durations(&durations, &count, s, a->durations);
 	if (!status) {
 		rc = tessel_simulate(&sim, s, durations, count, a->latency,

@@ -20,6 +20,9 @@ static const char validate_usage[] =
 	"                        Tessel reference implementation, made for the\n"
 	"                        placement in FILE\n"
 	"  -h, --help            show this help and exit\n"
+	"  -V, --version         show the version and exit\n"
+	"\n"
+	"'-' as SCHEDULE.json or FILE is the standard input.\n"
 	"\n"
 	"Exit status: 0 valid, 1 the schedule breaks a rule (the first violation\n"
 	"is printed on stderr), 2 bad usage or unreadable or malformed file.\n";
@@ -27,6 +30,7 @@ static const char validate_usage[] =
 static const struct option validate_options[] = {
 	{ "placement", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -38,7 +42,7 @@ static int parse_args(const char **path, const char **placement, int argc,
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hP:", validate_options,
+	while ((c = getopt_long(argc, argv, ":hVP:", validate_options,
 				NULL)) != -1) {
 		if (c == 'P') {
 			if (!optarg[0]) {
@@ -48,6 +52,8 @@ static int parse_args(const char **path, const char **placement, int argc,
 			*placement = optarg;
 			continue;
 		}
+		if (c == 'V')
+			return cli_print_version();
 		if (c != 'h')
 			return cli_getopt_error(c, argv);
 		fputs(validate_usage, stdout);
@@ -60,6 +66,11 @@ static int parse_args(const char **path, const char **placement, int argc,
 		return CLI_EXIT_USAGE;
 	}
 	*path = argv[optind];
+	if (cli_is_stdin(*path) && cli_is_stdin(*placement)) {
+		cli_error("validate: the schedule and the placement cannot both "
+			  "be the standard input");
+		return CLI_EXIT_USAGE;
+	}
 	return -1;
 }
 
@@ -110,10 +121,11 @@ static int load_reference(tessel_schedule **out, const char *path,
 	tessel_graph *g = NULL;
 	char *text = NULL;
 	size_t length = 0;
-	int rc = tessel_graph_from_file(&g, placement);
+	int rc;
+	int status = cli_load_graph(&g, placement);
 
-	if (rc)
-		return cli_lib_error(rc, placement);
+	if (status)
+		return status;
 	if (cli_read_file(&text, &length, path)) {
 		tessel_graph_free(g);
 		return CLI_EXIT_USAGE;
@@ -136,9 +148,9 @@ static int validate_file(const char *path, const char *placement)
 		if (status)
 			return status;
 	} else {
-		rc = tessel_schedule_from_file(&s, path);
-		if (rc)
-			return cli_lib_error(rc, path);
+		int status = cli_load_schedule(&s, path);
+		if (status)
+			return status;
 	}
 	rc = tessel_schedule_validate(s);
 	if (rc == TESSEL_EVIOLATION) {

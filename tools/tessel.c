@@ -40,9 +40,12 @@ static const char usage_text[] =
 	"  -h, --help     show this help and exit\n"
 	"  -V, --version  show the version and exit\n"
 	"\n"
-	"Run 'tessel COMMAND --help' for the options of a command.\n"
+	"Run 'tessel COMMAND --help' for the options of a command; --help and\n"
+	"--version work after any command. '-' as a file is the standard input\n"
+	"(or, for --output, the standard output).\n"
 	"Exit status: 0 success, 1 no schedule within the limits or invalid\n"
-	"schedule, 2 bad usage or bad input.\n";
+	"schedule, 2 bad usage or bad input, 130 search interrupted (SIGINT or\n"
+	"SIGTERM; the best schedule so far is still printed).\n";
 
 static const char presets_usage[] =
 	"Usage: tessel presets\n"
@@ -82,8 +85,7 @@ static int print_text(const char *text)
 
 static int print_version(void)
 {
-	printf("tessel %s\n", tessel_version());
-	return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+	return cli_print_version();
 }
 
 static int print_presets(void)
@@ -106,6 +108,8 @@ int cli_presets(int argc, char **argv)
 {
 	if (argc == 2 && is_help(argv[1]))
 		return print_text(presets_usage);
+	if (argc == 2 && is_version(argv[1]))
+		return print_version();
 	if (argc > 1) {
 		if (argv[1][0] == '-')
 			cli_error("presets: unknown option %s", argv[1]);

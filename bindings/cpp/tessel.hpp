@@ -8,6 +8,16 @@
 //   error code and the library's message from tessel_error_last().
 // - schedule.entries(device) and schedule.actions(device) are ranges for
 //   range-for loops, yielding small structs copied from the C objects.
+//   A range and its iterators share the ownership of the C schedule: they
+//   stay valid when the Schedule they came from is moved, reassigned or
+//   destroyed, and a temporary's range owns it
+//   (for (auto &e : tessel::search(g).entries(0)) is safe). A schedule
+//   with a live range or iterator cannot be changed (set_step, release
+//   throw tessel::Error).
+// - A moved-from handle throws tessel::Error (TESSEL_EINVAL) on use.
+// - SearchOptions holds every option of tessel.h with the library's
+//   defaults (those of the tessel command line), a progress callback
+//   (std::function) and a CancelToken.
 //
 //     auto g = tessel::Graph::preset("mshape", 4, 6);
 //     auto s = tessel::search(g, tessel::SearchOptions{16});
@@ -18,10 +28,15 @@
 
 #include <tessel.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -51,11 +66,25 @@ inline void check(int rc, const char *what)
 {
 	if (rc == TESSEL_OK)
 		return;
-	std::string msg = what;
-	msg += ": ";
 	const char *last = tessel_error_last();
-	msg += (last && *last) ? last : tessel_strerror(rc);
+	std::string detail = (last && *last) ? last : tessel_strerror(rc);
+	std::string msg = what;
+	size_t n = msg.size();
+	// the library's message may name the function already
+	if (detail.compare(0, n, msg) == 0 && detail.size() > n && detail[n] == ':')
+		throw Error(rc, detail);
+	msg += ": ";
+	msg += detail;
 	throw Error(rc, msg);
+}
+
+// The error of a handle that holds nothing (moved from, released, or
+// adopted from NULL).
+[[noreturn]] inline void empty_handle(const char *type)
+{
+	throw Error(TESSEL_EINVAL, std::string("tessel::") + type +
+					   ": the handle is empty (moved from, released or "
+					   "adopted from NULL)");
 }
 
 // Take ownership of a "new, release with tessel_free" text buffer.
@@ -381,7 +410,14 @@ public:
 		return out;
 	}
 
-	tessel_graph *get() const noexcept { return ptr_.get(); }
+	// The C graph; throws tessel::Error for an empty handle.
+	tessel_graph *get() const
+	{
+		if (!ptr_)
+			detail::empty_handle("Graph");
+		return ptr_.get();
+	}
+	// Give up ownership (the Graph becomes empty); NULL when empty.
 	tessel_graph *release() noexcept { return ptr_.release(); }
 	explicit operator bool() const noexcept { return ptr_ != nullptr; }
 
@@ -411,12 +447,93 @@ inline double pick_step(const std::vector<double> &values)
 // Options
 // ---------------------------------------------------------------------------
 
-// The common search options; 0 keeps the library default.
+// What the progress callback receives each time the search finds a schedule
+// better than all before (see tessel_progress_cb).
+struct Progress {
+	int64_t period = 0;
+	int64_t makespan = 0;    // before the final compaction (may shrink)
+	int64_t lower_bound = 0; // LB(N)
+	bool period_proven = false;
+};
+
+// Return true to go on, false to stop the search (it then returns the best
+// schedule so far). An exception thrown here stops the search and comes
+// out of tessel::search unchanged.
+using ProgressCallback = std::function<bool(const Progress &)>;
+
+// A cancel request that can be made from any thread, before or during a
+// search; copies share one request. A search given a token that is already
+// cancelled stops at once (tessel::Error TESSEL_ECANCELLED, or the best
+// schedule so far). reset() withdraws the request (not while a search
+// with this token runs).
+class CancelToken {
+public:
+	CancelToken() : state_(std::make_shared<State>()) {}
+
+	void cancel()
+	{
+		std::lock_guard<std::mutex> lock(state_->mutex);
+		state_->cancelled = true;
+		for (tessel_options *o : state_->running)
+			tessel_options_cancel(o);
+	}
+	bool cancelled() const
+	{
+		std::lock_guard<std::mutex> lock(state_->mutex);
+		return state_->cancelled;
+	}
+	void reset()
+	{
+		std::lock_guard<std::mutex> lock(state_->mutex);
+		state_->cancelled = false;
+	}
+
+	// Used by tessel::search: the options of a search about to run / that
+	// has ended (the C options are cancelled now if the request came
+	// first).
+	void attach(tessel_options *o) const
+	{
+		std::lock_guard<std::mutex> lock(state_->mutex);
+		state_->running.push_back(o);
+		if (state_->cancelled)
+			tessel_options_cancel(o);
+	}
+	void detach(tessel_options *o) const noexcept
+	{
+		std::lock_guard<std::mutex> lock(state_->mutex);
+		auto &r = state_->running;
+		for (size_t i = 0; i < r.size(); i++)
+			if (r[i] == o) {
+				r.erase(r.begin() + static_cast<std::ptrdiff_t>(i));
+				break;
+			}
+	}
+
+private:
+	struct State {
+		mutable std::mutex mutex;
+		bool cancelled = false;
+		std::vector<tessel_options *> running;
+	};
+	std::shared_ptr<State> state_;
+};
+
+// Every search option of tessel.h, with the library's defaults (the same as
+// the tessel command line's); an aggregate, so SearchOptions{16, 5000}
+// gives 16 micro-batches and 5 s. Values out of range throw tessel::Error
+// (TESSEL_ERANGE) from tessel::search; nothing is clamped.
 struct SearchOptions {
-	int64_t micro_batches = 16;
-	int64_t time_limit_ms = 0;
-	int64_t threads = 0;
-	bool fast = false;
+	int64_t micro_batches = 16;         // TESSEL_OPT_MICRO_BATCHES
+	int64_t time_limit_ms = 0;          // TESSEL_OPT_TIME_LIMIT_MS, 0: none
+	int64_t threads = 0;                // TESSEL_OPT_THREADS, 0: all cores
+	bool fast = false;                  // TESSEL_OPT_FAST
+	int64_t max_period = 0;             // TESSEL_OPT_MAX_PERIOD, 0: automatic
+	int64_t seed = 0;                   // TESSEL_OPT_SEED
+	bool minimize_depth = true;         // TESSEL_OPT_MINIMIZE_DEPTH
+	int64_t solver_memory_mb = 0;       // TESSEL_OPT_SOLVER_MEMORY_MB, 0: no cap
+	int64_t repetend_micro_batches = 4; // TESSEL_OPT_REPETEND_MICRO_BATCHES
+	ProgressCallback progress{};        // empty: none
+	CancelToken cancel{};               // cancel() from any thread
 };
 
 class Options {
@@ -428,12 +545,21 @@ public:
 		ptr_.reset(o);
 	}
 
+	// Every value of `so`, its progress callback and its cancel token.
 	explicit Options(const SearchOptions &so) : Options()
 	{
 		set(TESSEL_OPT_MICRO_BATCHES, so.micro_batches);
 		set(TESSEL_OPT_TIME_LIMIT_MS, so.time_limit_ms);
 		set(TESSEL_OPT_THREADS, so.threads);
 		set(TESSEL_OPT_FAST, so.fast ? 1 : 0);
+		set(TESSEL_OPT_MAX_PERIOD, so.max_period);
+		set(TESSEL_OPT_SEED, so.seed);
+		set(TESSEL_OPT_MINIMIZE_DEPTH, so.minimize_depth ? 1 : 0);
+		set(TESSEL_OPT_SOLVER_MEMORY_MB, so.solver_memory_mb);
+		set(TESSEL_OPT_REPETEND_MICRO_BATCHES, so.repetend_micro_batches);
+		if (so.progress)
+			set_progress(so.progress);
+		token_ = std::make_unique<CancelToken>(so.cancel);
 	}
 
 	Options(Options &&) noexcept = default;
@@ -454,6 +580,33 @@ public:
 		return v;
 	}
 
+	// Allowed range of an option: {min, max}.
+	static std::pair<int64_t, int64_t> bounds(tessel_option key)
+	{
+		int64_t lo = 0, hi = 0;
+		detail::check(tessel_options_bounds(&lo, &hi, key), "tessel_options_bounds");
+		return {lo, hi};
+	}
+
+	// The progress callback of searches with these options (an empty
+	// function removes it). Not while a search uses these options.
+	Options &set_progress(ProgressCallback cb)
+	{
+		tessel_options *o = get();
+		if (!cb) {
+			detail::check(tessel_options_set_progress(o, nullptr, nullptr),
+				      "tessel_options_set_progress");
+			progress_.reset();
+			return *this;
+		}
+		auto holder = std::make_unique<ProgressHolder>();
+		holder->fn = std::move(cb);
+		detail::check(tessel_options_set_progress(o, &Options::trampoline, holder.get()),
+			      "tessel_options_set_progress");
+		progress_ = std::move(holder);
+		return *this;
+	}
+
 	// Thread-safe: ask running searches with these options to stop.
 	void cancel() { detail::check(tessel_options_cancel(get()), "tessel_options_cancel"); }
 	void clear_cancel()
@@ -461,10 +614,53 @@ public:
 		detail::check(tessel_options_clear_cancel(get()), "tessel_options_clear_cancel");
 	}
 
-	tessel_options *get() const noexcept { return ptr_.get(); }
+	// The C options; throws tessel::Error for an empty handle.
+	tessel_options *get() const
+	{
+		if (!ptr_)
+			detail::empty_handle("Options");
+		return ptr_.get();
+	}
+
+	// Used by tessel::search.
+	const CancelToken *token() const noexcept { return token_.get(); }
+	// The exception the progress callback threw in the last search (and
+	// forget it).
+	std::exception_ptr take_callback_error() const noexcept
+	{
+		if (!progress_)
+			return nullptr;
+		std::exception_ptr e = progress_->error;
+		progress_->error = nullptr;
+		return e;
+	}
 
 private:
+	struct ProgressHolder {
+		ProgressCallback fn;
+		std::exception_ptr error;
+	};
+
+	static int trampoline(int64_t period, int64_t makespan, int64_t lower_bound,
+			      int period_proven, void *payload) noexcept
+	{
+		auto *h = static_cast<ProgressHolder *>(payload);
+		try {
+			Progress p;
+			p.period = period;
+			p.makespan = makespan;
+			p.lower_bound = lower_bound;
+			p.period_proven = period_proven != 0;
+			return h->fn(p) ? 0 : 1;
+		} catch (...) {
+			h->error = std::current_exception();
+			return 1;
+		}
+	}
+
 	std::unique_ptr<tessel_options, detail::Deleter<tessel_options, tessel_options_free>> ptr_;
+	std::unique_ptr<ProgressHolder> progress_;
+	std::unique_ptr<CancelToken> token_;
 };
 
 // ---------------------------------------------------------------------------
@@ -544,6 +740,16 @@ inline Action copy_action(const tessel_action *a)
 	return out;
 }
 
+// Owner of a C schedule, shared by a Schedule and its ranges and iterators.
+struct ScheduleHolder {
+	explicit ScheduleHolder(tessel_schedule *p) noexcept : ptr(p) {}
+	~ScheduleHolder() { tessel_schedule_free(ptr); }
+	ScheduleHolder(const ScheduleHolder &) = delete;
+	ScheduleHolder &operator=(const ScheduleHolder &) = delete;
+	tessel_schedule *ptr;
+};
+using ScheduleRef = std::shared_ptr<ScheduleHolder>;
+
 // Traits binding a C iterator type to its functions and the copied value.
 struct EntryTraits {
 	using c_iter = tessel_iter;
@@ -585,16 +791,20 @@ struct ActionTraits {
 
 // A move-only RAII wrapper over a C iterator (tessel_iter or
 // tessel_action_iter). next() copies the next item out, or returns false
-// after the last one.
+// after the last one. It shares the ownership of its schedule, so it stays
+// valid whatever becomes of the Schedule it came from. Made by
+// Schedule::entry_iterator and Schedule::action_iterator.
 template <typename Traits>
 class BasicIterator {
 public:
 	using value_type = typename Traits::value_type;
 
-	BasicIterator(const tessel_schedule *schedule, int device)
+	BasicIterator(detail::ScheduleRef schedule, int device) : ref_(std::move(schedule))
 	{
+		if (!ref_ || !ref_->ptr)
+			detail::empty_handle("Schedule");
 		typename Traits::c_iter *it = nullptr;
-		detail::check(Traits::create(&it, schedule, device), Traits::new_name);
+		detail::check(Traits::create(&it, ref_->ptr, device), Traits::new_name);
 		ptr_.reset(it);
 	}
 
@@ -605,6 +815,8 @@ public:
 
 	bool next(value_type &out)
 	{
+		if (!ptr_)
+			detail::empty_handle("Iterator");
 		const typename Traits::c_item *item = nullptr;
 		int rc = Traits::next(&item, ptr_.get());
 		if (rc == TESSEL_ITEROVER)
@@ -620,6 +832,7 @@ private:
 	struct Free {
 		void operator()(typename Traits::c_iter *p) const noexcept { Traits::destroy(p); }
 	};
+	detail::ScheduleRef ref_; // declared first: released after the C iterator
 	std::unique_ptr<typename Traits::c_iter, Free> ptr_;
 };
 
@@ -627,8 +840,10 @@ using EntryIterator = BasicIterator<detail::EntryTraits>;
 using ActionIterator = BasicIterator<detail::ActionTraits>;
 
 // A single-pass input range over a schedule's entries or actions, for
-// range-for. Each begin() starts a new C iterator. The schedule must outlive
-// the range and its iterators.
+// range-for. Each begin() starts a new C iterator. The range and its
+// iterators share the ownership of the schedule: none of them can outlive
+// it. Dereferencing or advancing the end iterator throws tessel::Error
+// (TESSEL_ITEROVER).
 template <typename Traits>
 class Range {
 public:
@@ -643,11 +858,12 @@ public:
 		using reference = const value_type &;
 
 		iterator() = default;
-		reference operator*() const { return state_->current; }
-		pointer operator->() const { return &state_->current; }
+		reference operator*() const { return live().current; }
+		pointer operator->() const { return &live().current; }
 		iterator &operator++()
 		{
-			if (state_ && !state_->it.next(state_->current))
+			State &st = live();
+			if (!st.it.next(st.current))
 				state_.reset();
 			return *this;
 		}
@@ -661,16 +877,31 @@ public:
 	private:
 		friend class Range;
 		struct State {
-			State(const tessel_schedule *s, int device) : it(s, device) {}
+			State(detail::ScheduleRef s, int device) : it(std::move(s), device) {}
 			BasicIterator<Traits> it;
 			value_type current;
 		};
-		explicit iterator(std::shared_ptr<State> st) : state_(std::move(st)) { ++*this; }
+		State &live() const
+		{
+			if (!state_)
+				throw Error(TESSEL_ITEROVER,
+					    "tessel::Range: the end iterator has no item");
+			return *state_;
+		}
+		explicit iterator(std::shared_ptr<State> st) : state_(std::move(st))
+		{
+			if (!state_->it.next(state_->current))
+				state_.reset();
+		}
 		std::shared_ptr<State> state_;
 	};
 
-	Range(const tessel_schedule *schedule, int device)
-		: schedule_(schedule), device_(device) {}
+	Range(detail::ScheduleRef schedule, int device)
+		: schedule_(std::move(schedule)), device_(device)
+	{
+		if (!schedule_ || !schedule_->ptr)
+			detail::empty_handle("Schedule");
+	}
 
 	iterator begin() const
 	{
@@ -688,7 +919,7 @@ public:
 	}
 
 private:
-	const tessel_schedule *schedule_;
+	detail::ScheduleRef schedule_;
 	int device_;
 };
 
@@ -701,7 +932,7 @@ using ActionRange = Range<detail::ActionTraits>;
 
 class Schedule {
 public:
-	// Take ownership of a C schedule.
+	// Take ownership of a C schedule (NULL gives an empty handle).
 	static Schedule adopt(tessel_schedule *s) { return Schedule(s); }
 
 	// An empty schedule of `micro_batches` for a copy of `graph`.
@@ -734,9 +965,15 @@ public:
 	Schedule(const Schedule &) = delete;
 	Schedule &operator=(const Schedule &) = delete;
 
+	// Throws tessel::Error (TESSEL_EINVAL) while a range or iterator of
+	// this schedule is alive: it would see the change half-way.
 	void set_step(int gid, int64_t micro_batch, int64_t step)
 	{
-		detail::check(tessel_schedule_set_step(get(), gid, micro_batch, step),
+		tessel_schedule *s = get();
+		if (ptr_.use_count() > 1)
+			throw Error(TESSEL_EINVAL, "tessel::Schedule::set_step: a range or "
+						   "iterator of this schedule is alive");
+		detail::check(tessel_schedule_set_step(s, gid, micro_batch, step),
 			      "tessel_schedule_set_step");
 	}
 
@@ -794,13 +1031,25 @@ public:
 	}
 
 	// Entries on `device` in time order, or every entry with all_devices.
+	// The range shares the ownership of the schedule (safe on a
+	// temporary, and after this Schedule is moved or destroyed).
 	EntryRange entries(int device = TESSEL_ALL_DEVICES) const
 	{
-		return EntryRange(get(), device);
+		return EntryRange(ref(), device);
 	}
 
 	// The action stream (compute, send, receive) of `device`.
-	ActionRange actions(int device) const { return ActionRange(get(), device); }
+	ActionRange actions(int device) const { return ActionRange(ref(), device); }
+
+	// Explicit iterators (next(item) until false), owning like the ranges.
+	EntryIterator entry_iterator(int device = TESSEL_ALL_DEVICES) const
+	{
+		return EntryIterator(ref(), device);
+	}
+	ActionIterator action_iterator(int device) const
+	{
+		return ActionIterator(ref(), device);
+	}
 
 	std::string to_json() const { return text(tessel_schedule_to_json, "tessel_schedule_to_json"); }
 	std::string to_text() const { return text(tessel_schedule_to_text, "tessel_schedule_to_text"); }
@@ -818,8 +1067,10 @@ public:
 		return detail::take_text(out);
 	}
 
-	// step_us 0: the placement's step in its unit of time (else 1 ms).
-	std::string to_trace_json(double step_us = 1.0) const
+	// step_us 0 (the default, as in the tessel command line): the
+	// placement's step in its unit of time, else 1000 microseconds (1 ms)
+	// per step.
+	std::string to_trace_json(double step_us = 0.0) const
 	{
 		char *out = nullptr;
 		detail::check(tessel_schedule_to_trace_json(&out, get(), step_us),
@@ -827,12 +1078,42 @@ public:
 		return detail::take_text(out);
 	}
 
-	tessel_schedule *get() const noexcept { return ptr_.get(); }
-	tessel_schedule *release() noexcept { return ptr_.release(); }
-	explicit operator bool() const noexcept { return ptr_ != nullptr; }
+	// The C schedule (borrowed); throws tessel::Error for an empty handle.
+	tessel_schedule *get() const
+	{
+		if (!ptr_ || !ptr_->ptr)
+			detail::empty_handle("Schedule");
+		return ptr_->ptr;
+	}
+
+	// Give up ownership: the caller frees the result with
+	// tessel_schedule_free and the Schedule becomes empty. NULL when
+	// empty; throws tessel::Error (TESSEL_EINVAL) while a range or
+	// iterator of the schedule is alive.
+	tessel_schedule *release()
+	{
+		if (!ptr_)
+			return nullptr;
+		if (ptr_.use_count() > 1)
+			throw Error(TESSEL_EINVAL, "tessel::Schedule::release: a range or "
+						   "iterator of this schedule is alive");
+		tessel_schedule *s = ptr_->ptr;
+		ptr_->ptr = nullptr;
+		ptr_.reset();
+		return s;
+	}
+	explicit operator bool() const noexcept { return ptr_ && ptr_->ptr; }
 
 private:
-	explicit Schedule(tessel_schedule *s) : ptr_(s) {}
+	explicit Schedule(tessel_schedule *s)
+		: ptr_(s ? std::make_shared<detail::ScheduleHolder>(s) : nullptr) {}
+
+	const detail::ScheduleRef &ref() const
+	{
+		if (!ptr_ || !ptr_->ptr)
+			detail::empty_handle("Schedule");
+		return ptr_;
+	}
 
 	std::string text(int (*fn)(char **, const tessel_schedule *), const char *what) const
 	{
@@ -841,18 +1122,32 @@ private:
 		return detail::take_text(out);
 	}
 
-	std::unique_ptr<tessel_schedule, detail::Deleter<tessel_schedule, tessel_schedule_free>> ptr_;
+	detail::ScheduleRef ptr_;
 };
 
 // ---------------------------------------------------------------------------
 // Search
 // ---------------------------------------------------------------------------
 
+// Search with these options: their progress callback's exception, if it
+// threw, comes out of here; their cancel token (from SearchOptions)
+// applies.
 inline Schedule search(const Graph &graph, const Options &options)
 {
+	const tessel_graph *g = graph.get();
+	tessel_options *o = options.get();
+	const CancelToken *token = options.token();
 	tessel_schedule *s = nullptr;
-	detail::check(tessel_search(&s, graph.get(), options.get()), "tessel_search");
-	return Schedule::adopt(s);
+	if (token)
+		token->attach(o);
+	int rc = tessel_search(&s, g, o);
+	if (token)
+		token->detach(o);
+	Schedule result = Schedule::adopt(s); // freed if anything throws below
+	if (std::exception_ptr e = options.take_callback_error())
+		std::rethrow_exception(e);
+	detail::check(rc, "tessel_search");
+	return result;
 }
 
 inline Schedule search(const Graph &graph, const SearchOptions &options = SearchOptions())

@@ -1,0 +1,491 @@
+// The misuse catalogue of tessel.hpp: each way of holding the wrapper
+// wrong either works as it reads or throws tessel::Error with a clear
+// message; nothing crashes, reads freed memory or changes silently. Run
+// in the sanitizer build as well (AddressSanitizer catches a read of a
+// freed schedule). Prints one line per case: its name, "ok" or the
+// exception it raises (code and message).
+//
+// SPDX-License-Identifier: MIT
+#include <tessel.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+
+bool under_valgrind()
+{
+	const char *v = std::getenv("TESSEL_UNDER_VALGRIND");
+	return v && std::strcmp(v, "1") == 0;
+}
+
+void require(bool cond, const std::string &what)
+{
+	if (!cond)
+		throw std::logic_error("check failed: " + what);
+}
+
+// A case that must work: `body` runs without an exception.
+void works(const char *name, const std::function<void()> &body)
+{
+	try {
+		body();
+		std::cout << "ok      " << name << '\n';
+	} catch (const tessel::Error &e) {
+		std::cout << "FAIL    " << name << ": unexpected tessel::Error " << e.code() << ": "
+			  << e.what() << '\n';
+		failures++;
+	} catch (const std::exception &e) {
+		std::cout << "FAIL    " << name << ": " << e.what() << '\n';
+		failures++;
+	}
+}
+
+// A case that must throw tessel::Error with `code` and a message holding
+// `part`, and not with a message that repeats its prefix.
+void raises(const char *name, int code, const char *part, const std::function<void()> &body)
+{
+	try {
+		body();
+		std::cout << "FAIL    " << name << ": no exception\n";
+		failures++;
+	} catch (const tessel::Error &e) {
+		std::string msg = e.what();
+		size_t colon = msg.find(':');
+		std::string prefix = colon == std::string::npos ? msg : msg.substr(0, colon + 1);
+		bool repeated = colon != std::string::npos &&
+				msg.find(prefix, colon + 1) != std::string::npos;
+		if (e.code() != code || msg.find(part) == std::string::npos || repeated) {
+			std::cout << "FAIL    " << name << ": tessel::Error " << e.code() << " (want "
+				  << code << "): " << msg << '\n';
+			failures++;
+		} else {
+			std::cout << "raises  " << name << ": " << tessel_strerror(e.code()) << " ("
+				  << e.code() << "): " << msg << '\n';
+		}
+	} catch (const std::exception &e) {
+		std::cout << "FAIL    " << name << ": not a tessel::Error: " << e.what() << '\n';
+		failures++;
+	}
+}
+
+tessel::Graph small_graph() { return tessel::Graph::preset("vshape", 4, 4); }
+
+tessel::Schedule small_schedule(int64_t n = 6)
+{
+	tessel::SearchOptions o;
+	o.micro_batches = n;
+	o.fast = true;
+	return tessel::search(small_graph(), o);
+}
+
+std::vector<tessel::Entry> entries_of(const tessel::Schedule &s, int device)
+{
+	return s.entries(device).to_vector();
+}
+
+bool same(const std::vector<tessel::Entry> &a, const std::vector<tessel::Entry> &b)
+{
+	if (a.size() != b.size())
+		return false;
+	for (size_t i = 0; i < a.size(); i++)
+		if (a[i].gid != b[i].gid || a[i].micro_batch != b[i].micro_batch ||
+		    a[i].start != b[i].start || a[i].block != b[i].block)
+			return false;
+	return true;
+}
+
+} // namespace
+
+int main()
+{
+	const auto reference = entries_of(small_schedule(), 0);
+	require(!reference.empty(), "the reference schedule has entries");
+
+	// ------------------------------------------------------------ lifetimes
+	works("range-for over a temporary schedule's entries", [&] {
+		std::vector<tessel::Entry> got;
+		tessel::SearchOptions o;
+		o.micro_batches = 6;
+		o.fast = true;
+		for (auto &e : tessel::search(small_graph(), o).entries(0))
+			got.push_back(e);
+		require(same(got, reference), "the same entries as a named schedule");
+	});
+	works("range-for over a temporary schedule's actions", [&] {
+		size_t n = 0;
+		for (auto &a : small_schedule().actions(1))
+			n += a.kind == tessel::ActionKind::Compute;
+		require(n == reference.size(), "one compute action per entry of the device");
+	});
+	works("range kept after its schedule is destroyed", [&] {
+		tessel::EntryRange r = [] { return small_schedule().entries(0); }();
+		require(same(r.to_vector(), reference), "entries still readable");
+	});
+	works("range kept after its schedule is reassigned", [&] {
+		tessel::Schedule s = small_schedule();
+		auto r = s.entries(0);
+		s = small_schedule(9);
+		require(same(r.to_vector(), reference), "the range reads the old schedule");
+		require(s.micro_batches() == 9, "the Schedule holds the new one");
+	});
+	works("range kept after its schedule is moved away and destroyed", [&] {
+		tessel::Schedule s = small_schedule();
+		auto r = s.entries(0);
+		{ tessel::Schedule t = std::move(s); }
+		require(same(r.to_vector(), reference), "entries still readable");
+	});
+	works("iterator kept after its range and schedule are gone", [&] {
+		tessel::EntryRange::iterator it;
+		{
+			auto r = small_schedule().entries(0);
+			it = r.begin();
+		}
+		std::vector<tessel::Entry> got;
+		for (; it != tessel::EntryRange::iterator(); ++it)
+			got.push_back(*it);
+		require(same(got, reference), "entries still readable");
+	});
+	works("explicit iterator of a temporary schedule", [&] {
+		tessel::EntryIterator it = small_schedule().entry_iterator(0);
+		tessel::Entry e;
+		std::vector<tessel::Entry> got;
+		while (it.next(e))
+			got.push_back(e);
+		require(same(got, reference), "entries still readable");
+	});
+	works("explicit action iterator of a temporary schedule", [&] {
+		tessel::ActionIterator it = small_schedule().action_iterator(0);
+		tessel::Action a;
+		size_t n = 0;
+		while (it.next(a))
+			n++;
+		require(n >= reference.size(), "every action");
+	});
+	works("two passes over one range", [&] {
+		auto r = small_schedule().entries(0);
+		require(same(r.to_vector(), r.to_vector()), "each begin() starts again");
+	});
+
+	// ------------------------------------------------------------ end iterator
+	raises("dereferencing the end iterator", TESSEL_ITEROVER, "end iterator", [&] {
+		auto r = small_schedule().entries(0);
+		auto it = r.end();
+		(void)it->start;
+	});
+	raises("advancing past the end", TESSEL_ITEROVER, "end iterator", [&] {
+		auto r = small_schedule().entries(0);
+		auto it = r.begin();
+		while (it != r.end())
+			++it;
+		++it;
+	});
+	raises("entries of a device that does not exist", TESSEL_ENOTFOUND, "tessel_iter_new", [&] {
+		(void)small_schedule().entries(99).to_vector();
+	});
+	raises("actions of every device at once", TESSEL_ENOTFOUND, "tessel_action_iter_new", [&] {
+		(void)small_schedule().actions(tessel::all_devices).to_vector();
+	});
+
+	// ------------------------------------------------------------ changes under a live view
+	raises("set_step while a range is alive", TESSEL_EINVAL, "range or iterator", [&] {
+		tessel::Schedule s = small_schedule();
+		auto r = s.entries(0);
+		s.set_step(0, 0, 1000);
+	});
+	works("set_step once the range is gone", [&] {
+		tessel::Schedule s = small_schedule();
+		{ auto r = s.entries(0); }
+		s.set_step(0, 0, 1000);
+		bool violated = false;
+		try {
+			s.validate();
+		} catch (const tessel::Error &e) {
+			violated = e.code() == TESSEL_EVIOLATION;
+		}
+		require(violated, "the change is seen by the validator");
+	});
+	raises("release while an iterator is alive", TESSEL_EINVAL, "range or iterator", [&] {
+		tessel::Schedule s = small_schedule();
+		auto it = s.entry_iterator(0);
+		(void)s.release();
+	});
+	works("release, then adopt again", [&] {
+		tessel::Schedule s = small_schedule();
+		tessel_schedule *raw = s.release();
+		require(!s && raw, "released");
+		tessel::Schedule t = tessel::Schedule::adopt(raw);
+		require(same(entries_of(t, 0), reference), "the same schedule");
+	});
+
+	// ------------------------------------------------------------ empty handles
+	raises("a moved-from Schedule", TESSEL_EINVAL, "tessel::Schedule: the handle is empty", [&] {
+		tessel::Schedule s = small_schedule();
+		tessel::Schedule t = std::move(s);
+		(void)s.makespan();
+	});
+	raises("entries of a moved-from Schedule", TESSEL_EINVAL, "the handle is empty", [&] {
+		tessel::Schedule s = small_schedule();
+		tessel::Schedule t = std::move(s);
+		(void)s.entries(0);
+	});
+	raises("to_json of a moved-from Schedule", TESSEL_EINVAL, "the handle is empty", [&] {
+		tessel::Schedule s = small_schedule();
+		tessel::Schedule t = std::move(s);
+		(void)s.to_json();
+	});
+	raises("Schedule adopted from NULL", TESSEL_EINVAL, "the handle is empty", [&] {
+		(void)tessel::Schedule::adopt(nullptr).period();
+	});
+	raises("a moved-from Graph", TESSEL_EINVAL, "tessel::Graph: the handle is empty", [&] {
+		tessel::Graph g = small_graph();
+		tessel::Graph h = std::move(g);
+		g.add_block("x", tessel::Kind::Forward, 1, 0);
+	});
+	raises("search on a moved-from Graph", TESSEL_EINVAL, "tessel::Graph: the handle is empty", [&] {
+		tessel::Graph g = small_graph();
+		tessel::Graph h = std::move(g);
+		(void)tessel::search(g);
+	});
+	raises("a moved-from Options", TESSEL_EINVAL, "tessel::Options: the handle is empty", [&] {
+		tessel::Options o;
+		tessel::Options p = std::move(o);
+		o.set(TESSEL_OPT_SEED, 1);
+	});
+
+	// ------------------------------------------------------------ options
+	works("SearchOptions defaults equal the library's (and the CLI's)", [&] {
+		tessel::Options lib;
+		tessel::Options cpp{tessel::SearchOptions()};
+		for (int k = TESSEL_OPT_MICRO_BATCHES; k <= TESSEL_OPT_REPETEND_MICRO_BATCHES; k++) {
+			auto key = static_cast<tessel_option>(k);
+			require(lib.get(key) == cpp.get(key),
+				"option " + std::to_string(k) + " has the library default");
+		}
+	});
+	works("every SearchOptions field reaches its option", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 12;
+		so.time_limit_ms = 3000;
+		so.threads = 2;
+		so.fast = true;
+		so.max_period = 40;
+		so.seed = 7;
+		so.minimize_depth = false;
+		so.solver_memory_mb = 512;
+		so.repetend_micro_batches = 2;
+		tessel::Options o(so);
+		require(o.get(TESSEL_OPT_MICRO_BATCHES) == 12, "micro_batches");
+		require(o.get(TESSEL_OPT_TIME_LIMIT_MS) == 3000, "time_limit_ms");
+		require(o.get(TESSEL_OPT_THREADS) == 2, "threads");
+		require(o.get(TESSEL_OPT_FAST) == 1, "fast");
+		require(o.get(TESSEL_OPT_MAX_PERIOD) == 40, "max_period");
+		require(o.get(TESSEL_OPT_SEED) == 7, "seed");
+		require(o.get(TESSEL_OPT_MINIMIZE_DEPTH) == 0, "minimize_depth");
+		require(o.get(TESSEL_OPT_SOLVER_MEMORY_MB) == 512, "solver_memory_mb");
+		require(o.get(TESSEL_OPT_REPETEND_MICRO_BATCHES) == 2, "repetend_micro_batches");
+	});
+	works("SearchOptions is an aggregate: SearchOptions{8, 5000, 1, true}", [&] {
+		tessel::Options o(tessel::SearchOptions{8, 5000, 1, true});
+		require(o.get(TESSEL_OPT_MICRO_BATCHES) == 8 && o.get(TESSEL_OPT_TIME_LIMIT_MS) == 5000 &&
+				o.get(TESSEL_OPT_THREADS) == 1 && o.get(TESSEL_OPT_FAST) == 1 &&
+				o.get(TESSEL_OPT_REPETEND_MICRO_BATCHES) == 4,
+			"the fields in order, the rest default");
+	});
+	raises("micro_batches = 0", TESSEL_ERANGE, "micro-batches must be 1 .. 1000000", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 0;
+		(void)tessel::search(small_graph(), so);
+	});
+	raises("repetend_micro_batches = 17", TESSEL_ERANGE, "repetend micro-batches must be 1 .. 16", [&] {
+		tessel::SearchOptions so;
+		so.repetend_micro_batches = 17;
+		(void)tessel::search(small_graph(), so);
+	});
+	raises("negative seed", TESSEL_ERANGE, "seed must be", [&] {
+		tessel::SearchOptions so;
+		so.seed = -1;
+		(void)tessel::Options(so);
+	});
+	raises("an unknown option key", TESSEL_EINVAL, "unknown option key 99", [&] {
+		tessel::Options o;
+		o.set(static_cast<tessel_option>(99), 1);
+	});
+	works("the max_period cap holds", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.fast = true;
+		auto s = tessel::search(small_graph(), so);
+		so.max_period = s.period();
+		auto t = tessel::search(small_graph(), so);
+		require(t.period() <= so.max_period, "the period within the cap");
+	});
+	raises("max_period below the resource bound", TESSEL_EINFEASIBLE, "period at most", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.fast = true;
+		so.max_period = small_graph().resource_bound() - 1;
+		(void)tessel::search(small_graph(), so);
+	});
+
+	// ------------------------------------------------------------ progress and cancel
+	works("the progress callback sees each better schedule", [&] {
+		std::vector<tessel::Progress> seen;
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.progress = [&](const tessel::Progress &p) {
+			seen.push_back(p);
+			return true;
+		};
+		auto s = tessel::search(small_graph(), so);
+		require(!seen.empty(), "called at least once");
+		require(seen.back().period == s.period(), "the last call has the period found");
+		for (const auto &p : seen)
+			require(p.makespan >= p.lower_bound && p.lower_bound == s.lower_bound(),
+				"makespan >= LB(N)");
+	});
+	works("a progress callback returning false stops with a schedule", [&] {
+		int calls = 0;
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.progress = [&](const tessel::Progress &) {
+			calls++;
+			return false;
+		};
+		auto s = tessel::search(small_graph(), so);
+		s.validate();
+		require(calls == 1, "no call after the stop");
+	});
+	raises("a progress callback that throws", TESSEL_EINFEASIBLE, "from the callback", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.progress = [](const tessel::Progress &) -> bool {
+			throw tessel::Error(TESSEL_EINFEASIBLE, "thrown from the callback");
+		};
+		(void)tessel::search(small_graph(), so);
+	});
+	works("a progress callback's std::exception comes out unchanged", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.progress = [](const tessel::Progress &) -> bool {
+			throw std::out_of_range("mine");
+		};
+		bool caught = false;
+		try {
+			(void)tessel::search(small_graph(), so);
+		} catch (const std::out_of_range &e) {
+			caught = std::string(e.what()) == "mine";
+		}
+		require(caught, "std::out_of_range(\"mine\")");
+	});
+	works("Options keep their callback when moved", [&] {
+		int calls = 0;
+		tessel::Options o;
+		o.set(TESSEL_OPT_MICRO_BATCHES, 8);
+		o.set_progress([&](const tessel::Progress &) { return ++calls > 0; });
+		tessel::Options p = std::move(o);
+		(void)tessel::search(small_graph(), p);
+		require(calls > 0, "called through the moved Options");
+	});
+	raises("a search with a token cancelled before it starts", TESSEL_ECANCELLED, "cancelled", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.cancel.cancel();
+		(void)tessel::search(small_graph(), so);
+	});
+	works("cancel from another thread stops a long search with a schedule", [&] {
+		// nnshape on 8 devices, 64 micro-batches: the solver runs for
+		// minutes; the heuristic's schedule comes within milliseconds
+		auto g = tessel::Graph::preset("nnshape", 8, 6);
+		tessel::SearchOptions so;
+		so.micro_batches = under_valgrind() ? 16 : 64;
+		so.time_limit_ms = 600000;
+		std::atomic<bool> first{false};
+		so.progress = [&](const tessel::Progress &) {
+			first = true;
+			return true;
+		};
+		tessel::CancelToken token = so.cancel;
+		auto t0 = std::chrono::steady_clock::now();
+		// valgrind runs one thread at a time and may starve the
+		// canceller for minutes: there the token is cancelled from the
+		// first progress call instead
+		bool same_thread = under_valgrind();
+		if (same_thread)
+			so.progress = [token](const tessel::Progress &) mutable {
+				token.cancel();
+				return true;
+			};
+		std::thread canceller([&] {
+			if (same_thread)
+				return;
+			while (!first)
+				std::this_thread::sleep_for(std::chrono::milliseconds(10));
+			std::this_thread::sleep_for(std::chrono::milliseconds(300));
+			token.cancel();
+		});
+		tessel::Schedule s = [&] {
+			try {
+				return tessel::search(g, so);
+			} catch (...) {
+				canceller.join();
+				throw;
+			}
+		}();
+		canceller.join();
+		double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+		s.validate();
+		require(token.cancelled(), "the token says cancelled");
+		require(secs < (under_valgrind() ? 120.0 : 30.0), "stopped soon after the cancel");
+		std::cout << "        (stopped after " << secs << " s, makespan " << s.makespan()
+			  << ", LB " << s.lower_bound() << ")\n";
+	});
+	works("a reset token lets the next search run", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.cancel.cancel();
+		so.cancel.reset();
+		tessel::search(small_graph(), so).validate();
+	});
+
+	// ------------------------------------------------------------ exports
+	works("to_trace_json() defaults to 1000 us per step, as the CLI", [&] {
+		auto s = small_schedule();
+		require(s.to_trace_json() == s.to_trace_json(0), "the default is 0 (the CLI's)");
+		require(s.to_trace_json() == s.to_trace_json(1000),
+			"1000 us per step for a placement without a step");
+		require(s.to_trace_json() != s.to_trace_json(1), "not 1 us per step");
+	});
+	raises("to_trace_json(-1)", TESSEL_EINVAL, "tessel_schedule_to_trace_json", [&] {
+		(void)small_schedule().to_trace_json(-1);
+	});
+
+	// ------------------------------------------------------------ errors
+	raises("Graph(0)", TESSEL_ERANGE, "tessel_graph_new", [&] { tessel::Graph g(0); });
+	raises("a file that does not exist", TESSEL_EIO, "/nonexistent/s.json", [&] {
+		(void)tessel::Schedule::from_file("/nonexistent/s.json");
+	});
+	raises("malformed JSON", TESSEL_EPARSE, "line 1, column 1", [&] {
+		(void)tessel::Schedule::from_json("");
+	});
+	raises("a block name out of range", TESSEL_ENOTFOUND, "tessel_graph_block_name", [&] {
+		(void)small_schedule().block_name(1000);
+	});
+
+	if (failures) {
+		std::cout << failures << " case(s) failed\n";
+		return 1;
+	}
+	std::cout << "every case as catalogued\n";
+	return 0;
+}
