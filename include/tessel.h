@@ -751,9 +751,9 @@ TESSEL_API int tessel_schedule_to_actions_json(char **out,
  * in execution order, each "{stage}{F|B|I|W}{micro-batch}"; with
  * `with_comms` = 1 also SEND_F / RECV_F / SEND_B / RECV_B actions, each
  * receive posted when its producer finishes, and {stage}REDUCE_GRAD after
- * each stage's last backward (since 1.2). Stages come from the blocks'
+ * each stage's last backward (since 1.1). Stages come from the blocks'
  * stage numbers, or when no block has one from the forward chain (since
- * 1.2; doc/formats.md). TESSEL_EUNSUPPORTED, naming the block or stage,
+ * 1.1; doc/formats.md). TESSEL_EUNSUPPORTED, naming the block or stage,
  * where PyTorch's model does not fit (a block on several devices, two
  * pipelines, a stage on two devices or without a backward, blocks with and
  * without a stage).
@@ -763,7 +763,7 @@ TESSEL_API int tessel_schedule_to_torch_csv(char **out,
 					    int with_comms);
 
 /* Whether tessel_schedule_to_torch_csv can export schedules of `graph`
- * (since 1.2): TESSEL_OK, or the TESSEL_EUNSUPPORTED it would give, with
+ * (since 1.1): TESSEL_OK, or the TESSEL_EUNSUPPORTED it would give, with
  * the same message (a block on several devices, two pipelines, a stage on
  * two devices or without a backward, ...), so that a caller can refuse
  * before searching. `with_comms` as there. */

@@ -316,8 +316,10 @@ static int reaches_bounds(int *done, tessel_schedule **kept, best *b,
 #define TSL_GROUP_RLIMIT 500000u
 /* ... and of its memory-aware search (units of repetend_dfs.c). */
 #define TSL_GROUP_DFS_BUDGET ((int64_t)16000000)
-/* The least time they get (microseconds). */
+/* The least time they get (microseconds), with the solver and in
+ * heuristic mode; otherwise half the time of the search so far. */
 #define TSL_GROUP_MIN_US ((int64_t)1000000)
+#define TSL_GROUP_MIN_FAST_US ((int64_t)100000)
 
 /* The finalist of one micro-batch per repetend with the smallest period,
  * or NULL. */
@@ -399,11 +401,12 @@ static int search_groups(best *b, const tessel_graph *g, const tsl_opts *o,
 {
 	int64_t lb = tsl_bounds_lower(b->bnd, b->nmicros);
 	int rc = TSL_OK;
-	/* at most as long again as the search so far (and a second), within
-	 * the solver's part of the time limit */
+	/* at most half as long as the search so far (or the least time
+	 * above), within the solver's part of the time limit */
 	int64_t now = tsl_now_us(), spent = now - hdl->start_us;
+	int64_t least = o->fast ? TSL_GROUP_MIN_FAST_US : TSL_GROUP_MIN_US;
 	tsl_deadline gdl = *hdl;
-	gdl.end_us = now + (spent > TSL_GROUP_MIN_US ? spent : TSL_GROUP_MIN_US);
+	gdl.end_us = now + (spent / 2 > least ? spent / 2 : least);
 	if (b->dl->end_us && b->dl->end_us < gdl.end_us)
 		gdl.end_us = b->dl->end_us;
 	for (int k = 2; k <= o->max_group && k <= b->nmicros && !rc; k++) {
