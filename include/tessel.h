@@ -548,9 +548,15 @@ typedef enum tessel_schedule_attr {
 	TESSEL_SCHED_NMICROS = 2,        /* micro-batches */
 	TESSEL_SCHED_NENTRIES = 3,       /* NBLOCKS * NMICROS */
 	TESSEL_SCHED_MAKESPAN = 4,       /* last finish step */
-	TESSEL_SCHED_PERIOD = 5,         /* steps per micro-batch in steady state */
+	TESSEL_SCHED_PERIOD = 5,         /* steps of one repetition of the
+					  * steady state: P_k for a repetend
+					  * of k micro-batches (k =
+					  * TESSEL_SCHED_REPETEND_MICRO_BATCHES,
+					  * P_k / k steps per micro-batch) */
 	TESSEL_SCHED_RESOURCE_BOUND = 6,
-	TESSEL_SCHED_PERIOD_OPTIMAL = 7, /* 1 when the period is proven optimal */
+	TESSEL_SCHED_PERIOD_OPTIMAL = 7, /* 1 when the period is proven optimal
+					  * (for its k: no repetend of k
+					  * micro-batches repeats sooner) */
 	TESSEL_SCHED_LOWER_BOUND = 8,    /* LB(N) */
 	TESSEL_SCHED_REPETEND_BEGIN = 9, /* first step of the steady state */
 	TESSEL_SCHED_REPETEND_END = 10,  /* step after the steady state */

@@ -312,7 +312,13 @@ int tsl_put_key_figures(tsl_buf *b, const tessel_schedule *s, const char *sep)
 	if (rc)
 		return rc;
 	const char *opt = s->period_optimal ? "optimal" : "not proven optimal";
-	if (s->period > 0)
+	if (s->period > 0 && s->rep_k > 1)
+		tsl_buf_printf(b, "period %lld for %lld micro-batches (%.2f per "
+			       "micro-batch; resource bound %lld, %s)%s",
+			       (long long)s->period, (long long)s->rep_k,
+			       (double)s->period / (double)s->rep_k, (long long)rb,
+			       opt, sep);
+	else if (s->period > 0)
 		tsl_buf_printf(b, "period %lld (resource bound %lld, %s)%s",
 			       (long long)s->period, (long long)rb, opt, sep);
 	else
