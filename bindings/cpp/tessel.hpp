@@ -161,8 +161,12 @@ public:
 	// Take ownership of a C graph (may be NULL only for a moved-from state).
 	static Graph adopt(tessel_graph *g) { return Graph(g); }
 
+	// The memory limit of every device defaults to preset_memory, as in
+	// `tessel search --preset` and Python's Graph.preset; pass
+	// TESSEL_UNLIMITED for none.
+	static constexpr int64_t preset_memory = 6;
 	static Graph preset(const std::string &name, int devices,
-			    int64_t memory = TESSEL_UNLIMITED, bool infer = false)
+			    int64_t memory = preset_memory, bool infer = false)
 	{
 		tessel_graph *g = nullptr;
 		detail::check(tessel_preset(&g, name.c_str(), devices, infer ? 1 : 0, memory),
