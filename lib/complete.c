@@ -8,13 +8,13 @@
  * early as its dependencies (their finish plus the latency of each) and
  * its devices allow, keeping every device's order; a local search then
  * reorders instances on the critical path while that shortens the
- * makespan within the memory limits (compact.c). Serial
- * schedule generation (sgs.c) gives a second completion, and forward-
+ * makespan within the memory limits (complete_compact.c). Serial
+ * schedule generation (complete_sgs.c) gives a second completion, and forward-
  * backward passes improve the shorter one. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "compact.h"
+#include "complete_compact.h"
 #include "error.h"
 #include "search.h"
 #include "util.h"

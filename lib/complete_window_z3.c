@@ -19,7 +19,7 @@
  * their own memory steps do not change. In mirrored time (u = H - start -
  * span) dependencies reverse, each delta, negated, applies at the
  * instance's real start, and the limit is the limit minus the device's
- * total of all deltas (as in the backward pass of sgs.c), so the same
+ * total of all deltas (as in the backward pass of complete_sgs.c), so the same
  * model holds. The result is kept only when it passes the validator. */
 #include "complete_window_z3.h"
 
@@ -363,7 +363,7 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 /* Lower the window's makespan below the problem's: *improved when p->start
  * now holds a shorter schedule. Targets 1, 2, 4, ... steps below the best
  * while they are met, then halving from the first that is not (as in
- * direct_z3.c); every check is bounded by the deadline and a work bound. */
+ * complete_direct_z3.c); every check is bounded by the deadline and a work bound. */
 static int solve_window(int *improved, wprob *p, int64_t lb,
 			const tsl_opts *opts, const tsl_deadline *dl, int *checks)
 {

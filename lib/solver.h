@@ -1,4 +1,4 @@
-/* What the Z3 encodings (repetend_z3.c, direct_z3.c) share: a context whose
+/* What the Z3 encodings (repetend_z3.c, complete_direct_z3.c) share: a context whose
  * errors never abort, a QF_LIA solver, cancellation from another thread,
  * and checks bounded by time, Z3's deterministic resource count and the
  * solver memory cap. */

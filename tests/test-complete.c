@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "bounds.h"
-#include "compact.h"
+#include "complete_compact.h"
 #include "complete_window_z3.h"
 #include "helpers.h"
 #include "schedule.h"

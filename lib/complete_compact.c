@@ -3,7 +3,7 @@
  * deltas, so memory is checked only when the order changes. An instance
  * starts once its devices are free and each dependency has finished and
  * its latency (tsl_dep_latency) passed. */
-#include "compact.h"
+#include "complete_compact.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -30,7 +30,7 @@ typedef struct tsl_inst {
 int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 		int64_t effort, int64_t bound, const tsl_deadline *dl);
 
-/* Serial schedule generation with insertion (sgs.c): place the instances
+/* Serial schedule generation with insertion (complete_sgs.c): place the instances
  * in the priority order `prio` (dependencies first), each at the earliest
  * step its dependencies (finish plus latency), free windows on its devices
  * and the memory limits allow. TESSEL_EINFEASIBLE (without a message) if
@@ -41,7 +41,7 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	    const tsl_deadline *dl);
 
-/* The mirror image (sgs.c): take the instances in `prio` (successors
+/* The mirror image (complete_sgs.c): take the instances in `prio` (successors
  * first, e.g. by decreasing finish) and place each as late as its
  * successors (their start minus the latency) and free windows allow, then
  * shift so the first starts at 0. The memory limits hold throughout (in
