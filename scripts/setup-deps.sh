@@ -19,6 +19,10 @@ if ! dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install o
 	echo "installing: python3-torch"
 	SUDO=""
 	[ "$(id -u)" -eq 0 ] || SUDO=sudo
-	$SUDO apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends python3-torch
+	# torch is optional: without it the torch-pipeline test is skipped
+	if ! { $SUDO apt-get update -qq &&
+	       DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+	           --no-install-recommends python3-torch >/dev/null; }; then
+		echo "python3-torch could not be installed: the torch test will be skipped"
+	fi
 fi
