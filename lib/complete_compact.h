@@ -56,4 +56,15 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		     const tsl_deadline *dl);
 
+/* Memory in mirrored time (complete_sgs.c), for the backward pass and the
+ * solver's windows of the warm-up: with u = horizon - start - span, each
+ * delta, negated, applies at the instance's mirrored finish (its real
+ * start). The real profile just after x's start is total - (the mirrored
+ * profile before x's mirrored finish), total the device's sum of all
+ * deltas (N per micro-batch), so it stays within the limit exactly when
+ * the mirrored profile stays within limit - total. room[d] (ndevices
+ * values, the caller's): that mirrored limit, INT64_MAX where device d has
+ * none. */
+void tsl_mirrored_limits(int64_t *room, const tessel_graph *g, int64_t nmicros);
+
 #endif

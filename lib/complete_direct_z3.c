@@ -16,7 +16,7 @@
 #include "solver.h"
 #include "util.h"
 
-/* build(): Z3 could not build the model (it failed, or a cancel request
+/* encode(): Z3 could not build the model (it failed, or a cancel request
  * interrupted it); the direct attempt, an optional improvement, is left
  * out and the schedule kept. */
 #define TSL_DIRECT_SKIP 1
@@ -35,30 +35,14 @@ typedef struct dmodel {
 	Z3_ast makespan;
 } dmodel;
 
-static Z3_ast num(dmodel *m, int64_t v)
-{
-	return Z3_mk_int64(m->z.ctx, v, m->z.isort);
-}
-
-static Z3_ast plus(dmodel *m, Z3_ast x, int64_t c)
-{
-	Z3_ast a[2] = {x, num(m, c)};
-	return c ? Z3_mk_add(m->z.ctx, 2, a) : x;
-}
-
-static void le(dmodel *m, Z3_ast x, Z3_ast y)
-{
-	Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_le(m->z.ctx, x, y));
-}
-
 /* 1 sat, 0 unsat, -1 undecided; a Z3 failure only ends the attempt. */
-static int check(dmodel *m, const tsl_deadline *dl)
+static int check_bounded(dmodel *m, const tsl_deadline *dl)
 {
 	int r = tsl_z3_check(&m->z, dl, TSL_DIRECT_RLIMIT, 0, NULL);
 	return r < -1 ? -1 : r;
 }
 
-static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
+static int encode(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 		 const tsl_opts *opts, const int *pairs, size_t npairs,
 		 const tsl_deadline *dl)
 {
@@ -72,18 +56,18 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 		const tsl_block *B = &g->blocks[b];
 		m->start[i] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, (int)i),
 					  m->z.isort);
-		le(m, num(m, bnd->head[b]), m->start[i]);
-		le(m, plus(m, m->start[i], B->span + bnd->tail[b]), m->makespan);
+		tsl_z3_assert_le(&m->z, tsl_z3_int(&m->z, bnd->head[b]), m->start[i]);
+		tsl_z3_assert_le(&m->z, tsl_z3_add_int(&m->z, m->start[i], B->span + bnd->tail[b]), m->makespan);
 		size_t base = i - (size_t)b;
 		for (int k = 0; k < B->ndeps; k++)
-			le(m, plus(m, m->start[base + (size_t)B->deps[k]],
+			tsl_z3_assert_le(&m->z, tsl_z3_add_int(&m->z, m->start[base + (size_t)B->deps[k]],
 				   tsl_dep_gap(g, B, k)), m->start[i]);
 	}
 	/* micro-batches are interchangeable: number them in the order their
 	 * first block starts */
 	int first = bnd->topo[0];
 	for (int64_t mb = 0; mb + 1 < s->nmicros; mb++)
-		le(m, plus(m, m->start[(size_t)mb * g->nblocks + first],
+		tsl_z3_assert_le(&m->z, tsl_z3_add_int(&m->z, m->start[(size_t)mb * g->nblocks + first],
 			   g->blocks[first].span),
 		   m->start[(size_t)(mb + 1) * g->nblocks + first]);
 
@@ -97,10 +81,10 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 		before[k] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, (int)(E + k)),
 					Z3_mk_bool_sort(m->z.ctx));
 		Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_implies(m->z.ctx, before[k],
-			Z3_mk_le(m->z.ctx, plus(m, m->start[i], A->span), m->start[j])));
+			Z3_mk_le(m->z.ctx, tsl_z3_add_int(&m->z, m->start[i], A->span), m->start[j])));
 		Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_implies(m->z.ctx,
 			Z3_mk_not(m->z.ctx, before[k]),
-			Z3_mk_le(m->z.ctx, plus(m, m->start[j], B->span), m->start[i])));
+			Z3_mk_le(m->z.ctx, tsl_z3_add_int(&m->z, m->start[j], B->span), m->start[i])));
 	}
 	/* memory just after each positive start on a limited device; the
 	 * pairs of each instance listed once (inc[inc_start[c] ..]) so that
@@ -138,7 +122,7 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 			if (C->memory <= 0 || !tsl_block_on_device(C, d))
 				continue;
 			unsigned nt = 0;
-			terms[nt++] = num(m, C->memory);
+			terms[nt++] = tsl_z3_int(&m->z, C->memory);
 			for (size_t x = inc_start[c]; x < inc_start[c + 1]; x++) {
 				size_t k = inc[x];
 				size_t i = (size_t)pairs[2 * k], j = (size_t)pairs[2 * k + 1];
@@ -148,9 +132,9 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 					continue;
 				/* other starts before c */
 				Z3_ast lit = other == i ? before[k] : Z3_mk_not(m->z.ctx, before[k]);
-				terms[nt++] = Z3_mk_ite(m->z.ctx, lit, num(m, O->memory), num(m, 0));
+				terms[nt++] = Z3_mk_ite(m->z.ctx, lit, tsl_z3_int(&m->z, O->memory), tsl_z3_int(&m->z, 0));
 			}
-			le(m, Z3_mk_add(m->z.ctx, nt, terms), num(m, limit));
+			tsl_z3_assert_le(&m->z, Z3_mk_add(m->z.ctx, nt, terms), tsl_z3_int(&m->z, limit));
 		}
 	}
 	tsl_free(terms);
@@ -165,7 +149,7 @@ static int build(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 	return TSL_OK;
 }
 
-static void release(dmodel *m)
+static void dmodel_release(dmodel *m)
 {
 	tsl_z3_close(&m->z);
 }
@@ -212,7 +196,7 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 	int64_t *cand = tsl_calloc(E, sizeof *cand);
 	int rc = !m.start || !found || !cand ? tsl_error_nomem() : TSL_OK;
 	if (!rc)
-		rc = build(&m, s, bnd, opts, pairs, npairs, dl);
+		rc = encode(&m, s, bnd, opts, pairs, npairs, dl);
 	tsl_free(pairs);
 	int skip = rc == TSL_DIRECT_SKIP;
 	if (skip)
@@ -228,8 +212,8 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 		if (target < lo)
 			target = lo;
 		Z3_solver_push(m.z.ctx, m.z.solver);
-		le(&m, m.makespan, num(&m, target));
-		int res = check(&m, dl);
+		tsl_z3_assert_le(&m.z, m.makespan, tsl_z3_int(&m.z, target));
+		int res = check_bounded(&m, dl);
 		int64_t span = INT64_MAX;
 		Z3_model mdl = res == 1 ? Z3_solver_get_model(m.z.ctx, m.z.solver) : NULL;
 		if (mdl) {
@@ -251,7 +235,7 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 		if (res == 0) {
 			/* none ends by target: from now on at least target + 1 */
 			lo = target + 1;
-			le(&m, num(&m, lo), m.makespan);
+			tsl_z3_assert_le(&m.z, tsl_z3_int(&m.z, lo), m.makespan);
 			halving = 1;
 			continue;
 		}
@@ -260,14 +244,14 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 		memcpy(found, cand, E * sizeof *found);
 		best = span;
 		improved = 1;
-		le(&m, m.makespan, num(&m, best - 1));
+		tsl_z3_assert_le(&m.z, m.makespan, tsl_z3_int(&m.z, best - 1));
 		step = step < (INT64_MAX >> 2) ? 2 * step : step;
 	}
 	*proven = best <= lo;
 	if (!rc && improved)
 		for (size_t i = 0; i < E; i++)
 			s->entries[i].start = found[i];
-	release(&m);
+	dmodel_release(&m);
 	tsl_free(m.start);
 	tsl_free(found);
 	tsl_free(cand);

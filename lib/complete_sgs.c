@@ -600,28 +600,17 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	return rc;
 }
 
-/* In mirrored time (u = horizon - start - span) the memory deltas,
- * negated, apply at each instance's mirrored finish. The real profile just
- * after the start of x is total - (the mirrored profile before x's
- * mirrored finish), where total is the device's sum of all deltas (N per
- * micro-batch): it stays within the limit exactly when the mirrored
- * profile stays within limit - total. *room: per device, that mirrored
- * limit, INT64_MAX where the device has none. */
-static int mirrored_rooms(int64_t **room, const tessel_graph *g, int64_t nmicros)
+void tsl_mirrored_limits(int64_t *room, const tessel_graph *g, int64_t nmicros)
 {
-	int nd = g->ndevices;
-	int64_t *r = tsl_calloc((size_t)nd, sizeof *r);
-	if (!r)
-		return tsl_error_nomem();
+	for (int d = 0; d < g->ndevices; d++)
+		room[d] = 0;
 	for (int b = 0; b < g->nblocks; b++)
 		for (int k = 0; k < g->blocks[b].ndevices; k++)
-			r[g->blocks[b].devices[k]] += g->blocks[b].memory;
-	for (int d = 0; d < nd; d++)
-		r[d] = g->memory_limit[d] == TESSEL_UNLIMITED
-			       ? INT64_MAX
-			       : g->memory_limit[d] - r[d] * nmicros;
-	*room = r;
-	return TSL_OK;
+			room[g->blocks[b].devices[k]] += g->blocks[b].memory;
+	for (int d = 0; d < g->ndevices; d++)
+		room[d] = g->memory_limit[d] == TESSEL_UNLIMITED
+				  ? INT64_MAX
+				  : g->memory_limit[d] - room[d] * nmicros;
 }
 
 int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
@@ -632,38 +621,19 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	sgs_ctx c;
 	if (ctx_init(&c, g))
 		return tsl_error_nomem();
-	int *succ_start = tsl_calloc((size_t)n + 1, sizeof *succ_start);
-	int nsucc = 0;
-	for (int b = 0; b < n; b++)
-		nsucc += g->blocks[b].ndeps;
-	int *succ = tsl_calloc((size_t)nsucc + 1, sizeof *succ);
-	int *succ_lat = tsl_calloc((size_t)nsucc + 1, sizeof *succ_lat);
-	int *fill = tsl_calloc((size_t)n, sizeof *fill);
+	tsl_succ x;
 	int64_t *u = tsl_reallocarray(NULL, count, sizeof *u); /* mirrored starts */
-	int64_t *room = NULL; /* per device: the mirrored limit */
-	int rc = TSL_OK;
-	if (!succ_start || !succ || !succ_lat || !fill || !u) {
-		rc = tsl_error_nomem();
-		goto out;
+	int64_t *room = tsl_calloc((size_t)g->ndevices, sizeof *room); /* mirrored limits */
+	int rc = u && room ? tsl_succ_build(&x, g) : tsl_error_nomem();
+	if (rc) {
+		ctx_release(&c);
+		tsl_free(u);
+		tsl_free(room);
+		return rc;
 	}
-	/* successors of each block, with the latency of the dependency */
-	for (int b = 0; b < n; b++)
-		for (int k = 0; k < g->blocks[b].ndeps; k++)
-			succ_start[g->blocks[b].deps[k] + 1]++;
-	for (int b = 0; b < n; b++)
-		succ_start[b + 1] += succ_start[b];
-	for (int b = 0; b < n; b++)
-		for (int k = 0; k < g->blocks[b].ndeps; k++) {
-			int a = g->blocks[b].deps[k];
-			succ[succ_start[a] + fill[a]] = b;
-			succ_lat[succ_start[a] + fill[a]++] =
-				tsl_dep_latency(g, &g->blocks[b], k);
-		}
 	for (size_t i = 0; i < count; i++)
 		u[i] = -1;
-	rc = mirrored_rooms(&room, g, s->nmicros);
-	if (rc)
-		goto out;
+	tsl_mirrored_limits(room, g, s->nmicros);
 	/* in mirrored time a successor c of b comes first, and b starts
 	 * span(c) + latency after it: in real time c starts that latency
 	 * after b finishes */
@@ -680,14 +650,16 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		const tsl_block *B = &g->blocks[b];
 		size_t base = (size_t)prio[i].mid * (size_t)n;
 		int64_t t = 0;
-		for (int k = succ_start[b]; k < succ_start[b + 1]; k++) {
-			int64_t us = u[base + (size_t)succ[k]];
+		for (int k = x.start[b]; k < x.start[b + 1]; k++) {
+			int sc = x.block[k];
+			int64_t us = u[base + (size_t)sc];
 			if (us < 0) {
 				rc = tsl_error(TESSEL_ERROR,
 					       "internal: backward order puts a block before its successor");
 				break;
 			}
-			int64_t e = us + g->blocks[succ[k]].span + succ_lat[k];
+			int64_t e = us + g->blocks[sc].span +
+				    tsl_dep_latency(g, &g->blocks[sc], x.dep[k]);
 			if (e > t)
 				t = e;
 		}
@@ -727,12 +699,8 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		size_t idx = (size_t)prio[i].mid * (size_t)n + (size_t)prio[i].gid;
 		s->entries[idx].start = horizon - u[idx] - g->blocks[prio[i].gid].span;
 	}
-out:
 	ctx_release(&c);
-	tsl_free(succ_start);
-	tsl_free(succ);
-	tsl_free(succ_lat);
-	tsl_free(fill);
+	tsl_succ_release(&x);
 	tsl_free(u);
 	tsl_free(room);
 	return rc;

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <z3.h>
 
+#include "complete_compact.h"
 #include "error.h"
 #include "graph.h"
 #include "schedule.h"
@@ -53,9 +54,7 @@ typedef struct wprob {
 	int mirror;
 	int64_t *start;   /* per instance */
 	int64_t *room;    /* per device: the limit in this time, or INT64_MAX */
-	int *succ_start;  /* successors of each block (for the mirror) */
-	int *succ;
-	int *succ_lat;
+	tsl_succ succ;    /* successors of each block (for the mirror) */
 	const int64_t *tail; /* per block: time needed after it finishes */
 } wprob;
 
@@ -64,22 +63,6 @@ typedef struct wmodel {
 	Z3_ast *var;      /* per instance: its start, NULL when kept */
 	Z3_ast makespan;
 } wmodel;
-
-static Z3_ast w_num(wmodel *m, int64_t v)
-{
-	return Z3_mk_int64(m->z.ctx, v, m->z.isort);
-}
-
-static Z3_ast w_plus(wmodel *m, Z3_ast x, int64_t c)
-{
-	Z3_ast a[2] = {x, w_num(m, c)};
-	return c ? Z3_mk_add(m->z.ctx, 2, a) : x;
-}
-
-static void w_assert_le(wmodel *m, Z3_ast x, Z3_ast y)
-{
-	Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_le(m->z.ctx, x, y));
-}
 
 static int64_t delta_of(const wprob *p, size_t i)
 {
@@ -112,8 +95,10 @@ static int for_each_pred(const wprob *p, size_t i, pred_fn f, void *arg)
 		}
 		return 0;
 	}
-	for (int k = p->succ_start[b]; k < p->succ_start[b + 1]; k++) {
-		int r = f(arg, base + (size_t)p->succ[k], B->span + p->succ_lat[k]);
+	for (int k = p->succ.start[b]; k < p->succ.start[b + 1]; k++) {
+		int c = p->succ.block[k];
+		int r = f(arg, base + (size_t)c,
+			  B->span + tsl_dep_latency(g, &g->blocks[c], p->succ.dep[k]));
 		if (r)
 			return r;
 	}
@@ -178,7 +163,7 @@ static int add_pred(void *arg, size_t j, int64_t gap)
 {
 	pred_ctx *c = arg;
 	if (c->m->var[j])
-		w_assert_le(c->m, w_plus(c->m, c->m->var[j], gap), c->m->var[c->i]);
+		tsl_z3_assert_le(&c->m->z, tsl_z3_add_int(&c->m->z, c->m->var[j], gap), c->m->var[c->i]);
 	else if (c->p->start[j] + gap > c->release)
 		c->release = c->p->start[j] + gap;
 	return 0;
@@ -242,9 +227,9 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 		/* the neighbourhood: at most `reach` earlier than now, never
 		 * later */
 		int64_t from = p->start[i] - reach;
-		w_assert_le(m, w_num(m, c.release > from ? c.release : from), m->var[i]);
-		w_assert_le(m, m->var[i], w_num(m, p->start[i]));
-		w_assert_le(m, w_plus(m, m->var[i], B->span + p->tail[i % (size_t)g->nblocks]),
+		tsl_z3_assert_le(&m->z, tsl_z3_int(&m->z, c.release > from ? c.release : from), m->var[i]);
+		tsl_z3_assert_le(&m->z, m->var[i], tsl_z3_int(&m->z, p->start[i]));
+		tsl_z3_assert_le(&m->z, tsl_z3_add_int(&m->z, m->var[i], B->span + p->tail[i % (size_t)g->nblocks]),
 			    m->makespan);
 		for (int k = 0; k < B->ndevices; k++)
 			dstart[B->devices[k] + 1]++;
@@ -311,10 +296,10 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 						       Z3_mk_bool_sort(ctx));
 				lit[x][y] = l;
 				Z3_solver_assert(ctx, m->z.solver, Z3_mk_implies(ctx, l,
-					Z3_mk_le(ctx, w_plus(m, m->var[i], span_of(p, i)), m->var[j])));
+					Z3_mk_le(ctx, tsl_z3_add_int(&m->z, m->var[i], span_of(p, i)), m->var[j])));
 				Z3_solver_assert(ctx, m->z.solver, Z3_mk_implies(ctx,
 					Z3_mk_not(ctx, l),
-					Z3_mk_le(ctx, w_plus(m, m->var[j], span_of(p, j)), m->var[i])));
+					Z3_mk_le(ctx, tsl_z3_add_int(&m->z, m->var[j], span_of(p, j)), m->var[i])));
 			}
 	/* memory just after each positive delta on a limited device */
 	for (int d = 0; d < nd && !rc; d++) {
@@ -328,7 +313,7 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 			if (dx <= 0)
 				continue;
 			unsigned nt = 0;
-			terms[nt++] = w_num(m, base[d] + dx);
+			terms[nt++] = tsl_z3_int(&m->z, base[d] + dx);
 			for (size_t b = dstart[d]; b < dstart[d + 1]; b++) {
 				size_t y = dlist[b];
 				int64_t dy = delta_of(p, win[y]);
@@ -338,11 +323,11 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 				Z3_ast l = y < x ? lit[y][x] : Z3_mk_not(ctx, lit[x][y]);
 				Z3_lbool known = Z3_get_bool_value(ctx, Z3_simplify(ctx, l));
 				if (known == Z3_L_TRUE)
-					terms[nt++] = w_num(m, dy);
+					terms[nt++] = tsl_z3_int(&m->z, dy);
 				else if (known == Z3_L_UNDEF)
-					terms[nt++] = Z3_mk_ite(ctx, l, w_num(m, dy), w_num(m, 0));
+					terms[nt++] = Z3_mk_ite(ctx, l, tsl_z3_int(&m->z, dy), tsl_z3_int(&m->z, 0));
 			}
-			w_assert_le(m, Z3_mk_add(ctx, nt, terms), w_num(m, p->room[d]));
+			tsl_z3_assert_le(&m->z, Z3_mk_add(ctx, nt, terms), tsl_z3_int(&m->z, p->room[d]));
 		}
 	}
 	if (lit)
@@ -409,7 +394,7 @@ static int solve_window(int *improved, wprob *p, int64_t lb,
 		if (target < lo)
 			target = lo;
 		Z3_solver_push(m.z.ctx, m.z.solver);
-		w_assert_le(&m, m.makespan, w_num(&m, target));
+		tsl_z3_assert_le(&m.z, m.makespan, tsl_z3_int(&m.z, target));
 		int res = tsl_z3_check(&m.z, dl, TSL_WINDOW_RLIMIT, 0, NULL);
 		int64_t span = INT64_MAX;
 		Z3_model mdl = res == 1 ? Z3_solver_get_model(m.z.ctx, m.z.solver) : NULL;
@@ -431,7 +416,7 @@ static int solve_window(int *improved, wprob *p, int64_t lb,
 		Z3_solver_pop(m.z.ctx, m.z.solver, 1);
 		if (res == 0) {
 			lo = target + 1; /* none ends by target */
-			w_assert_le(&m, w_num(&m, lo), m.makespan);
+			tsl_z3_assert_le(&m.z, tsl_z3_int(&m.z, lo), m.makespan);
 			halving = 1;
 			continue;
 		}
@@ -440,7 +425,7 @@ static int solve_window(int *improved, wprob *p, int64_t lb,
 		memcpy(found, cand, nwin * sizeof *found);
 		best = span;
 		*improved = 1;
-		w_assert_le(&m, m.makespan, w_num(&m, best - 1));
+		tsl_z3_assert_le(&m.z, m.makespan, tsl_z3_int(&m.z, best - 1));
 		step = step < (INT64_MAX >> 2) ? 2 * step : step;
 	}
 	if (!rc && *improved)
@@ -478,63 +463,35 @@ static void store_problem(tessel_schedule *s, const wprob *p)
 static int prepare(wprob *p, const tessel_schedule *s)
 {
 	const tessel_graph *g = s->graph;
-	int n = g->nblocks, nd = g->ndevices, nsucc = 0;
 	memset(p, 0, sizeof *p);
 	p->g = g;
 	p->nmicros = s->nmicros;
-	p->n = (size_t)n * (size_t)s->nmicros;
-	for (int b = 0; b < n; b++)
-		nsucc += g->blocks[b].ndeps;
+	p->n = (size_t)g->nblocks * (size_t)s->nmicros;
 	p->start = tsl_reallocarray(NULL, p->n, sizeof *p->start);
-	p->room = tsl_calloc((size_t)nd, sizeof *p->room);
-	p->succ_start = tsl_calloc((size_t)n + 1, sizeof *p->succ_start);
-	p->succ = tsl_calloc((size_t)nsucc + 1, sizeof *p->succ);
-	p->succ_lat = tsl_calloc((size_t)nsucc + 1, sizeof *p->succ_lat);
-	int *fill = tsl_calloc((size_t)n + 1, sizeof *fill);
-	if (!p->start || !p->room || !p->succ_start || !p->succ || !p->succ_lat || !fill) {
-		tsl_free(fill);
+	p->room = tsl_calloc((size_t)g->ndevices, sizeof *p->room);
+	if (!p->start || !p->room)
 		return tsl_error_nomem();
-	}
-	for (int b = 0; b < n; b++)
-		for (int k = 0; k < g->blocks[b].ndeps; k++)
-			p->succ_start[g->blocks[b].deps[k] + 1]++;
-	for (int b = 0; b < n; b++)
-		p->succ_start[b + 1] += p->succ_start[b];
-	for (int b = 0; b < n; b++)
-		for (int k = 0; k < g->blocks[b].ndeps; k++) {
-			int a = g->blocks[b].deps[k];
-			p->succ[p->succ_start[a] + fill[a]] = b;
-			p->succ_lat[p->succ_start[a] + fill[a]++] =
-				tsl_dep_latency(g, &g->blocks[b], k);
-		}
-	tsl_free(fill);
-	return TSL_OK;
+	return tsl_succ_build(&p->succ, g);
 }
 
 /* Per device the limit in the problem's time (see the top comment). */
 static void set_rooms(wprob *p)
 {
 	const tessel_graph *g = p->g;
-	for (int d = 0; d < g->ndevices; d++)
-		p->room[d] = 0;
-	for (int b = 0; b < g->nblocks; b++)
-		for (int k = 0; k < g->blocks[b].ndevices; k++)
-			p->room[g->blocks[b].devices[k]] += g->blocks[b].memory;
-	for (int d = 0; d < g->ndevices; d++) {
-		int64_t total = p->room[d] * p->nmicros;
-		p->room[d] = g->memory_limit[d] == TESSEL_UNLIMITED ? INT64_MAX
-			     : p->mirror ? g->memory_limit[d] - total
-					 : g->memory_limit[d];
+	if (p->mirror) {
+		tsl_mirrored_limits(p->room, g, p->nmicros);
+		return;
 	}
+	for (int d = 0; d < g->ndevices; d++)
+		p->room[d] = g->memory_limit[d] == TESSEL_UNLIMITED ? INT64_MAX
+								    : g->memory_limit[d];
 }
 
 static void release_problem(wprob *p)
 {
 	tsl_free(p->start);
 	tsl_free(p->room);
-	tsl_free(p->succ_start);
-	tsl_free(p->succ);
-	tsl_free(p->succ_lat);
+	tsl_succ_release(&p->succ);
 }
 
 int tsl_complete_window_z3(tessel_schedule *s, const tsl_bounds *bnd,

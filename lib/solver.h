@@ -43,4 +43,22 @@ int tsl_z3_capped(void);
  * it), or NULL when there was none. */
 const char *tsl_z3_take_error(tsl_z3 *z);
 
+/* Terms of the integer encodings (complete_direct_z3.c,
+ * complete_window_z3.c): the constant v, x + c, and the assertion x <= y. */
+static inline Z3_ast tsl_z3_int(const tsl_z3 *z, int64_t v)
+{
+	return Z3_mk_int64(z->ctx, v, z->isort);
+}
+
+static inline Z3_ast tsl_z3_add_int(const tsl_z3 *z, Z3_ast x, int64_t c)
+{
+	Z3_ast a[2] = {x, tsl_z3_int(z, c)};
+	return c ? Z3_mk_add(z->ctx, 2, a) : x;
+}
+
+static inline void tsl_z3_assert_le(const tsl_z3 *z, Z3_ast x, Z3_ast y)
+{
+	Z3_solver_assert(z->ctx, z->solver, Z3_mk_le(z->ctx, x, y));
+}
+
 #endif
