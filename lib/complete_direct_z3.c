@@ -35,13 +35,6 @@ typedef struct dmodel {
 	Z3_ast makespan;
 } dmodel;
 
-/* 1 sat, 0 unsat, -1 undecided; a Z3 failure only ends the attempt. */
-static int check_bounded(dmodel *m, const tsl_deadline *dl)
-{
-	int r = tsl_z3_check(&m->z, dl, TSL_DIRECT_RLIMIT, 0, NULL);
-	return r < -1 ? -1 : r;
-}
-
 static int encode(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 		 const tsl_opts *opts, const int *pairs, size_t npairs,
 		 const tsl_deadline *dl)
@@ -193,60 +186,22 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 	dmodel m = {0};
 	m.start = tsl_calloc(E, sizeof *m.start);
 	int64_t *found = tsl_calloc(E, sizeof *found);
-	int64_t *cand = tsl_calloc(E, sizeof *cand);
-	int rc = !m.start || !found || !cand ? tsl_error_nomem() : TSL_OK;
+	int64_t *span = tsl_calloc(E, sizeof *span);
+	int rc = !m.start || !found || !span ? tsl_error_nomem() : TSL_OK;
 	if (!rc)
 		rc = encode(&m, s, bnd, opts, pairs, npairs, dl);
 	tsl_free(pairs);
 	int skip = rc == TSL_DIRECT_SKIP;
 	if (skip)
 		rc = TSL_OK;
-	/* Below the makespan `best` and at least `lo` (nothing shorter
-	 * exists): targets 1, 2, 4, ... steps below best while they are met,
-	 * then, from the first one that is not, halving the range: a number
-	 * of checks logarithmic in best - lb, whatever the spans. */
-	int improved = 0, halving = 0;
-	int64_t lo = lb, step = 1;
-	while (!rc && !skip && best > lo) {
-		int64_t target = halving ? lo + (best - 1 - lo) / 2 : best - step;
-		if (target < lo)
-			target = lo;
-		Z3_solver_push(m.z.ctx, m.z.solver);
-		tsl_z3_assert_le(&m.z, m.makespan, tsl_z3_int(&m.z, target));
-		int res = check_bounded(&m, dl);
-		int64_t span = INT64_MAX;
-		Z3_model mdl = res == 1 ? Z3_solver_get_model(m.z.ctx, m.z.solver) : NULL;
-		if (mdl) {
-			Z3_model_inc_ref(m.z.ctx, mdl);
-			span = 0;
-			for (size_t i = 0; i < E; i++) {
-				Z3_ast v = NULL;
-				int64_t x = 0;
-				if (Z3_model_eval(m.z.ctx, mdl, m.start[i], true, &v) && v)
-					Z3_get_numeral_int64(m.z.ctx, v, &x);
-				cand[i] = x;
-				int64_t e = x + g->blocks[i % g->nblocks].span;
-				if (e > span)
-					span = e;
-			}
-			Z3_model_dec_ref(m.z.ctx, mdl);
-		}
-		Z3_solver_pop(m.z.ctx, m.z.solver, 1);
-		if (res == 0) {
-			/* none ends by target: from now on at least target + 1 */
-			lo = target + 1;
-			tsl_z3_assert_le(&m.z, tsl_z3_int(&m.z, lo), m.makespan);
-			halving = 1;
-			continue;
-		}
-		if (res != 1 || span >= best)
-			break;
-		memcpy(found, cand, E * sizeof *found);
-		best = span;
-		improved = 1;
-		tsl_z3_assert_le(&m.z, m.makespan, tsl_z3_int(&m.z, best - 1));
-		step = step < (INT64_MAX >> 2) ? 2 * step : step;
-	}
+	/* below the makespan `best`, at least LB(N) */
+	int improved = 0;
+	int64_t lo = lb;
+	for (size_t i = 0; i < E && !rc && !skip; i++)
+		span[i] = g->blocks[i % (size_t)g->nblocks].span;
+	if (!rc && !skip)
+		rc = tsl_z3_lower(&improved, &best, &lo, found, &m.z, m.makespan,
+				  m.start, span, E, 0, TSL_DIRECT_RLIMIT, NULL, dl);
 	*proven = best <= lo;
 	if (!rc && improved)
 		for (size_t i = 0; i < E; i++)
@@ -254,6 +209,6 @@ int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
 	dmodel_release(&m);
 	tsl_free(m.start);
 	tsl_free(found);
-	tsl_free(cand);
+	tsl_free(span);
 	return rc;
 }

@@ -371,9 +371,9 @@ static int solve_window(int *improved, wprob *p, int64_t lb,
 	wmodel m = {0};
 	m.var = tsl_calloc(p->n, sizeof *m.var);
 	size_t *win = tsl_calloc(nwin + 1, sizeof *win);
-	int64_t *cand = tsl_calloc(nwin + 1, sizeof *cand);
+	int64_t *spans = tsl_calloc(nwin + 1, sizeof *spans);
 	int64_t *found = tsl_calloc(nwin + 1, sizeof *found);
-	int rc = !m.var || !win || !cand || !found ? tsl_error_nomem() : TSL_OK;
+	int rc = !m.var || !win || !spans || !found ? tsl_error_nomem() : TSL_OK;
 	size_t x = 0;
 	for (size_t i = 0; i < p->n && !rc; i++)
 		if (p->start[i] >= t0)
@@ -386,55 +386,28 @@ static int solve_window(int *improved, wprob *p, int64_t lb,
 		if (skip)
 			rc = TSL_OK;
 	}
-	int64_t lo = lb > kept_end ? lb : kept_end, step = 1;
-	int halving = 0;
-	while (!rc && !skip && best > lo && tsl_deadline_left_ms(dl) > 0 &&
-	       (*checks)++ < TSL_WINDOW_MAX_CHECKS) {
-		int64_t target = halving ? lo + (best - 1 - lo) / 2 : best - step;
-		if (target < lo)
-			target = lo;
-		Z3_solver_push(m.z.ctx, m.z.solver);
-		tsl_z3_assert_le(&m.z, m.makespan, tsl_z3_int(&m.z, target));
-		int res = tsl_z3_check(&m.z, dl, TSL_WINDOW_RLIMIT, 0, NULL);
-		int64_t span = INT64_MAX;
-		Z3_model mdl = res == 1 ? Z3_solver_get_model(m.z.ctx, m.z.solver) : NULL;
-		if (mdl) {
-			Z3_model_inc_ref(m.z.ctx, mdl);
-			span = kept_end;
-			for (x = 0; x < nwin; x++) {
-				Z3_ast v = NULL;
-				int64_t t = 0;
-				if (!Z3_model_eval(m.z.ctx, mdl, m.var[win[x]], true, &v) || !v ||
-				    !Z3_get_numeral_int64(m.z.ctx, v, &t))
-					t = INT64_MAX / 4; /* unreadable: never taken */
-				cand[x] = t;
-				if (t + span_of(p, win[x]) > span)
-					span = t + span_of(p, win[x]);
-			}
-			Z3_model_dec_ref(m.z.ctx, mdl);
-		}
-		Z3_solver_pop(m.z.ctx, m.z.solver, 1);
-		if (res == 0) {
-			lo = target + 1; /* none ends by target */
-			tsl_z3_assert_le(&m.z, tsl_z3_int(&m.z, lo), m.makespan);
-			halving = 1;
-			continue;
-		}
-		if (res != 1 || span >= best)
-			break;
-		memcpy(found, cand, nwin * sizeof *found);
-		best = span;
-		*improved = 1;
-		tsl_z3_assert_le(&m.z, m.makespan, tsl_z3_int(&m.z, best - 1));
-		step = step < (INT64_MAX >> 2) ? 2 * step : step;
+	int64_t lo = lb > kept_end ? lb : kept_end;
+	Z3_ast *wvar = tsl_calloc(nwin + 1, sizeof *wvar);
+	if (!rc && !wvar)
+		rc = tsl_error_nomem();
+	for (x = 0; x < nwin && !rc && !skip; x++) {
+		wvar[x] = m.var[win[x]];
+		spans[x] = span_of(p, win[x]);
 	}
+	int left = TSL_WINDOW_MAX_CHECKS - *checks;
+	if (!rc && !skip)
+		rc = tsl_z3_lower(improved, &best, &lo, found, &m.z, m.makespan,
+				  wvar, spans, nwin, kept_end, TSL_WINDOW_RLIMIT,
+				  &left, dl);
+	*checks = TSL_WINDOW_MAX_CHECKS - (left > 0 ? left : 0);
+	tsl_free(wvar);
 	if (!rc && *improved)
 		for (x = 0; x < nwin; x++)
 			p->start[win[x]] = found[x];
 	tsl_z3_close(&m.z);
 	tsl_free(m.var);
 	tsl_free(win);
-	tsl_free(cand);
+	tsl_free(spans);
 	tsl_free(found);
 	return rc;
 }
@@ -511,7 +484,8 @@ int tsl_complete_window_z3(tessel_schedule *s, const tsl_bounds *bnd,
 	int checks = 0, last_gain = -1;
 	for (int round = 0; round < 2 * TSL_WINDOW_ROUNDS && !rc; round++) {
 		int64_t before = tsl_schedule_makespan(s);
-		if (before <= lb || tsl_deadline_left_ms(dl) <= 0)
+		if (before <= lb || tsl_deadline_left_ms(dl) <= 0 ||
+		    tsl_options_cancelled(opts->src) || checks >= TSL_WINDOW_MAX_CHECKS)
 			break;
 		p.mirror = round % 2;
 		p.tail = p.mirror ? bnd->head : bnd->tail;

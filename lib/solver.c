@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "solver.h"
+#include "util.h"
 
 /* Z3 reports errors through a handler; a context is used by one thread,
  * so a thread-local flag carries the first error back to the caller. */
@@ -142,4 +143,72 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		tsl_z3_take_error(z); /* a failed query of the reason */
 	}
 	return -1;
+}
+
+/* The starts of var[] in the model of a satisfied check, and the makespan
+ * they give; 0 when some value cannot be read. */
+static int read_starts(int64_t *out, int64_t *end, tsl_z3 *z, const Z3_ast *var,
+		       const int64_t *span, size_t nvars, int64_t fixed_end)
+{
+	Z3_model mdl = Z3_solver_get_model(z->ctx, z->solver);
+	if (!mdl)
+		return 0;
+	Z3_model_inc_ref(z->ctx, mdl);
+	int ok = 1;
+	*end = fixed_end;
+	for (size_t i = 0; i < nvars && ok; i++) {
+		Z3_ast v = NULL;
+		int64_t t = 0;
+		ok = Z3_model_eval(z->ctx, mdl, var[i], true, &v) && v &&
+		     Z3_get_numeral_int64(z->ctx, v, &t);
+		out[i] = t;
+		if (ok && t + span[i] > *end)
+			*end = t + span[i];
+	}
+	Z3_model_dec_ref(z->ctx, mdl);
+	tsl_z3_take_error(z);
+	return ok;
+}
+
+int tsl_z3_lower(int *improved, int64_t *best, int64_t *lo, int64_t *found,
+		 tsl_z3 *z, Z3_ast makespan, const Z3_ast *var,
+		 const int64_t *span, size_t nvars, int64_t fixed_end,
+		 unsigned rlimit, int *checks_left, const tsl_deadline *dl)
+{
+	*improved = 0;
+	int64_t *cand = tsl_calloc(nvars + 1, sizeof *cand);
+	if (!cand)
+		return tsl_error_nomem();
+	int halving = 0;
+	int64_t step = 1;
+	while (*best > *lo && tsl_deadline_left_ms(dl) > 0 &&
+	       !tsl_options_cancelled(z->opts->src) &&
+	       (!checks_left || (*checks_left)-- > 0)) {
+		int64_t target = halving ? *lo + (*best - 1 - *lo) / 2 : *best - step;
+		if (target < *lo)
+			target = *lo;
+		Z3_solver_push(z->ctx, z->solver);
+		tsl_z3_assert_le(z, makespan, tsl_z3_int(z, target));
+		int res = tsl_z3_check(z, dl, rlimit, 0, NULL);
+		int64_t end = INT64_MAX;
+		if (res == 1 && !read_starts(cand, &end, z, var, span, nvars, fixed_end))
+			res = -1;
+		Z3_solver_pop(z->ctx, z->solver, 1);
+		if (res == 0) {
+			/* none ends by target: from now on at least target + 1 */
+			*lo = target + 1;
+			tsl_z3_assert_le(z, tsl_z3_int(z, *lo), makespan);
+			halving = 1;
+			continue;
+		}
+		if (res != 1 || end >= *best)
+			break;
+		memcpy(found, cand, nvars * sizeof *found);
+		*best = end;
+		*improved = 1;
+		tsl_z3_assert_le(z, makespan, tsl_z3_int(z, *best - 1));
+		step = step < (INT64_MAX >> 2) ? 2 * step : step;
+	}
+	tsl_free(cand);
+	return TSL_OK;
 }

@@ -43,6 +43,21 @@ int tsl_z3_capped(void);
  * it), or NULL when there was none. */
 const char *tsl_z3_take_error(tsl_z3 *z);
 
+/* Lowering a makespan: `makespan` is a variable of z's model, at least
+ * every var[i] + span[i] (i < nvars) and at least `fixed_end`. Targets 1,
+ * 2, 4, ... steps below *best while they are met, then halving between the
+ * last refused target and *best: checks logarithmic in the gap, whatever
+ * the spans. Each check is bounded by `rlimit` and dl; at most *checks_left
+ * checks (when checks_left is not NULL, decreased as they run). A refused
+ * target raises *lo (nothing shorter exists). *improved: found[0 ..
+ * nvars-1] holds the starts of a schedule of makespan *best, lower than
+ * on entry. An undecided check, a Z3 failure or an unreadable model ends
+ * the lowering (the best so far stands). TSL_OK or TESSEL_ENOMEM. */
+int tsl_z3_lower(int *improved, int64_t *best, int64_t *lo, int64_t *found,
+		 tsl_z3 *z, Z3_ast makespan, const Z3_ast *var,
+		 const int64_t *span, size_t nvars, int64_t fixed_end,
+		 unsigned rlimit, int *checks_left, const tsl_deadline *dl);
+
 /* Terms of the integer encodings (complete_direct_z3.c,
  * complete_window_z3.c): the constant v, x + c, and the assertion x <= y. */
 static inline Z3_ast tsl_z3_int(const tsl_z3 *z, int64_t v)
