@@ -262,14 +262,18 @@ int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros)
 	return lb;
 }
 
+/* The bounds of a graph whose structure passes the checks. */
+static int checked_bounds(tsl_bounds *b, const tessel_graph *g)
+{
+	int rc = tsl_graph_check_structure(g);
+	return rc ? rc : tsl_bounds_compute(b, g);
+}
+
 int tsl_graph_bound_figure(int64_t *out, const tessel_graph *g,
 			   int critical_path)
 {
-	int rc = tsl_graph_check_structure(g);
-	if (rc)
-		return rc;
 	tsl_bounds b;
-	rc = tsl_bounds_compute(&b, g);
+	int rc = checked_bounds(&b, g);
 	if (rc)
 		return rc;
 	*out = critical_path ? b.critical_path : b.resource_bound;
@@ -287,11 +291,8 @@ TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
 				 "micro-batches must be 1 .. %d, got %lld",
 				 TESSEL_MAX_MICRO_BATCHES,
 				 (long long)nmicros);
-	int rc = tsl_graph_check_structure(g);
-	if (rc)
-		return rc;
 	tsl_bounds b;
-	rc = tsl_bounds_compute(&b, g);
+	int rc = checked_bounds(&b, g);
 	if (rc)
 		return rc;
 	*out = tsl_bounds_lower(&b, nmicros);

@@ -10,54 +10,6 @@ set -u
 
 TMP_NAME=tessel-cli
 . "$(dirname "$0")/cli-setup.sh"
-STATUS=0
-LAST=
-
-# ---------------------------------------------------------------- helpers
-
-fail() {
-	echo "FAIL: $*" >&2
-	if [ -n "$LAST" ]; then
-		echo "  command: $LAST" >&2
-		echo "  exit status: $STATUS" >&2
-		echo "  --- stdout (first lines) ---" >&2
-		head -n 20 "$OUT" >&2 2>/dev/null
-		echo "  --- stderr ---" >&2
-		head -n 20 "$ERR" >&2 2>/dev/null
-	fi
-	exit 1
-}
-
-pass() {
-	echo "ok - $*"
-}
-
-# run ARGS...: run tessel, keeping stdout, stderr and the exit status.
-run() {
-	LAST="tessel $*"
-	"$TESSEL" "$@" >"$OUT" 2>"$ERR"
-	STATUS=$?
-}
-
-expect_status() {
-	[ "$STATUS" -eq "$1" ] || fail "expected exit status $1"
-}
-
-expect_stdout_has() {
-	grep -q -e "$1" "$OUT" || fail "expected '$1' on stdout"
-}
-
-expect_stderr_has() {
-	grep -q -e "$1" "$ERR" || fail "expected '$1' on stderr"
-}
-
-expect_stdout_empty() {
-	[ ! -s "$OUT" ] || fail "expected nothing on stdout"
-}
-
-expect_stderr_empty() {
-	[ ! -s "$ERR" ] || fail "expected nothing on stderr"
-}
 
 # A success: exit 0, something on stdout.
 expect_ok() {
