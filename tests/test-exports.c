@@ -932,6 +932,32 @@ static void test_json_writers_refuse_bad_utf8(void **state)
 	tessel_graph_free(g);
 }
 
+/* tessel_graph_check_torch refuses before a search what the CSV export
+ * would refuse after it, with the same kind of error. */
+static void test_check_torch(void **state)
+{
+	(void)state;
+	tessel_graph *v = NULL, *x = NULL, *m = NULL;
+	TH_OK(tessel_preset(&v, "vshape", 4, 0, 4));
+	TH_OK(tessel_preset(&x, "xshape", 4, 0, 4));
+	TH_OK(tessel_preset(&m, "mshape", 4, 0, 6));
+	TH_OK(tessel_graph_check_torch(v, 0));
+	TH_OK(tessel_graph_check_torch(v, 1));
+	th_expect_error(tessel_graph_check_torch(x, 1), TESSEL_EUNSUPPORTED, "pipeline");
+	th_expect_error(tessel_graph_check_torch(m, 0), TESSEL_EUNSUPPORTED, "devices");
+	th_expect_error(tessel_graph_check_torch(NULL, 0), TESSEL_EINVAL, "NULL");
+	/* the export itself agrees */
+	tessel_schedule *s = th_search(m, 4, 1, 0, 1);
+	char *text = NULL;
+	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 0), TESSEL_EUNSUPPORTED,
+			"devices");
+	assert_null(text);
+	tessel_schedule_free(s);
+	tessel_graph_free(v);
+	tessel_graph_free(x);
+	tessel_graph_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -948,6 +974,7 @@ int main(void)
 		cmocka_unit_test(test_svg_at_scale),
 		cmocka_unit_test(test_trace_latency),
 		cmocka_unit_test(test_svg_latency),
+		cmocka_unit_test(test_check_torch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

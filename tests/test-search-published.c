@@ -200,11 +200,68 @@ static void test_monotone_in_memory(void **state)
 	}
 }
 
+/* Repetends of several micro-batches: interleaved 1F1B with 4 chunks on 4
+ * devices. One micro-batch per repetend reaches period 12 = the bound but
+ * not LB(N); up to 4 the search may keep a repetend of k > 1 (P_k, proven
+ * or not) and is never longer. The figure and the JSON say k; the option
+ * keeps to 1 .. 16. */
+static void test_repetend_micro_batches(void **state)
+{
+	(void)state;
+	const pcase c = {PUB_INTERLEAVED, 4, 16, 1, 2, 0, 4};
+	pub_order *order = NULL;
+	tessel_schedule *pub = NULL;
+	int64_t limit = 0;
+	build_case(&order, &pub, &limit, &c);
+	const tessel_graph *g = NULL;
+	TH_OK(tessel_schedule_graph(&g, pub));
+	int64_t ms[2], k[2], period[2];
+	for (int i = 0; i < 2; i++) {
+		tessel_options *o = NULL;
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_options_new(&o));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, order->nmicros));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_REPETEND_MICRO_BATCHES, i ? 4 : 1));
+		TH_OK(tessel_search(&s, g, o));
+		TH_OK(tessel_schedule_validate(s));
+		ms[i] = th_sched(s, TESSEL_SCHED_MAKESPAN);
+		k[i] = th_sched(s, TESSEL_SCHED_REPETEND_MICRO_BATCHES);
+		period[i] = th_sched(s, TESSEL_SCHED_PERIOD);
+		/* the JSON round trip keeps k and P_k */
+		char *json = NULL;
+		tessel_schedule *back = NULL;
+		TH_OK(tessel_schedule_to_json(&json, s));
+		assert_true((strstr(json, "\"repetend_micro_batches\"") != NULL) == (k[i] > 1));
+		TH_OK(tessel_schedule_from_json(&back, json, strlen(json)));
+		assert_int_equal(th_sched(back, TESSEL_SCHED_REPETEND_MICRO_BATCHES), k[i]);
+		assert_int_equal(th_sched(back, TESSEL_SCHED_PERIOD), period[i]);
+		tessel_schedule_free(back);
+		tessel_free(json);
+		tessel_schedule_free(s);
+		th_expect_error(tessel_options_set(o, TESSEL_OPT_REPETEND_MICRO_BATCHES, 0),
+				TESSEL_ERANGE, "1 .. 16");
+		th_expect_error(tessel_options_set(o, TESSEL_OPT_REPETEND_MICRO_BATCHES, 17),
+				TESSEL_ERANGE, "1 .. 16");
+		tessel_options_free(o);
+	}
+	print_message("interleaved-4 D=4 N=16: one micro-batch per repetend %lld "
+		      "steps (period %lld); up to 4: %lld steps (k %lld, P_k %lld)\n",
+		      (long long)ms[0], (long long)period[0], (long long)ms[1],
+		      (long long)k[1], (long long)period[1]);
+	assert_int_equal(k[0], 1);
+	assert_int_equal(period[0], 12);
+	assert_true(ms[1] <= ms[0]);
+	assert_true(period[1] >= 12 * k[1]); /* never below k times the bound */
+	tessel_schedule_free(pub);
+	pub_order_free(order);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_not_longer_than_published),
 		cmocka_unit_test(test_monotone_in_memory),
+		cmocka_unit_test(test_repetend_micro_batches),
 	};
 	return cmocka_run_group_tests_name("search-published", tests, NULL, NULL);
 }
