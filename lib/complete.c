@@ -207,6 +207,138 @@ static void load_starts(tessel_schedule *s, const int64_t *src, size_t count)
 		s->entries[i].start = src[i];
 }
 
+/* Perturbed restarts of the forward-backward improvement: priorities from
+ * the best schedule's starts plus a small pseudo-random delay (fixed seed,
+ * so the result depends on nothing else), raised so every instance still
+ * follows its dependencies, then serial generation, backward and forward
+ * passes and the compaction. A result at most as long as the best is kept
+ * (equal ones too: they move the search along a plateau). */
+#define TSL_PERTURB_MAX_ROUNDS 1500
+/* Work of all rounds (instance visits: six passes over the instances a
+ * round, then the compaction's local search, each round's at most
+ * `effort`): four times one local search's. */
+#define TSL_PERTURB_WORK(effort) (4 * (effort))
+/* Largest delay, in the placement's longest spans. */
+#define TSL_PERTURB_DELAY 2
+
+typedef struct keyed {
+	int64_t key;
+	int gid;
+	int64_t mid;
+} keyed;
+
+static int cmp_keyed(const void *x, const void *y)
+{
+	const keyed *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->gid != b->gid)
+		return a->gid < b->gid ? -1 : 1;
+	return (a->mid > b->mid) - (a->mid < b->mid);
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *state >> 33;
+}
+
+/* seq = the instances by perturbed key; key of an instance: 4 start +
+ * delay, at least its dependencies' keys + 1 (they start earlier, so
+ * visiting by start sees them first). */
+static int perturbed_order(tsl_inst *seq, keyed *kk, const tessel_schedule *s,
+			   uint64_t *rnd, int64_t delay)
+{
+	const tessel_graph *g = s->graph;
+	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
+	int rc = sorted_instances(seq, s, NULL, 0);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < count; i++) {
+		tsl_inst x = seq[i];
+		const tsl_block *B = &g->blocks[x.gid];
+		int64_t key = 4 * tsl_entry_at(s, x.gid, x.mid)->start +
+			      (int64_t)(next_random(rnd) % (uint64_t)(4 * delay + 1));
+		for (int k = 0; k < B->ndeps; k++) {
+			/* the key of a dependency, kept in its entry's slot */
+			int64_t kd = kk[(size_t)x.mid * (size_t)g->nblocks + (size_t)B->deps[k]].key;
+			if (kd + 1 > key)
+				key = kd + 1;
+		}
+		size_t at = (size_t)x.mid * (size_t)g->nblocks + (size_t)x.gid;
+		kk[at] = (keyed){key, x.gid, x.mid};
+	}
+	keyed *order = kk + count;
+	memcpy(order, kk, count * sizeof *order);
+	qsort(order, count, sizeof *order, cmp_keyed);
+	for (size_t i = 0; i < count; i++)
+		seq[i] = (tsl_inst){order[i].gid, order[i].mid};
+	return TSL_OK;
+}
+
+static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
+			  int64_t effort, int64_t bound, const tsl_deadline *dl)
+{
+	int64_t work = TSL_PERTURB_WORK(effort);
+	const tessel_graph *g = s->graph;
+	int64_t span = 1;
+	for (int b = 0; b < g->nblocks; b++)
+		span = g->blocks[b].span > span ? g->blocks[b].span : span;
+	keyed *kk = tsl_reallocarray(NULL, 2 * count, sizeof *kk);
+	int64_t *best_starts = tsl_reallocarray(NULL, count, sizeof *best_starts);
+	if (!kk || !best_starts) {
+		tsl_free(kk);
+		tsl_free(best_starts);
+		return tsl_error_nomem();
+	}
+	uint64_t rnd = 0x9e3779b97f4a7c15ULL ^ count;
+	int64_t best = tsl_schedule_makespan(s);
+	save_starts(best_starts, s, count);
+	int rc = TSL_OK;
+	for (int round = 0; round < TSL_PERTURB_MAX_ROUNDS && work > 0 && !rc; round++) {
+		if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
+			break;
+		rc = perturbed_order(seq, kk, s, &rnd, TSL_PERTURB_DELAY * span);
+		if (!rc)
+			rc = tsl_sgs(s, seq, count, dl);
+		for (int pass = 0; pass < 2 && !rc; pass++) {
+			rc = sorted_instances(seq, s, NULL, 1);
+			if (!rc)
+				rc = tsl_sgs_backward(s, seq, count, dl);
+			if (!rc)
+				rc = sorted_instances(seq, s, NULL, 0);
+			if (!rc)
+				rc = tsl_sgs(s, seq, count, dl);
+		}
+		if (!rc)
+			rc = sorted_instances(seq, s, NULL, 0);
+		/* the passes' work, then the local search's within what is left */
+		work -= 6 * (int64_t)count;
+		int64_t budget = work < effort ? work : effort, given = budget;
+		if (!rc)
+			rc = tsl_compact_within(s, seq, count, &budget, bound, dl);
+		work -= given - budget;
+		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
+			rc = TSL_OK; /* nothing from this round */
+			load_starts(s, best_starts, count);
+			continue;
+		}
+		if (rc)
+			break;
+		if (tsl_schedule_makespan(s) <= best) {
+			best = tsl_schedule_makespan(s);
+			save_starts(best_starts, s, count);
+		} else {
+			load_starts(s, best_starts, count);
+		}
+	}
+	if (!rc)
+		load_starts(s, best_starts, count);
+	tsl_free(kk);
+	tsl_free(best_starts);
+	return rc;
+}
+
 /* Two completions, the shorter one kept: (a) the periodic order compacted
  * and improved by local search; (b) serial generation with insertion in
  * periodic priority, then the same compaction on its order. The plain
@@ -289,6 +421,12 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 			break;
 		}
 	}
+	/* at the resource bound the steps above LB(N) are the completion's:
+	 * perturbed restarts look for them (above it, LB(N) is weaker and
+	 * they seldom pay for their time) */
+	if (!rc && effort >= TSL_FBI_FULL_EFFORT &&
+	    rep->period <= bnd->resource_bound * tsl_repetend_k(rep))
+		rc = perturb_rounds(s, seq, count, effort, bound, dl);
 	if (rc)
 		goto out;
 	tsl_repetend_range(s);

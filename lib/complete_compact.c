@@ -200,6 +200,14 @@ static int improve_once(state *st, tsl_inst *seq, size_t *pos,
 int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 		int64_t effort, int64_t bound, const tsl_deadline *dl)
 {
+	int64_t budget = effort;
+	return tsl_compact_within(s, seq, count, &budget, bound, dl);
+}
+
+int tsl_compact_within(tessel_schedule *s, tsl_inst *seq, size_t count,
+		       int64_t *budget, int64_t bound, const tsl_deadline *dl)
+{
+	int64_t effort = *budget > 0 ? *budget : 0;
 	state st = {0};
 	st.s = s;
 	st.g = s->graph;
@@ -246,10 +254,9 @@ int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 	if (effort > 0 && memory_ok(&st, seq)) {
 		for (size_t i = 0; i < count; i++)
 			pos[index_of(&st, &seq[i])] = i;
-		int64_t budget = effort;
-		while (budget > 0 && st.makespan > bound &&
+		while (*budget > 0 && st.makespan > bound &&
 		       tsl_deadline_left_ms(dl) > 0 &&
-		       improve_once(&st, seq, pos, &budget, dl) > 0)
+		       improve_once(&st, seq, pos, budget, dl) > 0)
 			;
 	}
 	for (size_t i = 0; i < count; i++)

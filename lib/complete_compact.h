@@ -30,6 +30,12 @@ typedef struct tsl_inst {
 int tsl_compact(tessel_schedule *s, tsl_inst *seq, size_t count,
 		int64_t effort, int64_t bound, const tsl_deadline *dl);
 
+/* tsl_compact with the local search's work taken from *budget (instance
+ * visits): it runs while *budget > 0 and leaves what is left there (<= 0
+ * when it was spent), so that several compactions share one bound. */
+int tsl_compact_within(tessel_schedule *s, tsl_inst *seq, size_t count,
+		       int64_t *budget, int64_t bound, const tsl_deadline *dl);
+
 /* Serial schedule generation with insertion (complete_sgs.c): place the instances
  * in the priority order `prio` (dependencies first), each at the earliest
  * step its dependencies (finish plus latency), free windows on its devices

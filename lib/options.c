@@ -92,6 +92,11 @@ int tsl_options_cancelled(const tessel_options *o)
 	return o && atomic_load(&((tessel_options *)o)->cancelled);
 }
 
+const atomic_int *tsl_options_stop_flag(const tessel_options *o)
+{
+	return o ? &o->cancelled : NULL;
+}
+
 void tsl_options_watch(const tessel_options *co, tsl_interrupt *it)
 {
 	tessel_options *o = (tessel_options *)co; /* the mutable part */

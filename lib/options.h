@@ -32,6 +32,9 @@ void tsl_options_defaults(tessel_options *o);
 
 /* Whether a cancel was requested (o may be NULL). */
 int tsl_options_cancelled(const tessel_options *o);
+/* The flag tessel_options_cancel sets, for a deadline's stop (NULL when o
+ * is NULL). */
+const atomic_int *tsl_options_stop_flag(const tessel_options *o);
 
 /* Register / unregister a running solver of a search using `o` (which may
  * be NULL: then nothing happens). A cancel request calls it->fn(it->ctx)

@@ -438,7 +438,7 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 	}
 	/* better repetends until the solver's deadline, a first one until
 	 * the final compaction's */
-	tsl_deadline hdl = {dl->start_us, dl->end_us, b->fin_dl->end_us};
+	tsl_deadline hdl = {dl->start_us, dl->end_us, b->fin_dl->end_us, dl->stop};
 	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, &hdl, o->src, 0);
 	/* a period cap applies to the heuristic's repetend too */
 	if (!rc && o->max_period && hint.period > o->max_period)
@@ -563,8 +563,8 @@ static int try_without_limits(tessel_schedule **s, const tessel_graph *g,
 {
 	int64_t now = tsl_now_us(), spent = now - dl->start_us;
 	int64_t share = spent > TSL_GROUP_MIN_US ? spent : TSL_GROUP_MIN_US;
-	tsl_deadline dl2 = {now, now + share * 7 / 10, dl->hard_us};
-	tsl_deadline fin2 = {now, now + share, fin_dl->hard_us};
+	tsl_deadline dl2 = {now, now + share * 7 / 10, dl->hard_us, dl->stop};
+	tsl_deadline fin2 = {now, now + share, fin_dl->hard_us, fin_dl->stop};
 	if (dl->end_us && dl->end_us < dl2.end_us)
 		dl2.end_us = dl->end_us;
 	if (fin_dl->end_us && fin_dl->end_us < fin2.end_us)
@@ -618,7 +618,10 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	resolve_options(&o, options);
 	/* With a time limit, the solver's part ends at 70% of it and the
 	 * final compaction at 95%, leaving time to check and return. */
-	tsl_deadline dl = {tsl_now_us(), 0, 0}, fin_dl = dl;
+	/* tessel_options_cancel stops every optional phase as the time
+	 * limit would */
+	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src)};
+	tsl_deadline fin_dl = dl;
 	if (o.time_limit_ms) {
 		dl.end_us = dl.start_us + o.time_limit_ms * 700;
 		fin_dl.end_us = dl.start_us + o.time_limit_ms * 950;
@@ -733,7 +736,7 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 				 (long long)period);
 	tsl_opts o;
 	resolve_options(&o, options);
-	tsl_deadline dl = {tsl_now_us(), 0, 0};
+	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src)};
 	if (o.time_limit_ms)
 		dl.end_us = dl.hard_us = dl.start_us + o.time_limit_ms * 1000;
 	tsl_bounds bnd;

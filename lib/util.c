@@ -100,6 +100,8 @@ int tsl_deadline_hard_passed(const tsl_deadline *d)
 
 int64_t tsl_deadline_left_ms(const tsl_deadline *d)
 {
+	if (d && d->stop && atomic_load(d->stop))
+		return 0;
 	if (!d || !d->end_us)
 		return INT64_MAX;
 	int64_t left = (d->end_us - tsl_now_us()) / 1000;

@@ -3,6 +3,7 @@
 #define TESSEL_UTIL_H
 
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "tessel.h"
@@ -41,10 +42,12 @@ typedef struct tsl_deadline {
 	int64_t hard_us; /* 0: none; the time limit itself: work that must
 			  * be done (the plain completion, the final check)
 			  * gives up here with TESSEL_ETIMEOUT */
+	const atomic_int *stop; /* NULL: none; once set (the search was
+				 * cancelled), optional work stops as at end_us */
 } tsl_deadline;
 
 /* Milliseconds left before the deadline (INT64_MAX without one or when d
- * is NULL, 0 if past). */
+ * is NULL, 0 if past or once d->stop is set). */
 int64_t tsl_deadline_left_ms(const tsl_deadline *d);
 
 /* Whether the hard end of d (if any) has passed; d may be NULL. */
