@@ -24,10 +24,19 @@
  *     _add_reduce_grad puts it: the runtime scales the gradients by 1/N
  *     and runs the data-parallel reduction there.
  * Actions of one step: sends, then REDUCE_GRAD, then receives, then the
- * compute that starts at that step. The plain format has no REDUCE_GRAD:
- * PyTorch's lowering adds it and refuses non-compute actions there. Neither
- * has UNSHARD / RESHARD: the plain format gets them from PyTorch's lowering
- * (_add_unshard_reshard); with comms an FSDP-wrapped stage is not covered.
+ *   - "{stage}UNSHARD" / "{stage}RESHARD" (FSDP's all-gather of a stage's
+ *     parameters and their release; no-ops in PyTorch's runtime for a stage
+ *     without FSDP), each once per stage: the first three stages of a rank
+ *     (by first compute; PyTorch's _add_unshard_reshard keeps three active)
+ *     unshard at the start of its row, a later one when the stage three
+ *     before it reshards, or just before its own first compute when that
+ *     is earlier (then more than three are unsharded for a while: a stage
+ *     is never resharded and gathered again within a step); a stage
+ *     reshards just after its REDUCE_GRAD (its last compute).
+ * Actions of one step: sends, then REDUCE_GRAD, RESHARD, UNSHARD, then
+ * receives, then the compute that starts at that step. The plain format
+ * has none of REDUCE_GRAD, UNSHARD, RESHARD nor communication: PyTorch's
+ * lowering adds them and refuses non-compute actions there.
  * The spelling follows _Action.__repr__ ("3SEND_F1", "0REDUCE_GRAD").
  *
  * Stages: the blocks' stage numbers when every block has one. When no
@@ -347,7 +356,11 @@ static int check_placed(const tessel_schedule *s)
 }
 
 /* One item of a rank's row with communication. */
-enum { IT_SEND = 0, IT_REDUCE = 1, IT_RECV = 2, IT_COMPUTE = 3 };
+enum { IT_SEND = 0, IT_REDUCE, IT_RESHARD, IT_UNSHARD, IT_RECV, IT_COMPUTE };
+
+/* Stages of a rank unsharded from the start of its row (PyTorch's
+ * _add_unshard_reshard keeps as many active). */
+#define TORCH_ACTIVE_STAGES 3
 
 typedef struct row_item {
 	int64_t step;
@@ -394,6 +407,72 @@ static int ends_stage(const torch_map *m, int gid)
 	if (kind == TESSEL_KIND_WEIGHT)
 		return 1;
 	return kind == TESSEL_KIND_BACKWARD && !m->has_weight[m->stage[gid]];
+}
+
+/* UNSHARD and RESHARD of each stage of the rank (items[0 .. *n-1], its
+ * compute, send, receive and REDUCE_GRAD items): the stages in the order
+ * of their first compute; the first TORCH_ACTIVE_STAGES unshard at the
+ * row's start, each later one when the stage TORCH_ACTIVE_STAGES before it
+ * reshards (or just before its own first compute, when that comes
+ * earlier); a stage reshards just after its REDUCE_GRAD, that is after
+ * its last compute. For a stage without FSDP both are no-ops in
+ * PyTorch's runtime. */
+static int add_unshard_reshard(row_item **items, size_t *n, size_t *cap,
+			       const torch_map *m)
+{
+	int ns = m->nstages > 0 ? m->nstages : 1, nused = 0;
+	int64_t *first = tsl_calloc((size_t)ns, sizeof *first);
+	int64_t *last = tsl_calloc((size_t)ns, sizeof *last);
+	int *gid = tsl_calloc((size_t)ns, sizeof *gid);
+	int *used = tsl_calloc((size_t)ns, sizeof *used);
+	int rc = !first || !last || !gid || !used ? tsl_error_nomem() : TSL_OK;
+	for (int st = 0; st < ns && !rc; st++)
+		first[st] = -1;
+	for (size_t i = 0; i < *n && !rc; i++) {
+		const row_item *r = &(*items)[i];
+		int st = m->stage[r->gid];
+		if (r->cls == IT_COMPUTE && (first[st] < 0 || r->step < first[st])) {
+			if (first[st] < 0)
+				used[nused++] = st;
+			first[st] = r->step;
+			gid[st] = r->gid;
+		}
+		if (r->step > last[st])
+			last[st] = r->step;
+	}
+	/* stages by first compute (few per rank: insertion sort) */
+	for (int a = 1; a < nused; a++)
+		for (int b = a; b > 0 && first[used[b]] < first[used[b - 1]]; b--) {
+			int t = used[b];
+			used[b] = used[b - 1];
+			used[b - 1] = t;
+		}
+	if (!rc && *n + 2 * (size_t)nused > *cap) {
+		size_t want = *n + 2 * (size_t)nused;
+		row_item *bigger = tsl_reallocarray(*items, want, sizeof **items);
+		if (!bigger)
+			rc = tsl_error_nomem();
+		else {
+			*items = bigger;
+			*cap = want;
+		}
+	}
+	for (int k = 0; k < nused && !rc; k++) {
+		int st = used[k];
+		int64_t at = -1;
+		if (k >= TORCH_ACTIVE_STAGES) {
+			at = last[used[k - TORCH_ACTIVE_STAGES]];
+			if (at > first[st])
+				at = first[st];
+		}
+		(*items)[(*n)++] = (row_item){at, IT_UNSHARD, gid[st], -1, k};
+		(*items)[(*n)++] = (row_item){last[st], IT_RESHARD, gid[st], -1, k};
+	}
+	tsl_free(first);
+	tsl_free(last);
+	tsl_free(gid);
+	tsl_free(used);
+	return rc;
 }
 
 static int put_rank(tsl_buf *b, const torch_map *m, const tessel_schedule *s,
@@ -453,6 +532,8 @@ static int put_rank(tsl_buf *b, const torch_map *m, const tessel_schedule *s,
 			items[n++] = add[i];
 	}
 	tessel_iter_free(it);
+	if (!rc && with_comms)
+		rc = add_unshard_reshard(&items, &n, &cap, m);
 	if (!rc) {
 		qsort(items, n, sizeof *items, row_item_cmp);
 		int first = 1;
@@ -468,6 +549,12 @@ static int put_rank(tsl_buf *b, const torch_map *m, const tessel_schedule *s,
 				break;
 			case IT_REDUCE:
 				put_action(b, &first, st, "REDUCE_GRAD", -1);
+				break;
+			case IT_RESHARD:
+				put_action(b, &first, st, "RESHARD", -1);
+				break;
+			case IT_UNSHARD:
+				put_action(b, &first, st, "UNSHARD", -1);
 				break;
 			case IT_RECV:
 				put_action(b, &first, st, fwd ? "RECV_F" : "RECV_B",

@@ -9,16 +9,19 @@ compute_comms execution and _simulate_comms_compute):
     RECV_F|SEND_B|RECV_B)(\\d*); one row per rank;
   - every stage on one rank; per stage N forwards, I and W counts equal,
     B + I = N; a B or I after its F, a W after its I (rank order);
-  - compute-only: no communication nor REDUCE_GRAD (PyTorch adds them);
+  - compute-only: no communication, REDUCE_GRAD, UNSHARD nor RESHARD
+    (PyTorch adds them);
     the lowering (sends after the compute, the receive put on the
     receiver's row when the sender computes) must progress;
   - compute+comms: a forward (backward) of a stage whose previous (next)
     stage is on another rank has its RECV_F (RECV_B) earlier on its row,
     no receive twice before its compute, each SEND after its compute,
     every send matched by one receive, REDUCE_GRAD once per stage after its
-    N-th B or W; the lock-step simulation of all rows must finish (no
-    deadlock). REDUCE_GRAD is left out of the simulation: PyTorch's
-    _simulate_comms_compute has no rule for it.
+    N-th B or W, every compute of a stage between its one UNSHARD and its
+    one RESHARD (after its REDUCE_GRAD), as the runtime asserts for a stage
+    with FSDP; the lock-step simulation of all rows must finish (no
+    deadlock). REDUCE_GRAD, UNSHARD and RESHARD are left out of the
+    simulation: PyTorch's _simulate_comms_compute has no rule for them.
 
     check-torch-csv.py TESSEL
 """
@@ -144,6 +147,8 @@ def run_checks(rows, rank_of, nstages, n):
         posted = set()
         done = set()
         reduced = set()
+        unsharded = set()
+        resharded = set()
         count = {}
         for step, (s, k, mb) in enumerate(row):
             where = "rank %d step %d (%d%s%s)" % (r, step, s, k,
@@ -173,15 +178,31 @@ def run_checks(rows, rank_of, nstages, n):
                     raise Bad("%s: after %d of %d backwards"
                               % (where, count.get(s, 0), n))
                 reduced.add(s)
+            elif k == "UNSHARD":
+                if s in unsharded or s in resharded:
+                    raise Bad("%s: unsharded twice" % where)
+                unsharded.add(s)
+            elif k == "RESHARD":
+                if s not in unsharded:
+                    raise Bad("%s: resharded without unsharding" % where)
+                if s not in reduced:
+                    raise Bad("%s: resharded before REDUCE_GRAD" % where)
+                unsharded.discard(s)
+                resharded.add(s)
             if k in ("B", "W"):
                 count[s] = count.get(s, 0) + 1
             if k in COMPUTE:
                 if s in reduced:
                     raise Bad("%s: compute after REDUCE_GRAD" % where)
+                if s not in unsharded:
+                    raise Bad("%s: compute on a sharded stage" % where)
                 done.add((s, k, mb))
         if reduced != mine:
             raise Bad("rank %d: REDUCE_GRAD missing for stages %s"
                       % (r, sorted(mine - reduced)))
+        if resharded != mine:
+            raise Bad("rank %d: RESHARD missing for stages %s"
+                      % (r, sorted(mine - resharded)))
         if posted:
             raise Bad("rank %d: receives never used: %s" % (r, sorted(posted)))
 
@@ -190,7 +211,8 @@ def simulate(rows, rank_of, nstages):
     """Lock-step simulation of all rows: each step every rank runs its next
     action if it is ready (a receive needs the peer's send earlier); the
     schedule must finish. Returns the number of steps."""
-    todo = {r: [a for a in row if a[1] != "REDUCE_GRAD"]
+    todo = {r: [a for a in row
+                if a[1] not in ("REDUCE_GRAD", "UNSHARD", "RESHARD")]
             for r, row in enumerate(rows)}
     prev = {r: set() for r in todo}
 
@@ -325,7 +347,12 @@ def main():
     # the checker itself refuses what PyTorch refuses
     bad = [
         ("0F0,0B0\n", "torch-comms", "no REDUCE_GRAD"),
-        ("0F0,0REDUCE_GRAD,0B0\n", "torch-comms", "after 0 of 1"),
+        ("0UNSHARD,0F0,0REDUCE_GRAD,0B0\n", "torch-comms", "after 0 of 1"),
+        ("0F0,0B0,0REDUCE_GRAD,0RESHARD\n", "torch-comms", "sharded stage"),
+        ("0UNSHARD,0F0,0B0,0REDUCE_GRAD\n", "torch-comms", "RESHARD missing"),
+        ("0UNSHARD,0F0,0RESHARD,0B0,0REDUCE_GRAD\n", "torch-comms",
+         "before REDUCE_GRAD"),
+        ("0UNSHARD,0F0,0B0\n", "torch", "compute-only row"),
         ("0B0,0F0\n", "torch", "before its forward"),
         ("0F0\n", "torch", "expected 1 total backwards"),
         ("0F0,0X0\n", "torch", "invalid action"),
@@ -339,8 +366,8 @@ def main():
             if want not in str(exc):
                 print("FAIL %r: %s (wanted %r)" % (text, exc, want))
                 failures += 1
-    two = ("0F0,0RECV_B0,0SEND_F0,0B0,0REDUCE_GRAD\n"
-           "1RECV_F0,1F0,1B0,1SEND_B0,1REDUCE_GRAD\n")
+    two = ("0UNSHARD,0F0,0RECV_B0,0SEND_F0,0B0,0REDUCE_GRAD,0RESHARD\n"
+           "1UNSHARD,1RECV_F0,1F0,1B0,1SEND_B0,1REDUCE_GRAD,1RESHARD\n")
     try:
         check(two, "torch-comms", 2, 1, 2)
         print("FAIL the checker accepted a deadlock")

@@ -45,7 +45,8 @@ static const char *write_temp(const char *text, const char *suffix)
 
 typedef struct action {
 	int stage;
-	char type[16]; /* F B I W SEND_F RECV_F SEND_B RECV_B REDUCE_GRAD */
+	char type[16]; /* F B I W SEND_F RECV_F SEND_B RECV_B REDUCE_GRAD
+			* UNSHARD RESHARD */
 	long long mb;
 } action;
 
@@ -61,8 +62,10 @@ static action parse_action(const char *tok)
 	int used = 0;
 	memset(&a, 0, sizeof a);
 	if (sscanf(tok, "%d%15[A-Z_]%n", &a.stage, a.type, &used) == 2
-	    && tok[used] == '\0' && strcmp(a.type, "REDUCE_GRAD") == 0) {
-		a.mb = -1; /* REDUCE_GRAD has no micro-batch */
+	    && tok[used] == '\0' && (strcmp(a.type, "REDUCE_GRAD") == 0 ||
+				     strcmp(a.type, "UNSHARD") == 0 ||
+				     strcmp(a.type, "RESHARD") == 0)) {
+		a.mb = -1; /* these have no micro-batch */
 		return a;
 	}
 	if (sscanf(tok, "%d%15[A-Z_]%lld%n", &a.stage, a.type, &a.mb, &used) != 3
@@ -225,7 +228,7 @@ static void test_torch_csv_comms(void **state)
 	parse_csv(&c, text);
 	parse_csv(&p, plain);
 	assert_int_equal(c.nranks, D);
-	size_t sends[2] = {0, 0}, recvs[2] = {0, 0}, reduces = 0;
+	size_t sends[2] = {0, 0}, recvs[2] = {0, 0}, reduces = 0, shards = 0;
 	int early = 0; /* a receive posted before another action */
 	for (int r = 0; r < D; r++) {
 		/* the compute actions are those of the plain CSV */
@@ -239,11 +242,20 @@ static void test_torch_csv_comms(void **state)
 				continue;
 			}
 			if (strcmp(a->type, "REDUCE_GRAD") == 0) {
-				/* once, after the stage's last backward: the
-				 * rank's last action (vshape: one stage) */
+				/* once, after the stage's last backward: just
+				 * before the rank's RESHARD, its last action
+				 * (vshape: one stage) */
 				assert_int_equal(a->stage, r);
-				assert_int_equal(i, c.nacts[r] - 1);
+				assert_int_equal(i, c.nacts[r] - 2);
 				reduces++;
+				continue;
+			}
+			if (strcmp(a->type, "UNSHARD") == 0 ||
+			    strcmp(a->type, "RESHARD") == 0) {
+				/* the rank's first and last action */
+				assert_int_equal(a->stage, r);
+				assert_int_equal(i, a->type[0] == 'U' ? 0 : c.nacts[r] - 1);
+				shards++;
 				continue;
 			}
 			int fwd = a->type[5] == 'F';
@@ -281,6 +293,7 @@ static void test_torch_csv_comms(void **state)
 		assert_int_equal(recvs[k], (D - 1) * NM);
 	}
 	assert_int_equal(reduces, D);
+	assert_int_equal(shards, 2 * D);
 	assert_true(early);
 	check_torch_rules(&c, D, NM);
 	csv_free(&c);
@@ -338,10 +351,10 @@ static void test_torch_csv_small(void **state)
 	tessel_free(text);
 	TH_OK(tessel_schedule_to_torch_csv(&text, s, 1));
 	assert_string_equal(text,
-			    "0F0,0SEND_F0,0RECV_B0,0B0,0F1,0SEND_F1,0RECV_B1,0B1,"
-			    "0REDUCE_GRAD\n"
-			    "1RECV_F0,1F0,1B0,1SEND_B0,1RECV_F1,1F1,1B1,1SEND_B1,"
-			    "1REDUCE_GRAD\n");
+			    "0UNSHARD,0F0,0SEND_F0,0RECV_B0,0B0,0F1,0SEND_F1,0RECV_B1,0B1,"
+			    "0REDUCE_GRAD,0RESHARD\n"
+			    "1UNSHARD,1RECV_F0,1F0,1B0,1SEND_B0,1RECV_F1,1F1,1B1,1SEND_B1,"
+			    "1REDUCE_GRAD,1RESHARD\n");
 	tessel_free(text);
 	/* the same without stage numbers: derived from the forward chain */
 	const int none[4] = {-2, -2, -2, -2};
@@ -372,7 +385,7 @@ static void test_torch_csv_small(void **state)
 	for (int i = 0; i < 3; i++)
 		TH_OK(tessel_schedule_set_step(s, i, 0, i));
 	TH_OK(tessel_schedule_to_torch_csv(&text, s, 1));
-	assert_string_equal(text, "0F0,0I0,0W0,0REDUCE_GRAD\n");
+	assert_string_equal(text, "0UNSHARD,0F0,0I0,0W0,0REDUCE_GRAD,0RESHARD\n");
 	tessel_free(text);
 	TH_OK(tessel_schedule_to_torch_csv(&text, s, 0));
 	assert_string_equal(text, "0F0,0I0,0W0\n");
