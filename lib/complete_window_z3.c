@@ -9,8 +9,10 @@
  * instances that start at T0 or later, T0 as early as the window's size
  * allows (TSL_WINDOW_MAX_INSTANCES instances, TSL_WINDOW_MAX_PAIRS pairs
  * sharing a device). Each window instance may move earlier by at most
- * TSL_WINDOW_REACH of the window's longest spans, never later (pairs whose
- * order that fixes need no literal). In the model every window instance starts after the
+ * TSL_WINDOW_REACH of the window's longest spans, never later; when such
+ * rounds end without a gain, more rounds allow as much later too (one
+ * moved later can free its device, or memory, for another earlier). Pairs
+ * whose order the neighbourhood fixes need no literal. In the model every window instance starts after the
  * kept work of its devices and its kept dependencies (finish plus
  * latency), after its window dependencies, one ordering literal per window
  * pair sharing a device, and memory just after each positive delta is the
@@ -38,8 +40,8 @@
 #define TSL_WINDOW_MAX_PAIRS 2500
 /* Work bound (Z3 resource units) of each check. */
 #define TSL_WINDOW_RLIMIT 2000000u
-/* How far an instance may move, in its window's longest spans: never
- * later, at most this many earlier (the large neighbourhood). */
+/* How far an instance may move, in its window's longest spans (the large
+ * neighbourhood). */
 #define TSL_WINDOW_REACH 6
 /* Rounds of (cool-down, warm-up), and checks in all. */
 #define TSL_WINDOW_ROUNDS 4
@@ -52,6 +54,7 @@ typedef struct wprob {
 	int64_t nmicros;
 	size_t n;         /* instances: entry indices */
 	int mirror;
+	int later;        /* the neighbourhood also moves instances later */
 	int64_t *start;   /* per instance */
 	int64_t *room;    /* per device: the limit in this time, or INT64_MAX */
 	tsl_succ succ;    /* successors of each block (for the mirror) */
@@ -224,11 +227,13 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 		for (int k = 0; k < B->ndevices; k++)
 			if (busy[B->devices[k]] > c.release)
 				c.release = busy[B->devices[k]];
-		/* the neighbourhood: at most `reach` earlier than now, never
-		 * later */
+		/* the neighbourhood: at most `reach` earlier than now, and
+		 * with p->later as much later (making room for others
+		 * earlier), else never later */
 		int64_t from = p->start[i] - reach;
 		tsl_z3_assert_le(&m->z, tsl_z3_int(&m->z, c.release > from ? c.release : from), m->var[i]);
-		tsl_z3_assert_le(&m->z, m->var[i], tsl_z3_int(&m->z, p->start[i]));
+		tsl_z3_assert_le(&m->z, m->var[i],
+				 tsl_z3_int(&m->z, p->start[i] + (p->later ? reach : 0)));
 		tsl_z3_assert_le(&m->z, tsl_z3_add_int(&m->z, m->var[i], B->span + p->tail[i % (size_t)g->nblocks]),
 			    m->makespan);
 		for (int k = 0; k < B->ndevices; k++)
@@ -271,6 +276,7 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 			rc = tsl_error_nomem();
 	}
 	unsigned sym = (unsigned)p->n + 1;
+	int64_t fixed = p->later ? 2 * reach : reach; /* apart: order fixed */
 	for (int d = 0; d < nd && !rc; d++)
 		for (size_t a = dstart[d]; a < dstart[d + 1]; a++)
 			for (size_t b = a + 1; b < dstart[d + 1]; b++) {
@@ -284,11 +290,11 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 					continue;
 				size_t i = win[x], j = win[y];
 				/* an order the neighbourhood fixes needs no literal */
-				if (p->start[i] + span_of(p, i) <= p->start[j] - reach) {
+				if (p->start[i] + span_of(p, i) <= p->start[j] - fixed) {
 					lit[x][y] = Z3_mk_true(ctx);
 					continue;
 				}
-				if (p->start[j] + span_of(p, j) <= p->start[i] - reach) {
+				if (p->start[j] + span_of(p, j) <= p->start[i] - fixed) {
 					lit[x][y] = Z3_mk_false(ctx);
 					continue;
 				}
@@ -482,7 +488,13 @@ int tsl_complete_window_z3(tessel_schedule *s, const tsl_bounds *bnd,
 			rc = tsl_error_nomem();
 	}
 	int checks = 0, last_gain = -1;
-	for (int round = 0; round < 2 * TSL_WINDOW_ROUNDS && !rc; round++) {
+	for (int round = 0; round < 4 * TSL_WINDOW_ROUNDS && !rc; round++) {
+		/* never later first; both ways once that stops gaining */
+		if (!p.later && (round >= 2 * TSL_WINDOW_ROUNDS ||
+				 (round >= 2 && round - last_gain > 2))) {
+			p.later = 1;
+			last_gain = round - 1;
+		}
 		int64_t before = tsl_schedule_makespan(s);
 		if (before <= lb || tsl_deadline_left_ms(dl) <= 0 ||
 		    tsl_options_cancelled(opts->src) || checks >= TSL_WINDOW_MAX_CHECKS)
@@ -495,8 +507,9 @@ int tsl_complete_window_z3(tessel_schedule *s, const tsl_bounds *bnd,
 		rc = solve_window(&improved, &p, lb, opts, dl, &checks);
 		if (rc || !improved) {
 			/* both ends tried since the last gain: the next round
-			 * would repeat them */
-			if (!rc && round - last_gain >= 2)
+			 * would repeat them (in the wider neighbourhood: the
+			 * end) */
+			if (!rc && p.later && round - last_gain >= 2)
 				break;
 			continue;
 		}

@@ -57,9 +57,11 @@ if [ "$full" -eq 1 ]; then
 		-Db_sanitize=thread -Db_lundef=false >/dev/null || exit 1
 	# tests/tsan.supp: only a report inside the uninstrumented libz3
 	TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp halt_on_error=1"
-	export TSAN_OPTIONS
+	# the tests' lighter cases, as under valgrind (tests/helpers.c)
+	TESSEL_UNDER_CHECKER=1
+	export TSAN_OPTIONS TESSEL_UNDER_CHECKER
 	run_suite build-tsan --suite threads --suite search
-	unset TSAN_OPTIONS
+	unset TSAN_OPTIONS TESSEL_UNDER_CHECKER
 fi
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]

@@ -62,9 +62,10 @@ int64_t th_sched(const tessel_schedule *s, tessel_schedule_attr attr)
 	return v;
 }
 
-int th_under_valgrind(void)
+int th_under_checker(void)
 {
-	return getenv("TESSEL_UNDER_VALGRIND") != NULL;
+	return getenv("TESSEL_UNDER_VALGRIND") != NULL ||
+	       getenv("TESSEL_UNDER_CHECKER") != NULL;
 }
 
 void th_expect_error(int rc, int code, const char *fragment)

@@ -55,7 +55,9 @@ tessel_graph *th_chain(int ndevices, int n, const char *const names[],
 		       const int devices[], const tessel_kind kinds[],
 		       const int spans[], const int memory[]);
 
-/* Whether running under valgrind (TESSEL_UNDER_VALGRIND set): heavy loops shrink. */
-int th_under_valgrind(void);
+/* Whether running under valgrind (TESSEL_UNDER_VALGRIND, set by the
+ * valgrind setup) or another slow checker (TESSEL_UNDER_CHECKER, set by
+ * scripts/check.sh for ThreadSanitizer): heavy loops shrink. */
+int th_under_checker(void);
 
 #endif

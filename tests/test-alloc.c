@@ -268,11 +268,11 @@ static void run_op(const struct op *op)
 	/* the solver and tight searches are slow: under valgrind, every 7th
 	 * or 13th site */
 	long stride = 1;
-	if (op->run == op_solver_search && th_under_valgrind())
+	if (op->run == op_solver_search && th_under_checker())
 		stride = 7;
 	if ((op->run == op_solver_search_x || op->run == op_tight_search ||
 	     op->run == op_solver_search_v3) &&
-	    th_under_valgrind())
+	    th_under_checker())
 		stride = 13;
 	total_sites += exercise(op, stride);
 }

@@ -302,7 +302,7 @@ static void check_latencies(const tessel_schedule *s, const rgraph *r)
 static void test_lower_bound_never_above_optimum(void **state)
 {
 	(void)state;
-	int rounds = th_under_valgrind() ? 1000 : 20000;
+	int rounds = th_under_checker() ? 1000 : 20000;
 	int feasible = 0, memory_decides = 0, memory_tight = 0, searched = 0;
 	int latency_decides = 0, latency_tight = 0, latency_ignored = 0;
 	for (int i = 0; i < rounds; i++) {

@@ -526,7 +526,7 @@ static int c_huge_search(void)
 	tessel_options *o = NULL;
 	tessel_schedule *s = BAD_PTR;
 	TH_OK(tessel_options_new(&o));
-	int64_t n = th_under_valgrind() ? 10000 : 1000000;
+	int64_t n = th_under_checker() ? 10000 : 1000000;
 	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, n));
 	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
 	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 1));
@@ -1231,7 +1231,7 @@ static void test_catalogue(void **state)
 			continue;
 		}
 		/* generous: the slowest rows parse 10^5 blocks */
-		double limit = th_under_valgrind() ? 600.0 : 30.0;
+		double limit = th_under_checker() ? 600.0 : 30.0;
 		if (rc != r->code ||
 		    (r->code != TESSEL_OK &&
 		     (!strstr(msg, r->fragment) ||

@@ -478,7 +478,7 @@ static void order_by(tsl_inst *seq, const tessel_schedule *s, int by_finish)
 static void test_sgs_against_plain(void **state)
 {
 	(void)state;
-	int rounds = th_under_valgrind() ? 300 : 4000;
+	int rounds = th_under_checker() ? 300 : 4000;
 	int feasible = 0, latency_tight = 0;
 	for (int r = 0; r < rounds; r++) {
 		int N = 0;
@@ -641,7 +641,7 @@ static double seconds_since(int64_t t0)
 static void test_deadline_large(void **state)
 {
 	(void)state;
-	int64_t N = th_under_valgrind() ? 64 : 4096;
+	int64_t N = th_under_checker() ? 64 : 4096;
 	tessel_graph *g = NULL;
 	TH_OK(tessel_preset(&g, "mshape", 32, 0, TESSEL_UNLIMITED));
 	TH_OK(tessel_graph_set_latency(g, 2));
@@ -686,7 +686,7 @@ static void test_deadline_large(void **state)
 		      (long long)plain_makespan, (long long)lb);
 	/* generous: the plain pass (and the sorts and checks around it)
 	 * again after the deadline */
-	if (!th_under_valgrind()) {
+	if (!th_under_checker()) {
 		assert_true(past_time < 3 * plain_time + 0.5);
 		assert_true(soon_time < 0.1 + 3 * plain_time + 0.5);
 	}

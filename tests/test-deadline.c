@@ -126,7 +126,7 @@ static tsl_opts plain_opts(void)
 static void test_heuristic_stops(void **state)
 {
 	(void)state;
-	if (th_under_valgrind())
+	if (th_under_checker())
 		skip();
 	tessel_graph *g = random_dag(30000, 256, 1, 1);
 	tsl_bounds bnd;
@@ -166,7 +166,7 @@ static void test_memory_aware_search_stops(void **state)
 	double secs = since(t0);
 	print_message("memory-aware search past its deadline: %.3f s\n", secs);
 	assert_int_equal(found, 0);
-	if (!th_under_valgrind() && TIMES_CHECKED)
+	if (!th_under_checker() && TIMES_CHECKED)
 		assert_true(secs < 0.2);
 	free(rep.T);
 	tsl_bounds_release(&bnd);
@@ -184,7 +184,7 @@ static int count_candidates(const tsl_repetend *rep, void *payload)
 static void test_solver_stops(void **state)
 {
 	(void)state;
-	if (th_under_valgrind())
+	if (th_under_checker())
 		skip();
 	tessel_graph *g = uneven_preset("mshape", 8, 8);
 	tsl_bounds bnd;
@@ -211,7 +211,7 @@ static void test_solver_stops(void **state)
 static void test_check_stops(void **state)
 {
 	(void)state;
-	if (th_under_valgrind())
+	if (th_under_checker())
 		skip();
 	tessel_graph *g = NULL;
 	tessel_schedule *s = NULL;
@@ -278,7 +278,7 @@ static void expect_within(const char *what, int rc, double secs, double limit)
 static void test_search_limits(void **state)
 {
 	(void)state;
-	if (th_under_valgrind())
+	if (th_under_checker())
 		skip();
 	double secs;
 	int rc;
@@ -308,7 +308,7 @@ static void test_search_limits(void **state)
 static void test_min_memory_limit(void **state)
 {
 	(void)state;
-	if (th_under_valgrind())
+	if (th_under_checker())
 		skip();
 	tessel_graph *g = uneven_preset("xshape", 16, TESSEL_UNLIMITED);
 	tessel_options *o = NULL;

@@ -184,7 +184,7 @@ static void test_many_blocks(void **state)
 {
 	(void)state;
 	/* a long chain: name lookup and topological order stay fast */
-	int n = th_under_valgrind() ? 2000 : 100000;
+	int n = th_under_checker() ? 2000 : 100000;
 	tessel_graph *g = NULL;
 	TH_OK(tessel_graph_new(&g, 8));
 	char name[32];

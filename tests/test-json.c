@@ -1322,7 +1322,7 @@ static void test_searched_round_trip(void **state)
 {
 	(void)state;
 	tessel_schedule *s = th_search_preset("vshape", 4, 4, 8,
-					      th_under_valgrind());
+					      th_under_checker());
 	sched_round_trip(s);
 	char *a = sched_json(s);
 	tessel_schedule *t = sched_parse(a);

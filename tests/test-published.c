@@ -119,7 +119,7 @@ static void test_every_order_validates(void **state)
 	static const int devices[] = {2, 3, 4, 5, 6, 8};
 	static const int64_t micros[] = {1, 2, 3, 4, 7, 8, 12, 16, 24, 32};
 	static const int spans[][3] = {{1, 1, 1}, {2, 2, 1}, {1, 2, 1}, {3, 1, 2}};
-	int light = th_under_valgrind();
+	int light = th_under_checker();
 	for (int f = 0; f < PUB_NFAMILIES; f++) {
 		int ok = 0;
 		for (size_t di = 0; di < sizeof devices / sizeof devices[0]; di++)

@@ -89,7 +89,7 @@ static void test_span_scaling(void **state)
 {
 	(void)state;
 	static const int factors[] = {10, 1000};
-	size_t npresets = th_under_valgrind() ? 2 : sizeof presets8 / sizeof presets8[0];
+	size_t npresets = th_under_checker() ? 2 : sizeof presets8 / sizeof presets8[0];
 	for (int fast = 0; fast <= 1; fast++)
 		for (size_t p = 0; p < npresets; p++) {
 			tessel_graph *g = NULL;
@@ -121,7 +121,7 @@ static void test_uneven_spans(void **state)
 {
 	(void)state;
 	static const int factor[3] = {137, 281, 96};
-	size_t npresets = th_under_valgrind() ? 1 : sizeof presets8 / sizeof presets8[0];
+	size_t npresets = th_under_checker() ? 1 : sizeof presets8 / sizeof presets8[0];
 	for (size_t p = 0; p < npresets; p++) {
 		tessel_graph *g = NULL;
 		TH_OK(tessel_preset(&g, presets8[p].name, 8, 0, presets8[p].memory));
@@ -146,7 +146,7 @@ static void test_latency_at_the_bound(void **state)
 {
 	(void)state;
 	static const int latencies[] = {0, 1, 4};
-	size_t npresets = th_under_valgrind() ? 1 : sizeof presets8 / sizeof presets8[0];
+	size_t npresets = th_under_checker() ? 1 : sizeof presets8 / sizeof presets8[0];
 	for (size_t p = 0; p < npresets; p++)
 		for (size_t l = 0; l < sizeof latencies / sizeof latencies[0]; l++) {
 			tessel_graph *g = NULL;

@@ -57,7 +57,7 @@ static void check_schedule(const tessel_schedule *s, int64_t nmicros)
 static void search_and_check(const tessel_graph *g, const char *what)
 {
 	const int64_t ns[] = {1, 4, 16, 128};
-	size_t count = th_under_valgrind() ? 2 : 4;
+	size_t count = th_under_checker() ? 2 : 4;
 	for (size_t i = 0; i < count; i++) {
 		tessel_schedule *s = th_search(g, ns[i], 0, 0, 0);
 		if (!s)
@@ -73,7 +73,7 @@ static void test_presets_valid(void **state)
 {
 	(void)state;
 	const char *names[] = {"vshape", "xshape", "mshape", "nnshape", "kshape"};
-	int maxD = th_under_valgrind() ? 4 : 8;
+	int maxD = th_under_checker() ? 4 : 8;
 	for (int D = 4; D <= maxD; D += 2)
 		for (size_t i = 0; i < 5; i++)
 			for (int infer = 0; infer <= 1; infer++) {
@@ -338,7 +338,7 @@ static void test_fast_every_preset(void **state)
 {
 	(void)state;
 	const char *names[] = {"vshape", "xshape", "mshape", "nnshape", "kshape"};
-	int maxD = th_under_valgrind() ? 8 : 64;
+	int maxD = th_under_checker() ? 8 : 64;
 	for (int D = 4; D <= maxD; D *= 2)
 		for (size_t i = 0; i < 5; i++)
 			for (int infer = 0; infer <= 1; infer++) {
@@ -426,7 +426,7 @@ static void test_time_limit(void **state)
 {
 	(void)state;
 	tessel_graph *g = NULL;
-	int D = th_under_valgrind() ? 8 : 32;
+	int D = th_under_checker() ? 8 : 32;
 	TH_OK(tessel_preset(&g, "nnshape", D, 0, 3 * D));
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -462,7 +462,7 @@ static void test_deterministic_threads(void **state)
 	(void)state;
 	tessel_graph *g = NULL;
 	/* under valgrind a smaller placement */
-	if (th_under_valgrind())
+	if (th_under_checker())
 		TH_OK(tessel_preset(&g, "xshape", 4, 0, 6));
 	else
 		TH_OK(tessel_preset(&g, "xshape", 8, 0, 12));
@@ -520,7 +520,7 @@ static void test_direct_small(void **state)
 	(void)state;
 	const char *names[] = {"xshape", "nnshape"};
 	/* under valgrind (about 60 times slower) N = 2 only */
-	int64_t nmax = th_under_valgrind() ? 2 : 4;
+	int64_t nmax = th_under_checker() ? 2 : 4;
 	for (size_t i = 0; i < 2; i++)
 		for (int64_t n = 2; n <= nmax; n++) {
 			tessel_graph *g = NULL;

@@ -17,7 +17,7 @@
 static tessel_schedule *searched(const char *preset, int ndev)
 {
 	return th_search_preset(preset, ndev, 2 * ndev + 2,
-				th_under_valgrind() ? 4 : 8, 1);
+				th_under_checker() ? 4 : 8, 1);
 }
 
 static double sim_get(const tessel_simulation *sim, tessel_sim_attr attr,

@@ -195,7 +195,7 @@ static void test_cancel_from_other_thread(void **state)
 	pthread_t tid;
 	double t0 = now_s();
 	assert_int_equal(pthread_create(&tid, NULL, cancel_worker, &j), 0);
-	usleep(th_under_valgrind() ? 2000000 : 300000);
+	usleep(th_under_checker() ? 2000000 : 300000);
 	double cancelled = now_s();
 	TH_OK(tessel_options_cancel(o));
 	assert_int_equal(pthread_join(tid, NULL), 0);
@@ -212,7 +212,7 @@ static void test_cancel_from_other_thread(void **state)
 		assert_int_equal(j.rc_validate, TESSEL_OK);
 	}
 	/* "promptly": well under the time limit, with room for slow machines */
-	assert_true(delay < (th_under_valgrind() ? 60.0 : 5.0));
+	assert_true(delay < (th_under_checker() ? 60.0 : 5.0));
 
 	/* The request stays in force until it is withdrawn. */
 	tessel_schedule *s = NULL;
@@ -321,7 +321,7 @@ static void test_concurrent_readers(void **state)
 	for (int i = 0; i < NREADERS; i++) {
 		jobs[i].schedule = cs;
 		jobs[i].ndevices = 4;
-		jobs[i].rounds = th_under_valgrind() ? 3 : 50;
+		jobs[i].rounds = th_under_checker() ? 3 : 50;
 		assert_int_equal(pthread_create(&tid[i], NULL, read_worker, &jobs[i]), 0);
 	}
 	for (int i = 0; i < NREADERS; i++)

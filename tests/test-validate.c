@@ -609,7 +609,7 @@ static void test_order_of_rules(void **state)
 static void test_large(void **state)
 {
 	(void)state;
-	int nm = th_under_valgrind() ? 64 : 1024;
+	int nm = th_under_checker() ? 64 : 1024;
 	int64_t lim[16];
 	for (int d = 0; d < 16; d++)
 		lim[d] = 16 - d;
