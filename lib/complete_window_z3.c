@@ -35,6 +35,7 @@
 #include "schedule.h"
 #include "solver.h"
 #include "util.h"
+#include "validate.h"
 
 #define TSL_WINDOW_MAX_INSTANCES 80
 #define TSL_WINDOW_MAX_PAIRS 2500

@@ -64,58 +64,6 @@ static int act_key_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-/* Successors of every block (compressed rows: the consumers of block b are
- * list[off[b] .. off[b + 1]), with the multiplicity of the deps lists;
- * dep[k] is b's index in the deps list of consumer list[k]). */
-typedef struct succ_index {
-	size_t *off;
-	int *list;
-	int *dep;
-} succ_index;
-
-static void succ_index_release(succ_index *x)
-{
-	tsl_free(x->off);
-	tsl_free(x->list);
-	tsl_free(x->dep);
-	x->off = NULL;
-	x->list = NULL;
-	x->dep = NULL;
-}
-
-static int succ_index_build(succ_index *x, const tessel_graph *g)
-{
-	size_t total = 0;
-	x->off = tsl_calloc((size_t)g->nblocks + 1, sizeof *x->off);
-	if (!x->off)
-		return tsl_error_nomem();
-	for (int c = 0; c < g->nblocks; c++) {
-		for (int i = 0; i < g->blocks[c].ndeps; i++)
-			x->off[g->blocks[c].deps[i] + 1]++;
-		total += (size_t)g->blocks[c].ndeps;
-	}
-	for (int b = 0; b < g->nblocks; b++)
-		x->off[b + 1] += x->off[b];
-	x->list = tsl_reallocarray(NULL, total ? total : 1, sizeof *x->list);
-	x->dep = tsl_reallocarray(NULL, total ? total : 1, sizeof *x->dep);
-	size_t *fill = tsl_calloc((size_t)g->nblocks + 1, sizeof *fill);
-	if (!x->list || !x->dep || !fill) {
-		tsl_free(fill);
-		succ_index_release(x);
-		return tsl_error_nomem();
-	}
-	/* c ascending, so each row lists its consumers in gid order */
-	for (int c = 0; c < g->nblocks; c++) {
-		for (int i = 0; i < g->blocks[c].ndeps; i++) {
-			int a = g->blocks[c].deps[i];
-			x->dep[x->off[a] + fill[a]] = i;
-			x->list[x->off[a] + fill[a]++] = c;
-		}
-	}
-	tsl_free(fill);
-	return TSL_OK;
-}
-
 static int iter_push(tessel_action_iter *it, int kind, int gid, int64_t mid,
 		     int peer, int peer_gid, int64_t step, int64_t latency)
 {
@@ -141,7 +89,7 @@ static int iter_push(tessel_action_iter *it, int kind, int gid, int64_t mid,
 
 /* Receives, compute and sends of block b, micro-batch m on device d. */
 static int push_compute(tessel_action_iter *it, const tessel_schedule *s,
-			const succ_index *x, int d, int b, int64_t m)
+			const tsl_succ *x, int d, int b, int64_t m)
 {
 	const tessel_graph *g = s->graph;
 	const tsl_block *blk = &g->blocks[b];
@@ -163,8 +111,8 @@ static int push_compute(tessel_action_iter *it, const tessel_schedule *s,
 	if (blk->devices[0] != d)
 		return TSL_OK;
 	int64_t finish = start + blk->span;
-	for (size_t i = x->off[b]; i < x->off[b + 1]; i++) {
-		int c = x->list[i];
+	for (int i = x->start[b]; i < x->start[b + 1]; i++) {
+		int c = x->block[i];
 		const tsl_block *pc = &g->blocks[c];
 		int64_t lat = tsl_dep_latency(g, pc, x->dep[i]);
 		for (int j = 0; j < pc->ndevices; j++) {
@@ -175,23 +123,6 @@ static int push_compute(tessel_action_iter *it, const tessel_schedule *s,
 				       finish, lat);
 			if (rc)
 				return rc;
-		}
-	}
-	return TSL_OK;
-}
-
-/* Every entry must be placed; `fn` names the caller. */
-static int check_placed(const tessel_schedule *s, const char *fn)
-{
-	const tessel_graph *g = s->graph;
-	for (int64_t m = 0; m < s->nmicros; m++) {
-		for (int b = 0; b < g->nblocks; b++) {
-			if (tsl_entry_at(s, b, m)->start < 0)
-				return tsl_error(TESSEL_EINVAL,
-						 "%s: schedule: block '%s' "
-						 "micro-batch %lld is not placed",
-						 fn, g->blocks[b].name,
-						 (long long)m);
 		}
 	}
 	return TSL_OK;
@@ -219,14 +150,14 @@ static int build_stream(tessel_action_iter *it, const tessel_schedule *s,
 		}
 	}
 	qsort(keys, n, sizeof *keys, act_key_cmp);
-	succ_index x = {NULL, NULL, NULL};
-	int rc = succ_index_build(&x, g);
+	tsl_succ x;
+	int rc = tsl_succ_build(&x, g);
 	for (size_t i = 0; i < n && !rc; i++) {
 		int b = (int)(keys[i].tie / s->nmicros);
 		int64_t m = keys[i].tie % s->nmicros;
 		rc = push_compute(it, s, &x, d, b, m);
 	}
-	succ_index_release(&x);
+	tsl_succ_release(&x);
 	tsl_free(keys);
 	return rc;
 }
@@ -242,7 +173,7 @@ static int action_iter_make(tessel_action_iter **out, const tessel_schedule *s,
 		return tsl_error(TESSEL_ENOTFOUND,
 				 "%s: device %d is out of range 0 .. %d", fn,
 				 device, s->graph->ndevices - 1);
-	int rc = check_placed(s, fn);
+	int rc = tsl_schedule_check_placed(s, fn);
 	if (rc)
 		return rc;
 	tessel_action_iter *it = tsl_calloc(1, sizeof *it);
@@ -262,24 +193,18 @@ TESSEL_API int tessel_action_iter_new(tessel_action_iter **out,
 				      int device)
 {
 	static const char fn[] = "tessel_action_iter_new";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	return action_iter_make(out, schedule, device, fn);
 }
 
 TESSEL_API int tessel_action_iter_next(const tessel_action **out,
 				       tessel_action_iter *iter)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_action_iter_next: out is NULL");
+	TSL_CHECK_ARG(out, "tessel_action_iter_next", "out");
 	*out = NULL;
-	if (!iter)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_action_iter_next: iter is NULL");
+	TSL_CHECK_ARG(iter, "tessel_action_iter_next", "iter");
 	if (iter->pos >= iter->count)
 		return TESSEL_ITEROVER;
 	*out = &iter->acts[iter->pos++];
@@ -297,11 +222,8 @@ TESSEL_API void tessel_action_iter_free(tessel_action_iter *iter)
 TESSEL_API int tessel_action_get(int64_t *out, const tessel_action *action,
 				 tessel_action_attr attr)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "tessel_action_get: out is NULL");
-	if (!action)
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_action_get: action is NULL");
+	TSL_CHECK_ARG(out, "tessel_action_get", "out");
+	TSL_CHECK_ARG(action, "tessel_action_get", "action");
 	int64_t v;
 	switch (attr) {
 	case TESSEL_ACTION_KIND: v = action->kind; break;
@@ -324,14 +246,6 @@ TESSEL_API int tessel_action_get(int64_t *out, const tessel_action *action,
 /* JSON                                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* A JSON string: quotes around the escaped text. */
-static void put_json_string(tsl_buf *b, const char *s)
-{
-	tsl_buf_puts(b, "\"");
-	tsl_buf_json_escaped(b, s);
-	tsl_buf_puts(b, "\"");
-}
-
 static const char *kind_op(int kind)
 {
 	switch (kind) {
@@ -345,12 +259,12 @@ static void put_action(tsl_buf *b, const tessel_graph *g,
 		       const struct tessel_action *a)
 {
 	tsl_buf_printf(b, "{\"op\": \"%s\", \"block\": ", kind_op(a->kind));
-	put_json_string(b, g->blocks[a->gid].name);
+	tsl_buf_json_string(b, g->blocks[a->gid].name);
 	tsl_buf_printf(b, ", \"gid\": %d, \"mid\": %lld, \"step\": %lld",
 		       a->gid, (long long)a->mid, (long long)a->step);
 	if (a->kind != TESSEL_ACTION_COMPUTE) {
 		tsl_buf_printf(b, ", \"peer\": %d, \"peer_block\": ", a->peer);
-		put_json_string(b, g->blocks[a->peer_gid].name);
+		tsl_buf_json_string(b, g->blocks[a->peer_gid].name);
 		tsl_buf_printf(b, ", \"peer_gid\": %d, \"latency\": %lld",
 			       a->peer_gid, (long long)a->latency);
 	}
@@ -361,13 +275,11 @@ TESSEL_API int tessel_schedule_to_actions_json(char **out,
 					       const tessel_schedule *schedule)
 {
 	static const char fn[] = "tessel_schedule_to_actions_json";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	const tessel_graph *g = schedule->graph;
-	int rc = check_placed(schedule, fn);
+	int rc = tsl_schedule_check_placed(schedule, fn);
 	if (!rc)
 		rc = tsl_json_check_names(schedule->graph, fn);
 	if (rc)

@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "export_text.h"
 #include "graph.h"
 #include "schedule.h"
 #include "util.h"
@@ -111,16 +112,6 @@ static void put_xml_text(tsl_buf *b, const char *s)
 		tsl_buf_append(b, (const char *)p, (size_t)n);
 		p += n;
 	}
-}
-
-static int digits(int64_t v)
-{
-	int n = 1;
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
 }
 
 static void layout_init(svg_layout *l, const tessel_schedule *s)
@@ -417,7 +408,7 @@ static void put_block(tsl_buf *b, const svg_layout *l,
 		       (long long)e->mid, (long long)e->start,
 		       (long long)(e->start + blk->span - 1));
 	int turned;
-	int k = label_size(w, digits(e->mid), &turned);
+	int k = label_size(w, tsl_digits(e->mid), &turned);
 	if (k < 0)
 		return;
 	double f = size_of(k);
@@ -485,7 +476,7 @@ static void row_add(svg_row *r, const svg_layout *l,
 	put_num(p, -w);
 	tsl_buf_puts(p, "z");
 	int turned;
-	int k = label_size(w, digits(e->mid), &turned);
+	int k = label_size(w, tsl_digits(e->mid), &turned);
 	if (k < 0)
 		return;
 	/* horizontal: x in a group moved to the baseline; turned: y (the
@@ -562,11 +553,9 @@ TESSEL_API int tessel_schedule_to_svg(char **out,
 				      const tessel_schedule *schedule)
 {
 	static const char fn[] = "tessel_schedule_to_svg";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	svg_layout l;
 	layout_init(&l, schedule);
 	tsl_buf b;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "export_text.h"
 #include "graph.h"
 #include "schedule.h"
 #include "util.h"

@@ -341,20 +341,6 @@ static int map_comms(torch_map *m)
 	return TSL_OK;
 }
 
-/* Every (block, micro-batch) must be placed: PyTorch runs them all. */
-static int check_placed(const tessel_schedule *s)
-{
-	const tessel_graph *g = s->graph;
-	for (int64_t mid = 0; mid < s->nmicros; mid++)
-		for (int b = 0; b < g->nblocks; b++)
-			if (tsl_entry_at(s, b, mid)->start < 0)
-				return tsl_error(TESSEL_EINVAL,
-						 "torch CSV: block \"%s\" of micro-batch %lld "
-						 "is not placed",
-						 g->blocks[b].name, (long long)mid);
-	return TSL_OK;
-}
-
 /* One item of a rank's row with communication. */
 enum { IT_SEND = 0, IT_REDUCE, IT_RESHARD, IT_UNSHARD, IT_RECV, IT_COMPUTE };
 
@@ -584,8 +570,7 @@ TESSEL_API int tessel_graph_check_torch(const tessel_graph *graph,
 					int with_comms)
 {
 	static const char fn[] = "tessel_graph_check_torch";
-	if (!graph)
-		return tsl_error(TESSEL_EINVAL, "%s: graph is NULL", fn);
+	TSL_CHECK_ARG(graph, fn, "graph");
 	if (with_comms != 0 && with_comms != 1)
 		return tsl_error(TESSEL_EINVAL,
 				 "%s: with_comms must be 0 or 1, got %d", fn,
@@ -601,11 +586,9 @@ TESSEL_API int tessel_schedule_to_torch_csv(char **out,
 					    int with_comms)
 {
 	static const char fn[] = "tessel_schedule_to_torch_csv";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	if (with_comms != 0 && with_comms != 1)
 		return tsl_error(TESSEL_EINVAL,
 				 "%s: with_comms must be 0 or 1, got %d", fn,
@@ -613,7 +596,7 @@ TESSEL_API int tessel_schedule_to_torch_csv(char **out,
 	torch_map m = {.g = schedule->graph};
 	int rc = check_graph(&m, with_comms);
 	if (!rc)
-		rc = check_placed(schedule);
+		rc = tsl_schedule_check_placed(schedule, fn);
 	tsl_buf b;
 	tsl_buf_init(&b);
 	for (int d = 0; d < m.g->ndevices && !rc; d++)

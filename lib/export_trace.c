@@ -179,11 +179,9 @@ TESSEL_API int tessel_schedule_to_trace_json(char **out,
 					     double step_us)
 {
 	static const char fn[] = "tessel_schedule_to_trace_json";
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "%s: out is NULL", fn);
+	TSL_CHECK_ARG(out, fn, "out");
 	*out = NULL;
-	if (!schedule)
-		return tsl_error(TESSEL_EINVAL, "%s: schedule is NULL", fn);
+	TSL_CHECK_ARG(schedule, fn, "schedule");
 	if (isnan(step_us) || step_us < 0)
 		return tsl_error(TESSEL_EINVAL,
 				 "%s: step_us must be > 0 (or 0: from the placement), got %g",

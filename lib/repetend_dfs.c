@@ -474,16 +474,6 @@ static void reserve(dfs *s, int b, int64_t r, unsigned char v)
 		s->nomem = s->stopped = 1;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Periods with at most this many multiples of the time unit try every one
  * of them as a start. */
 #define TSL_DFS_FINE_POSITIONS 64
@@ -518,11 +508,11 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 	s.src = src;
 	for (int b = 0; b < n; b++) {
 		const tsl_block *B = &g->blocks[b];
-		s.unit = gcd64(s.unit, B->span);
+		s.unit = tsl_gcd64(s.unit, B->span);
 		for (int j = 0; j < B->ndeps; j++)
-			s.unit = gcd64(s.unit, tsl_dep_latency(g, B, j));
+			s.unit = tsl_gcd64(s.unit, tsl_dep_latency(g, B, j));
 	}
-	s.unit = gcd64(s.unit, P);
+	s.unit = tsl_gcd64(s.unit, P);
 	if (s.unit < 1)
 		s.unit = 1;
 	s.fine = P / s.unit <= TSL_DFS_FINE_POSITIONS;

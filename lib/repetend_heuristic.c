@@ -35,7 +35,7 @@ typedef struct heur {
 	int *order;
 	int64_t *T;
 	/* iterative modulo scheduling */
-	int *succ, *succ_start; /* successor lists */
+	tsl_succ succ;          /* successor lists */
 	int64_t *last;       /* per block: last start tried, -1 none */
 	char *placed;
 	int64_t *pin;        /* per block: required start mod P, -1 free */
@@ -299,8 +299,8 @@ static int ims_place(heur *h, int b, int64_t t)
 	h->last[b] = t;
 	h->placed[b] = 1;
 	/* successors placed too early for b */
-	for (int k = h->succ_start[b]; k < h->succ_start[b + 1]; k++) {
-		int v = h->succ[k];
+	for (int k = h->succ.start[b]; k < h->succ.start[b + 1]; k++) {
+		int v = h->succ.block[k];
 		if (!h->placed[v])
 			continue;
 		const tsl_block *V = &g->blocks[v];
@@ -452,25 +452,15 @@ static int try_period(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 	return TSL_OK;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* The unit of the graph's times: gcd of its spans and latencies. */
 static int64_t time_unit(const tessel_graph *g)
 {
 	int64_t u = 0;
 	for (int b = 0; b < g->nblocks && u != 1; b++) {
 		const tsl_block *B = &g->blocks[b];
-		u = gcd64(u, B->span);
+		u = tsl_gcd64(u, B->span);
 		for (int j = 0; j < B->ndeps; j++)
-			u = gcd64(u, tsl_dep_latency(g, B, j));
+			u = tsl_gcd64(u, tsl_dep_latency(g, B, j));
 	}
 	return u > 0 ? u : 1;
 }
@@ -562,9 +552,6 @@ int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 	h.src = src;
 	h.dfs_budget = dfs_budget > 0 ? dfs_budget : TSL_DFS_BUDGET;
 	h.n = g->nblocks;
-	int ndeps = 0;
-	for (int b = 0; b < h.n; b++)
-		ndeps += g->blocks[b].ndeps;
 	h.order = tsl_calloc((size_t)h.n, sizeof *h.order);
 	h.T = tsl_calloc((size_t)h.n, sizeof *h.T);
 	h.last = tsl_calloc((size_t)h.n, sizeof *h.last);
@@ -574,27 +561,15 @@ int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 	h.heap = tsl_calloc((size_t)h.n, sizeof *h.heap);
 	h.pos = tsl_calloc((size_t)h.n, sizeof *h.pos);
 	h.queued = tsl_calloc((size_t)h.n, 1);
-	h.succ_start = tsl_calloc((size_t)h.n + 1, sizeof *h.succ_start);
-	h.succ = tsl_calloc((size_t)ndeps + 1, sizeof *h.succ);
 	keyed *tmp = tsl_calloc((size_t)h.n, sizeof *tmp);
 	int rc = tsl_circles_init(&h.busy, g->ndevices);
+	if (!rc)
+		rc = tsl_succ_build(&h.succ, g);
 	if (!rc && (!h.order || !h.T || !tmp || !h.last || !h.placed ||
-		    !h.succ_start || !h.succ || !h.pin || !h.evict || !h.heap ||
-		    !h.pos || !h.queued))
+		    !h.pin || !h.evict || !h.heap || !h.pos || !h.queued))
 		rc = tsl_error_nomem();
 	if (rc)
 		goto out;
-	for (int b = 0; b < h.n; b++)
-		for (int j = 0; j < g->blocks[b].ndeps; j++)
-			h.succ_start[g->blocks[b].deps[j] + 1]++;
-	for (int b = 0; b < h.n; b++)
-		h.succ_start[b + 1] += h.succ_start[b];
-	/* T serves as fill counters here; it is zero from calloc */
-	for (int b = 0; b < h.n; b++)
-		for (int j = 0; j < g->blocks[b].ndeps; j++) {
-			int a = g->blocks[b].deps[j];
-			h.succ[h.succ_start[a] + h.T[a]++] = b;
-		}
 	int found = 0;
 	rc = heuristic_search(&h, rep, relaxed, tmp, &found);
 	if (!rc && !found && h.stopped)
@@ -617,8 +592,7 @@ out:
 	tsl_free(h.heap);
 	tsl_free(h.pos);
 	tsl_free(h.queued);
-	tsl_free(h.succ);
-	tsl_free(h.succ_start);
+	tsl_succ_release(&h.succ);
 	tsl_free(h.order);
 	tsl_free(h.T);
 	tsl_free(tmp);

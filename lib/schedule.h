@@ -49,14 +49,6 @@ int tsl_schedule_check_placed(const tessel_schedule *s, const char *fn);
 /* Makespan: max start + span over placed entries (0 if none). */
 int64_t tsl_schedule_makespan(const tessel_schedule *s);
 
-/* The key figures (period and its bound, makespan, lower bound and
- * efficiency) as the text grid prints them, `sep` between the two. */
-int tsl_put_key_figures(tsl_buf *b, const tessel_schedule *s, const char *sep);
-
-/* The validator (validate.c): tessel_schedule_validate, giving up with
- * TESSEL_ETIMEOUT when the hard end of dl (may be NULL) passes. */
-int tsl_schedule_check(const tessel_schedule *schedule, const tsl_deadline *dl);
-
 /* Peak memory of every device (ndevices values) from the placed entries. */
 int tsl_schedule_peaks(int64_t *peaks, const tessel_schedule *s);
 

@@ -10,6 +10,7 @@
 #include "options.h"
 #include "search.h"
 #include "util.h"
+#include "validate.h"
 
 void tsl_repetend_release(tsl_repetend *r)
 {
@@ -608,8 +609,7 @@ static int try_without_limits(tessel_schedule **s, const tessel_graph *g,
 TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 			     const tessel_options *options)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, "tessel_search", "out");
 	*out = NULL;
 	int rc = tessel_graph_validate(g);
 	if (rc)
@@ -726,8 +726,7 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 				 const tessel_graph *g, int64_t period,
 				 const tessel_options *options)
 {
-	if (!out)
-		return tsl_error(TESSEL_EINVAL, "out is NULL");
+	TSL_CHECK_ARG(out, "tessel_min_memory", "out");
 	int rc = tsl_graph_check_structure(g);
 	if (rc)
 		return rc;

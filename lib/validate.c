@@ -22,6 +22,7 @@
 #include "graph.h"
 #include "schedule.h"
 #include "util.h"
+#include "validate.h"
 
 typedef struct v_key {
 	int64_t start;

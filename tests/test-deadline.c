@@ -22,6 +22,7 @@
 #include "search.h"
 #include "tessel.h"
 #include "util.h"
+#include "validate.h"
 
 /* Sanitizer builds run several times slower: there the times are printed
  * but not checked. */
