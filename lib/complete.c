@@ -221,22 +221,6 @@ static void load_starts(tessel_schedule *s, const int64_t *src, size_t count)
 /* Largest delay, in the placement's longest spans. */
 #define TSL_PERTURB_DELAY 2
 
-typedef struct keyed {
-	int64_t key;
-	int gid;
-	int64_t mid;
-} keyed;
-
-static int cmp_keyed(const void *x, const void *y)
-{
-	const keyed *a = x, *b = y;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	if (a->gid != b->gid)
-		return a->gid < b->gid ? -1 : 1;
-	return (a->mid > b->mid) - (a->mid < b->mid);
-}
-
 static uint64_t next_random(uint64_t *state)
 {
 	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -246,7 +230,7 @@ static uint64_t next_random(uint64_t *state)
 /* seq = the instances by perturbed key; key of an instance: 4 start +
  * delay, at least its dependencies' keys + 1 (they start earlier, so
  * visiting by start sees them first). */
-static int perturbed_order(tsl_inst *seq, keyed *kk, const tessel_schedule *s,
+static int perturbed_order(tsl_inst *seq, inst *kk, const tessel_schedule *s,
 			   uint64_t *rnd, int64_t delay)
 {
 	const tessel_graph *g = s->graph;
@@ -261,16 +245,16 @@ static int perturbed_order(tsl_inst *seq, keyed *kk, const tessel_schedule *s,
 			      (int64_t)(next_random(rnd) % (uint64_t)(4 * delay + 1));
 		for (int k = 0; k < B->ndeps; k++) {
 			/* the key of a dependency, kept in its entry's slot */
-			int64_t kd = kk[(size_t)x.mid * (size_t)g->nblocks + (size_t)B->deps[k]].key;
+			int64_t kd = kk[(size_t)x.mid * (size_t)g->nblocks + (size_t)B->deps[k]].start;
 			if (kd + 1 > key)
 				key = kd + 1;
 		}
 		size_t at = (size_t)x.mid * (size_t)g->nblocks + (size_t)x.gid;
-		kk[at] = (keyed){key, x.gid, x.mid};
+		kk[at] = (inst){key, x.gid, x.mid};
 	}
-	keyed *order = kk + count;
+	inst *order = kk + count;
 	memcpy(order, kk, count * sizeof *order);
-	qsort(order, count, sizeof *order, cmp_keyed);
+	qsort(order, count, sizeof *order, cmp_inst);
 	for (size_t i = 0; i < count; i++)
 		seq[i] = (tsl_inst){order[i].gid, order[i].mid};
 	return TSL_OK;
@@ -284,7 +268,7 @@ static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 	int64_t span = 1;
 	for (int b = 0; b < g->nblocks; b++)
 		span = g->blocks[b].span > span ? g->blocks[b].span : span;
-	keyed *kk = tsl_reallocarray(NULL, 2 * count, sizeof *kk);
+	inst *kk = tsl_reallocarray(NULL, 2 * count, sizeof *kk);
 	int64_t *best_starts = tsl_reallocarray(NULL, count, sizeof *best_starts);
 	if (!kk || !best_starts) {
 		tsl_free(kk);
