@@ -207,6 +207,22 @@ static void load_starts(tessel_schedule *s, const int64_t *src, size_t count)
 		s->entries[i].start = src[i];
 }
 
+/* One forward-backward round: every instance as late as its successors
+ * and devices allow (by decreasing finish), then as early as possible again
+ * (by start); both keep the memory limits (complete_sgs.c). */
+static int justify_right_then_left(tessel_schedule *s, tsl_inst *seq,
+				   size_t count, const tsl_deadline *dl)
+{
+	int rc = sorted_instances(seq, s, NULL, 1);
+	if (!rc)
+		rc = tsl_sgs_backward(s, seq, count, dl);
+	if (!rc)
+		rc = sorted_instances(seq, s, NULL, 0);
+	if (!rc)
+		rc = tsl_sgs(s, seq, count, dl);
+	return rc;
+}
+
 /* Perturbed restarts of the forward-backward improvement: priorities from
  * the best schedule's starts plus a small pseudo-random delay (fixed seed,
  * so the result depends on nothing else), raised so every instance still
@@ -285,15 +301,8 @@ static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 		rc = perturbed_order(seq, kk, s, &rnd, TSL_PERTURB_DELAY * span);
 		if (!rc)
 			rc = tsl_sgs(s, seq, count, dl);
-		for (int pass = 0; pass < 2 && !rc; pass++) {
-			rc = sorted_instances(seq, s, NULL, 1);
-			if (!rc)
-				rc = tsl_sgs_backward(s, seq, count, dl);
-			if (!rc)
-				rc = sorted_instances(seq, s, NULL, 0);
-			if (!rc)
-				rc = tsl_sgs(s, seq, count, dl);
-		}
+		for (int pass = 0; pass < 2 && !rc; pass++)
+			rc = justify_right_then_left(s, seq, count, dl);
 		if (!rc)
 			rc = sorted_instances(seq, s, NULL, 0);
 		/* the passes' work, then the local search's within what is left */
@@ -379,13 +388,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
 			break;
 		save_starts(kept, s, count);
-		rc = sorted_instances(seq, s, NULL, 1);
-		if (!rc)
-			rc = tsl_sgs_backward(s, seq, count, dl);
-		if (!rc)
-			rc = sorted_instances(seq, s, NULL, 0);
-		if (!rc)
-			rc = tsl_sgs(s, seq, count, dl);
+		rc = justify_right_then_left(s, seq, count, dl);
 		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
 			rc = TSL_OK;
 			load_starts(s, kept, count);
