@@ -295,8 +295,14 @@ static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 	int64_t best = tsl_schedule_makespan(s);
 	save_starts(best_starts, s, count);
 	int rc = TSL_OK;
+	int64_t longest = 0; /* microseconds of the longest round */
 	for (int round = 0; round < TSL_PERTURB_MAX_ROUNDS && work > 0 && !rc; round++) {
 		if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
+			break;
+		/* no round that might not end before the deadline: what
+		 * follows (the check of the result) needs its time */
+		int64_t t0 = tsl_now_us();
+		if (dl && dl->end_us && t0 + 2 * longest > dl->end_us)
 			break;
 		rc = perturbed_order(seq, kk, s, &rnd, TSL_PERTURB_DELAY * span);
 		if (!rc)
@@ -311,6 +317,8 @@ static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 		if (!rc)
 			rc = tsl_compact_within(s, seq, count, &budget, bound, dl);
 		work -= given - budget;
+		if (tsl_now_us() - t0 > longest)
+			longest = tsl_now_us() - t0;
 		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
 			rc = TSL_OK; /* nothing from this round */
 			load_starts(s, best_starts, count);
