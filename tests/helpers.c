@@ -125,11 +125,6 @@ tessel_schedule *th_search(const tessel_graph *g, int64_t nmicros, int fast,
 	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, fast));
 	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, time_limit_ms));
 	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, threads));
-	/* under a slow checker one micro-batch per repetend: the searches of
-	 * several (half as long again as the rest) run in the plain suite and
-	 * in test-alloc's group case */
-	if (th_under_checker())
-		TH_OK(tessel_options_set(o, TESSEL_OPT_REPETEND_MICRO_BATCHES, 1));
 	TH_OK(tessel_search(&s, g, o));
 	tessel_options_free(o);
 	return s;
