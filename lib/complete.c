@@ -230,9 +230,10 @@ static int justify_right_then_left(tessel_schedule *s, tsl_inst *seq,
  * passes and the compaction. A result at most as long as the best is kept
  * (equal ones too: they move the search along a plateau). */
 #define TSL_PERTURB_MAX_ROUNDS 1500
-/* Work of all rounds (instance visits: six passes over the instances a
- * round, then the compaction's local search, each round's at most
- * `effort`): four times one local search's. */
+/* Work of all rounds, in instance visits: each round is charged six passes
+ * over the instances (three forward generations, two backward ones and the
+ * plain compaction; the sorts between them are not counted), then what its
+ * local search spends (at most `effort`). In all, four local searches'. */
 #define TSL_PERTURB_WORK(effort) (4 * (effort))
 /* Largest delay, in the placement's longest spans. */
 #define TSL_PERTURB_DELAY 2
