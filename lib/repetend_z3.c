@@ -20,6 +20,7 @@
 
 #include "error.h"
 #include "options.h"
+#include "repetend_tighten.h"
 #include "search.h"
 #include "util.h"
 
@@ -679,7 +680,18 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		memcpy(known.T, hint->T, (size_t)g->nblocks * sizeof *known.T);
 		known.period = hint->period;
 		known.depth = hint->depth;
+		known.k = rep->k;
 		have = 1;
+		/* its own structure may admit a smaller period */
+		int lowered = 0;
+		rc = tsl_repetend_tighten(&known, &lowered, g, bnd,
+					  bnd->resource_bound, dl);
+		if (!rc && lowered) {
+			hi = known.period;
+			known.optimal = hi <= lo;
+			if (cb)
+				rc = cb(&known, payload);
+		}
 	}
 	while (!rc && !(have && lo >= hi)) {
 		int64_t P = first ? lo : lo >= hi ? hi : lo + (hi - lo) / 2;
@@ -691,7 +703,15 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		if (res < -1) {
 			rc = res;
 		} else if (res == 1) {
-			hi = P;
+			int lowered = 0;
+			rc = tsl_repetend_tighten(rep, &lowered, g, bnd,
+						  bnd->resource_bound, dl);
+			if (!rc && lowered) {
+				rep->optimal = proven && rep->period <= lo;
+				if (cb)
+					rc = cb(rep, payload);
+			}
+			hi = rep->period;
 			have = 1;
 			memcpy(known.T, rep->T, (size_t)g->nblocks * sizeof *known.T);
 			known.period = rep->period;

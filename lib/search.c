@@ -8,6 +8,7 @@
 #include "complete_window_z3.h"
 #include "error.h"
 #include "options.h"
+#include "repetend_tighten.h"
 #include "search.h"
 #include "util.h"
 #include "validate.h"
@@ -176,6 +177,22 @@ static int consider(const tsl_repetend *rep, void *payload)
 		return tsl_error(TESSEL_ECANCELLED,
 				 "the search was stopped by its progress callback");
 	return TSL_OK;
+}
+
+/* consider() the heuristic's repetend `rep` (of graph g: the placement or
+ * its copies, with bounds bnd), then the same with its period lowered as
+ * far as its structure allows (repetend_tighten.c), which replaces it in
+ * *rep. */
+static int consider_tightened(best *b, tsl_repetend *rep, const tessel_graph *g,
+			      const tsl_bounds *bnd, const tsl_deadline *dl)
+{
+	int rc = consider(rep, b), lowered = 0;
+	if (!rc)
+		rc = tsl_repetend_tighten(rep, &lowered, g, bnd,
+					  bnd->resource_bound, dl);
+	if (!rc && lowered)
+		rc = consider(rep, b);
+	return rc;
 }
 
 /* One finalist's final compaction, possibly on a worker thread: it writes
@@ -368,7 +385,7 @@ static int search_group(best *b, const tessel_graph *g, const tsl_opts *o,
 	}
 	heur.k = guide.k = work.k = k;
 	if (!rc && have)
-		rc = consider(&heur, b);
+		rc = consider_tightened(b, &heur, gk, &bk, hdl);
 	int64_t lb = tsl_bounds_lower(b->bnd, b->nmicros);
 	int reached = b->nfin && b->fin[0].makespan <= lb;
 	if (!rc && one)
@@ -449,7 +466,7 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 	int have_hint = rc == TSL_OK, done = 0;
 	tessel_schedule *kept = NULL; /* the heuristic's, when optimal */
 	if (have_hint)
-		rc = consider(&hint, b);
+		rc = consider_tightened(b, &hint, g, bnd, dl);
 	else if (rc == TESSEL_EINFEASIBLE && !o->fast)
 		rc = TSL_OK; /* the solver may still find one */
 	if (!rc && have_hint && !o->fast)
