@@ -278,9 +278,9 @@ static int perturbed_order(tsl_inst *seq, inst *kk, const tessel_schedule *s,
 }
 
 static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
-			  int64_t effort, int64_t bound, const tsl_deadline *dl)
+			  int64_t effort, int64_t work, int64_t bound,
+			  const tsl_deadline *dl)
 {
-	int64_t work = TSL_PERTURB_WORK(effort);
 	const tessel_graph *g = s->graph;
 	int64_t span = 1;
 	for (int b = 0; b < g->nblocks; b++)
@@ -338,6 +338,204 @@ static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 		load_starts(s, best_starts, count);
 	tsl_free(kk);
 	tsl_free(best_starts);
+	return rc;
+}
+
+/* Restarts from the schedule's own micro-batches. The improvements move
+ * steady-state instances too, so a micro-batch (a group of k, the
+ * repetend's micro-batches) of the current schedule may run a pattern that
+ * repeats better than the repetend's: the priority of instance (b, m') is
+ * then the start of (b, g0 + m' mod k) plus (m' / k - g0 / k) P, raised so
+ * dependencies come first, followed by serial generation (memory kept),
+ * a compaction, one forward-backward round and a compaction. A shorter
+ * result becomes the current schedule and the next round samples its
+ * groups again. At most TSL_GROUP_SAMPLES groups g0 per round (evenly
+ * spread over the middle, equal patterns once), TSL_GROUP_ROUNDS rounds
+ * and the work of one local search (each restart charged six passes over
+ * the instances plus its compactions' local search). */
+#define TSL_GROUP_SAMPLES 48
+#define TSL_GROUP_ROUNDS 4
+#define TSL_GROUP_LOCAL_SHARE 256
+
+/* seq = the instances by the pattern of group g0 of s. */
+static int group_order(tsl_inst *seq, inst *kk, const tessel_schedule *s,
+		       int64_t g0, int k, int64_t P)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = (size_t)g->nblocks, count = n * (size_t)s->nmicros;
+	int rc = sorted_instances(seq, s, NULL, 0);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < count; i++) {
+		tsl_inst x = seq[i];
+		const tsl_block *B = &g->blocks[x.gid];
+		int64_t src = g0 + x.mid % k;
+		int64_t key = 2 * (tsl_entry_at(s, x.gid, src)->start +
+				   (x.mid / k - g0 / k) * P);
+		for (int d = 0; d < B->ndeps; d++) {
+			int64_t kd = kk[(size_t)x.mid * n + (size_t)B->deps[d]].start;
+			if (kd + 1 > key)
+				key = kd + 1;
+		}
+		kk[(size_t)x.mid * n + (size_t)x.gid] = (inst){key, x.gid, x.mid};
+	}
+	inst *order = kk + count;
+	memcpy(order, kk, count * sizeof *order);
+	qsort(order, count, sizeof *order, cmp_inst);
+	for (size_t i = 0; i < count; i++)
+		seq[i] = (tsl_inst){order[i].gid, order[i].mid};
+	return TSL_OK;
+}
+
+/* A fingerprint of group g0's pattern: its starts relative to its first. */
+static uint64_t group_pattern(const tessel_schedule *s, int64_t g0, int k)
+{
+	const tessel_graph *g = s->graph;
+	int64_t first = INT64_MAX;
+	for (int j = 0; j < k; j++)
+		for (int b = 0; b < g->nblocks; b++)
+			if (tsl_entry_at(s, b, g0 + j)->start < first)
+				first = tsl_entry_at(s, b, g0 + j)->start;
+	uint64_t h = 1469598103934665603ULL;
+	for (int j = 0; j < k; j++)
+		for (int b = 0; b < g->nblocks; b++) {
+			h ^= (uint64_t)(tsl_entry_at(s, b, g0 + j)->start - first);
+			h *= 1099511628211ULL;
+		}
+	return h;
+}
+
+static int group_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
+			int64_t effort, int64_t bound, int k, int64_t P,
+			const tsl_deadline *dl)
+{
+	int64_t N = s->nmicros;
+	int64_t groups = N / k;
+	if (groups < 3 || P <= 0)
+		return TSL_OK;
+	int64_t stride = (groups - 2 + TSL_GROUP_SAMPLES - 1) / TSL_GROUP_SAMPLES;
+	inst *kk = tsl_reallocarray(NULL, 2 * count, sizeof *kk);
+	int64_t *best_starts = tsl_reallocarray(NULL, count, sizeof *best_starts);
+	int64_t *a_starts = tsl_reallocarray(NULL, count, sizeof *a_starts);
+	uint64_t *seen = tsl_calloc(TSL_GROUP_SAMPLES * TSL_GROUP_ROUNDS, sizeof *seen);
+	if (!kk || !best_starts || !a_starts || !seen) {
+		tsl_free(kk);
+		tsl_free(best_starts);
+		tsl_free(a_starts);
+		tsl_free(seen);
+		return tsl_error_nomem();
+	}
+	int64_t work = effort, best = tsl_schedule_makespan(s), longest = 0;
+	/* each compaction's local search: a share of the work, so that
+	 * the restarts are many and short */
+	int64_t each = effort / TSL_GROUP_LOCAL_SHARE;
+	if (each < (int64_t)count)
+		each = (int64_t)count;
+	save_starts(best_starts, s, count);
+	int rc = TSL_OK, nseen = 0, improved = 1;
+	for (int round = 0; round < TSL_GROUP_ROUNDS && improved && !rc; round++) {
+		improved = 0;
+		/* the groups of the round's schedule, read before it changes */
+		int64_t picks[TSL_GROUP_SAMPLES];
+		int npicks = 0;
+		for (int64_t gi = 1; gi + 1 < groups && npicks < TSL_GROUP_SAMPLES;
+		     gi += stride) {
+			uint64_t h = group_pattern(s, gi * k, k);
+			int dup = 0;
+			for (int i = 0; i < nseen && !dup; i++)
+				dup = seen[i] == h;
+			if (!dup && nseen < TSL_GROUP_SAMPLES * TSL_GROUP_ROUNDS) {
+				seen[nseen++] = h;
+				picks[npicks++] = gi * k;
+			}
+		}
+		int64_t *from = tsl_reallocarray(NULL, count, sizeof *from);
+		if (!from) {
+			rc = tsl_error_nomem();
+			break;
+		}
+		save_starts(from, s, count);
+		for (int i = 0; i < npicks && !rc && work > 0; i++) {
+			if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
+				break;
+			int64_t t0 = tsl_now_us();
+			if (dl && dl->end_us && t0 + 2 * longest > dl->end_us)
+				break;
+			/* the pattern is read from the round's schedule */
+			load_starts(s, from, count);
+			/* (a) compaction in the pattern's order, (b) serial
+			 * generation in it, then a compaction: the shorter,
+			 * then one forward-backward round */
+			rc = group_order(seq, kk, s, picks[i], k, P);
+			int64_t budget = work < each ? work : each, given = budget;
+			if (!rc)
+				rc = tsl_compact_within(s, seq, count, &budget, bound, dl);
+			work -= given - budget + 6 * (int64_t)count;
+			int64_t a = rc ? INT64_MAX : tsl_schedule_makespan(s);
+			if (!rc)
+				save_starts(a_starts, s, count);
+			if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT)
+				rc = TSL_OK;
+			if (!rc) {
+				load_starts(s, from, count);
+				rc = group_order(seq, kk, s, picks[i], k, P);
+			}
+			if (!rc)
+				rc = tsl_sgs(s, seq, count, dl);
+			if (!rc)
+				rc = sorted_instances(seq, s, NULL, 0);
+			budget = work < each ? work : each, given = budget;
+			if (!rc)
+				rc = tsl_compact_within(s, seq, count, &budget, bound, dl);
+			work -= given - budget;
+			if ((rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
+			     (!rc && tsl_schedule_makespan(s) > a)) && a != INT64_MAX) {
+				rc = TSL_OK;
+				load_starts(s, a_starts, count);
+			}
+			if (!rc)
+				rc = justify_right_then_left(s, seq, count, dl);
+			if (!rc)
+				rc = sorted_instances(seq, s, NULL, 0);
+			budget = work < each ? work : each, given = budget;
+			if (!rc)
+				rc = tsl_compact_within(s, seq, count, &budget, bound, dl);
+			work -= given - budget;
+			if (tsl_now_us() - t0 > longest)
+				longest = tsl_now_us() - t0;
+			if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
+				rc = TSL_OK; /* nothing from this group */
+				continue;
+			}
+			if (!rc && tsl_schedule_makespan(s) < best) {
+				best = tsl_schedule_makespan(s);
+				save_starts(best_starts, s, count);
+				improved = 1;
+			}
+		}
+		tsl_free(from);
+		load_starts(s, best_starts, count);
+	}
+	tsl_free(kk);
+	tsl_free(best_starts);
+	tsl_free(a_starts);
+	tsl_free(seen);
+	return rc;
+}
+
+int tsl_complete_regroup(tessel_schedule *s, const tsl_bounds *bnd,
+			 int64_t effort, const tsl_deadline *dl)
+{
+	size_t count = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	int k = s->rep_k > 1 ? (int)s->rep_k : 1;
+	if (effort <= 0 || s->period <= 0 || count == 0)
+		return TSL_OK;
+	tsl_inst *seq = tsl_reallocarray(NULL, count, sizeof *seq);
+	if (!seq)
+		return tsl_error_nomem();
+	int rc = group_rounds(s, seq, count, effort, tsl_bounds_lower(bnd, s->nmicros),
+			      k, s->period, dl);
+	tsl_free(seq);
 	return rc;
 }
 
@@ -419,10 +617,40 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	}
 	/* at the resource bound the steps above LB(N) are the completion's:
 	 * perturbed restarts look for them (above it, LB(N) is weaker and
-	 * they seldom pay for their time) */
+	 * they seldom pay for their time). When the restarts from the
+	 * schedule's own micro-batches (group_rounds) shorten it first, the
+	 * perturbed walk runs from both schedules,
+	 * and the shorter result is kept. */
 	if (!rc && effort >= TSL_FBI_FULL_EFFORT &&
-	    rep->period <= bnd->resource_bound * tsl_repetend_k(rep))
-		rc = perturb_rounds(s, seq, count, effort, bound, dl);
+	    rep->period <= bnd->resource_bound * tsl_repetend_k(rep)) {
+		int64_t work = TSL_PERTURB_WORK(effort), before = tsl_schedule_makespan(s);
+		save_starts(kept, s, count);
+		rc = group_rounds(s, seq, count, effort, bound,
+				  tsl_repetend_k(rep), rep->period, dl);
+		if (!rc && tsl_schedule_makespan(s) < before) {
+			int64_t *walked = tsl_reallocarray(NULL, count, sizeof *walked);
+			if (!walked)
+				rc = tsl_error_nomem();
+			if (!rc)
+				rc = perturb_rounds(s, seq, count, effort, work, bound, dl);
+			int64_t grouped = tsl_schedule_makespan(s);
+			if (!rc) {
+				save_starts(walked, s, count);
+				load_starts(s, kept, count);
+				rc = perturb_rounds(s, seq, count, effort, work, bound, dl);
+			}
+			if (!rc && grouped <= tsl_schedule_makespan(s))
+				load_starts(s, walked, count);
+			tsl_free(walked);
+		} else if (!rc) {
+			rc = perturb_rounds(s, seq, count, effort, work, bound, dl);
+		}
+	}
+	/* patterns the improvements made, repeated (last: it only keeps a
+	 * shorter schedule) */
+	if (!rc && effort > 0)
+		rc = group_rounds(s, seq, count, effort, bound,
+				  tsl_repetend_k(rep), rep->period, dl);
 	if (rc)
 		goto out;
 	tsl_repetend_range(s);

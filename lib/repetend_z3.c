@@ -459,20 +459,19 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 	Z3_ast *lits = tsl_calloc((size_t)m->npairs + (size_t)m->n, sizeof *lits);
 	if (!lits)
 		return tsl_error_nomem();
+	Z3_solver_push(m->z.ctx, m->z.solver);
+	assert_le(m, m->depth, mk_int(m, rep->depth));
 	if (!m->have_model) {
-		/* the last check was a failed descent step: find the current
-		 * depth again to start from */
-		Z3_solver_push(m->z.ctx, m->z.solver);
-		assert_le(m, m->depth, mk_int(m, rep->depth));
+		/* the last check was a failed descent step (or none was
+		 * made): find the current depth again to start from, in the
+		 * same scope (a pop would drop the model) */
 		int res = model_check(m, dl, scaled(TSL_ALTERNATIVE_RLIMIT, m));
-		Z3_solver_pop(m->z.ctx, m->z.solver, 1);
 		if (res != 1) {
+			Z3_solver_pop(m->z.ctx, m->z.solver, 1);
 			tsl_free(lits);
 			return res < -1 ? res : TSL_OK;
 		}
 	}
-	Z3_solver_push(m->z.ctx, m->z.solver);
-	assert_le(m, m->depth, mk_int(m, rep->depth));
 	for (int k = 0; k < count && !rc; k++) {
 		Z3_model mdl = Z3_solver_get_model(m->z.ctx, m->z.solver);
 		if (!mdl || tsl_z3_take_error(&m->z))
@@ -504,6 +503,37 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 	}
 	Z3_solver_pop(m->z.ctx, m->z.solver, 1);
 	tsl_free(lits);
+	return rc;
+}
+
+/* Repetends deeper than the shallowest: one with its depth in each of
+ * [d + j P, d + (j + 1) P) for j = 1 .. TSL_DEEPER (d: the smallest depth
+ * found, rep->depth). More repetitions in flight use more of the memory
+ * and complete differently; the completion ranks them with the rest. Each
+ * goes to cb; rep is left at the last one found. */
+#define TSL_DEEPER 4
+static int deeper_alternatives(model *m, tsl_repetend *rep,
+			       const tsl_deadline *dl, tsl_candidate_fn cb,
+			       void *payload)
+{
+	int64_t d = rep->depth;
+	int rc = TSL_OK;
+	for (int j = 1; j <= TSL_DEEPER && !rc; j++) {
+		if (tsl_deadline_left_ms(dl) <= 0 || tsl_options_cancelled(m->z.opts->src))
+			break;
+		Z3_solver_push(m->z.ctx, m->z.solver);
+		assert_le(m, mk_int(m, d + j * m->P), m->depth);
+		assert_le(m, m->depth, mk_int(m, d + (j + 1) * m->P - 1));
+		int res = model_check(m, dl, scaled(TSL_ALTERNATIVE_RLIMIT, m));
+		if (res < -1)
+			rc = res;
+		if (res == 1) {
+			rc = model_read(m, rep);
+			if (!rc)
+				rc = cb(rep, payload);
+		}
+		Z3_solver_pop(m->z.ctx, m->z.solver, 1);
+	}
 	return rc;
 }
 
@@ -604,6 +634,8 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 			rc = minimise_depth(&m, rep, dl, cb, payload);
 		if (!rc && cb && opts->minimize_depth)
 			rc = alternatives(&m, rep, dl, TSL_ALTERNATIVES, cb, payload);
+		if (!rc && cb && opts->minimize_depth)
+			rc = deeper_alternatives(&m, rep, dl, cb, payload);
 		if (rc)
 			res = rc;
 	}

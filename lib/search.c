@@ -504,6 +504,12 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 	/* the warm-up and cool-down re-solved exactly, window by window */
 	if (!rc && *out && !o->fast)
 		rc = tsl_complete_window_z3(*out, bnd, o, b->fin_dl);
+	/* the completion's restarts again, from the patterns the windows
+	 * made */
+	if (!rc && *out)
+		rc = tsl_complete_regroup(*out, bnd, o->fast ? TSL_FAST_EFFORT
+							   : TSL_COMPACT_EFFORT,
+					  b->fin_dl);
 	/* few micro-batches: scheduling them all directly may do better */
 	if (!rc && *out && !o->fast) {
 		rc = tsl_direct_z3(*out, bnd, o, b->fin_dl,

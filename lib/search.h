@@ -147,4 +147,11 @@ int tsl_repetend_replicate(tsl_repetend *out, const tsl_repetend *one, int n,
 int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		 const tsl_bounds *bnd, int64_t effort, const tsl_deadline *dl);
 
+/* The restarts of tsl_complete from the groups of micro-batches of the
+ * finished schedule s (its period and repetend micro-batches): its starts
+ * are replaced when they find a shorter schedule (phases, period and
+ * depth kept), within `effort` instance visits and the deadline. */
+int tsl_complete_regroup(tessel_schedule *s, const tsl_bounds *bnd,
+			 int64_t effort, const tsl_deadline *dl);
+
 #endif

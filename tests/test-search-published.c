@@ -88,6 +88,11 @@ static void test_not_longer_than_published(void **state)
 		 * instances later (lib/complete_window_z3.c) */
 		{PUB_ZB_V, 4, 16, 6, 10, 2, 0},
 		{PUB_ZB_V, 4, 16, 2, 4, 1, 0},
+		/* profiled spans: restarts from the schedule's own
+		 * micro-batches (lib/complete.c) and the period tightened
+		 * to the repetend's structure (lib/repetend_tighten.c) */
+		{PUB_ZB_V, 4, 16, 137, 281, 96, 0},
+		{PUB_ZB_V, 8, 32, 137, 281, 96, 0},
 		{PUB_V_HALF, 4, 16, 1, 1, 1, 0},
 		{PUB_V_MIN, 4, 16, 1, 1, 1, 0},
 		{PUB_DUALPIPE, 4, 16, 2, 2, 1, 0},
