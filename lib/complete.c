@@ -352,7 +352,8 @@ static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
  * groups again. At most TSL_GROUP_SAMPLES groups g0 per round (evenly
  * spread over the middle, equal patterns once), TSL_GROUP_ROUNDS rounds
  * and the work of one local search (each restart charged six passes over
- * the instances plus its compactions' local search). */
+ * the instances plus its compactions' local search; none when one restart
+ * does not fit in it). */
 #define TSL_GROUP_SAMPLES 48
 #define TSL_GROUP_ROUNDS 4
 #define TSL_GROUP_LOCAL_SHARE 256
@@ -411,7 +412,8 @@ static int group_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 {
 	int64_t N = s->nmicros;
 	int64_t groups = N / k;
-	if (groups < 3 || P <= 0)
+	/* not even one restart within the work: none */
+	if (groups < 3 || P <= 0 || 6 * (int64_t)count > effort)
 		return TSL_OK;
 	int64_t stride = (groups - 2 + TSL_GROUP_SAMPLES - 1) / TSL_GROUP_SAMPLES;
 	inst *kk = tsl_reallocarray(NULL, 2 * count, sizeof *kk);
