@@ -429,7 +429,7 @@ typedef enum tessel_option {
 	TESSEL_OPT_MINIMIZE_DEPTH = 6,  /* 1 (default): shallowest repetend */
 	TESSEL_OPT_SOLVER_MEMORY_MB = 7,/* 0 = no cap (default); solver memory cap */
 	TESSEL_OPT_REPETEND_MICRO_BATCHES = 8 /* largest k of a repetend of k
-					       * micro-batches, 1 .. 16; default 4
+					       * micro-batches, 1 .. 16; default 8
 					       * (since 1.1) */
 } tessel_option;
 

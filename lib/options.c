@@ -19,7 +19,7 @@ static const option_spec specs[TSL_NOPTIONS] = {
 	[TESSEL_OPT_SEED] = {"seed", 0, UINT32_MAX, 0},
 	[TESSEL_OPT_MINIMIZE_DEPTH] = {"minimize depth", 0, 1, 1},
 	[TESSEL_OPT_SOLVER_MEMORY_MB] = {"solver memory (MB)", 0, 1 << 30, 0},
-	[TESSEL_OPT_REPETEND_MICRO_BATCHES] = {"repetend micro-batches", 1, 16, 4},
+	[TESSEL_OPT_REPETEND_MICRO_BATCHES] = {"repetend micro-batches", 1, 16, 8},
 };
 
 static int check_key(tessel_option key)

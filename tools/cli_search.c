@@ -43,7 +43,7 @@ static const char search_usage[] =
 	"      --fast                heuristics only, no solver\n"
 	"      --repetend-micro-batches K\n"
 	"                            largest number of micro-batches in one\n"
-	"                            repetend (1 .. 16, default 4)\n"
+	"                            repetend (1 .. 16, default 8)\n"
 	"      --solver-memory MB    cap on the solver's memory per check (default\n"
 	"                            0: none); reaching it ends the solver's part\n"
 	"                            like the time limit\n"

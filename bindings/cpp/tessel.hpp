@@ -535,7 +535,7 @@ struct SearchOptions {
 	int64_t seed = 0;                   // TESSEL_OPT_SEED
 	bool minimize_depth = true;         // TESSEL_OPT_MINIMIZE_DEPTH
 	int64_t solver_memory_mb = 0;       // TESSEL_OPT_SOLVER_MEMORY_MB, 0: no cap
-	int64_t repetend_micro_batches = 4; // TESSEL_OPT_REPETEND_MICRO_BATCHES
+	int64_t repetend_micro_batches = 8; // TESSEL_OPT_REPETEND_MICRO_BATCHES
 	ProgressCallback progress{};        // empty: none
 	CancelToken cancel{};               // cancel() from any thread
 };

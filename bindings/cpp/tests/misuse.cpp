@@ -299,7 +299,7 @@ int main()
 		tessel::Options o(tessel::SearchOptions{8, 5000, 1, true});
 		require(o.get(TESSEL_OPT_MICRO_BATCHES) == 8 && o.get(TESSEL_OPT_TIME_LIMIT_MS) == 5000 &&
 				o.get(TESSEL_OPT_THREADS) == 1 && o.get(TESSEL_OPT_FAST) == 1 &&
-				o.get(TESSEL_OPT_REPETEND_MICRO_BATCHES) == 4,
+				o.get(TESSEL_OPT_REPETEND_MICRO_BATCHES) == 8,
 			"the fields in order, the rest default");
 	});
 	raises("micro_batches = 0", TESSEL_ERANGE, "micro-batches must be 1 .. 1000000", [&] {
