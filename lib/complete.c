@@ -14,9 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "complete.h"
 #include "complete_compact.h"
 #include "error.h"
-#include "search.h"
+#include "repetend.h"
 #include "util.h"
 
 /* Local-search effort from which the forward-backward improvement gets all

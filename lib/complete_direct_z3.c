@@ -10,6 +10,7 @@
 #include <string.h>
 #include <z3.h>
 
+#include "complete_direct_z3.h"
 #include "error.h"
 #include "options.h"
 #include "search.h"

@@ -15,7 +15,8 @@
 #include <string.h>
 
 #include "error.h"
-#include "search.h"
+#include "repetend.h"
+#include "repetend_group.h"
 #include "util.h"
 
 int tsl_graph_copies(tessel_graph **out, const tessel_graph *g, int k)

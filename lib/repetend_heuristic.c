@@ -21,7 +21,9 @@
 #include "circle.h"
 #include "error.h"
 #include "options.h"
-#include "search.h"
+#include "repetend.h"
+#include "repetend_dfs.h"
+#include "repetend_heuristic.h"
 #include "util.h"
 
 typedef struct heur {

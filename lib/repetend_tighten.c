@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "repetend_heuristic.h"
 #include "repetend_tighten.h"
 
 typedef struct edge {

@@ -20,7 +20,9 @@
 
 #include "error.h"
 #include "options.h"
+#include "repetend.h"
 #include "repetend_tighten.h"
+#include "repetend_z3.h"
 #include "search.h"
 #include "util.h"
 

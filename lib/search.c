@@ -5,19 +5,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "complete.h"
+#include "complete_direct_z3.h"
 #include "complete_window_z3.h"
 #include "error.h"
 #include "options.h"
+#include "repetend.h"
+#include "repetend_dfs.h"
+#include "repetend_group.h"
+#include "repetend_heuristic.h"
 #include "repetend_tighten.h"
+#include "repetend_z3.h"
 #include "search.h"
 #include "util.h"
 #include "validate.h"
-
-void tsl_repetend_release(tsl_repetend *r)
-{
-	tsl_free(r->T);
-	memset(r, 0, sizeof *r);
-}
 
 
 static void resolve_options(tsl_opts *o, const tessel_options *opts)

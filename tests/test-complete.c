@@ -15,9 +15,12 @@
 #include <cmocka.h>
 
 #include "bounds.h"
+#include "complete.h"
 #include "complete_compact.h"
 #include "complete_window_z3.h"
 #include "helpers.h"
+#include "repetend.h"
+#include "repetend_heuristic.h"
 #include "schedule.h"
 #include "search.h"
 #include "tessel.h"

@@ -18,6 +18,10 @@
 
 #include "bounds.h"
 #include "helpers.h"
+#include "repetend.h"
+#include "repetend_dfs.h"
+#include "repetend_heuristic.h"
+#include "repetend_z3.h"
 #include "schedule.h"
 #include "search.h"
 #include "tessel.h"

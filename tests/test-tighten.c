@@ -17,11 +17,13 @@
 #include <cmocka.h>
 
 #include "bounds.h"
+#include "complete.h"
 #include "helpers.h"
 #include "published.h"
+#include "repetend.h"
+#include "repetend_heuristic.h"
 #include "repetend_tighten.h"
 #include "schedule.h"
-#include "search.h"
 #include "tessel.h"
 #include "util.h"
 #include "validate.h"

@@ -1,0 +1,38 @@
+/* Internal: heuristic repetends by modulo list scheduling, and the steady-
+ * state memory formula (repetend_heuristic.c). */
+#ifndef TESSEL_REPETEND_HEURISTIC_H
+#define TESSEL_REPETEND_HEURISTIC_H
+
+#include <stdint.h>
+
+#include "bounds.h"
+#include "graph.h"
+#include "repetend.h"
+#include "tessel.h"
+#include "util.h"
+
+/* Steady-state peak memory of device d for starts T at period P (the
+ * formula of repetend_z3.c; T >= 0) into *out. TESSEL_ENOMEM. */
+int tsl_repetend_peak(int64_t *out, const tessel_graph *g,
+		      const tsl_bounds *bnd, const int64_t *T, int64_t P, int d);
+
+/* Heuristic repetend (modulo list scheduling), no solver. Respects devices
+ * and dependencies; memory only if it can. TESSEL_EINFEASIBLE if it found
+ * none within the memory limits, TESSEL_ETIMEOUT / TESSEL_ECANCELLED when
+ * the deadline `dl` (may be NULL) passed or `src` (may be NULL) was
+ * cancelled before it found one (with one found, it returns it). It looks
+ * for better repetends until dl's end, for a first one until its hard end
+ * when it has one. `dfs_budget`: work bound of the memory-aware search
+ * (0: its default, TSL_DFS_BUDGET). `relaxed`
+ * (may be NULL; T allocated) gets the first repetend found that ignores
+ * memory (period 0 if none), a guide for the solver. */
+int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
+			   const tessel_graph *g, const tsl_bounds *bnd,
+			   const tsl_deadline *dl, const tessel_options *src,
+			   int64_t dfs_budget);
+
+/* The blocks by earliest start (head), topological among equals (head
+ * grows along every dependency): order has nblocks entries. */
+int tsl_order_by_head(int *order, const tessel_graph *g, const tsl_bounds *bnd);
+
+#endif
