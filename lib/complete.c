@@ -245,6 +245,30 @@ static uint64_t next_random(uint64_t *state)
 	return *state >> 33;
 }
 
+/* Instance x's priority key, at least its dependencies' keys + 1 (they
+ * were keyed first), kept in kk at x's entry slot. */
+static void set_key(inst *kk, const tessel_graph *g, tsl_inst x, int64_t key)
+{
+	const tsl_block *B = &g->blocks[x.gid];
+	size_t n = (size_t)g->nblocks;
+	for (int k = 0; k < B->ndeps; k++) {
+		int64_t kd = kk[(size_t)x.mid * n + (size_t)B->deps[k]].start;
+		if (kd + 1 > key)
+			key = kd + 1;
+	}
+	kk[(size_t)x.mid * n + (size_t)x.gid] = (inst){key, x.gid, x.mid};
+}
+
+/* seq = the instances by their keys in kk (kk has room for 2 count). */
+static void order_by_keys(tsl_inst *seq, inst *kk, size_t count)
+{
+	inst *order = kk + count;
+	memcpy(order, kk, count * sizeof *order);
+	qsort(order, count, sizeof *order, cmp_inst);
+	for (size_t i = 0; i < count; i++)
+		seq[i] = (tsl_inst){order[i].gid, order[i].mid};
+}
+
 /* seq = the instances by perturbed key; key of an instance: 4 start +
  * delay, at least its dependencies' keys + 1 (they start earlier, so
  * visiting by start sees them first). */
@@ -258,23 +282,11 @@ static int perturbed_order(tsl_inst *seq, inst *kk, const tessel_schedule *s,
 		return rc;
 	for (size_t i = 0; i < count; i++) {
 		tsl_inst x = seq[i];
-		const tsl_block *B = &g->blocks[x.gid];
 		int64_t key = 4 * tsl_entry_at(s, x.gid, x.mid)->start +
 			      (int64_t)(next_random(rnd) % (uint64_t)(4 * delay + 1));
-		for (int k = 0; k < B->ndeps; k++) {
-			/* the key of a dependency, kept in its entry's slot */
-			int64_t kd = kk[(size_t)x.mid * (size_t)g->nblocks + (size_t)B->deps[k]].start;
-			if (kd + 1 > key)
-				key = kd + 1;
-		}
-		size_t at = (size_t)x.mid * (size_t)g->nblocks + (size_t)x.gid;
-		kk[at] = (inst){key, x.gid, x.mid};
+		set_key(kk, g, x, key);
 	}
-	inst *order = kk + count;
-	memcpy(order, kk, count * sizeof *order);
-	qsort(order, count, sizeof *order, cmp_inst);
-	for (size_t i = 0; i < count; i++)
-		seq[i] = (tsl_inst){order[i].gid, order[i].mid};
+	order_by_keys(seq, kk, count);
 	return TSL_OK;
 }
 
@@ -370,22 +382,12 @@ static int group_order(tsl_inst *seq, inst *kk, const tessel_schedule *s,
 		return rc;
 	for (size_t i = 0; i < count; i++) {
 		tsl_inst x = seq[i];
-		const tsl_block *B = &g->blocks[x.gid];
 		int64_t src = g0 + x.mid % k;
 		int64_t key = 2 * (tsl_entry_at(s, x.gid, src)->start +
 				   (x.mid / k - g0 / k) * P);
-		for (int d = 0; d < B->ndeps; d++) {
-			int64_t kd = kk[(size_t)x.mid * n + (size_t)B->deps[d]].start;
-			if (kd + 1 > key)
-				key = kd + 1;
-		}
-		kk[(size_t)x.mid * n + (size_t)x.gid] = (inst){key, x.gid, x.mid};
+		set_key(kk, g, x, key);
 	}
-	inst *order = kk + count;
-	memcpy(order, kk, count * sizeof *order);
-	qsort(order, count, sizeof *order, cmp_inst);
-	for (size_t i = 0; i < count; i++)
-		seq[i] = (tsl_inst){order[i].gid, order[i].mid};
+	order_by_keys(seq, kk, count);
 	return TSL_OK;
 }
 
@@ -405,6 +407,61 @@ static uint64_t group_pattern(const tessel_schedule *s, int64_t g0, int k)
 			h *= 1099511628211ULL;
 		}
 	return h;
+}
+
+/* A compaction whose local search takes at most `each` of *work, which
+ * is charged what it spent. */
+static int compact_charged(tessel_schedule *s, tsl_inst *seq, size_t count,
+			   int64_t *work, int64_t each, int64_t bound,
+			   const tsl_deadline *dl)
+{
+	int64_t budget = *work < each ? *work : each, given = budget;
+	int rc = tsl_compact_within(s, seq, count, &budget, bound, dl);
+	*work -= given - budget;
+	return rc;
+}
+
+/* One restart from group g0 of the schedule whose starts are `from`:
+ * (a) the compaction in the pattern's order, (b) serial generation in it,
+ * then a compaction; the shorter gets one forward-backward round and a
+ * compaction. TESSEL_EINFEASIBLE / TESSEL_ETIMEOUT: nothing from it.
+ * a_starts: work space of count starts. */
+static int group_restart(tessel_schedule *s, tsl_inst *seq, inst *kk,
+			 int64_t *a_starts, const int64_t *from, size_t count,
+			 int64_t g0, int k, int64_t P, int64_t *work,
+			 int64_t each, int64_t bound, const tsl_deadline *dl)
+{
+	int rc = group_order(seq, kk, s, g0, k, P);
+	if (!rc)
+		rc = compact_charged(s, seq, count, work, each, bound, dl);
+	*work -= 6 * (int64_t)count;
+	int64_t a = rc ? INT64_MAX : tsl_schedule_makespan(s);
+	if (!rc)
+		save_starts(a_starts, s, count);
+	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT)
+		rc = TSL_OK;
+	if (!rc) {
+		load_starts(s, from, count);
+		rc = group_order(seq, kk, s, g0, k, P);
+	}
+	if (!rc)
+		rc = tsl_sgs(s, seq, count, dl);
+	if (!rc)
+		rc = sorted_instances(seq, s, NULL, 0);
+	if (!rc)
+		rc = compact_charged(s, seq, count, work, each, bound, dl);
+	if (a != INT64_MAX && (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
+			       (!rc && tsl_schedule_makespan(s) > a))) {
+		rc = TSL_OK; /* (a) it is */
+		load_starts(s, a_starts, count);
+	}
+	if (!rc)
+		rc = justify_right_then_left(s, seq, count, dl);
+	if (!rc)
+		rc = sorted_instances(seq, s, NULL, 0);
+	if (!rc)
+		rc = compact_charged(s, seq, count, work, each, bound, dl);
+	return rc;
 }
 
 static int group_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
@@ -466,44 +523,8 @@ static int group_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 				break;
 			/* the pattern is read from the round's schedule */
 			load_starts(s, from, count);
-			/* (a) compaction in the pattern's order, (b) serial
-			 * generation in it, then a compaction: the shorter,
-			 * then one forward-backward round */
-			rc = group_order(seq, kk, s, picks[i], k, P);
-			int64_t budget = work < each ? work : each, given = budget;
-			if (!rc)
-				rc = tsl_compact_within(s, seq, count, &budget, bound, dl);
-			work -= given - budget + 6 * (int64_t)count;
-			int64_t a = rc ? INT64_MAX : tsl_schedule_makespan(s);
-			if (!rc)
-				save_starts(a_starts, s, count);
-			if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT)
-				rc = TSL_OK;
-			if (!rc) {
-				load_starts(s, from, count);
-				rc = group_order(seq, kk, s, picks[i], k, P);
-			}
-			if (!rc)
-				rc = tsl_sgs(s, seq, count, dl);
-			if (!rc)
-				rc = sorted_instances(seq, s, NULL, 0);
-			budget = work < each ? work : each, given = budget;
-			if (!rc)
-				rc = tsl_compact_within(s, seq, count, &budget, bound, dl);
-			work -= given - budget;
-			if ((rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
-			     (!rc && tsl_schedule_makespan(s) > a)) && a != INT64_MAX) {
-				rc = TSL_OK;
-				load_starts(s, a_starts, count);
-			}
-			if (!rc)
-				rc = justify_right_then_left(s, seq, count, dl);
-			if (!rc)
-				rc = sorted_instances(seq, s, NULL, 0);
-			budget = work < each ? work : each, given = budget;
-			if (!rc)
-				rc = tsl_compact_within(s, seq, count, &budget, bound, dl);
-			work -= given - budget;
+			rc = group_restart(s, seq, kk, a_starts, from, count, picks[i],
+					   k, P, &work, each, bound, dl);
 			if (tsl_now_us() - t0 > longest)
 				longest = tsl_now_us() - t0;
 			if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
@@ -539,6 +560,37 @@ int tsl_complete_regroup(tessel_schedule *s, const tsl_bounds *bnd,
 	int rc = group_rounds(s, seq, count, effort, tsl_bounds_lower(bnd, s->nmicros),
 			      k, s->period, dl);
 	tsl_free(seq);
+	return rc;
+}
+
+/* The perturbed walk (perturb_rounds), from the schedule after the
+ * restarts from its own micro-batches (group_rounds) when those shorten
+ * it, and from the schedule before them, each with the walk's full work;
+ * the shorter result is kept (the first on ties). kept: work space of
+ * count starts. */
+static int walk_from_both(tessel_schedule *s, tsl_inst *seq, int64_t *kept,
+			  size_t count, int64_t effort, int64_t bound,
+			  const tsl_repetend *rep, const tsl_deadline *dl)
+{
+	int64_t work = TSL_PERTURB_WORK(effort), before = tsl_schedule_makespan(s);
+	save_starts(kept, s, count);
+	int rc = group_rounds(s, seq, count, effort, bound, tsl_repetend_k(rep),
+			      rep->period, dl);
+	if (rc || tsl_schedule_makespan(s) >= before)
+		return rc ? rc : perturb_rounds(s, seq, count, effort, work, bound, dl);
+	int64_t *walked = tsl_reallocarray(NULL, count, sizeof *walked);
+	if (!walked)
+		return tsl_error_nomem();
+	rc = perturb_rounds(s, seq, count, effort, work, bound, dl);
+	int64_t grouped = tsl_schedule_makespan(s);
+	if (!rc) {
+		save_starts(walked, s, count);
+		load_starts(s, kept, count);
+		rc = perturb_rounds(s, seq, count, effort, work, bound, dl);
+	}
+	if (!rc && grouped <= tsl_schedule_makespan(s))
+		load_starts(s, walked, count);
+	tsl_free(walked);
 	return rc;
 }
 
@@ -625,30 +677,8 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	 * perturbed walk runs from both schedules,
 	 * and the shorter result is kept. */
 	if (!rc && effort >= TSL_FBI_FULL_EFFORT &&
-	    rep->period <= bnd->resource_bound * tsl_repetend_k(rep)) {
-		int64_t work = TSL_PERTURB_WORK(effort), before = tsl_schedule_makespan(s);
-		save_starts(kept, s, count);
-		rc = group_rounds(s, seq, count, effort, bound,
-				  tsl_repetend_k(rep), rep->period, dl);
-		if (!rc && tsl_schedule_makespan(s) < before) {
-			int64_t *walked = tsl_reallocarray(NULL, count, sizeof *walked);
-			if (!walked)
-				rc = tsl_error_nomem();
-			if (!rc)
-				rc = perturb_rounds(s, seq, count, effort, work, bound, dl);
-			int64_t grouped = tsl_schedule_makespan(s);
-			if (!rc) {
-				save_starts(walked, s, count);
-				load_starts(s, kept, count);
-				rc = perturb_rounds(s, seq, count, effort, work, bound, dl);
-			}
-			if (!rc && grouped <= tsl_schedule_makespan(s))
-				load_starts(s, walked, count);
-			tsl_free(walked);
-		} else if (!rc) {
-			rc = perturb_rounds(s, seq, count, effort, work, bound, dl);
-		}
-	}
+	    rep->period <= bnd->resource_bound * tsl_repetend_k(rep))
+		rc = walk_from_both(s, seq, kept, count, effort, bound, rep, dl);
 	/* patterns the improvements made, repeated (last: it only keeps a
 	 * shorter schedule) */
 	if (!rc && effort > 0)
