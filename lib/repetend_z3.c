@@ -38,6 +38,9 @@
 /* ... and of each check of a period below one already known: undecided
  * within it, the period stays unproven. */
 #define TSL_PERIOD_RLIMIT 3000000u
+/* All those checks of one period search together: as much as this many of
+ * them; spent, the search keeps the best period known, unproven. */
+#define TSL_PERIOD_CHECKS 1
 
 typedef struct pair {
 	int a, b;     /* a < b, sharing at least one device */
@@ -601,7 +604,7 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
 		      const tsl_deadline *dl, const tsl_repetend *hint,
 		      const tsl_repetend *guide, unsigned rlimit,
-		      tsl_candidate_fn cb, void *payload)
+		      uint64_t *units_left, tsl_candidate_fn cb, void *payload)
 {
 	model m;
 	/* a repetend needs no more than n repetitions in flight */
@@ -618,14 +621,24 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		res = 1;
 	} else {
 		res = -1;
-		if (guide && guide->period == P)
+		unsigned units = rlimit || opts->rlimit_cap
+					 ? scaled(rlimit ? rlimit : opts->rlimit_cap, &m)
+					 : 0;
+		/* a budget of all such checks, first set from this one's */
+		if (units_left && *units_left == UINT64_MAX)
+			*units_left = (uint64_t)TSL_PERIOD_CHECKS * units;
+		if (units_left && *units_left < units)
+			units = (unsigned)*units_left;
+		if (guide && guide->period == P && (!units_left || units > 0))
 			res = guided_check(&m, dl, guide);
 		/* undecided: on in the same solver, which keeps what the
 		 * guided rounds learnt */
-		if (res == -1)
-			res = model_check(&m, dl, rlimit || opts->rlimit_cap
-							  ? scaled(rlimit ? rlimit : opts->rlimit_cap, &m)
-							  : 0);
+		if (res == -1 && (!units_left || units > 0))
+			res = model_check(&m, dl, units);
+		if (units_left) {
+			uint64_t used = tsl_z3_work(&m.z);
+			*units_left = used < *units_left ? *units_left - used : 0;
+		}
 		if (res == 1)
 			rc = model_read(&m, rep);
 		if (!rc && res == 1 && cb)
@@ -710,6 +723,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 	if (!known.T)
 		return tsl_error_nomem();
 	int have = 0, proven = 1, first = 1, rc = TSL_OK;
+	uint64_t units_left = UINT64_MAX; /* of the checks below a known period */
 	if (hint && hint->period == hi) {
 		memcpy(known.T, hint->T, (size_t)g->nblocks * sizeof *known.T);
 		known.period = hint->period;
@@ -733,7 +747,8 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		rep->optimal = proven && P == lo;
 		/* with a repetend known, each check gets a work bound */
 		int res = try_period(rep, g, bnd, P, &quick, dl, NULL, guide,
-				     have ? TSL_PERIOD_RLIMIT : 0, cb, payload);
+				     have ? TSL_PERIOD_RLIMIT : 0,
+				     have ? &units_left : NULL, cb, payload);
 		if (res < -1) {
 			rc = res;
 		} else if (res == 1) {
@@ -757,7 +772,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		} else if (res == 0) {
 			lo = P + 1;
 		} else if (tsl_options_cancelled(opts->src) ||
-			   tsl_deadline_left_ms(dl) <= 0) {
+			   tsl_deadline_left_ms(dl) <= 0 || units_left == 0) {
 			proven = 0;
 			if (!have)
 				rc = undecided_error(opts, P);
@@ -777,7 +792,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		int optimal = proven && lo >= hi;
 		rep->optimal = optimal;
 		int res = try_period(rep, g, bnd, hi, opts, dl, &known, guide, 0,
-				     cb, payload);
+				     NULL, cb, payload);
 		if (res < -1)
 			rc = res;
 		rep->optimal = optimal;

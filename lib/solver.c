@@ -91,6 +91,26 @@ static void set_uint(tsl_z3 *z, Z3_params p, const char *name, unsigned v)
 	Z3_params_set_uint(z->ctx, p, Z3_mk_string_symbol(z->ctx, name), v);
 }
 
+uint64_t tsl_z3_work(tsl_z3 *z)
+{
+	Z3_stats st = Z3_solver_get_statistics(z->ctx, z->solver);
+	if (!st)
+		return 0;
+	Z3_stats_inc_ref(z->ctx, st);
+	uint64_t v = 0;
+	for (unsigned i = 0; i < Z3_stats_size(z->ctx, st); i++) {
+		const char *key = Z3_stats_get_key(z->ctx, st, i);
+		if (!key || strcmp(key, "rlimit count") != 0)
+			continue;
+		if (Z3_stats_is_uint(z->ctx, st, i))
+			v = Z3_stats_get_uint_value(z->ctx, st, i);
+		else
+			v = (uint64_t)Z3_stats_get_double_value(z->ctx, st, i);
+	}
+	Z3_stats_dec_ref(z->ctx, st);
+	return v;
+}
+
 int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		 unsigned n, const Z3_ast *assumptions)
 {
