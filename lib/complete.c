@@ -364,12 +364,13 @@ static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
  * result becomes the current schedule and the next round samples its
  * groups again. At most TSL_GROUP_SAMPLES groups g0 per round (evenly
  * spread over the middle, equal patterns once), TSL_GROUP_ROUNDS rounds
- * and the work of one local search (each restart charged six passes over
- * the instances plus its compactions' local search; none when one restart
- * does not fit in it). */
+ * and a quarter of one local search's work (each restart charged six
+ * passes over the instances plus its compactions' local search; none when
+ * one restart does not fit in it). */
 #define TSL_GROUP_SAMPLES 48
 #define TSL_GROUP_ROUNDS 4
 #define TSL_GROUP_LOCAL_SHARE 256
+#define TSL_GROUP_WORK_SHARE 4
 
 /* seq = the instances by the pattern of group g0 of s. */
 static int group_order(tsl_inst *seq, inst *kk, const tessel_schedule *s,
@@ -471,7 +472,7 @@ static int group_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 	int64_t N = s->nmicros;
 	int64_t groups = N / k;
 	/* not even one restart within the work: none */
-	if (groups < 3 || P <= 0 || 6 * (int64_t)count > effort)
+	if (groups < 3 || P <= 0 || 6 * (int64_t)count > effort / TSL_GROUP_WORK_SHARE)
 		return TSL_OK;
 	int64_t stride = (groups - 2 + TSL_GROUP_SAMPLES - 1) / TSL_GROUP_SAMPLES;
 	inst *kk = tsl_reallocarray(NULL, 2 * count, sizeof *kk);
@@ -485,7 +486,7 @@ static int group_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 		tsl_free(seen);
 		return tsl_error_nomem();
 	}
-	int64_t work = effort, best = tsl_schedule_makespan(s), longest = 0;
+	int64_t work = effort / TSL_GROUP_WORK_SHARE, best = tsl_schedule_makespan(s), longest = 0;
 	/* each compaction's local search: a share of the work, so that
 	 * the restarts are many and short */
 	int64_t each = effort / TSL_GROUP_LOCAL_SHARE;
