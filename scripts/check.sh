@@ -52,8 +52,9 @@ if [ "$full" -eq 1 ]; then
 	[ -d build-sanitize ] || meson setup build-sanitize \
 		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null || exit 1
 	# search-published checks result quality (long searches), not memory
-	# safety: the same code runs under the sanitizers in the other suites
-	run_suite build-sanitize --no-suite search-published
+	# safety: the same code runs under the sanitizers in the other suites;
+	# alloc (allocation failures injected) runs under valgrind above
+	run_suite build-sanitize --no-suite search-published --no-suite alloc
 	echo "== the threads and search suites with ThreadSanitizer"
 	[ -d build-tsan ] || meson setup build-tsan \
 		-Db_sanitize=thread -Db_lundef=false >/dev/null || exit 1
