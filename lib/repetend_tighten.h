@@ -16,7 +16,8 @@
  * re-solved as difference constraints at the smallest period >= floor that
  * admits them. On success rep->T, period and depth are replaced and
  * *lowered is 1; otherwise rep is unchanged. The deadline (may be NULL)
- * ends the bisection early with the best period so far. TESSEL_ENOMEM. */
+ * and a work bound linear in the blocks and dependencies end the bisection
+ * early with the best period so far. TESSEL_ENOMEM. */
 int tsl_repetend_tighten(tsl_repetend *rep, int *lowered, const tessel_graph *g,
 			 const tsl_bounds *bnd, int64_t floor,
 			 const tsl_deadline *dl);
