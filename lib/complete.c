@@ -224,6 +224,10 @@ static int justify_right_then_left(tessel_schedule *s, tsl_inst *seq,
 	return rc;
 }
 
+/* Instances beyond which the completion leaves out the serial generation
+ * from the periodic order: each pass over so many takes seconds. */
+#define TSL_PERIODIC_SGS_MAX ((size_t)1 << 19)
+
 /* Perturbed restarts of the forward-backward improvement: priorities from
  * the best schedule's starts plus a small pseudo-random delay (fixed seed,
  * so the result depends on nothing else), raised so every instance still
@@ -260,13 +264,21 @@ static void set_key(inst *kk, const tessel_graph *g, tsl_inst x, int64_t key)
 }
 
 /* seq = the instances by their keys in kk (kk has room for 2 count). */
+/* seq = the order sorted last by order_by_keys (kk + count). */
+static void seq_from_sorted(tsl_inst *seq, const inst *kk, size_t count)
+{
+	const inst *order = kk + count;
+	for (size_t i = 0; i < count; i++)
+		seq[i] = (tsl_inst){order[i].gid, order[i].mid};
+}
+
+/* seq = the instances by their keys in kk; kk + count keeps them sorted. */
 static void order_by_keys(tsl_inst *seq, inst *kk, size_t count)
 {
 	inst *order = kk + count;
 	memcpy(order, kk, count * sizeof *order);
 	qsort(order, count, sizeof *order, cmp_inst);
-	for (size_t i = 0; i < count; i++)
-		seq[i] = (tsl_inst){order[i].gid, order[i].mid};
+	seq_from_sorted(seq, kk, count);
 }
 
 /* seq = the instances by perturbed key; key of an instance: 4 start +
@@ -442,8 +454,9 @@ static int group_restart(tessel_schedule *s, tsl_inst *seq, inst *kk,
 	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT)
 		rc = TSL_OK;
 	if (!rc) {
+		/* the same order again (compaction left kk as it was) */
 		load_starts(s, from, count);
-		rc = group_order(seq, kk, s, g0, k, P);
+		seq_from_sorted(seq, kk, count);
 	}
 	if (!rc)
 		rc = tsl_sgs(s, seq, count, dl);
@@ -623,8 +636,11 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	if (rc)
 		goto out;
 	int64_t best = tsl_schedule_makespan(s);
-	/* effort 0 (ranking candidates): the plain compaction only */
-	if (effort > 0 && best > bound && tsl_deadline_left_ms(dl) > 0) {
+	/* effort 0 (ranking candidates): the plain compaction only; very
+	 * many instances: the forward-backward round below only (it runs
+	 * the same serial generation, from the compaction) */
+	if (effort > 0 && best > bound && count <= TSL_PERIODIC_SGS_MAX &&
+	    tsl_deadline_left_ms(dl) > 0) {
 		save_starts(kept, s, count);
 		rc = periodic_order(seq, s, rep, dl);
 		if (!rc)

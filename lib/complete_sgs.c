@@ -7,6 +7,7 @@
  * Unlike the order-keeping compaction it may reorder a device's work, which
  * packs warm-up and cool-down tighter. */
 #include "complete_compact.h"
+#include "complete_gaps.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,29 +16,15 @@
 #include "error.h"
 #include "util.h"
 
-/* Each device keeps its free time as a set of gaps and its memory deltas
- * as a sequence of events, both in treaps (balanced by random priorities
- * from a fixed seed, so results never depend on them), so that placing an
- * instance costs O(log n) whatever the number of instances already placed
- * and whatever the span values: no walk over the whole history. A set of
- * devices that a block occupies together keeps the gaps free on all of
- * them (every instance on one of them takes its time from the set too),
- * so the block's earliest common window is one look as well. */
-
-/* Free time [a, b); b == INT64_MAX for the gap after the last work. Gaps
- * are disjoint and never touch (work lies between them). */
-typedef struct gap {
-	int64_t a, b;
-	int64_t maxlen; /* longest b - a in the subtree */
-	uint32_t prio;
-	int l, r;       /* children, -1: none */
-} gap;
-
-typedef struct gapset {
-	gap *gaps;      /* node pool */
-	int ngaps, capgaps, root;
-	int unused;     /* nodes no longer in the tree, linked by l; -1 none */
-} gapset;
+/* Each device keeps its free time as a set of gaps (complete_gaps.c) and
+ * its memory deltas as a sequence of events in a treap (balanced by
+ * random priorities from a fixed seed, so results never depend on them),
+ * so that placing an instance costs O(log n) whatever the number of
+ * instances already placed and whatever the span values: no walk over the
+ * whole history. A set of devices that a block occupies together keeps
+ * the gaps free on all of them (every instance on one of them takes its
+ * time from the set too), so the block's earliest common window is one
+ * look as well. */
 
 /* A memory delta at a start step; ordered by time, then by insertion (an
  * event added at the time of others comes after them). */
@@ -52,7 +39,7 @@ typedef struct mev {
 } mev;
 
 typedef struct dev {
-	gapset free;
+	tsl_gapset free;
 	mev *mem;
 	int nmem, capmem, mroot;
 } dev;
@@ -65,7 +52,7 @@ typedef struct dev {
 typedef struct sgs_ctx {
 	const tessel_graph *g;
 	dev *devs;
-	gapset *sets;       /* nsets */
+	tsl_gapset *sets;   /* nsets */
 	int nsets;
 	int *block_set;     /* per block: its set, -1: none */
 	uint32_t *touches;  /* per block: bit k when it shares a device with
@@ -106,191 +93,6 @@ static int new_node(void **pool, int *n, int *cap, size_t size)
 		*cap = c;
 	}
 	return (*n)++;
-}
-
-/* ---- gaps ---- */
-
-static void gap_pull(gap *G, int n)
-{
-	int64_t m = G[n].b - G[n].a;
-	if (G[n].l >= 0 && G[G[n].l].maxlen > m)
-		m = G[G[n].l].maxlen;
-	if (G[n].r >= 0 && G[G[n].r].maxlen > m)
-		m = G[G[n].r].maxlen;
-	G[n].maxlen = m;
-}
-
-static int gap_merge(gap *G, int x, int y)
-{
-	if (x < 0)
-		return y;
-	if (y < 0)
-		return x;
-	if (G[x].prio > G[y].prio) {
-		G[x].r = gap_merge(G, G[x].r, y);
-		gap_pull(G, x);
-		return x;
-	}
-	G[y].l = gap_merge(G, x, G[y].l);
-	gap_pull(G, y);
-	return y;
-}
-
-/* Split n into the gaps with a < key (*l) and the others (*r). */
-static void gap_split(gap *G, int n, int64_t key, int *l, int *r)
-{
-	if (n < 0) {
-		*l = *r = -1;
-		return;
-	}
-	if (G[n].a < key) {
-		gap_split(G, G[n].r, key, &G[n].r, r);
-		*l = n;
-	} else {
-		gap_split(G, G[n].l, key, l, &G[n].l);
-		*r = n;
-	}
-	gap_pull(G, n);
-}
-
-/* End the gap that starts at `key` at b instead (its place in the order
- * stays); returns the new root. */
-static int gap_cut(gap *G, int n, int64_t key, int64_t b)
-{
-	if (G[n].a == key)
-		G[n].b = b;
-	else if (key < G[n].a)
-		G[n].l = gap_cut(G, G[n].l, key, b);
-	else
-		G[n].r = gap_cut(G, G[n].r, key, b);
-	gap_pull(G, n);
-	return n;
-}
-
-static int gap_rightmost(const gap *G, int n)
-{
-	while (n >= 0 && G[n].r >= 0)
-		n = G[n].r;
-	return n;
-}
-
-/* The gap with the largest a <= t, -1 if none. */
-static int gap_floor(const gap *G, int n, int64_t t)
-{
-	int best = -1;
-	while (n >= 0) {
-		if (G[n].a <= t) {
-			best = n;
-			n = G[n].r;
-		} else {
-			n = G[n].l;
-		}
-	}
-	return best;
-}
-
-/* The first gap with a > t and b - a >= span, -1 if none. O(depth): once
- * in a subtree whose gaps all start after t, maxlen leads straight to it. */
-static int gap_first_fit(const gap *G, int n, int64_t t, int64_t span)
-{
-	if (n < 0 || G[n].maxlen < span)
-		return -1;
-	if (G[n].a <= t)
-		return gap_first_fit(G, G[n].r, t, span);
-	int f = gap_first_fit(G, G[n].l, t, span);
-	if (f >= 0)
-		return f;
-	if (G[n].b - G[n].a >= span)
-		return n;
-	return gap_first_fit(G, G[n].r, t, span);
-}
-
-/* A node for a new gap: one no longer used, or a new one; -1 if the pool
- * cannot grow. */
-static int gap_alloc(gapset *gs)
-{
-	int n = gs->unused;
-	if (n >= 0) {
-		gs->unused = gs->gaps[n].l;
-		return n;
-	}
-	return new_node((void **)&gs->gaps, &gs->ngaps, &gs->capgaps,
-			sizeof *gs->gaps);
-}
-
-/* The nodes of subtree n are no longer used (each node goes once). */
-static void gap_drop(gapset *gs, int n)
-{
-	while (n >= 0) {
-		int r = gs->gaps[n].r;
-		gap_drop(gs, gs->gaps[n].l);
-		gs->gaps[n].l = gs->unused;
-		gs->unused = n;
-		n = r;
-	}
-}
-
-static int gapset_init(gapset *gs, sgs_ctx *c)
-{
-	gs->unused = -1;
-	int n = gap_alloc(gs);
-	if (n < 0)
-		return -1;
-	gs->gaps[n] = (gap){0, INT64_MAX, INT64_MAX, next_prio(c), -1, -1};
-	gs->root = n;
-	return 0;
-}
-
-/* Earliest t' >= t with [t', t' + span) free. */
-static int64_t gapset_earliest(const gapset *gs, int64_t t, int64_t span)
-{
-	int f = gap_floor(gs->gaps, gs->root, t);
-	if (f >= 0 && gs->gaps[f].b > t && gs->gaps[f].b - t >= span)
-		return t;
-	f = gap_first_fit(gs->gaps, gs->root, t, span);
-	return f >= 0 ? gs->gaps[f].a : t; /* the last gap always fits */
-}
-
-/* Where the work after the last one may start. */
-static int64_t gapset_last(const gapset *gs)
-{
-	int n = gap_rightmost(gs->gaps, gs->root);
-	return n >= 0 ? gs->gaps[n].a : 0;
-}
-
-/* Take [s, e) out of the free time (parts of it may be taken already):
- * O(log n) besides the gaps it removes, each removed once. */
-static int gapset_take(gapset *gs, int64_t s, int64_t e, sgs_ctx *c)
-{
-	/* the one gap [e, b) this may add, allocated first: a failure
-	 * leaves the set as it was */
-	int n = gap_alloc(gs);
-	if (n < 0)
-		return -1;
-	gap *G = gs->gaps;
-	int l, x, m, r;
-	gap_split(G, gs->root, s, &l, &x); /* l: a < s */
-	gap_split(G, x, e, &m, &r);        /* m: s <= a < e, r: a >= e */
-	int64_t piece = e; /* end of the piece [e, piece) to add */
-	int lm = gap_rightmost(G, l);
-	if (lm >= 0 && G[lm].b > s) {
-		if (G[lm].b > e)
-			piece = G[lm].b;
-		l = gap_cut(G, l, G[lm].a, s); /* a < s: not empty */
-	}
-	int mm = gap_rightmost(G, m); /* the gaps of m go */
-	if (mm >= 0 && G[mm].b > e)
-		piece = G[mm].b;
-	gap_drop(gs, m);
-	if (piece > e) {
-		G[n] = (gap){e, piece, piece - e, next_prio(c), -1, -1};
-		l = gap_merge(G, l, n);
-	} else {
-		G[n].l = gs->unused;
-		gs->unused = n;
-	}
-	gs->root = gap_merge(G, l, r);
-	return 0;
 }
 
 /* ---- memory events ---- */
@@ -406,12 +208,12 @@ static void ctx_release(sgs_ctx *c)
 {
 	if (c->devs)
 		for (int d = 0; d < c->g->ndevices; d++) {
-			tsl_free(c->devs[d].free.gaps);
+			tsl_gapset_release(&c->devs[d].free);
 			tsl_free(c->devs[d].mem);
 		}
 	if (c->sets)
 		for (int k = 0; k < c->nsets; k++)
-			tsl_free(c->sets[k].gaps);
+			tsl_gapset_release(&c->sets[k]);
 	tsl_free(c->devs);
 	tsl_free(c->sets);
 	tsl_free(c->block_set);
@@ -448,7 +250,7 @@ static int ctx_init(sgs_ctx *c, const tessel_graph *g)
 	}
 	for (int d = 0; d < nd && !rc; d++) {
 		c->devs[d].mroot = -1;
-		rc = gapset_init(&c->devs[d].free, c);
+		rc = tsl_gapset_init(&c->devs[d].free);
 	}
 	for (int b = 0; b < nb && !rc; b++) {
 		c->block_set[b] = -1;
@@ -466,7 +268,7 @@ static int ctx_init(sgs_ctx *c, const tessel_graph *g)
 		if (c->nsets == TSL_SGS_MAX_SETS)
 			continue;
 		int k = c->nsets++;
-		rc = gapset_init(&c->sets[k], c);
+		rc = tsl_gapset_init(&c->sets[k]);
 		c->block_set[b] = k;
 		for (int j = 0; j < multi[i]->ndevices; j++)
 			dev_sets[multi[i]->devices[j]] |= (uint32_t)1 << k;
@@ -492,7 +294,7 @@ static int64_t common_window(const sgs_ctx *c, int b, int64_t t, int64_t *work)
 	const tsl_block *B = &c->g->blocks[b];
 	if (c->block_set[b] >= 0 || B->ndevices == 1) {
 		*work += 1;
-		return gapset_earliest(c->block_set[b] >= 0 ? &c->sets[c->block_set[b]]
+		return tsl_gapset_earliest(c->block_set[b] >= 0 ? &c->sets[c->block_set[b]]
 					: &c->devs[B->devices[0]].free, t, B->span);
 	}
 	int64_t cap = (int64_t)TSL_SGS_WINDOW_ROUNDS * B->ndevices;
@@ -500,7 +302,7 @@ static int64_t common_window(const sgs_ctx *c, int b, int64_t t, int64_t *work)
 		cap = TSL_SGS_WINDOW_CHECKS;
 	int agree = 0;
 	for (int64_t looks = 0, k = 0; looks < cap; looks++) {
-		int64_t u = gapset_earliest(&c->devs[B->devices[k]].free, t, B->span);
+		int64_t u = tsl_gapset_earliest(&c->devs[B->devices[k]].free, t, B->span);
 		agree = u == t ? agree + 1 : 1;
 		t = u;
 		if (agree == B->ndevices) {
@@ -511,7 +313,7 @@ static int64_t common_window(const sgs_ctx *c, int b, int64_t t, int64_t *work)
 	}
 	*work += cap;
 	for (int k = 0; k < B->ndevices; k++) {
-		int64_t u = gapset_last(&c->devs[B->devices[k]].free);
+		int64_t u = tsl_gapset_last(&c->devs[B->devices[k]].free);
 		if (u > t)
 			t = u;
 	}
@@ -524,11 +326,11 @@ static int take_window(sgs_ctx *c, int b, int64_t t, int64_t *work)
 {
 	const tsl_block *B = &c->g->blocks[b];
 	for (int k = 0; k < B->ndevices; k++)
-		if (gapset_take(&c->devs[B->devices[k]].free, t, t + B->span, c))
+		if (tsl_gapset_take(&c->devs[B->devices[k]].free, t, t + B->span))
 			return -1;
 	for (uint32_t m = c->touches[b]; m; m &= m - 1) {
 		*work += 1;
-		if (gapset_take(&c->sets[__builtin_ctz(m)], t, t + B->span, c))
+		if (tsl_gapset_take(&c->sets[__builtin_ctz(m)], t, t + B->span))
 			return -1;
 	}
 	return 0;

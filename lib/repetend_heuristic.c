@@ -51,6 +51,8 @@ typedef struct heur {
 	int found_any;       /* a repetend within the limits is known */
 	int64_t dfs_budget;  /* work bound of the memory-aware search */
 	int nomem;           /* an allocation failed */
+	int multi;           /* some block is on several devices */
+	int64_t ims_left;    /* work left for iterative modulo scheduling */
 } heur;
 
 /* Past the deadline: its end once a repetend is known, else its hard end
@@ -136,18 +138,45 @@ static int memory_fits(heur *h)
 	return 1;
 }
 
-/* List scheduling at period P in the current order: 1 placed, 0 not. */
-static int place_all(heur *h)
+/* List scheduling at period P in the current order: 1 placed, 0 not.
+ * multi_first: the blocks on several devices first take their residues
+ * (each at the first fit after its head, in the order), then every block
+ * in the order its start: those at the first start after their
+ * dependencies with their residue, the others at the first fit. A block
+ * that needs a common free window on several devices then finds one
+ * before the single-device blocks fragment the circles. */
+static int place_all(heur *h, int multi_first)
 {
 	const tessel_graph *g = h->g;
 	tsl_circles_reset(&h->busy, h->P);
 	for (int k = 0; k < h->n; k++) {
 		int b = h->order[k];
 		const tsl_block *B = &g->blocks[b];
+		h->pin[b] = -1;
+		if (!multi_first || B->ndevices < 2)
+			continue;
 		if ((k & 1023) == 1023 && out_of_time(h))
 			return 0;
-		int64_t t = tsl_circles_fit(&h->busy, B,
-					    tsl_ready_time(g, b, h->T, NULL));
+		int64_t t = tsl_circles_fit(&h->busy, B, h->bnd->head[b]);
+		if (t < 0)
+			return 0;
+		if (tsl_circles_occupy(&h->busy, B, b, t)) {
+			h->nomem = 1;
+			return 0;
+		}
+		h->pin[b] = t % h->P;
+	}
+	for (int k = 0; k < h->n; k++) {
+		int b = h->order[k];
+		const tsl_block *B = &g->blocks[b];
+		if ((k & 1023) == 1023 && out_of_time(h))
+			return 0;
+		int64_t e = tsl_ready_time(g, b, h->T, NULL);
+		if (h->pin[b] >= 0) {
+			h->T[b] = e + ((h->pin[b] - e % h->P) + h->P) % h->P;
+			continue;
+		}
+		int64_t t = tsl_circles_fit(&h->busy, B, e);
 		if (t < 0)
 			return 0;
 		if (tsl_circles_occupy(&h->busy, B, b, t)) {
@@ -334,6 +363,14 @@ static int pin_full_width(heur *h, int packed)
 	return 1;
 }
 
+/* Work bound of one attempt of iterative modulo scheduling (visits): on
+ * large graphs it grows more slowly than 40 visits a block, so that a
+ * probe stays cheap. */
+static int64_t ims_attempt_work(int n)
+{
+	return n <= 10000 ? (int64_t)n * 40 : 400000 + (int64_t)n * 4;
+}
+
 /* 1 placed, 0 not (work bound, deadline, or no room). */
 static int modulo_schedule_iteratively(heur *h)
 {
@@ -345,8 +382,10 @@ static int modulo_schedule_iteratively(heur *h)
 	}
 	/* large graphs: the work bound grows more slowly than 40 visits a
 	 * block, so that a probe stays cheap */
-	int64_t budget = h->n <= 10000 ? (int64_t)h->n * 40
-				       : 400000 + (int64_t)h->n * 4;
+	int64_t budget = ims_attempt_work(h->n);
+	if (budget > h->ims_left)
+		return 0;
+	h->ims_left -= budget;
 	h->nheap = 0;
 	for (int k = 0; k < h->n; k++) {
 		h->pos[h->order[k]] = k;
@@ -412,15 +451,25 @@ static int try_period(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 		      int *have_relaxed, keyed *tmp, int *found)
 {
 	*found = 0;
-	for (int v = 0; v <= (h->list_only ? NVARIANTS - 1 : NVARIANTS + 1) &&
+	for (int v = 0; v <= (h->list_only ? NVARIANTS : NVARIANTS + 2) &&
 			!out_of_time(h); v++) {
-		/* the last variant packs the blocks that occupy every device
-		 * side by side on the circle */
-		int packed = v == NVARIANTS + 1;
-		make_order(h, v < NVARIANTS ? v : NVARIANTS, tmp);
-		if (!pin_full_width(h, packed))
+		/* variant NVARIANTS: list scheduling of the multi-device
+		 * blocks first, in the default order; then iterative modulo
+		 * scheduling, and last the same packing the blocks that occupy
+		 * every device side by side on the circle */
+		int packed = v == NVARIANTS + 2;
+		int multi = v == NVARIANTS;
+		if (multi && !h->multi)
 			continue;
-		int ok = v < NVARIANTS ? place_all(h) : modulo_schedule_iteratively(h);
+		make_order(h, v < NVARIANTS ? v : multi ? 2 : NVARIANTS, tmp);
+		int ok;
+		if (v <= NVARIANTS) {
+			ok = place_all(h, multi);
+		} else {
+			if (!pin_full_width(h, packed))
+				continue;
+			ok = modulo_schedule_iteratively(h);
+		}
 		if (h->nomem)
 			return tsl_error_nomem();
 		if (!ok)
@@ -467,10 +516,21 @@ static int64_t time_unit(const tessel_graph *g)
 	return u > 0 ? u : 1;
 }
 
-/* Probes of the period search: this many steps of one unit above the
- * bound, then geometric steps, then at most this many bisection steps. */
+/* Probes of the period search: this many steps of the resolution above
+ * the bound, then geometric steps, then at most this many bisection
+ * steps. */
 #define TSL_UNIT_PROBES 16
 #define TSL_BISECT_PROBES 24
+/* Graphs of more blocks than this search periods at a resolution of
+ * 1/TSL_COARSE_STEPS of the bound (at least the unit of times): each probe
+ * places every block several times. */
+#define TSL_FINE_BLOCKS 8192
+#define TSL_COARSE_STEPS 1024
+/* Work of iterative modulo scheduling in one period search on a graph of
+ * more than TSL_FINE_BLOCKS blocks (visits, about two seconds): a few
+ * attempts, from the bisection's middle. Smaller graphs have no such
+ * bound. */
+#define TSL_IMS_WORK ((int64_t)2000000)
 
 /* One probe at period P into trial; when it finds a repetend of a smaller
  * period than rep's (or the first), rep takes it. *ok: found at P. */
@@ -491,54 +551,92 @@ static int probe(heur *h, int64_t P, tsl_repetend *rep, tsl_repetend *trial,
 	return TSL_OK;
 }
 
+/* Every order but iterative modulo scheduling ran in the list phase:
+ * once its work is spent, a probe of every order only repeats that. */
+static int ims_spent(const heur *h)
+{
+	return !h->list_only && h->ims_left < ims_attempt_work(h->n);
+}
+
+typedef struct period_search {
+	tsl_repetend *rep, *relaxed, trial;
+	keyed *tmp;
+	int *found, have_relaxed;
+	int64_t lo, hi;
+} period_search;
+
+/* Periods from lo up: `units` steps of `step`, then doubling steps, to
+ * the first that works (below the best known); then bisection between
+ * the last failure and the best, until they are `step` apart. */
+static int search_periods(heur *h, period_search *ps, int64_t step, int units)
+{
+	int ok = 0, rc = TSL_OK;
+	int64_t failed = ps->lo, P = ps->lo + step, s = step;
+	for (int k = 1; !rc && !ok && P < (*ps->found ? ps->rep->period : ps->hi + 1) &&
+			!out_of_time(h) && !ims_spent(h); k++) {
+		rc = probe(h, P, ps->rep, &ps->trial, ps->relaxed, &ps->have_relaxed,
+			   ps->tmp, ps->found, &ok);
+		if (rc || ok)
+			break;
+		failed = P;
+		if (k >= units)
+			s *= 2;
+		P += s;
+	}
+	for (int k = 0; !rc && *ps->found && ps->rep->period - failed > step &&
+			k < TSL_BISECT_PROBES && !out_of_time(h) && !ims_spent(h); k++) {
+		int64_t mid = failed + (ps->rep->period - failed) / 2;
+		rc = probe(h, mid, ps->rep, &ps->trial, ps->relaxed, &ps->have_relaxed,
+			   ps->tmp, ps->found, &ok);
+		if (!rc && !ok)
+			failed = mid;
+	}
+	return rc;
+}
+
+/* The bound first by list scheduling (cheap); when it fails, the periods
+ * above it the same way, so that a repetend is known early; then the
+ * bound with every order and the memory-aware search, and the periods
+ * between the bound and the best again with every order. */
 static int heuristic_search(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 			    keyed *tmp, int *found)
 {
 	const tsl_bounds *bnd = h->bnd;
-	int64_t lo = bnd->resource_bound, hi = bnd->total_span;
-	int64_t unit = time_unit(h->g);
-	int have_relaxed = 0, ok = 0;
+	period_search ps = {rep, relaxed, {0}, tmp, found, 0, bnd->resource_bound,
+			    bnd->total_span};
+	int64_t unit = time_unit(h->g), step = unit;
+	int ok = 0, units = TSL_UNIT_PROBES;
 	for (int b = 0; b < h->n; b++)
-		if (h->g->blocks[b].span > lo)
-			lo = h->g->blocks[b].span;
-	if (hi < lo)
-		hi = lo;
+		if (h->g->blocks[b].span > ps.lo)
+			ps.lo = h->g->blocks[b].span;
+	if (ps.hi < ps.lo)
+		ps.hi = ps.lo;
+	if (h->n > TSL_FINE_BLOCKS && ps.lo / TSL_COARSE_STEPS > unit) {
+		step = ps.lo / TSL_COARSE_STEPS / unit * unit;
+		units = 1;
+	}
 	*found = 0;
-	tsl_repetend trial = {0};
-	trial.T = tsl_reallocarray(NULL, (size_t)h->n, sizeof *trial.T);
-	if (!trial.T)
+	h->ims_left = h->n <= TSL_FINE_BLOCKS ? INT64_MAX : TSL_IMS_WORK;
+	ps.trial.T = tsl_reallocarray(NULL, (size_t)h->n, sizeof *ps.trial.T);
+	if (!ps.trial.T)
 		return tsl_error_nomem();
-	/* the bound first by list scheduling (cheap); when it fails, a
-	 * repetend at the largest period the same way, so that one is known
-	 * early, then the bound with every order and the memory-aware search */
 	h->list_only = 1;
-	int rc = probe(h, lo, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
-	if (!rc && !*found && hi > lo && !out_of_time(h))
-		rc = probe(h, hi, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
+	int rc = probe(h, ps.lo, rep, &ps.trial, relaxed, &ps.have_relaxed, tmp,
+		       found, &ok);
+	if (!rc && !*found && !out_of_time(h))
+		rc = search_periods(h, &ps, step, units);
+	if (!rc && !*found && ps.hi > ps.lo && !out_of_time(h))
+		rc = probe(h, ps.hi, rep, &ps.trial, relaxed, &ps.have_relaxed, tmp,
+			   found, &ok);
 	h->list_only = 0;
-	if (!rc && (!*found || rep->period > lo) && !out_of_time(h))
-		rc = probe(h, lo, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
-	/* upward: unit steps, then doubling steps, to the first success */
-	int64_t failed = lo, P = lo + unit, step = unit;
-	for (int k = 1; !rc && !ok && P < (*found ? rep->period : hi + 1) &&
-			!out_of_time(h); k++) {
-		rc = probe(h, P, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
-		if (rc || ok)
-			break;
-		failed = P;
-		if (k >= TSL_UNIT_PROBES)
-			step *= 2;
-		P += step;
-	}
-	/* downward: bisection between the last failure and the best */
-	for (int k = 0; !rc && *found && rep->period - failed > 1 &&
-			k < TSL_BISECT_PROBES && !out_of_time(h); k++) {
-		int64_t mid = failed + (rep->period - failed) / 2;
-		rc = probe(h, mid, rep, &trial, relaxed, &have_relaxed, tmp, found, &ok);
-		if (!rc && !ok)
-			failed = mid;
-	}
-	tsl_repetend_release(&trial);
+	if (!rc && (!*found || rep->period > ps.lo) && !out_of_time(h))
+		rc = probe(h, ps.lo, rep, &ps.trial, relaxed, &ps.have_relaxed, tmp,
+			   found, &ok);
+	/* large graphs: bisection at once, in the work left */
+	if (!rc && !ok && !out_of_time(h))
+		rc = search_periods(h, &ps, step,
+				    h->n <= TSL_FINE_BLOCKS ? units : 0);
+	tsl_repetend_release(&ps.trial);
 	return rc;
 }
 
@@ -572,6 +670,8 @@ int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 		rc = tsl_error_nomem();
 	if (rc)
 		goto out;
+	for (int b = 0; b < h.n; b++)
+		h.multi |= g->blocks[b].ndevices > 1;
 	int found = 0;
 	rc = heuristic_search(&h, rep, relaxed, tmp, &found);
 	if (!rc && !found && h.stopped)

@@ -156,7 +156,7 @@ static int feasible(csystem *s, int64_t P, const tsl_deadline *dl)
 /* Work bound of one tightening, in edge scans of feasible(): the whole
  * bisection of a repetend shares it. A bound reached keeps the best period
  * found so far. */
-#define TSL_TIGHTEN_SCANS_PER_EDGE 64
+#define TSL_TIGHTEN_SCANS_PER_EDGE 16
 #define TSL_TIGHTEN_SCANS_BASE ((int64_t)1 << 22)
 
 typedef struct res_order {

@@ -17,6 +17,7 @@
 #include "bounds.h"
 #include "complete.h"
 #include "complete_compact.h"
+#include "complete_gaps.h"
 #include "complete_window_z3.h"
 #include "helpers.h"
 #include "repetend.h"
@@ -700,11 +701,74 @@ static void test_deadline_large(void **state)
 	tessel_graph_free(g);
 }
 
+/* The free time of the serial generation (lib/complete_gaps.c) against a
+ * plain model, one flag per step of a horizon: random takes (inside one
+ * gap, across several, over time already taken), each followed by
+ * earliest-fit looks at every time and a few spans, and the last start.
+ * Enough gaps to split chunks of the set and to empty some again. */
+#define GAP_HORIZON 60000
+
+static int64_t model_earliest(const char *busy, int64_t t, int64_t span)
+{
+	for (int64_t x = t;; x++) {
+		if (span == 0) { /* a free step (a zero span starts in a gap) */
+			if (x >= GAP_HORIZON || !busy[x])
+				return x;
+			continue;
+		}
+		int64_t k = 0;
+		while (k < span && (x + k >= GAP_HORIZON || !busy[x + k]))
+			k++;
+		if (k == span)
+			return x;
+	}
+}
+
+static void test_gapset_against_model(void **state)
+{
+	(void)state;
+	char *busy = calloc(GAP_HORIZON, 1);
+	assert_non_null(busy);
+	tsl_gapset gs;
+	assert_int_equal(tsl_gapset_init(&gs), 0);
+	uint64_t rng = 12345;
+	int most = 0;
+	for (int round = 0; round < 24000; round++) {
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		int64_t s = (int64_t)((rng >> 33) % (GAP_HORIZON - 400));
+		/* short takes first (many gaps, chunks split), then long
+		 * ones (gaps and chunks go) */
+		int64_t len = round < 20000 ? 1 + (int64_t)((rng >> 13) % 2)
+					    : 20 + (int64_t)((rng >> 13) % 200);
+		assert_int_equal(tsl_gapset_take(&gs, s, s + len), 0);
+		for (int64_t x = s; x < s + len; x++)
+			busy[x] = 1;
+		if (gs.nchunks > most)
+			most = gs.nchunks;
+		if (round % 4000 != 3999)
+			continue;
+		for (int64_t t = round % 11; t < GAP_HORIZON; t += 11)
+			for (int64_t span = 0; span <= 4; span++)
+				assert_int_equal(tsl_gapset_earliest(&gs, t, span),
+						 model_earliest(busy, t, span));
+		int64_t last = GAP_HORIZON;
+		while (last > 0 && !busy[last - 1])
+			last--;
+		assert_int_equal(tsl_gapset_last(&gs), last);
+	}
+	/* the chunks were split, and some went again */
+	assert_true(most > 50);
+	assert_true(gs.nchunks < most);
+	tsl_gapset_release(&gs);
+	free(busy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pipeline_latency),
 		cmocka_unit_test(test_sgs_against_plain),
+		cmocka_unit_test(test_gapset_against_model),
 		cmocka_unit_test(test_windows_repair),
 		cmocka_unit_test(test_deadline_large),
 	};
