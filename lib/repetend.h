@@ -18,6 +18,16 @@ typedef struct tsl_repetend {
 
 void tsl_repetend_release(tsl_repetend *r);
 
+/* A block's position on the circle of a period (its residue T mod P), for
+ * sorting a device's blocks by position. */
+typedef struct tsl_residue {
+	int64_t r;
+	int b;
+} tsl_residue;
+
+/* qsort comparator of tsl_residue: by residue, then by block. */
+int tsl_residue_cmp(const void *x, const void *y);
+
 /* k of a repetend (at least 1). */
 static inline int tsl_repetend_k(const tsl_repetend *r)
 {

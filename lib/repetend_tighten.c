@@ -159,22 +159,9 @@ static int feasible(csystem *s, int64_t P, const tsl_deadline *dl)
 #define TSL_TIGHTEN_SCANS_PER_EDGE 16
 #define TSL_TIGHTEN_SCANS_BASE ((int64_t)1 << 22)
 
-typedef struct res_order {
-	int64_t r;
-	int b;
-} res_order;
-
-static int cmp_res_order(const void *x, const void *y)
-{
-	const res_order *a = x, *b = y;
-	if (a->r != b->r)
-		return (a->r > b->r) - (a->r < b->r);
-	return (a->b > b->b) - (a->b < b->b);
-}
-
 /* The constraints of the repetend T at period P (T >= 0). */
 static int build_system(csystem *s, const tessel_graph *g, const tsl_bounds *bnd,
-			const int64_t *T, int64_t P, res_order *ord)
+			const int64_t *T, int64_t P, tsl_residue *ord)
 {
 	int n = g->nblocks, z = n, rc = TSL_OK;
 	for (int b = 0; b < n && !rc; b++) {
@@ -192,9 +179,9 @@ static int build_system(csystem *s, const tessel_graph *g, const tsl_bounds *bnd
 		int lo = bnd->dev_start[d], cnt = bnd->dev_start[d + 1] - lo;
 		for (int i = 0; i < cnt; i++) {
 			int b = bnd->dev_block[lo + i];
-			ord[i] = (res_order){T[b] % P, b};
+			ord[i] = (tsl_residue){T[b] % P, b};
 		}
-		qsort(ord, (size_t)cnt, sizeof *ord, cmp_res_order);
+		qsort(ord, (size_t)cnt, sizeof *ord, tsl_residue_cmp);
 		for (int i = 0; i + 1 < cnt && !rc; i++) {
 			int x = ord[i].b, y = ord[i + 1].b;
 			if (ord[i].r == ord[i + 1].r) {
@@ -249,7 +236,7 @@ int tsl_repetend_tighten(tsl_repetend *rep, int *lowered, const tessel_graph *g,
 		if (rep->T[b] < 0)
 			return TSL_OK; /* not the form this reads */
 	csystem s = {.nv = n + 1};
-	res_order *ord = tsl_calloc((size_t)n + 1, sizeof *ord);
+	tsl_residue *ord = tsl_calloc((size_t)n + 1, sizeof *ord);
 	int64_t *best = tsl_calloc((size_t)n + 1, sizeof *best);
 	s.dist = tsl_calloc((size_t)n + 1, sizeof *s.dist);
 	int rc = !ord || !best || !s.dist ? tsl_error_nomem() : TSL_OK;

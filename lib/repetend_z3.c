@@ -662,17 +662,45 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
  * (an upper bound: sum over devices of n_d (n_d - 1) / 2). Beyond, the
  * model alone would take longer to build than a search should. */
 #define TSL_Z3_MAX_PAIRS 40000
+/* Z3 takes about this many terms of a model (blocks, dependencies and
+ * pairs) per millisecond to take it in, before its first check can start
+ * (measured: about 20 s for 37,000 and 17 s for 44,000, on 1,000 blocks on
+ * 16 devices and 10,000 on 4,096); no limit interrupts that. */
+#define TSL_Z3_TERMS_PER_MS 2
 
-static int model_too_large(const tessel_graph *g, const tsl_bounds *bnd)
+/* The upper bound of the pairs above, stopping past the largest. */
+static int64_t model_pairs(const tessel_graph *g, const tsl_bounds *bnd)
 {
 	int64_t pairs = 0;
-	for (int d = 0; d < g->ndevices; d++) {
+	for (int d = 0; d < g->ndevices && pairs <= TSL_Z3_MAX_PAIRS; d++) {
 		int64_t k = bnd->dev_start[d + 1] - bnd->dev_start[d];
 		pairs += k * (k - 1) / 2;
-		if (pairs > TSL_Z3_MAX_PAIRS)
-			return 1;
 	}
-	return 0;
+	return pairs;
+}
+
+/* TESSEL_ETIMEOUT with the reason when the solver is not used on g (a
+ * model too large, or one that would take more than half the time left
+ * to take in), else TSL_OK. */
+static int solver_skipped(const tessel_graph *g, const tsl_bounds *bnd,
+			  const tsl_deadline *dl)
+{
+	int64_t pairs = model_pairs(g, bnd);
+	if (pairs > TSL_Z3_MAX_PAIRS)
+		return tsl_error(TESSEL_ETIMEOUT,
+				 "the solver was not used: more than %d pairs of blocks share a device",
+				 TSL_Z3_MAX_PAIRS);
+	int64_t terms = pairs + g->nblocks;
+	for (int b = 0; b < g->nblocks; b++)
+		terms += g->blocks[b].ndeps;
+	int64_t left = tsl_deadline_left_ms(dl);
+	if (left < INT64_MAX && terms / TSL_Z3_TERMS_PER_MS > left / 2)
+		return tsl_error(TESSEL_ETIMEOUT,
+				 "the solver was not used: its model of %lld terms would take "
+				 "about %lld ms to build, more than half of the %lld ms left",
+				 (long long)terms, (long long)(terms / TSL_Z3_TERMS_PER_MS),
+				 (long long)left);
+	return TSL_OK;
 }
 
 /* The error that ends the period search after an undecided check. */
@@ -700,6 +728,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    void *payload)
 {
 	tsl_z3_reset_capped();
+	int rc0;
 	int64_t lo = bnd->resource_bound;
 	int64_t hi = opts->max_period ? opts->max_period : bnd->total_span;
 	if (hint && hint->period < hi)
@@ -711,10 +740,9 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		return tsl_error(TESSEL_EINFEASIBLE,
 				 "the period cap %lld is below the resource bound %lld",
 				 (long long)hi, (long long)lo);
-	if (model_too_large(g, bnd))
-		return tsl_error(TESSEL_ETIMEOUT,
-				 "the solver was not used: more than %d pairs of blocks share a device",
-				 TSL_Z3_MAX_PAIRS);
+	rc0 = solver_skipped(g, bnd, dl);
+	if (rc0)
+		return rc0;
 	tsl_opts quick = *opts;
 	quick.minimize_depth = 0;
 	/* known: the repetend of period hi when one is known */

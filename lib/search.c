@@ -72,6 +72,10 @@ typedef struct best {
 	char reason[256];
 	int64_t single_period; /* smallest period of one micro-batch seen, 0: none */
 	int quiet;             /* no progress reports */
+	/* the first finalist's plain completion (validated): the result when
+	 * the time limit leaves no time to complete any finalist again */
+	tessel_schedule *plain;
+	int plain_used;        /* the result is *plain (checked already) */
 } best;
 
 static void best_release(best *b)
@@ -79,6 +83,8 @@ static void best_release(best *b)
 	for (int i = 0; i < b->nfin; i++)
 		tsl_repetend_release(&b->fin[i].rep);
 	b->nfin = 0;
+	tessel_schedule_free(b->plain);
+	b->plain = NULL;
 }
 
 /* Complete `rep` into a new validated schedule; *out NULL (and the reason
@@ -148,21 +154,30 @@ static int consider(const tsl_repetend *rep, void *payload)
 	if (rc || !s)
 		return rc;
 	int64_t makespan = tsl_schedule_makespan(s);
-	tessel_schedule_free(s);
 	/* insert into the sorted finalists (stable: earlier wins ties) */
 	int pos = b->nfin;
 	while (pos > 0 && (b->fin[pos - 1].makespan > makespan ||
 			   (b->fin[pos - 1].makespan == makespan &&
 			    period_less(rep, &b->fin[pos - 1].rep))))
 		pos--;
-	if (pos >= TSL_FINALISTS)
+	if (pos >= TSL_FINALISTS) {
+		tessel_schedule_free(s);
 		return TSL_OK;
+	}
 	tsl_repetend copy = *rep;
 	size_t len = (size_t)tsl_repetend_k(rep) * (size_t)b->g->nblocks;
 	copy.T = tsl_reallocarray(NULL, len, sizeof *copy.T);
-	if (!copy.T)
+	if (!copy.T) {
+		tessel_schedule_free(s);
 		return tsl_error_nomem();
+	}
 	memcpy(copy.T, rep->T, len * sizeof *copy.T);
+	if (pos == 0) {
+		tessel_schedule_free(b->plain);
+		b->plain = s;
+	} else {
+		tessel_schedule_free(s);
+	}
 	if (b->nfin == TSL_FINALISTS)
 		tsl_repetend_release(&b->fin[--b->nfin].rep);
 	memmove(&b->fin[pos + 1], &b->fin[pos],
@@ -295,6 +310,13 @@ static int finish(tessel_schedule **out, best *b)
 	if (rc) {
 		tessel_schedule_free(winner);
 		return rc;
+	}
+	/* no time to complete any finalist again (a step of the solver that
+	 * no limit interrupts can overrun): the first one's plain completion */
+	if (!winner && timed_out && b->plain) {
+		winner = b->plain;
+		b->plain = NULL;
+		b->plain_used = 1;
 	}
 	if (!winner && timed_out)
 		return tsl_error(TESSEL_ETIMEOUT,
@@ -548,14 +570,16 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 		rc = tsl_error_nomem();
 	if (!rc)
 		rc = find_schedule(&s, &b, &rep, g, &bnd, o, dl);
+	int checked = b.plain_used;
 	best_release(&b);
 	if (!rc) {
 		s->resource_bound = bnd.resource_bound;
 		s->lower_bound = tsl_bounds_lower(&bnd, o->nmicros);
 		if (tsl_schedule_makespan(s) <= s->lower_bound)
 			s->makespan_optimal = 1;
-		/* every schedule returned has passed the validator */
-		rc = tsl_schedule_check(s, fin_dl);
+		/* every schedule returned has passed the validator (the plain
+		 * completion of a finalist when it was checked) */
+		rc = checked ? TSL_OK : tsl_schedule_check(s, fin_dl);
 		if (rc == TESSEL_EVIOLATION)
 			rc = tsl_error(TESSEL_ERROR, "internal: the search made an invalid schedule: %s",
 				       tessel_error_last());

@@ -33,13 +33,13 @@ void tsl_z3_close(tsl_z3 *z);
 int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		 unsigned n, const Z3_ast *assumptions);
 
-/* Whether a check of this thread ended at the memory cap (Z3 out of
- * memory included) since the last reset: for the messages of a search
- * that found nothing. */
 /* Work the solver of z has done so far, in Z3's deterministic resource
  * units (its statistic "rlimit count"; 0 when not reported). */
 uint64_t tsl_z3_work(tsl_z3 *z);
 
+/* Whether a check of this thread ended at the memory cap (Z3 out of
+ * memory included) since the last reset: for the messages of a search
+ * that found nothing. */
 void tsl_z3_reset_capped(void);
 int tsl_z3_capped(void);
 

@@ -82,6 +82,36 @@ static tessel_graph *random_dag(int n, int nd, int scale, uint64_t seed)
 	return g;
 }
 
+/* Layers of 8 blocks, each block after 1 to 3 blocks of the layer before,
+ * on one device (one block in twenty on 2 to 4 devices at once), spans
+ * 1 .. 3 (the layered family of scripts/bench-large.py). Deterministic. */
+static tessel_graph *layered_dag(int n, int nd, uint64_t seed)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, nd));
+	uint64_t x = seed;
+#define NEXT() (x = x * 6364136223846793005ULL + 1442695040888963407ULL, x >> 33)
+	for (int i = 0; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "b%d", i);
+		TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD,
+					     (int)(1 + NEXT() % 3), 0));
+		int devs[4], k = NEXT() % 20 == 0 ? 2 + (int)(NEXT() % 3) : 1;
+		devs[0] = (int)(NEXT() % (uint64_t)nd);
+		for (int j = 1; j < k; j++)
+			devs[j] = (devs[0] + j * 5) % nd;
+		TH_OK(tessel_graph_place(g, i, devs, (size_t)k));
+		int ndeps = 1 + (int)(NEXT() % 3);
+		for (int j = 0; j < ndeps && i >= 8; j++) {
+			int a = (i / 8 - 1) * 8 + (int)(NEXT() % 8);
+			int rc = tessel_graph_add_dep(g, a, i);
+			assert_true(rc == TESSEL_OK || rc == TESSEL_EEXISTS);
+		}
+	}
+#undef NEXT
+	return g;
+}
+
 /* xshape with spans as profiled (forward 137, backward 281 steps): the
  * solver needs seconds for its periods. */
 static tessel_graph *uneven_preset(const char *name, int nd, int64_t memory)
@@ -293,6 +323,14 @@ static void test_search_limits(void **state)
 	expect_within("heuristic, 30,000 blocks", rc, secs, 1.0);
 	rc = timed_search(g, 16, 1000, 1, &secs);
 	expect_within("heuristic, 30,000 blocks, fast", rc, secs, 1.0);
+	tessel_graph_free(g);
+	/* the solver's model: Z3 takes it in at the first step, which
+	 * nothing interrupts (about 15 s for this one): the search must not
+	 * start it in a 3 s limit, and still return the heuristic's */
+	g = layered_dag(1000, 16, 7);
+	rc = timed_search(g, 16, 3000, 0, &secs);
+	expect_within("solver model, 1,000 blocks on 16 devices", rc, secs, 3.0);
+	assert_int_equal(rc, TESSEL_OK);
 	tessel_graph_free(g);
 	/* the solver: seconds for its periods */
 	g = uneven_preset("mshape", 8, 8);
