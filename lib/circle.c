@@ -101,25 +101,32 @@ static tsl_arc unroll_next(unroll *u)
 	return a;
 }
 
+/* Room in the directory for one more chunk, and the chunk; NULL when out
+ * of memory (the circle is unchanged). */
+static tsl_arc *new_chunk(tsl_circle *cd)
+{
+	if (cd->nchunks == cd->capchunks) {
+		int cap = cd->capchunks ? cd->capchunks * 2 : 4;
+		tsl_arc **nc = tsl_reallocarray(cd->chunk, (size_t)cap, sizeof *nc);
+		if (!nc)
+			return NULL;
+		cd->chunk = nc;
+		int *nl = tsl_reallocarray(cd->len, (size_t)cap, sizeof *nl);
+		if (!nl)
+			return NULL;
+		cd->len = nl;
+		cd->capchunks = cap;
+	}
+	return tsl_reallocarray(NULL, TSL_CIRCLE_CHUNK, sizeof(tsl_arc));
+}
+
 static int insert_arc(tsl_circle *cd, int64_t start, int64_t end, int owner)
 {
 	tsl_circle_pos p = first_ending_after(cd, start);
 	if (cd->nchunks == 0 || (p.c == cd->nchunks &&
 				 cd->len[cd->nchunks - 1] == TSL_CIRCLE_CHUNK)) {
 		/* a new chunk at the end */
-		if (cd->nchunks == cd->capchunks) {
-			int cap = cd->capchunks ? cd->capchunks * 2 : 4;
-			tsl_arc **nc = tsl_reallocarray(cd->chunk, (size_t)cap, sizeof *nc);
-			if (!nc)
-				return tsl_error_nomem();
-			cd->chunk = nc;
-			int *nl = tsl_reallocarray(cd->len, (size_t)cap, sizeof *nl);
-			if (!nl)
-				return tsl_error_nomem();
-			cd->len = nl;
-			cd->capchunks = cap;
-		}
-		tsl_arc *a = tsl_reallocarray(NULL, TSL_CIRCLE_CHUNK, sizeof *a);
+		tsl_arc *a = new_chunk(cd);
 		if (!a)
 			return tsl_error_nomem();
 		cd->chunk[cd->nchunks] = a;
@@ -131,19 +138,7 @@ static int insert_arc(tsl_circle *cd, int64_t start, int64_t end, int owner)
 	}
 	if (cd->len[p.c] == TSL_CIRCLE_CHUNK) {
 		/* split the full chunk in two halves */
-		if (cd->nchunks == cd->capchunks) {
-			int cap = cd->capchunks * 2;
-			tsl_arc **nc = tsl_reallocarray(cd->chunk, (size_t)cap, sizeof *nc);
-			if (!nc)
-				return tsl_error_nomem();
-			cd->chunk = nc;
-			int *nl = tsl_reallocarray(cd->len, (size_t)cap, sizeof *nl);
-			if (!nl)
-				return tsl_error_nomem();
-			cd->len = nl;
-			cd->capchunks = cap;
-		}
-		tsl_arc *half = tsl_reallocarray(NULL, TSL_CIRCLE_CHUNK, sizeof *half);
+		tsl_arc *half = new_chunk(cd);
 		if (!half)
 			return tsl_error_nomem();
 		int keep = TSL_CIRCLE_CHUNK / 2;

@@ -336,6 +336,16 @@ static int take_window(sgs_ctx *c, int b, int64_t t, int64_t *work)
 	return 0;
 }
 
+/* One more instance of work: every TSL_SGS_DEADLINE_WORK (with the gap
+ * looks counted in *work), whether the deadline has passed. */
+static int deadline_due(int64_t *work, int64_t *next_look, const tsl_deadline *dl)
+{
+	if (++*work < *next_look)
+		return 0;
+	*next_look = *work + TSL_SGS_DEADLINE_WORK;
+	return tsl_deadline_left_ms(dl) <= 0;
+}
+
 int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	    const tsl_deadline *dl)
 {
@@ -348,12 +358,9 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	for (size_t i = 0; i < count; i++)
 		tsl_entry_at(s, prio[i].gid, prio[i].mid)->start = -1;
 	for (size_t i = 0; i < count && rc == TSL_OK; i++) {
-		if (++work >= next_look) {
-			next_look = work + TSL_SGS_DEADLINE_WORK;
-			if (tsl_deadline_left_ms(dl) <= 0) {
-				rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
-				break;
-			}
+		if (deadline_due(&work, &next_look, dl)) {
+			rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
+			break;
 		}
 		int b = prio[i].gid;
 		const tsl_block *B = &g->blocks[b];
@@ -441,12 +448,9 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	 * after b finishes */
 	int64_t horizon = 0, work = 0, next_look = TSL_SGS_DEADLINE_WORK;
 	for (size_t i = 0; i < count && !rc; i++) {
-		if (++work >= next_look) {
-			next_look = work + TSL_SGS_DEADLINE_WORK;
-			if (tsl_deadline_left_ms(dl) <= 0) {
-				rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
-				break;
-			}
+		if (deadline_due(&work, &next_look, dl)) {
+			rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
+			break;
 		}
 		int b = prio[i].gid;
 		const tsl_block *B = &g->blocks[b];

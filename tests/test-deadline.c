@@ -51,6 +51,21 @@ static tsl_deadline past(void)
 	return d;
 }
 
+/* The generators' pseudo-random numbers (a fixed LCG). */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *x >> 33;
+}
+
+/* Forward block i, named b<i>, of the given span and no memory. */
+static void add_forward(tessel_graph *g, int i, int span)
+{
+	char name[32];
+	snprintf(name, sizeof name, "b%d", i);
+	TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD, span, 0));
+}
+
 /* A random DAG of n blocks on `nd` devices: spans 1 .. 3 (times `scale`),
  * up to three dependencies on the 50 blocks before, one block in twenty
  * on four devices. Deterministic. */
@@ -59,12 +74,9 @@ static tessel_graph *random_dag(int n, int nd, int scale, uint64_t seed)
 	tessel_graph *g = NULL;
 	TH_OK(tessel_graph_new(&g, nd));
 	uint64_t x = seed;
-#define NEXT() (x = x * 6364136223846793005ULL + 1442695040888963407ULL, x >> 33)
+#define NEXT() next_rand(&x)
 	for (int i = 0; i < n; i++) {
-		char name[32];
-		snprintf(name, sizeof name, "b%d", i);
-		TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD,
-					     (int)(1 + NEXT() % 3) * scale, 0));
+		add_forward(g, i, (int)(1 + NEXT() % 3) * scale);
 		int devs[4], k = NEXT() % 20 == 0 && nd >= 4 ? 4 : 1;
 		devs[0] = (int)(NEXT() % (uint64_t)nd);
 		for (int j = 1; j < k; j++)
@@ -90,12 +102,9 @@ static tessel_graph *layered_dag(int n, int nd, uint64_t seed)
 	tessel_graph *g = NULL;
 	TH_OK(tessel_graph_new(&g, nd));
 	uint64_t x = seed;
-#define NEXT() (x = x * 6364136223846793005ULL + 1442695040888963407ULL, x >> 33)
+#define NEXT() next_rand(&x)
 	for (int i = 0; i < n; i++) {
-		char name[32];
-		snprintf(name, sizeof name, "b%d", i);
-		TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD,
-					     (int)(1 + NEXT() % 3), 0));
+		add_forward(g, i, (int)(1 + NEXT() % 3));
 		int devs[4], k = NEXT() % 20 == 0 ? 2 + (int)(NEXT() % 3) : 1;
 		devs[0] = (int)(NEXT() % (uint64_t)nd);
 		for (int j = 1; j < k; j++)
