@@ -317,6 +317,8 @@ static int finish(tessel_schedule **out, best *b)
 		winner = b->plain;
 		b->plain = NULL;
 		b->plain_used = 1;
+		/* proven since it was made, by the solver */
+		winner->period_optimal = b->fin[0].rep.optimal;
 	}
 	if (!winner && timed_out)
 		return tsl_error(TESSEL_ETIMEOUT,
@@ -524,17 +526,20 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 		rc = finish(out, b);
 	}
 	tessel_schedule_free(kept);
+	/* the plain completion kept for a time limit: no time for more, and
+	 * it stays the schedule that was validated */
+	int more = !rc && *out && !b->plain_used;
 	/* the warm-up and cool-down re-solved exactly, window by window */
-	if (!rc && *out && !o->fast)
+	if (more && !o->fast)
 		rc = tsl_complete_window_z3(*out, bnd, o, b->fin_dl);
 	/* the completion's restarts again, from the patterns the windows
 	 * made */
-	if (!rc && *out)
+	if (more && !rc)
 		rc = tsl_complete_regroup(*out, bnd, o->fast ? TSL_FAST_EFFORT
 							   : TSL_COMPACT_EFFORT,
 					  b->fin_dl);
 	/* few micro-batches: scheduling them all directly may do better */
-	if (!rc && *out && !o->fast) {
+	if (more && !rc && !o->fast) {
 		rc = tsl_direct_z3(*out, bnd, o, b->fin_dl,
 				   &(*out)->makespan_optimal);
 		if (!rc)
