@@ -621,7 +621,8 @@ static int heuristic_search(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 	if (!rc && (!*found || rep->period > ps.lo) && !out_of_time(h))
 		rc = probe(h, ps.lo, rep, &ps.trial, relaxed, &ps.have_relaxed, tmp,
 			   found, &ok);
-	/* large graphs: bisection at once, in the work left */
+	/* every order from the bound to the list orders' best; large
+	 * graphs: doubling steps at once, in the work left */
 	if (!rc && !ok && !out_of_time(h))
 		rc = search_periods(h, &ps, step,
 				    h->n <= TSL_FINE_BLOCKS ? units : 0);

@@ -2,7 +2,7 @@
  *
  * A repetend of period P places block b at T_b = P q_b + r_b, 0 <= r_b < P.
  * Keep every q_b and, on every device, the order of the residues (ties
- * kept as ties). What is left is a csystem of difference constraints in the
+ * kept as ties). What is left is a system of difference constraints in the
  * residues whose constants grow with P:
  *
  *   0 <= r_b <= P - 1

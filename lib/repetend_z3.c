@@ -728,7 +728,6 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		    void *payload)
 {
 	tsl_z3_reset_capped();
-	int rc0;
 	int64_t lo = bnd->resource_bound;
 	int64_t hi = opts->max_period ? opts->max_period : bnd->total_span;
 	if (hint && hint->period < hi)
@@ -740,9 +739,9 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		return tsl_error(TESSEL_EINFEASIBLE,
 				 "the period cap %lld is below the resource bound %lld",
 				 (long long)hi, (long long)lo);
-	rc0 = solver_skipped(g, bnd, dl);
-	if (rc0)
-		return rc0;
+	int skipped = solver_skipped(g, bnd, dl);
+	if (skipped)
+		return skipped;
 	tsl_opts quick = *opts;
 	quick.minimize_depth = 0;
 	/* known: the repetend of period hi when one is known */
