@@ -48,13 +48,13 @@ extern "C" {
 /* Version of the header the caller compiled against. Compare with
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
-#define TESSEL_VERSION_MINOR 1
+#define TESSEL_VERSION_MINOR 2
 #define TESSEL_VERSION_PATCH 0
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.1.0"
+#define TESSEL_VERSION_STRING "1.2.0"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -428,10 +428,30 @@ typedef enum tessel_option {
 	TESSEL_OPT_SEED = 5,            /* solver random seed, default 0 */
 	TESSEL_OPT_MINIMIZE_DEPTH = 6,  /* 1 (default): shallowest repetend */
 	TESSEL_OPT_SOLVER_MEMORY_MB = 7,/* 0 = no cap (default); solver memory cap */
-	TESSEL_OPT_REPETEND_MICRO_BATCHES = 8 /* largest k of a repetend of k
+	TESSEL_OPT_REPETEND_MICRO_BATCHES = 8, /* largest k of a repetend of k
 					       * micro-batches, 1 .. 16; default 8
 					       * (since 1.1) */
+	TESSEL_OPT_WORK_LIMIT = 9       /* work budget in work units, 0 = none;
+					 * 0 .. 10^12; default
+					 * TESSEL_DEFAULT_WORK_LIMIT (since 1.2) */
 } tessel_option;
+
+/* The work budget (TESSEL_OPT_WORK_LIMIT) bounds the effort of a search
+ * deterministically: every phase counts what it does (the solver in Z3's
+ * resource units, the heuristics, the completion and the local search in
+ * their own counted steps) and stops at its share of the budget, so the
+ * same graph and options give the same schedule on any machine, under any
+ * load and with any number of threads. One work unit is about a
+ * millisecond of one core of a current x86 machine (1,000 of Z3's resource
+ * units, or about 16,000 instances visited by a compaction). The work a
+ * search spent is TESSEL_SCHED_WORK.
+ *
+ * Work that every result needs is never cut short by the budget: the first
+ * repetend of the heuristic, its plain completion and the validator's
+ * check. TESSEL_OPT_TIME_LIMIT_MS is a wall-clock cap on top of the
+ * budget: when it ends a phase before its share of the budget is spent,
+ * the result depends on the machine's speed. */
+#define TESSEL_DEFAULT_WORK_LIMIT 20000
 
 /* TESSEL_OPT_SOLVER_MEMORY_MB caps the memory of each Z3 check in
  * megabytes (1 .. 2^30). A check that reaches the cap ends like one that
@@ -567,10 +587,14 @@ typedef enum tessel_schedule_attr {
 					    * meets the lower bound, or the
 					    * solver showed one step less
 					    * impossible) */
-	TESSEL_SCHED_REPETEND_MICRO_BATCHES = 14 /* k: micro-batches the
+	TESSEL_SCHED_REPETEND_MICRO_BATCHES = 14, /* k: micro-batches the
 					    * repetend holds (1 for most; 0
 					    * for a schedule built with
 					    * tessel_schedule_new); since 1.1 */
+	TESSEL_SCHED_WORK = 15           /* work units the search spent (see
+					  * TESSEL_OPT_WORK_LIMIT; 0 for a
+					  * schedule built with
+					  * tessel_schedule_new); since 1.2 */
 } tessel_schedule_attr;
 
 /* Read a figure of a schedule. Figures a schedule does not know (the period

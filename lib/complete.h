@@ -8,6 +8,7 @@
 #include "bounds.h"
 #include "repetend.h"
 #include "schedule.h"
+#include "budget.h"
 #include "util.h"
 
 /* The repetend range of s from its entries' phases (complete.c). */

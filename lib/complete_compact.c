@@ -261,6 +261,9 @@ int tsl_compact_within(tessel_schedule *s, tsl_inst *seq, size_t count,
 	}
 	for (size_t i = 0; i < count; i++)
 		s->entries[i].start = st.start[i];
+	/* the plain pass and the local search's visits */
+	tsl_charge(dl, ((int64_t)count + effort - (*budget > 0 ? *budget : 0)) /
+			       TSL_VISITS_PER_TICK);
 out:
 	tsl_free(st.start);
 	tsl_free(st.bind);

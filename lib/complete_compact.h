@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "schedule.h"
+#include "budget.h"
 #include "util.h"
 
 typedef struct tsl_inst {

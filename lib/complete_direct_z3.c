@@ -74,9 +74,9 @@ static int encode(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 		const tsl_block *B = &g->blocks[j % g->nblocks];
 		before[k] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, (int)(E + k)),
 					Z3_mk_bool_sort(m->z.ctx));
-		Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_implies(m->z.ctx, before[k],
+		tsl_z3_assert(&m->z, Z3_mk_implies(m->z.ctx, before[k],
 			Z3_mk_le(m->z.ctx, tsl_z3_add_int(&m->z, m->start[i], A->span), m->start[j])));
-		Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_implies(m->z.ctx,
+		tsl_z3_assert(&m->z, Z3_mk_implies(m->z.ctx,
 			Z3_mk_not(m->z.ctx, before[k]),
 			Z3_mk_le(m->z.ctx, tsl_z3_add_int(&m->z, m->start[j], B->span), m->start[i])));
 	}

@@ -6,6 +6,7 @@
 #include "bounds.h"
 #include "schedule.h"
 #include "search.h"
+#include "budget.h"
 #include "util.h"
 
 /* For small problems (a few micro-batches): schedule all N micro-batches

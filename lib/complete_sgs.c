@@ -342,8 +342,18 @@ static int deadline_due(int64_t *work, int64_t *next_look, const tsl_deadline *d
 {
 	if (++*work < *next_look)
 		return 0;
+	/* the work since the last look, charged */
+	tsl_charge(dl, (*work - (*next_look - TSL_SGS_DEADLINE_WORK)) /
+			       TSL_SGS_STEPS_PER_TICK);
 	*next_look = *work + TSL_SGS_DEADLINE_WORK;
 	return tsl_deadline_left_ms(dl) <= 0;
+}
+
+/* The work after the last look, charged at the end of a pass. */
+static void charge_rest(int64_t work, int64_t next_look, const tsl_deadline *dl)
+{
+	int64_t rest = work - (next_look - TSL_SGS_DEADLINE_WORK);
+	tsl_charge(dl, rest / TSL_SGS_STEPS_PER_TICK);
 }
 
 int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
@@ -405,6 +415,7 @@ int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 				rc = tsl_error_nomem();
 		tsl_entry_at(s, b, prio[i].mid)->start = t;
 	}
+	charge_rest(work, next_look, dl);
 	ctx_release(&c);
 	return rc;
 }
@@ -505,6 +516,7 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 		size_t idx = (size_t)prio[i].mid * (size_t)n + (size_t)prio[i].gid;
 		s->entries[idx].start = horizon - u[idx] - g->blocks[prio[i].gid].span;
 	}
+	charge_rest(work, next_look, dl);
 	ctx_release(&c);
 	tsl_succ_release(&x);
 	tsl_free(u);

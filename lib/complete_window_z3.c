@@ -302,9 +302,9 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 				Z3_ast l = Z3_mk_const(ctx, Z3_mk_int_symbol(ctx, (int)sym++),
 						       Z3_mk_bool_sort(ctx));
 				lit[x][y] = l;
-				Z3_solver_assert(ctx, m->z.solver, Z3_mk_implies(ctx, l,
+				tsl_z3_assert(&m->z, Z3_mk_implies(ctx, l,
 					Z3_mk_le(ctx, tsl_z3_add_int(&m->z, m->var[i], span_of(p, i)), m->var[j])));
-				Z3_solver_assert(ctx, m->z.solver, Z3_mk_implies(ctx,
+				tsl_z3_assert(&m->z, Z3_mk_implies(ctx,
 					Z3_mk_not(ctx, l),
 					Z3_mk_le(ctx, tsl_z3_add_int(&m->z, m->var[j], span_of(p, j)), m->var[i])));
 			}

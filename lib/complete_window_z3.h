@@ -6,6 +6,7 @@
 #include "bounds.h"
 #include "schedule.h"
 #include "search.h"
+#include "budget.h"
 #include "util.h"
 
 /* Re-solve, exactly with Z3, the instances of the schedule's last steps

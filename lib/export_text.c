@@ -400,7 +400,11 @@ static int put_figures(tsl_buf *b, const tessel_schedule *s)
 		return rc;
 	put_step(b, s->graph);
 	put_latency(b, s->graph);
-	tsl_buf_printf(b, "search time %.3f s\n", (double)s->search_us / 1e6);
+	if (s->work > 0)
+		tsl_buf_printf(b, "search time %.3f s, work %lld units\n",
+			       (double)s->search_us / 1e6, (long long)s->work);
+	else
+		tsl_buf_printf(b, "search time %.3f s\n", (double)s->search_us / 1e6);
 	return TSL_OK;
 }
 

@@ -8,7 +8,7 @@
 
 #include "tessel.h"
 
-#define TSL_NOPTIONS 9
+#define TSL_NOPTIONS 10
 
 /* A running search's solver, to interrupt on cancel. */
 typedef struct tsl_interrupt {

@@ -233,8 +233,11 @@ static void record(dfs *s)
 		return;
 	/* after the first repetend, shallower ones get at most the work
 	 * the first took */
-	if (!s->best_depth && s->budget > s->start_budget - s->budget)
-		s->budget = s->start_budget - s->budget;
+	if (!s->best_depth && s->budget > s->start_budget - s->budget) {
+		int64_t spent = s->start_budget - s->budget;
+		s->budget = spent;
+		s->start_budget = 2 * spent; /* start - budget: still the work spent */
+	}
 	s->best_depth = depth;
 	memcpy(s->best_T, s->T, (size_t)s->n * sizeof *s->T);
 }
@@ -574,6 +577,8 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 		}
 		for (int limit = 0; limit <= n && s.budget > 0 && !s.stopped; limit++)
 			search(&s, limit);
+		int64_t spent = s.start_budget - (s.budget > 0 ? s.budget : 0);
+		tsl_charge(dl, spent / TSL_DFS_UNITS_PER_TICK);
 		for (int i = 0; i < nw; i++) {
 			s.pin[wide[i]] = -1;
 			reserve(&s, wide[i], combo[c][i], 0);

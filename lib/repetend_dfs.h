@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "repetend.h"
 #include "tessel.h"
+#include "budget.h"
 #include "util.h"
 
 /* Memory-aware modulo scheduling at period P by a bounded depth-first

@@ -65,6 +65,10 @@ static int out_of_time(heur *h)
 	int past = h->found_any || !h->dl || !h->dl->hard_us
 			   ? tsl_deadline_left_ms(h->dl) <= 0
 			   : tsl_deadline_hard_passed(h->dl);
+	/* the work bound ends only the improvement of a repetend found */
+	if (past && !h->found_any && h->dl && !h->dl->hard_us &&
+	    !tsl_deadline_time_passed(h->dl))
+		past = 0;
 	if (past || tsl_options_cancelled(h->src))
 		h->stopped = 1;
 	return h->stopped;
@@ -138,43 +142,58 @@ static int place_all(heur *h, int multi_first)
 {
 	const tessel_graph *g = h->g;
 	tsl_circles_reset(&h->busy, h->P);
-	for (int k = 0; k < h->n; k++) {
+	int64_t placed = 0; /* charged at the end */
+	int ok = 1;
+	for (int k = 0; k < h->n && ok; k++) {
 		int b = h->order[k];
 		const tsl_block *B = &g->blocks[b];
 		h->pin[b] = -1;
 		if (!multi_first || B->ndevices < 2)
 			continue;
-		if ((k & 1023) == 1023 && out_of_time(h))
-			return 0;
+		if ((k & 1023) == 1023 && out_of_time(h)) {
+			ok = 0;
+			break;
+		}
+		placed++;
 		int64_t t = tsl_circles_fit(&h->busy, B, h->bnd->head[b]);
-		if (t < 0)
-			return 0;
+		if (t < 0) {
+			ok = 0;
+			break;
+		}
 		if (tsl_circles_occupy(&h->busy, B, b, t)) {
 			h->nomem = 1;
-			return 0;
+			ok = 0;
+			break;
 		}
 		h->pin[b] = t % h->P;
 	}
-	for (int k = 0; k < h->n; k++) {
+	for (int k = 0; k < h->n && ok; k++) {
 		int b = h->order[k];
 		const tsl_block *B = &g->blocks[b];
-		if ((k & 1023) == 1023 && out_of_time(h))
-			return 0;
+		if ((k & 1023) == 1023 && out_of_time(h)) {
+			ok = 0;
+			break;
+		}
+		placed++;
 		int64_t e = tsl_ready_time(g, b, h->T, NULL);
 		if (h->pin[b] >= 0) {
 			h->T[b] = e + ((h->pin[b] - e % h->P) + h->P) % h->P;
 			continue;
 		}
 		int64_t t = tsl_circles_fit(&h->busy, B, e);
-		if (t < 0)
-			return 0;
+		if (t < 0) {
+			ok = 0;
+			break;
+		}
 		if (tsl_circles_occupy(&h->busy, B, b, t)) {
 			h->nomem = 1;
-			return 0;
+			ok = 0;
+			break;
 		}
 		h->T[b] = t;
 	}
-	return 1;
+	tsl_charge(h->dl, placed / TSL_PLACEMENTS_PER_TICK);
+	return ok;
 }
 
 static int64_t depth_of(const heur *h)
@@ -360,21 +379,12 @@ static int64_t ims_attempt_work(int n)
 	return n <= 10000 ? (int64_t)n * 40 : 400000 + (int64_t)n * 4;
 }
 
-/* 1 placed, 0 not (work bound, deadline, or no room). */
-static int modulo_schedule_iteratively(heur *h)
+/* The placement of iterative modulo scheduling within *budget visits
+ * (what is left stays there): 1 placed, 0 not (work bound, deadline, or
+ * no room). */
+static int ims_attempt(heur *h, int64_t *budget)
 {
 	const tessel_graph *g = h->g;
-	tsl_circles_reset(&h->busy, h->P);
-	for (int b = 0; b < h->n; b++) {
-		h->placed[b] = 0;
-		h->last[b] = -1;
-	}
-	/* large graphs: the work bound grows more slowly than 40 visits a
-	 * block, so that a probe stays cheap */
-	int64_t budget = ims_attempt_work(h->n);
-	if (budget > h->ims_left)
-		return 0;
-	h->ims_left -= budget;
 	h->nheap = 0;
 	for (int k = 0; k < h->n; k++) {
 		h->pos[h->order[k]] = k;
@@ -385,7 +395,7 @@ static int modulo_schedule_iteratively(heur *h)
 	while (h->nheap > 0) {
 		/* the highest-priority block not placed */
 		int b = heap_pop(h);
-		if (budget-- <= 0 || ((budget & 255) == 0 && out_of_time(h)))
+		if ((*budget)-- <= 0 || ((*budget & 255) == 0 && out_of_time(h)))
 			return 0;
 		const tsl_block *B = &g->blocks[b];
 		if (B->span > h->P)
@@ -406,6 +416,27 @@ static int modulo_schedule_iteratively(heur *h)
 			return 0;
 	}
 	return 1;
+}
+
+/* 1 placed, 0 not (work bound, deadline, or no room); the visits made are
+ * charged. */
+static int modulo_schedule_iteratively(heur *h)
+{
+	tsl_circles_reset(&h->busy, h->P);
+	for (int b = 0; b < h->n; b++) {
+		h->placed[b] = 0;
+		h->last[b] = -1;
+	}
+	/* large graphs: the work bound grows more slowly than 40 visits a
+	 * block, so that a probe stays cheap */
+	int64_t budget = ims_attempt_work(h->n);
+	if (budget > h->ims_left)
+		return 0;
+	h->ims_left -= budget;
+	int64_t given = budget;
+	int ok = ims_attempt(h, &budget);
+	tsl_charge(h->dl, (given - (budget > 0 ? budget : 0)) / TSL_IMS_VISITS_PER_TICK);
+	return ok;
 }
 
 /* Copy h's placement, shifted to start at 0, into r. */

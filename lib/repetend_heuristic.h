@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "repetend.h"
 #include "tessel.h"
+#include "budget.h"
 #include "util.h"
 
 /* Steady-state peak memory of device d for starts T at period P (the

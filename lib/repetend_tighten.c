@@ -246,6 +246,7 @@ int tsl_repetend_tighten(tsl_repetend *rep, int *lowered, const tessel_graph *g,
 		rc = index_system(&s);
 	s.work = TSL_TIGHTEN_SCANS_PER_EDGE * ((int64_t)s.ne + s.nv) +
 		 TSL_TIGHTEN_SCANS_BASE;
+	int64_t given = s.work;
 	/* the repetend's own period must pass, or this reads it wrongly */
 	int64_t lo = floor, hi = P0;
 	if (!rc && feasible(&s, P0, dl) != 1)
@@ -264,6 +265,7 @@ int tsl_repetend_tighten(tsl_repetend *rep, int *lowered, const tessel_graph *g,
 			lo = mid + 1;
 		}
 	}
+	tsl_charge(dl, (given - (s.work > 0 ? s.work : 0)) / TSL_SCANS_PER_TICK);
 	if (!rc && hi < P0) {
 		int64_t *T = tsl_calloc((size_t)n, sizeof *T);
 		if (!T)

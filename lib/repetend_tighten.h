@@ -7,6 +7,7 @@
 #include "bounds.h"
 #include "graph.h"
 #include "repetend.h"
+#include "budget.h"
 #include "util.h"
 
 /* Lower rep's period (of g's blocks: rep->T has g->nblocks entries) as far

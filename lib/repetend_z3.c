@@ -83,7 +83,7 @@ static Z3_ast mk_add_c(model *m, Z3_ast x, int64_t c)
 
 static void assert_le(model *m, Z3_ast x, Z3_ast y)
 {
-	Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_le(m->z.ctx, x, y));
+	tsl_z3_assert_le(&m->z, x, y);
 }
 
 static void model_release(model *m)
@@ -210,10 +210,10 @@ static void add_exclusivity(model *m)
 			Z3_mk_le(m->z.ctx, mk_add_c(m, ra, A->span),
 				 mk_add_c(m, rb, m->P)),
 		};
-		Z3_solver_assert(m->z.ctx, m->z.solver,
+		tsl_z3_assert(&m->z,
 				 Z3_mk_implies(m->z.ctx, p->before,
 					       Z3_mk_and(m->z.ctx, 2, c1)));
-		Z3_solver_assert(m->z.ctx, m->z.solver,
+		tsl_z3_assert(&m->z,
 				 Z3_mk_implies(m->z.ctx, Z3_mk_not(m->z.ctx, p->before),
 					       Z3_mk_and(m->z.ctx, 2, c2)));
 	}
@@ -261,6 +261,7 @@ static int add_memory(model *m)
 			}
 			assert_le(m, Z3_mk_add(m->z.ctx, (unsigned)nt, terms),
 				  m->memvar ? m->memvar : mk_int(m, limit));
+			m->z.terms += nt - 1;
 		}
 	}
 	tsl_free(on);
@@ -427,7 +428,7 @@ static int minimise_depth(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 	int undecided = 0;
 	while (lo < hi && undecided < 2) {
 		int64_t target = hi - step > lo ? hi - step : lo;
-		Z3_solver_push(m->z.ctx, m->z.solver);
+		tsl_z3_push(&m->z, dl);
 		assert_le(m, m->depth, mk_int(m, target));
 		int res = model_check(m, dl, scaled(TSL_DEPTH_RLIMIT, m));
 		int rc = TSL_OK;
@@ -464,7 +465,7 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 	Z3_ast *lits = tsl_calloc((size_t)m->npairs + (size_t)m->n, sizeof *lits);
 	if (!lits)
 		return tsl_error_nomem();
-	Z3_solver_push(m->z.ctx, m->z.solver);
+	tsl_z3_push(&m->z, dl);
 	assert_le(m, m->depth, mk_int(m, rep->depth));
 	if (!m->have_model) {
 		/* the last check was a failed descent step (or none was
@@ -496,7 +497,7 @@ static int alternatives(model *m, tsl_repetend *rep, const tsl_deadline *dl,
 					       Z3_mk_eq(m->z.ctx, m->q[b], mk_int(m, q)));
 		}
 		Z3_model_dec_ref(m->z.ctx, mdl);
-		Z3_solver_assert(m->z.ctx, m->z.solver, Z3_mk_or(m->z.ctx, (unsigned)nl, lits));
+		tsl_z3_assert(&m->z, Z3_mk_or(m->z.ctx, (unsigned)nl, lits));
 		int res = model_check(m, dl, scaled(TSL_ALTERNATIVE_RLIMIT, m));
 		if (res < -1)
 			rc = res;
@@ -526,7 +527,7 @@ static int deeper_alternatives(model *m, tsl_repetend *rep,
 	for (int j = 1; j <= TSL_DEEPER && !rc; j++) {
 		if (tsl_deadline_left_ms(dl) <= 0 || tsl_options_cancelled(m->z.opts->src))
 			break;
-		Z3_solver_push(m->z.ctx, m->z.solver);
+		tsl_z3_push(&m->z, dl);
 		assert_le(m, mk_int(m, d + j * m->P), m->depth);
 		assert_le(m, m->depth, mk_int(m, d + (j + 1) * m->P - 1));
 		int res = model_check(m, dl, scaled(TSL_ALTERNATIVE_RLIMIT, m));
@@ -679,9 +680,32 @@ static int64_t model_pairs(const tessel_graph *g, const tsl_bounds *bnd)
 	return pairs;
 }
 
+/* The terms of the model of g (model_build): per block its bounds and
+ * its dependencies, two per pair of blocks sharing a device, and the sums
+ * of the memory constraints of the limited devices. */
+static int64_t model_terms(const tessel_graph *g, const tsl_bounds *bnd,
+			   int64_t pairs)
+{
+	int64_t terms = 2 * pairs + 4 * (int64_t)g->nblocks;
+	for (int b = 0; b < g->nblocks; b++)
+		terms += g->blocks[b].ndeps;
+	for (int d = 0; d < g->ndevices; d++) {
+		if (g->memory_limit[d] == TESSEL_UNLIMITED)
+			continue;
+		int64_t pos = 0, any = 0;
+		for (int x = bnd->dev_start[d]; x < bnd->dev_start[d + 1]; x++) {
+			int64_t mem = g->blocks[bnd->dev_block[x]].memory;
+			pos += mem > 0;
+			any += mem != 0;
+		}
+		terms += pos * (2 * any + 1);
+	}
+	return terms;
+}
+
 /* TESSEL_ETIMEOUT with the reason when the solver is not used on g (a
- * model too large, or one that would take more than half the time left
- * to take in), else TSL_OK. */
+ * model too large, or one that would take more than half the work or the
+ * time left to take in), else TSL_OK. */
 static int solver_skipped(const tessel_graph *g, const tsl_bounds *bnd,
 			  const tsl_deadline *dl)
 {
@@ -690,9 +714,14 @@ static int solver_skipped(const tessel_graph *g, const tsl_bounds *bnd,
 		return tsl_error(TESSEL_ETIMEOUT,
 				 "the solver was not used: more than %d pairs of blocks share a device",
 				 TSL_Z3_MAX_PAIRS);
-	int64_t terms = pairs + g->nblocks;
-	for (int b = 0; b < g->nblocks; b++)
-		terms += g->blocks[b].ndeps;
+	int64_t terms = model_terms(g, bnd, pairs);
+	int64_t cost = tsl_terms_ticks(terms), work = tsl_work_left(dl);
+	if (work < INT64_MAX && cost > work / 2)
+		return tsl_error(TESSEL_ETIMEOUT,
+				 "the solver was not used: its model of %lld terms would take "
+				 "about %lld work units to take in, more than half of the %lld left",
+				 (long long)terms, (long long)(cost / TSL_TICKS_PER_UNIT),
+				 (long long)(work / TSL_TICKS_PER_UNIT));
 	int64_t left = tsl_deadline_left_ms(dl);
 	if (left < INT64_MAX && terms / TSL_Z3_TERMS_PER_MS > left / 2)
 		return tsl_error(TESSEL_ETIMEOUT,
@@ -847,7 +876,7 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 	int res;
 	if (known > 0) {
 		/* a limit that works is known: look below it only */
-		Z3_solver_push(m.z.ctx, m.z.solver);
+		tsl_z3_push(&m.z, dl);
 		assert_le(&m, m.memvar, mk_int(&m, known - 1));
 		res = model_check(&m, dl, 0);
 		if (res != 1) {
@@ -890,7 +919,7 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
 	}
 	while (!rc && lo < hi) {
 		int64_t mid = lo + (hi - lo) / 2;
-		Z3_solver_push(m.z.ctx, m.z.solver);
+		tsl_z3_push(&m.z, dl);
 		assert_le(&m, m.memvar, mk_int(&m, mid));
 		res = model_check(&m, dl, 0);
 		if (res == 1) {

@@ -9,6 +9,7 @@
 #include "graph.h"
 #include "repetend.h"
 #include "search.h"
+#include "budget.h"
 #include "util.h"
 
 /* Z3 search for the minimal period, then shallow repetends at that period:

@@ -460,6 +460,7 @@ TESSEL_API int tessel_schedule_get(int64_t *out,
 	case TESSEL_SCHED_REPETEND_END: v = s->rep_end; break;
 	case TESSEL_SCHED_DEPTH: v = s->depth; break;
 	case TESSEL_SCHED_SEARCH_MICROSECONDS: v = s->search_us; break;
+	case TESSEL_SCHED_WORK: v = s->work; break;
 	case TESSEL_SCHED_REPETEND_MICRO_BATCHES: v = s->rep_k; break;
 	default:
 		return tsl_error(TESSEL_EINVAL, "%s: unknown attribute %d", fn,

@@ -27,6 +27,7 @@ struct tessel_schedule {
 	int64_t rep_begin, rep_end;
 	int64_t depth;
 	int64_t search_us;
+	int64_t work;            /* work units the search spent */
 	int64_t rep_k;           /* micro-batches per repetition (0, 1: one) */
 };
 

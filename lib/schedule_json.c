@@ -138,6 +138,8 @@ static int header_object(json_t **out, const tessel_schedule *s)
 		bad |= set(o, "memory_limit", limits);
 	bad |= set(o, "peak_memory", tsl_json_int_array(NULL, peaks, g->ndevices));
 	bad |= set(o, "search_seconds", json_real((double)s->search_us / 1e6));
+	if (s->work > 0)
+		bad |= set(o, "work", json_integer(s->work));
 	bad |= set(o, "placement", placement);
 	placement = NULL;
 	if (bad) {
@@ -286,6 +288,7 @@ typedef struct figures {
 	int period_optimal;
 	int makespan_optimal;
 	int64_t search_us;
+	long long work;
 } figures;
 
 static int read_header(long long *nmicros, const json_t *root,
@@ -402,6 +405,8 @@ static int read_figures(figures *f, const json_t *root)
 		rc = read_repetend(f, root);
 	if (!rc)
 		rc = read_seconds(f, root);
+	if (!rc)
+		rc = tsl_json_member_int(&f->work, root, "work", 0, 0, LLONG_MAX, "");
 	return rc;
 }
 
@@ -590,6 +595,7 @@ static void set_figures(tessel_schedule *s, const figures *f)
 	s->depth = f->depth;
 	s->rep_k = f->rep_k;
 	s->search_us = f->search_us;
+	s->work = f->work;
 }
 
 /* The placement first (everything else is checked against it). */

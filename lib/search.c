@@ -39,6 +39,7 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 	o->minimize_depth = (int)opts->value[TESSEL_OPT_MINIMIZE_DEPTH];
 	o->solver_memory_mb = opts->value[TESSEL_OPT_SOLVER_MEMORY_MB];
 	o->max_group = (int)opts->value[TESSEL_OPT_REPETEND_MICRO_BATCHES];
+	o->work_ticks = opts->value[TESSEL_OPT_WORK_LIMIT] * TSL_TICKS_PER_UNIT;
 }
 
 /* Candidates are ranked by the makespan of their plain compaction (the
@@ -49,6 +50,11 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 /* Work bound of the local search, in instance visits (deterministic). */
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
 #define TSL_FAST_EFFORT ((int64_t)300000)
+/* Percentages of the work budget at which the solver's part and the
+ * final compaction with its improvements end (the search without the
+ * memory limits, when it runs, may use the rest). */
+#define TSL_SOLVER_WORK_SHARE 60
+#define TSL_FINAL_WORK_SHARE 90
 /* Work bound of each probe of the memory-aware search in min_memory. */
 #define TSL_DFS_PROBE_BUDGET ((int64_t)16000000)
 
@@ -219,6 +225,8 @@ typedef struct job {
 	tessel_schedule **result; /* per finalist */
 	int *rc;                  /* per finalist */
 	char (*msg)[256];         /* per finalist: error message */
+	int64_t *spent;           /* per finalist: ticks of work */
+	int64_t share;            /* ticks each finalist may use, 0: any */
 } job;
 
 static void *run_job(void *arg)
@@ -229,12 +237,20 @@ static void *run_job(void *arg)
 		/* past the deadline only the first finalist */
 		if (i > 0 && tsl_deadline_left_ms(b->fin_dl) <= 0)
 			break;
+		/* a meter of its own, from the work spent before any
+		 * finalist: what one does depends on nothing the others do */
+		tsl_meter m = {tsl_work_used(b->fin_dl)};
+		tsl_deadline dl = *b->fin_dl;
+		dl.meter = b->fin_dl->meter ? &m : NULL;
+		if (dl.meter)
+			dl.work_end = tsl_work_end_after(b->fin_dl, j->share);
 		j->rc[i] = complete_one(&j->result[i], b, &b->fin[i].rep,
 					b->opts->fast ? TSL_FAST_EFFORT
 						      : TSL_COMPACT_EFFORT,
-					b->fin_dl, j->msg[i]);
+					&dl, j->msg[i]);
 		if (j->rc[i])
 			snprintf(j->msg[i], sizeof j->msg[i], "%s", tessel_error_last());
+		j->spent[i] = m.used - tsl_work_used(b->fin_dl);
 	}
 	return NULL;
 }
@@ -257,6 +273,7 @@ static int finish(tessel_schedule **out, best *b)
 	tessel_schedule *result[TSL_FINALISTS] = {NULL};
 	int rcs[TSL_FINALISTS] = {0};
 	char msg[TSL_FINALISTS][256] = {""};
+	int64_t spent[TSL_FINALISTS] = {0};
 	int nthreads = thread_count(b->opts, b->nfin);
 	job jobs[TSL_FINALISTS];
 	pthread_t tid[TSL_FINALISTS];
@@ -264,8 +281,11 @@ static int finish(tessel_schedule **out, best *b)
 	*out = NULL;
 	if (b->nfin == 0)
 		return TSL_OK; /* no candidate survived: the caller says why */
+	/* the work left shared out evenly */
+	int64_t left = tsl_work_left(b->fin_dl);
+	int64_t share = left == INT64_MAX ? 0 : left / b->nfin > 0 ? left / b->nfin : 1;
 	for (int t = 0; t < nthreads; t++) {
-		jobs[t] = (job){b, t, nthreads, result, rcs, msg};
+		jobs[t] = (job){b, t, nthreads, result, rcs, msg, spent, share};
 		if (t > 0)
 			started[t] = pthread_create(&tid[t], NULL, run_job, &jobs[t]) == 0;
 	}
@@ -276,6 +296,8 @@ static int finish(tessel_schedule **out, best *b)
 		else
 			run_job(&jobs[t]); /* no thread: do it here */
 	}
+	for (int i = 0; i < b->nfin; i++)
+		tsl_charge(b->fin_dl, spent[i]);
 	int rc = TSL_OK;
 	tessel_schedule *winner = NULL;
 	int64_t wm = 0;
@@ -359,10 +381,10 @@ static int reaches_bounds(int *done, tessel_schedule **kept, best *b,
 #define TSL_GROUP_RLIMIT 500000u
 /* ... and of its memory-aware search (units of repetend_dfs.c). */
 #define TSL_GROUP_DFS_BUDGET ((int64_t)16000000)
-/* The least time they get (microseconds), with the solver and in
- * heuristic mode; otherwise half the time of the search so far. */
-#define TSL_GROUP_MIN_US ((int64_t)1000000)
-#define TSL_GROUP_MIN_FAST_US ((int64_t)100000)
+/* The least work they get (ticks), with the solver and in heuristic
+ * mode; otherwise half the work of the search so far. */
+#define TSL_GROUP_MIN_TICKS ((int64_t)1000 * TSL_TICKS_PER_UNIT)
+#define TSL_GROUP_MIN_FAST_TICKS ((int64_t)100 * TSL_TICKS_PER_UNIT)
 
 /* The finalist of one micro-batch per repetend with the smallest period,
  * or NULL. */
@@ -444,14 +466,14 @@ static int search_groups(best *b, const tessel_graph *g, const tsl_opts *o,
 {
 	int64_t lb = tsl_bounds_lower(b->bnd, b->nmicros);
 	int rc = TSL_OK;
-	/* at most half as long as the search so far (or the least time
-	 * above), within the solver's part of the time limit */
-	int64_t now = tsl_now_us(), spent = now - hdl->start_us;
-	int64_t least = o->fast ? TSL_GROUP_MIN_FAST_US : TSL_GROUP_MIN_US;
+	/* at most half the work of the search so far (or the least work
+	 * above), within the solver's part of the budget and of the time
+	 * limit */
+	int64_t spent = tsl_work_used(hdl);
+	int64_t least = o->fast ? TSL_GROUP_MIN_FAST_TICKS : TSL_GROUP_MIN_TICKS;
 	tsl_deadline gdl = *hdl;
-	gdl.end_us = now + (spent / 2 > least ? spent / 2 : least);
-	if (b->dl->end_us && b->dl->end_us < gdl.end_us)
-		gdl.end_us = b->dl->end_us;
+	gdl.work_end = tsl_work_end_after(b->dl, spent / 2 > least ? spent / 2 : least);
+	gdl.end_us = b->dl->end_us;
 	for (int k = 2; k <= o->max_group && k <= b->nmicros && !rc; k++) {
 		if (b->nfin && b->fin[0].makespan <= lb)
 			break;
@@ -481,7 +503,8 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 	}
 	/* better repetends until the solver's deadline, a first one until
 	 * the final compaction's */
-	tsl_deadline hdl = {dl->start_us, dl->end_us, b->fin_dl->end_us, dl->stop};
+	tsl_deadline hdl = *dl;
+	hdl.hard_us = b->fin_dl->end_us;
 	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, &hdl, o->src, 0);
 	/* a period cap applies to the heuristic's repetend too */
 	if (!rc && o->max_period && hint.period > o->max_period)
@@ -608,21 +631,20 @@ static int has_memory_limit(const tessel_graph *g)
 }
 
 /* More memory never yields a longer schedule: the same placement searched
- * without its limits (given as long again as the search so far, at least
- * a second, within the time limit) is a candidate when it fits them.
- * *s is replaced by it when it is valid under g's limits and shorter. */
+ * without its limits (given as much work again as the search so far, at
+ * least TSL_GROUP_MIN_TICKS, within the budget and the time limit) is a
+ * candidate when it fits them. *s is replaced by it when it is valid
+ * under g's limits and shorter. */
 static int try_without_limits(tessel_schedule **s, const tessel_graph *g,
 			      const tsl_opts *o, const tsl_deadline *dl,
 			      const tsl_deadline *fin_dl)
 {
-	int64_t now = tsl_now_us(), spent = now - dl->start_us;
-	int64_t share = spent > TSL_GROUP_MIN_US ? spent : TSL_GROUP_MIN_US;
-	tsl_deadline dl2 = {now, now + share * 7 / 10, dl->hard_us, dl->stop};
-	tsl_deadline fin2 = {now, now + share, fin_dl->hard_us, fin_dl->stop};
-	if (dl->end_us && dl->end_us < dl2.end_us)
-		dl2.end_us = dl->end_us;
-	if (fin_dl->end_us && fin_dl->end_us < fin2.end_us)
-		fin2.end_us = fin_dl->end_us;
+	int64_t spent = tsl_work_used(fin_dl);
+	int64_t share = spent > TSL_GROUP_MIN_TICKS ? spent : TSL_GROUP_MIN_TICKS;
+	tsl_deadline dl2 = *dl, fin2 = *fin_dl;
+	/* the solver's part of it as in the search proper */
+	dl2.work_end = tsl_work_end_after(fin_dl, share * 7 / 10);
+	fin2.work_end = tsl_work_end_after(fin_dl, share);
 	if (tsl_deadline_left_ms(&dl2) <= 0 || tsl_options_cancelled(o->src))
 		return TSL_OK;
 	tessel_graph *free_g = NULL;
@@ -673,22 +695,36 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	 * final compaction at 95%, leaving time to check and return. */
 	/* tessel_options_cancel stops every optional phase as the time
 	 * limit would */
-	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src)};
-	tsl_deadline fin_dl = dl;
+	/* The work budget is shared the same way: the solver's part ends
+	 * at TSL_SOLVER_WORK_SHARE of it, the final compaction and its
+	 * improvements at TSL_FINAL_WORK_SHARE, the search without the
+	 * memory limits at the whole. */
+	tsl_meter meter = {0};
+	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src),
+			   &meter, 0};
+	tsl_deadline fin_dl = dl, all = dl;
 	if (o.time_limit_ms) {
 		dl.end_us = dl.start_us + o.time_limit_ms * 700;
 		fin_dl.end_us = dl.start_us + o.time_limit_ms * 950;
-		dl.hard_us = fin_dl.hard_us = dl.start_us + o.time_limit_ms * 1000;
+		all.end_us = fin_dl.end_us;
+		dl.hard_us = fin_dl.hard_us = all.hard_us =
+			dl.start_us + o.time_limit_ms * 1000;
+	}
+	if (o.work_ticks) {
+		dl.work_end = o.work_ticks / 100 * TSL_SOLVER_WORK_SHARE;
+		fin_dl.work_end = o.work_ticks / 100 * TSL_FINAL_WORK_SHARE;
+		all.work_end = o.work_ticks;
 	}
 	tessel_schedule *s = NULL;
 	rc = search_graph(&s, g, &o, &dl, &fin_dl, 0);
 	if (!rc && has_memory_limit(g) && !s->makespan_optimal)
-		rc = try_without_limits(&s, g, &o, &dl, &fin_dl);
+		rc = try_without_limits(&s, g, &o, &dl, &all);
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;
 	}
 	s->search_us = tsl_now_us() - dl.start_us;
+	s->work = (meter.used + TSL_TICKS_PER_UNIT - 1) / TSL_TICKS_PER_UNIT;
 	*out = s;
 	return TSL_OK;
 }
@@ -788,7 +824,9 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 				 (long long)period);
 	tsl_opts o;
 	resolve_options(&o, options);
-	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src)};
+	tsl_meter meter = {0};
+	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src),
+			   &meter, o.work_ticks};
 	if (o.time_limit_ms)
 		dl.end_us = dl.hard_us = dl.start_us + o.time_limit_ms * 1000;
 	tsl_bounds bnd;

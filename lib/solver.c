@@ -91,6 +91,19 @@ static void set_uint(tsl_z3 *z, Z3_params p, const char *name, unsigned v)
 	Z3_params_set_uint(z->ctx, p, Z3_mk_string_symbol(z->ctx, name), v);
 }
 
+/* The terms asserted since the last charge: Z3 takes them in now. */
+static void charge_terms(tsl_z3 *z, const tsl_deadline *dl)
+{
+	tsl_charge(dl, tsl_terms_ticks(z->terms - z->terms_charged));
+	z->terms_charged = z->terms;
+}
+
+void tsl_z3_push(tsl_z3 *z, const tsl_deadline *dl)
+{
+	charge_terms(z, dl);
+	Z3_solver_push(z->ctx, z->solver);
+}
+
 uint64_t tsl_z3_work(tsl_z3 *z)
 {
 	Z3_stats st = Z3_solver_get_statistics(z->ctx, z->solver);
@@ -117,6 +130,14 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 	int64_t left = tsl_deadline_left_ms(dl);
 	if (left <= 0 || tsl_options_cancelled(z->opts->src))
 		return -1;
+	/* the check gets at most the work left (one tick per resource
+	 * unit), and is charged what it spent */
+	int64_t work = tsl_work_left(dl);
+	if (work < UINT32_MAX - 1 && (rlimit == 0 || (uint64_t)work < rlimit))
+		rlimit = work > 1 ? (unsigned)work : 1;
+	uint64_t before = dl && dl->meter ? tsl_z3_work(z) : 0;
+	/* what was asserted since the last check, taken in by this one */
+	charge_terms(z, dl);
 	Z3_params p = Z3_mk_params(z->ctx);
 	Z3_params_inc_ref(z->ctx, p);
 	set_uint(z, p, "random_seed", (unsigned)z->opts->seed);
@@ -131,6 +152,10 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 	Z3_params_dec_ref(z->ctx, p);
 	Z3_lbool res = n ? Z3_solver_check_assumptions(z->ctx, z->solver, n, assumptions)
 			 : Z3_solver_check(z->ctx, z->solver);
+	if (dl && dl->meter) {
+		uint64_t after = tsl_z3_work(z);
+		tsl_charge(dl, after > before ? (int64_t)(after - before) : 0);
+	}
 	if (z3_failed) {
 		z3_failed = 0;
 		/* an interrupted check (time, cancel) or the memory cap is
@@ -207,7 +232,7 @@ int tsl_z3_lower(int *improved, int64_t *best, int64_t *lo, int64_t *found,
 		int64_t target = halving ? *lo + (*best - 1 - *lo) / 2 : *best - step;
 		if (target < *lo)
 			target = *lo;
-		Z3_solver_push(z->ctx, z->solver);
+		tsl_z3_push(z, dl);
 		tsl_z3_assert_le(z, makespan, tsl_z3_int(z, target));
 		int res = tsl_z3_check(z, dl, rlimit, 0, NULL);
 		int64_t end = INT64_MAX;

@@ -9,6 +9,7 @@
 
 #include "options.h"
 #include "search.h"
+#include "budget.h"
 #include "util.h"
 
 typedef struct tsl_z3 {
@@ -17,6 +18,10 @@ typedef struct tsl_z3 {
 	Z3_sort isort;
 	const tsl_opts *opts;
 	tsl_interrupt watch; /* lets a cancel request interrupt the solver */
+	int64_t terms;       /* constraints asserted (tsl_z3_assert): Z3
+			      * takes them in at the next check, work
+			      * outside its resource count */
+	int64_t terms_charged; /* ... of which charged already */
 } tsl_z3;
 
 /* Open a context and solver for `opts` (seed); TESSEL_ESOLVER when Z3
@@ -32,6 +37,11 @@ void tsl_z3_close(tsl_z3 *z);
  * or a negative error code below -1 (the error set) when Z3 failed. */
 int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		 unsigned n, const Z3_ast *assumptions);
+
+/* Push a scope on z's solver. The first push or check of a solver takes
+ * in what was asserted before (work outside Z3's resource count, charged
+ * to dl per term). */
+void tsl_z3_push(tsl_z3 *z, const tsl_deadline *dl);
 
 /* Work the solver of z has done so far, in Z3's deterministic resource
  * units (its statistic "rlimit count"; 0 when not reported). */
@@ -75,9 +85,15 @@ static inline Z3_ast tsl_z3_add_int(const tsl_z3 *z, Z3_ast x, int64_t c)
 	return c ? Z3_mk_add(z->ctx, 2, a) : x;
 }
 
-static inline void tsl_z3_assert_le(const tsl_z3 *z, Z3_ast x, Z3_ast y)
+static inline void tsl_z3_assert(tsl_z3 *z, Z3_ast a)
 {
-	Z3_solver_assert(z->ctx, z->solver, Z3_mk_le(z->ctx, x, y));
+	Z3_solver_assert(z->ctx, z->solver, a);
+	z->terms++;
+}
+
+static inline void tsl_z3_assert_le(tsl_z3 *z, Z3_ast x, Z3_ast y)
+{
+	tsl_z3_assert(z, Z3_mk_le(z->ctx, x, y));
 }
 
 #endif

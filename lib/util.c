@@ -93,21 +93,6 @@ int64_t tsl_now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-int tsl_deadline_hard_passed(const tsl_deadline *d)
-{
-	return d && d->hard_us && tsl_now_us() >= d->hard_us;
-}
-
-int64_t tsl_deadline_left_ms(const tsl_deadline *d)
-{
-	if (d && d->stop && atomic_load(d->stop))
-		return 0;
-	if (!d || !d->end_us)
-		return INT64_MAX;
-	int64_t left = (d->end_us - tsl_now_us()) / 1000;
-	return left > 0 ? left : 0;
-}
-
 void tsl_buf_init(tsl_buf *b)
 {
 	b->data = NULL;

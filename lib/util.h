@@ -3,7 +3,6 @@
 #define TESSEL_UTIL_H
 
 #include <stddef.h>
-#include <stdatomic.h>
 #include <stdint.h>
 
 #include "tessel.h"
@@ -34,24 +33,6 @@ int tsl_digits(int64_t v);
 
 /* Monotonic clock in microseconds. */
 int64_t tsl_now_us(void);
-
-/* Deadline bookkeeping of a search. */
-typedef struct tsl_deadline {
-	int64_t start_us;
-	int64_t end_us;  /* 0: none; optional work stops here */
-	int64_t hard_us; /* 0: none; the time limit itself: work that must
-			  * be done (the plain completion, the final check)
-			  * gives up here with TESSEL_ETIMEOUT */
-	const atomic_int *stop; /* NULL: none; once set (the search was
-				 * cancelled), optional work stops as at end_us */
-} tsl_deadline;
-
-/* Milliseconds left before the deadline (INT64_MAX without one or when d
- * is NULL, 0 if past or once d->stop is set). */
-int64_t tsl_deadline_left_ms(const tsl_deadline *d);
-
-/* Whether the hard end of d (if any) has passed; d may be NULL. */
-int tsl_deadline_hard_passed(const tsl_deadline *d);
 
 /* Growable text buffer used by the text and JSON writers. */
 typedef struct tsl_buf {

@@ -383,6 +383,9 @@ int tsl_schedule_check(const tessel_schedule *schedule, const tsl_deadline *dl)
 	rc = v_check_deps(schedule, dl);
 	if (rc)
 		return rc;
+	/* a sort and a few passes over the entries */
+	tsl_charge(dl, schedule->nmicros * schedule->graph->nblocks /
+			       TSL_ENTRIES_PER_TICK);
 	if (mv.found)
 		return v_report_memory(schedule, &mv);
 	return TSL_OK;

@@ -3,6 +3,7 @@
 #define TESSEL_VALIDATE_H
 
 #include "schedule.h"
+#include "budget.h"
 #include "util.h"
 
 /* tessel_schedule_validate, giving up with TESSEL_ETIMEOUT when the hard

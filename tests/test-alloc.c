@@ -60,12 +60,16 @@ static char *sched_canon(void *p)
 	char *t = NULL, *out;
 	size_t cap;
 	TH_OK(tessel_schedule_to_json(&t, s));
-	/* drop the line with the search time */
-	char *at = strstr(t, "\"search_seconds\"");
-	if (at) {
-		char *eol = strchr(at, '\n');
-		assert_non_null(eol);
-		memmove(at, eol, strlen(eol) + 1);
+	/* drop the lines with the search time and the work spent (a
+	 * phase that recovers from a failed allocation spends less) */
+	static const char *const dropped[] = {"\"search_seconds\"", "\"work\""};
+	for (size_t i = 0; i < sizeof dropped / sizeof dropped[0]; i++) {
+		char *at = strstr(t, dropped[i]);
+		if (at) {
+			char *eol = strchr(at, '\n');
+			assert_non_null(eol);
+			memmove(at, eol, strlen(eol) + 1);
+		}
 	}
 	cap = strlen(t) + 256;
 	out = malloc(cap);

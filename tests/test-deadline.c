@@ -47,7 +47,7 @@ static double since(int64_t t0)
 static tsl_deadline past(void)
 {
 	int64_t now = tsl_now_us();
-	tsl_deadline d = {now - 2000000, now - 1000000, now - 1000000, NULL};
+	tsl_deadline d = {now - 2000000, now - 1000000, now - 1000000, NULL, NULL, 0};
 	return d;
 }
 
@@ -237,7 +237,7 @@ static void test_solver_stops(void **state)
 	rep.T = calloc((size_t)bnd.nblocks, sizeof *rep.T);
 	tsl_opts o = plain_opts();
 	int64_t t0 = tsl_now_us();
-	tsl_deadline dl = {t0, t0 + 200000, t0 + 200000, NULL};
+	tsl_deadline dl = {t0, t0 + 200000, t0 + 200000, NULL, NULL, 0};
 	int n = 0;
 	int rc = tsl_repetend_z3(&rep, g, &bnd, &o, &dl, NULL, NULL,
 				 count_candidates, &n);

@@ -36,8 +36,13 @@ static const char search_usage[] =
 	"      --infer               inference variant of the preset\n"
 	"Search:\n"
 	"  -n, --micro-batches N     micro-batches to schedule (default 16)\n"
-	"  -t, --time-limit SECONDS  give up after SECONDS (may be fractional;\n"
-	"                            default 0: no limit)\n"
+	"  -w, --work-limit UNITS    work budget of the search, in work units\n"
+	"                            (about a millisecond each; the same count on\n"
+	"                            every machine, so the same schedule): default\n"
+	"                            20000, 0: none\n"
+	"  -t, --time-limit SECONDS  wall-clock cap on top of the work budget\n"
+	"                            (may be fractional; default 0: no limit);\n"
+	"                            the best schedule so far is returned\n"
 	"  -j, --threads N           threads for the final compaction (default 0:\n"
 	"                            all cores); the result does not depend on it\n"
 	"      --fast                heuristics only, no solver\n"
@@ -113,6 +118,7 @@ static const struct option search_options[] = {
 	{ "infer", no_argument, NULL, OPT_INFER },
 	{ "micro-batches", required_argument, NULL, 'n' },
 	{ "time-limit", required_argument, NULL, 't' },
+	{ "work-limit", required_argument, NULL, 'w' },
 	{ "threads", required_argument, NULL, 'j' },
 	{ "fast", no_argument, NULL, OPT_FAST },
 	{ "solver-memory", required_argument, NULL, OPT_SOLVER_MEMORY },
@@ -243,6 +249,8 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 				  "--micro-batches", arg);
 	case 't':
 		return time_limit_option(a, arg);
+	case 'w':
+		return int_option(a, TESSEL_OPT_WORK_LIMIT, "--work-limit", arg);
 	case 'j':
 		return int_option(a, TESSEL_OPT_THREADS, "--threads", arg);
 	case OPT_FAST:
@@ -309,7 +317,7 @@ static int parse_args(struct search_args *a, int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:d:m:n:t:j:o:qhV", search_options,
+	while ((c = getopt_long(argc, argv, ":p:d:m:n:t:w:j:o:qhV", search_options,
 				NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return cli_getopt_error(c, argv);

@@ -538,6 +538,9 @@ struct SearchOptions {
 	int64_t repetend_micro_batches = 8; // TESSEL_OPT_REPETEND_MICRO_BATCHES
 	ProgressCallback progress{};        // empty: none
 	CancelToken cancel{};               // cancel() from any thread
+	// TESSEL_OPT_WORK_LIMIT, work units, 0: none (since 1.2; last, so that
+	// positional initialisers written before it keep their meaning)
+	int64_t work_limit = TESSEL_DEFAULT_WORK_LIMIT;
 };
 
 class Options {
@@ -561,6 +564,7 @@ public:
 		set(TESSEL_OPT_MINIMIZE_DEPTH, so.minimize_depth ? 1 : 0);
 		set(TESSEL_OPT_SOLVER_MEMORY_MB, so.solver_memory_mb);
 		set(TESSEL_OPT_REPETEND_MICRO_BATCHES, so.repetend_micro_batches);
+		set(TESSEL_OPT_WORK_LIMIT, so.work_limit);
 		if (so.progress)
 			set_progress(so.progress);
 		token_ = std::make_unique<CancelToken>(so.cancel);
@@ -1007,6 +1011,8 @@ public:
 	int64_t repetend_begin() const { return get(TESSEL_SCHED_REPETEND_BEGIN); }
 	int64_t repetend_end() const { return get(TESSEL_SCHED_REPETEND_END); }
 	int64_t depth() const { return get(TESSEL_SCHED_DEPTH); }
+	// work units the search spent (TESSEL_OPT_WORK_LIMIT; since 1.2)
+	int64_t work() const { return get(TESSEL_SCHED_WORK); }
 
 	double search_seconds() const
 	{

@@ -28,12 +28,12 @@ ACTION_KINDS = ("compute", "send", "recv")
 # tessel_option
 (_OPT_MICRO_BATCHES, _OPT_TIME_LIMIT_MS, _OPT_THREADS, _OPT_FAST,
  _OPT_MAX_PERIOD, _OPT_SEED, _OPT_MINIMIZE_DEPTH, _OPT_SOLVER_MEMORY_MB,
- _OPT_REPETEND_MICRO_BATCHES) = range(9)
+ _OPT_REPETEND_MICRO_BATCHES, _OPT_WORK_LIMIT) = range(10)
 # tessel_schedule_attr
 (_S_NDEVICES, _S_NBLOCKS, _S_NMICROS, _S_NENTRIES, _S_MAKESPAN, _S_PERIOD,
  _S_RESOURCE_BOUND, _S_PERIOD_OPTIMAL, _S_LOWER_BOUND, _S_REPETEND_BEGIN,
  _S_REPETEND_END, _S_DEPTH, _S_SEARCH_US, _S_MAKESPAN_OPTIMAL,
- _S_REPETEND_MICRO_BATCHES) = range(15)
+ _S_REPETEND_MICRO_BATCHES, _S_WORK) = range(16)
 # tessel_entry_attr
 (_E_GID, _E_MICRO_BATCH, _E_START, _E_SPAN, _E_PHASE, _E_KIND, _E_MEMORY,
  _E_NDEVICES) = range(8)
@@ -305,6 +305,7 @@ class _Options(Handle):
             "max_period": _OPT_MAX_PERIOD,
             "solver_memory_mb": _OPT_SOLVER_MEMORY_MB,
             "repetend_micro_batches": _OPT_REPETEND_MICRO_BATCHES,
+            "work_limit": _OPT_WORK_LIMIT,
         }
         flags = {"fast": _OPT_FAST, "minimize_depth": _OPT_MINIMIZE_DEPTH}
         try:
@@ -569,6 +570,11 @@ class Schedule(Handle):
         return self._get(_S_REPETEND_MICRO_BATCHES)
 
     @property
+    def work(self) -> int:
+        """Work units the search spent (0 for a schedule not searched)."""
+        return self._get(_S_WORK)
+
+    @property
     def depth(self) -> int:
         """Length of one micro-batch inside the repetend."""
         return self._get(_S_DEPTH)
@@ -775,8 +781,14 @@ def search(graph: Graph, micro_batches: int = 16,
            solver_memory_mb: int = 0,
            repetend_micro_batches: Optional[int] = None,
            cancel: Optional[CancelToken] = None,
-           progress_interval: Number = 0.5) -> Schedule:
+           progress_interval: Number = 0.5,
+           work_limit: Optional[int] = None) -> Schedule:
     """Search a schedule for ``graph`` and return a :class:`Schedule`.
+
+    ``work_limit`` is the work budget in work units (TESSEL_OPT_WORK_LIMIT:
+    the same schedule on any machine and under any load); None keeps the
+    library's default, 0 means none. :attr:`Schedule.work` is what the
+    search spent.
 
     ``time_limit`` is in seconds, rounded up to whole milliseconds; None or
     0 mean no limit (as ``tessel search --time-limit 0`` and
@@ -803,7 +815,8 @@ def search(graph: Graph, micro_batches: int = 16,
                   threads=threads, fast=fast, seed=seed,
                   max_period=max_period, minimize_depth=minimize_depth,
                   solver_memory_mb=solver_memory_mb,
-                  repetend_micro_batches=repetend_micro_batches) as options:
+                  repetend_micro_batches=repetend_micro_batches,
+                  work_limit=work_limit) as options:
         out = schedule_p()
         holder: Dict[str, Any] = {}
 
@@ -828,17 +841,18 @@ def search(graph: Graph, micro_batches: int = 16,
 
 def min_memory(graph: Graph, period: int = 0,
                time_limit: Optional[Number] = None,
-               cancel: Optional[CancelToken] = None) -> Tuple[int, bool]:
+               cancel: Optional[CancelToken] = None,
+               work_limit: Optional[int] = None) -> Tuple[int, bool]:
     """Smallest memory limit, equal on every device, for a repetend.
 
-    ``period`` 0 means the resource bound; ``time_limit`` as for
-    :func:`search`. Returns ``(limit, proven)``. Ctrl-C and ``cancel`` stop
-    it as they stop :func:`search`.
+    ``period`` 0 means the resource bound; ``time_limit`` and
+    ``work_limit`` as for :func:`search`. Returns ``(limit, proven)``.
+    Ctrl-C and ``cancel`` stop it as they stop :func:`search`.
     """
     handle = _graph_arg(graph, "graph")
     wanted = int64_arg(period, "period")
     token = _cancel_arg(cancel)
-    with _Options(time_limit=time_limit) as options:
+    with _Options(time_limit=time_limit, work_limit=work_limit) as options:
         out = ctypes.c_int64()
         proven = ctypes.c_int()
 

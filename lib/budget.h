@@ -1,0 +1,97 @@
+/* Internal: the limits of a search: its work budget (counted work, the
+ * same on every machine and under any load), the time limit (a wall-clock
+ * cap on top of it) and cancellation. Every phase of a search looks at
+ * them through tsl_deadline_left_ms before each step and charges what it
+ * did with tsl_charge.
+ *
+ * Work is counted in ticks. One tick is one unit of Z3's deterministic
+ * resource count ("rlimit count"); the other phases charge their own
+ * counted steps at the rates below, measured so that a tick takes about
+ * the same time in each. A work unit, as the API and the schedule report
+ * it (TESSEL_OPT_WORK_LIMIT, TESSEL_SCHED_WORK), is TSL_TICKS_PER_UNIT
+ * ticks: about a millisecond of one core. */
+#ifndef TESSEL_BUDGET_H
+#define TESSEL_BUDGET_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define TSL_TICKS_PER_UNIT ((int64_t)1000)
+
+/* What a counted step of each phase is charged, in ticks (per so many
+ * steps where one is cheaper than a tick). */
+/* an instance visited by a compaction's ASAP pass or its local search */
+#define TSL_VISITS_PER_TICK 100
+/* an entry checked by the validator */
+#define TSL_ENTRIES_PER_TICK 32
+/* a step of serial schedule generation (an instance placed or a free
+ * window looked at) */
+#define TSL_SGS_STEPS_PER_TICK 12
+/* a block placed on the circles of a period by list scheduling */
+#define TSL_PLACEMENTS_PER_TICK 8
+/* a visit of iterative modulo scheduling */
+#define TSL_IMS_VISITS_PER_TICK 4
+/* a unit of the memory-aware search (repetend_dfs.c) */
+#define TSL_DFS_UNITS_PER_TICK 256
+/* an edge scan of the period tightening (repetend_tighten.c) */
+#define TSL_SCANS_PER_TICK 64
+/* Terms (constraints) of a Z3 model are taken in by Z3 at the next push
+ * or check, outside its resource count, in time that grows faster than
+ * their number (measured: 1,900 terms 38 ms, 21,000 terms 0.9 s, 83,000
+ * terms 18 s); tsl_terms_ticks charges n terms taken in at once. */
+#define TSL_TERM_TICKS 20
+#define TSL_TERMS_PER_EXTRA_TICK 400
+
+static inline int64_t tsl_terms_ticks(int64_t n)
+{
+	return n * (TSL_TERM_TICKS + n / TSL_TERMS_PER_EXTRA_TICK);
+}
+
+/* Ticks of work spent by a search (or by one finalist's compaction on a
+ * thread of its own: the meters are summed in a fixed order after). */
+typedef struct tsl_meter {
+	int64_t used;
+} tsl_meter;
+
+/* The limits a phase runs under. */
+typedef struct tsl_deadline {
+	int64_t start_us;
+	int64_t end_us;  /* 0: none; optional work stops here */
+	int64_t hard_us; /* 0: none; the time limit itself: work that must
+			  * be done (the plain completion, the final check)
+			  * gives up here with TESSEL_ETIMEOUT */
+	const atomic_int *stop; /* NULL: none; once set (the search was
+				 * cancelled), optional work stops as at end_us */
+	tsl_meter *meter;       /* NULL: work is not counted */
+	int64_t work_end;       /* 0: none; optional work stops once
+				 * meter->used reaches it */
+} tsl_deadline;
+
+/* Milliseconds left before the deadline: INT64_MAX without one (or when d
+ * is NULL), 0 if it is past, once d->stop is set or once the work up to
+ * d->work_end is spent. */
+int64_t tsl_deadline_left_ms(const tsl_deadline *d);
+
+/* Whether d's time (end_us) has passed or a cancel came, whatever the
+ * work spent: what ends work that must be done when d has no hard end. */
+int tsl_deadline_time_passed(const tsl_deadline *d);
+
+/* Whether the hard end of d (if any) has passed; d may be NULL. */
+int tsl_deadline_hard_passed(const tsl_deadline *d);
+
+/* Charge `ticks` of work to d's meter (none: nothing happens). */
+void tsl_charge(const tsl_deadline *d, int64_t ticks);
+
+/* Ticks left before d->work_end (0 when spent), INT64_MAX without a work
+ * bound. */
+int64_t tsl_work_left(const tsl_deadline *d);
+
+/* Ticks spent so far on d's meter (0 without one). */
+int64_t tsl_work_used(const tsl_deadline *d);
+
+/* A bound for a phase that may use `ticks` more from now (0: the phase is
+ * not bounded beyond d): the earlier of that and d's own bound. */
+int64_t tsl_work_end_after(const tsl_deadline *d, int64_t ticks);
+
+#endif
+
