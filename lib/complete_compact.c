@@ -27,7 +27,16 @@ typedef struct state {
 	int64_t *mem;      /* per device: running memory */
 	int64_t makespan, sum;
 	int64_t last;      /* entry index finishing last */
+	int64_t visits;    /* instances visited, not yet charged */
 } state;
+
+/* Charge the visits made so far (whole ticks; the rest stays). */
+static void charge_visits(state *st, const tsl_deadline *dl)
+{
+	int64_t ticks = st->visits / TSL_VISITS_PER_TICK;
+	tsl_charge(dl, ticks);
+	st->visits -= ticks * TSL_VISITS_PER_TICK;
+}
 
 static size_t index_of(const state *st, const tsl_inst *x)
 {
@@ -180,6 +189,8 @@ static int improve_once(state *st, tsl_inst *seq, size_t *pos,
 			else
 				move_after(seq, pu, pv);
 			*budget -= (int64_t)st->count;
+			st->visits += (int64_t)st->count;
+			charge_visits(st, dl);
 			if (asap(st, seq) == 0 && better(st, makespan, sum) &&
 			    memory_ok(st, seq)) {
 				moved = 1;
@@ -261,9 +272,9 @@ int tsl_compact_within(tessel_schedule *s, tsl_inst *seq, size_t count,
 	}
 	for (size_t i = 0; i < count; i++)
 		s->entries[i].start = st.start[i];
-	/* the plain pass and the local search's visits */
-	tsl_charge(dl, ((int64_t)count + effort - (*budget > 0 ? *budget : 0)) /
-			       TSL_VISITS_PER_TICK);
+	/* the plain pass, and what is left of the local search's visits */
+	st.visits += (int64_t)count;
+	charge_visits(&st, dl);
 out:
 	tsl_free(st.start);
 	tsl_free(st.bind);

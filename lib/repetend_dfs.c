@@ -53,6 +53,7 @@ typedef struct dfs {
 	int64_t *pin;        /* per block: reserved start mod P, or -1 */
 	int64_t budget;
 	int64_t start_budget; /* of the current reservation of wide blocks */
+	int64_t charged;      /* of start_budget - budget, charged to dl */
 	int64_t best_depth;  /* 0: none yet */
 	int64_t *best_T;
 	const tsl_deadline *dl;
@@ -343,8 +344,18 @@ static int make_candidates(dfs *s, int b, int64_t e, int64_t *out)
 	return n;
 }
 
+/* The work spent since the last charge, charged (whole ticks). */
+static void charge_spent(dfs *s)
+{
+	int64_t spent = s->start_budget - (s->budget > 0 ? s->budget : 0);
+	int64_t ticks = (spent - s->charged) / TSL_DFS_UNITS_PER_TICK;
+	tsl_charge(s->dl, ticks);
+	s->charged += ticks * TSL_DFS_UNITS_PER_TICK;
+}
+
 static int out_of_time(dfs *s)
 {
+	charge_spent(s);
 	if (!s->stopped && (tsl_deadline_left_ms(s->dl) <= 0 ||
 			    tsl_options_cancelled(s->src)))
 		s->stopped = 1;
@@ -575,10 +586,10 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 			reserve(&s, wide[i], combo[c][i], 1);
 			s.pin[wide[i]] = combo[c][i];
 		}
+		s.charged = 0;
 		for (int limit = 0; limit <= n && s.budget > 0 && !s.stopped; limit++)
 			search(&s, limit);
-		int64_t spent = s.start_budget - (s.budget > 0 ? s.budget : 0);
-		tsl_charge(dl, spent / TSL_DFS_UNITS_PER_TICK);
+		charge_spent(&s);
 		for (int i = 0; i < nw; i++) {
 			s.pin[wide[i]] = -1;
 			reserve(&s, wide[i], combo[c][i], 0);

@@ -3,6 +3,7 @@
 
 #include "error.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -10,24 +11,66 @@
 #include <string.h>
 #include <time.h>
 
-/* Allocation failure injection (tests only; see util.h): the number of
- * allocations left before the one that fails; -1: never fail; -2: the
- * injected failure has happened. */
+/* Allocation failure injection (tests only; see util.h). By count: the
+ * number of allocations left before the one that fails; -1: never fail;
+ * -2: the injected failure has happened. By site: the index, in the order
+ * of their first allocation, of the call site whose first allocation
+ * fails (-1: none), with the sites seen so far under a lock. */
 static _Atomic long alloc_fail_left = -1;
+static _Atomic long alloc_site_target = -1;
+static _Atomic int alloc_site_hit;
+#define TSL_ALLOC_SITES 4096
+static pthread_mutex_t alloc_site_lock = PTHREAD_MUTEX_INITIALIZER;
+static const void *alloc_sites[TSL_ALLOC_SITES];
+static long alloc_nsites;
 
 void tsl_alloc_fail_after(long n)
 {
+	alloc_site_target = -1;
+	alloc_site_hit = 0;
 	alloc_fail_left = n < 0 ? -1 : n;
+}
+
+void tsl_alloc_fail_site(long k)
+{
+	pthread_mutex_lock(&alloc_site_lock);
+	alloc_nsites = 0;
+	alloc_fail_left = -1;
+	alloc_site_hit = 0;
+	alloc_site_target = k < 0 ? -1 : k;
+	pthread_mutex_unlock(&alloc_site_lock);
 }
 
 int tsl_alloc_fail_triggered(void)
 {
-	return alloc_fail_left == -2;
+	return alloc_fail_left == -2 || alloc_site_hit;
 }
 
-/* Whether the injected failure hits this allocation. */
-static int alloc_should_fail(void)
+/* By site: whether this allocation is the first of the target site. */
+static int site_should_fail(const void *site)
 {
+	int fail = 0;
+	pthread_mutex_lock(&alloc_site_lock);
+	long k = 0;
+	while (k < alloc_nsites && alloc_sites[k] != site)
+		k++;
+	if (k == alloc_nsites && k < TSL_ALLOC_SITES) {
+		alloc_sites[alloc_nsites++] = site;
+		if (k == alloc_site_target) {
+			alloc_site_target = -1;
+			alloc_site_hit = 1;
+			fail = 1;
+		}
+	}
+	pthread_mutex_unlock(&alloc_site_lock);
+	return fail;
+}
+
+/* Whether the injected failure hits this allocation, made at `site`. */
+static int alloc_should_fail(const void *site)
+{
+	if (alloc_site_target >= 0)
+		return site_should_fail(site);
 	long left = alloc_fail_left;
 	while (left >= 0) {
 		long next = left == 0 ? -2 : left - 1;
@@ -37,16 +80,28 @@ static int alloc_should_fail(void)
 	return 0;
 }
 
-void *tsl_malloc(size_t size)
+static void *malloc_at(size_t size, const void *site)
 {
-	if (alloc_should_fail())
+	if (alloc_should_fail(site))
 		return NULL;
 	return malloc(size ? size : 1);
 }
 
+static void *realloc_at(void *ptr, size_t size, const void *site)
+{
+	if (alloc_should_fail(site))
+		return NULL;
+	return realloc(ptr, size ? size : 1);
+}
+
+void *tsl_malloc(size_t size)
+{
+	return malloc_at(size, __builtin_return_address(0));
+}
+
 void *tsl_calloc(size_t count, size_t size)
 {
-	if (alloc_should_fail())
+	if (alloc_should_fail(__builtin_return_address(0)))
 		return NULL;
 	if (count == 0 || size == 0)
 		return calloc(1, 1);
@@ -55,22 +110,20 @@ void *tsl_calloc(size_t count, size_t size)
 
 void *tsl_realloc(void *ptr, size_t size)
 {
-	if (alloc_should_fail())
-		return NULL;
-	return realloc(ptr, size ? size : 1);
+	return realloc_at(ptr, size, __builtin_return_address(0));
 }
 
 void *tsl_reallocarray(void *ptr, size_t count, size_t size)
 {
 	if (size && count > SIZE_MAX / size)
 		return NULL;
-	return tsl_realloc(ptr, count * size);
+	return realloc_at(ptr, count * size, __builtin_return_address(0));
 }
 
 char *tsl_strdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *d = tsl_malloc(n);
+	char *d = malloc_at(n, __builtin_return_address(0));
 	if (d)
 		memcpy(d, s, n);
 	return d;
@@ -114,7 +167,7 @@ static int buf_reserve(tsl_buf *b, size_t extra)
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < b->len + extra + 1)
 		cap *= 2;
-	char *d = alloc_should_fail() ? NULL : realloc(b->data, cap);
+	char *d = realloc_at(b->data, cap, __builtin_return_address(0));
 	if (!d) {
 		b->failed = 1;
 		return -1;

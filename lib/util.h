@@ -24,6 +24,13 @@ void tsl_free(void *ptr);
  * the injected failure has happened since the last tsl_alloc_fail_after. */
 void tsl_alloc_fail_after(long n);
 int tsl_alloc_fail_triggered(void);
+/* The same by call site: with k >= 0 the first allocation made from the
+ * k+1-th distinct call site (a statement calling one of the wrappers; the
+ * sites counted in the order of their first allocation from now) fails,
+ * only that one; k < 0: never fail. tsl_alloc_fail_after ends it.
+ * Each allocating statement is failed once with far fewer runs than by
+ * count. */
+void tsl_alloc_fail_site(long k);
 
 /* Greatest common divisor of a, b >= 0 (a when b is 0). */
 int64_t tsl_gcd64(int64_t a, int64_t b);

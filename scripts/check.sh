@@ -2,16 +2,31 @@
 # Install what is missing, build, and run the whole test suite. The last
 # line is the summary "N passed, N failed" from meson's test counts.
 #
-#   sh scripts/check.sh          the suite
-#   sh scripts/check.sh --full   the suite, then again under valgrind, in
-#                                a build with -Db_sanitize=address,undefined,
-#                                and the threads and search suites in a
-#                                build with -Db_sanitize=thread (what CI
-#                                runs; a few minutes more)
+#   sh scripts/check.sh            the suite
+#   sh scripts/check.sh --full     the suite, then again under valgrind, in
+#                                  a build with -Db_sanitize=address,undefined,
+#                                  and the threads and search suites in a
+#                                  build with -Db_sanitize=thread (what CI
+#                                  runs)
+#   sh scripts/check.sh --quality  the suite, then the long result-quality
+#                                  sweeps (meson suite "quality": every
+#                                  published case, every preset at real
+#                                  costs; not in CI)
+#
+# Under valgrind and the sanitizers the tests run their lighter cases
+# (tests/helpers.c, th_under_checker: smaller work budgets, fewer and
+# smaller searches, the same code paths); allocation failures are injected
+# under AddressSanitizer only.
 set -u
 cd "$(dirname "$0")/.."
 full=0
-[ "${1:-}" = "--full" ] && full=1
+quality=0
+case "${1:-}" in
+--full) full=1 ;;
+--quality) quality=1 ;;
+"") ;;
+*) echo "usage: sh scripts/check.sh [--full | --quality]" >&2; exit 2 ;;
+esac
 sh scripts/setup-deps.sh || exit 1
 
 passed=0
@@ -45,16 +60,21 @@ run_suite() {
 
 [ -d build ] || meson setup build >/dev/null || exit 1
 run_suite build
+if [ "$quality" -eq 1 ]; then
+	echo "== the result-quality sweeps"
+	run_suite build --setup=quality --suite quality
+fi
 if [ "$full" -eq 1 ]; then
 	echo "== the suite under valgrind"
 	run_suite build --setup=valgrind
 	echo "== the suite with AddressSanitizer and UndefinedBehaviorSanitizer"
 	[ -d build-sanitize ] || meson setup build-sanitize \
 		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null || exit 1
-	# search-published checks result quality (long searches), not memory
-	# safety: the same code runs under the sanitizers in the other suites;
-	# alloc (allocation failures injected) runs under valgrind above
-	run_suite build-sanitize --no-suite search-published --no-suite alloc
+	# search-published checks result quality, not memory safety: the
+	# same code runs under the sanitizers in the other suites; alloc
+	# (allocation failures injected at every allocating statement) runs
+	# here, not under valgrind
+	run_suite build-sanitize --no-suite search-published
 	echo "== the threads and search suites with ThreadSanitizer"
 	[ -d build-tsan ] || meson setup build-tsan \
 		-Db_sanitize=thread -Db_lundef=false >/dev/null || exit 1
@@ -66,5 +86,6 @@ if [ "$full" -eq 1 ]; then
 	run_suite build-tsan --suite threads --suite search
 	unset TSAN_OPTIONS TESSEL_UNDER_CHECKER
 fi
-echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+[ "$skipped" -gt 0 ] && echo "(${skipped} skipped)"
+echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]

@@ -115,13 +115,25 @@ size_t th_count(const char *text, const char *needle)
 	return n;
 }
 
+int64_t th_work_limit(void)
+{
+	return th_under_checker() ? TH_CHECKER_WORK : TESSEL_DEFAULT_WORK_LIMIT;
+}
+
+tessel_options *th_options(int64_t nmicros)
+{
+	tessel_options *o = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, th_work_limit()));
+	return o;
+}
+
 tessel_schedule *th_search(const tessel_graph *g, int64_t nmicros, int fast,
 			   int64_t time_limit_ms, int threads)
 {
-	tessel_options *o = NULL;
+	tessel_options *o = th_options(nmicros);
 	tessel_schedule *s = NULL;
-	TH_OK(tessel_options_new(&o));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, nmicros));
 	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, fast));
 	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, time_limit_ms));
 	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, threads));

@@ -37,9 +37,22 @@ size_t th_count(const char *text, const char *needle);
  * fails the test when `from` does not occur. */
 char *th_replace_first(const char *text, const char *from, const char *to);
 
+/* Work budget of the tests' searches under a slow checker (valgrind,
+ * ThreadSanitizer): every phase runs, each for less (TESSEL_OPT_WORK_LIMIT
+ * units; the library's default otherwise). */
+#define TH_CHECKER_WORK 150
+
+/* New options (tessel_options_free) for `nmicros` micro-batches with the
+ * work budget of th_work_limit(). */
+tessel_options *th_options(int64_t nmicros);
+
+/* TH_CHECKER_WORK under a slow checker, else TESSEL_DEFAULT_WORK_LIMIT. */
+int64_t th_work_limit(void);
+
 /* Search `g` for `nmicros` micro-batches: heuristic mode when `fast`,
- * time limit in ms (0: none), threads (0: all cores). Fails the test
- * unless the search succeeds; the schedule is new (tessel_schedule_free). */
+ * time limit in ms (0: none), threads (0: all cores), the work budget of
+ * th_work_limit(). Fails the test unless the search succeeds; the
+ * schedule is new (tessel_schedule_free). */
 tessel_schedule *th_search(const tessel_graph *g, int64_t nmicros, int fast,
 			   int64_t time_limit_ms, int threads);
 

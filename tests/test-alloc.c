@@ -1,10 +1,13 @@
 /* Allocation failure injection (white box: links libtessel_internal and
- * uses the internal hook tsl_alloc_fail_after of lib/util.h). For each
- * operation, the n-th allocation through the library's wrappers fails for
- * n = 0, 1, 2, ... until the operation no longer reaches it: every failing
- * run must return an error (never success with a wrong result), set its
- * pointer out-parameter to NULL and leak nothing (run it under valgrind or
- * ASan). Allocations of jansson and Z3 themselves are not hooked. */
+ * uses the internal hooks tsl_alloc_fail_site and tsl_alloc_fail_after of
+ * lib/util.h). For each operation, the first allocation of every
+ * allocating statement it reaches fails in turn, then the n-th allocation
+ * through the library's wrappers for n = 0, 1, 2, ... (spread out past
+ * the first few hundred) until the operation no longer reaches it: every
+ * failing run must return an error (never success with a wrong result),
+ * set its pointer out-parameter to NULL and leak nothing (run it under
+ * AddressSanitizer, as scripts/check.sh --full does). Allocations of
+ * jansson and Z3 themselves are not hooked. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -176,74 +179,94 @@ static int op_actions(void **out)
 	return tessel_schedule_to_actions_json((char **)out, sched4);
 }
 
-/* Run `op` with the n-th allocation failing for every n until it succeeds
- * without reaching the failure; returns the number of allocations seen. */
-/* Every site (every `stride`-th) is failed up to this many; past them, one
- * site in each 1/TH_SITE_SPREAD of the count: there the search repeats
- * rounds whose allocations are those already failed one by one (the
- * perturbed restarts of the completion), so spreading them keeps the time
- * linear while every allocating statement is still failed. */
-#define TH_EVERY_SITE 4000
-#define TH_SITE_SPREAD 200
+/* One run of `op` with an injected failure armed (by count or by site):
+ * 1 when the run did not reach it (the last run needed), else 0. Checks
+ * the run: success means the result of the run without injection, a
+ * failure is an error code with a message and a NULL out-parameter. */
+static int injected_run(const struct op *op, const char *want, const char *how,
+			long n, long *failures, long *swallowed)
+{
+	void *out = (void *)1;
+	tessel_error_clear();
+	int rc = op->run(&out);
+	int triggered = tsl_alloc_fail_triggered();
+	tsl_alloc_fail_after(-1);
+	if (rc == TESSEL_OK) {
+		/* success must mean the right result, whether or not the
+		 * failure was hit (and recovered from) */
+		assert_non_null(out);
+		assert_true(out != (void *)1);
+		char *got = op->canon(out);
+		if (strcmp(got, want) != 0) {
+			print_error("%s: allocation %s %ld failed, yet it succeeded "
+				    "with a different result\n", op->name, how, n);
+			fail();
+		}
+		free(got);
+		if (!triggered)
+			return 1;
+		(*swallowed)++;
+		return 0;
+	}
+	if (!triggered) {
+		print_error("%s: failed with %d (%s) \"%s\" without an "
+			    "injected failure (%s %ld)\n", op->name, rc,
+			    tessel_strerror(rc), tessel_error_last(), how, n);
+		fail();
+	}
+	if (rc >= 0 || rc == TESSEL_ITEROVER || out != NULL ||
+	    tessel_error_last()[0] == '\0') {
+		print_error("%s: allocation %s %ld failed: returned %d (%s) "
+			    "\"%s\", out %p\n", op->name, how, n, rc,
+			    tessel_strerror(rc), tessel_error_last(), out);
+		fail();
+	}
+	if (rc != TESSEL_ENOMEM)
+		print_message("%s: allocation %s %ld failed: %d (%s) \"%s\"\n",
+			      op->name, how, n, rc, tessel_strerror(rc),
+			      tessel_error_last());
+	(*failures)++;
+	return 0;
+}
+
+/* Two passes over `op`. By site: the first allocation of every distinct
+ * allocating statement it reaches fails, one run each, until a run
+ * reaches no new site. By count: the n-th allocation fails for n = 0, 1,
+ * ... up to TH_EVERY_COUNT (every `stride`-th), then one in each
+ * 1/TH_COUNT_SPREAD of the count, until a run no longer reaches it: the
+ * later occurrences of a statement (a loop's tenth allocation, the
+ * search's later rounds) with its state by then. Under a slow checker
+ * only the site pass runs. Returns the allocations seen. */
+#define TH_EVERY_COUNT 200
+#define TH_COUNT_SPREAD 32
 
 static long exercise(const struct op *op, long stride)
 {
 	void *out = NULL;
-	int rc;
 
 	tsl_alloc_fail_after(-1);
 	TH_OK(op->run(&out));
 	assert_non_null(out);
 	char *want = op->canon(out);
 
-	long n, failures = 0, swallowed = 0, tried = 0;
-	for (n = 0;; n += n < TH_EVERY_SITE ? stride : n / TH_SITE_SPREAD, tried++) {
-		out = (void *)1;
-		tessel_error_clear();
-		tsl_alloc_fail_after(n);
-		rc = op->run(&out);
-		int triggered = tsl_alloc_fail_triggered();
-		tsl_alloc_fail_after(-1);
-		if (rc == TESSEL_OK) {
-			/* success must mean the right result, whether or not the
-			 * failure was hit (and recovered from) */
-			assert_non_null(out);
-			assert_true(out != (void *)1);
-			char *got = op->canon(out);
-			if (strcmp(got, want) != 0) {
-				print_error("%s: allocation %ld failed, yet it succeeded "
-					    "with a different result\n", op->name, n);
-				fail();
-			}
-			free(got);
-			if (!triggered)
-				break;
-			swallowed++;
-			continue;
-		}
-		if (!triggered) {
-			print_error("%s: failed with %d (%s) \"%s\" without an "
-				    "injected failure (n = %ld)\n", op->name, rc,
-				    tessel_strerror(rc), tessel_error_last(), n);
-			fail();
-		}
-		if (rc >= 0 || rc == TESSEL_ITEROVER || out != NULL ||
-		    tessel_error_last()[0] == '\0') {
-			print_error("%s: allocation %ld failed: returned %d (%s) "
-				    "\"%s\", out %p\n", op->name, n, rc,
-				    tessel_strerror(rc), tessel_error_last(), out);
-			fail();
-		}
-		if (rc != TESSEL_ENOMEM)
-			print_message("%s: allocation %ld failed: %d (%s) \"%s\"\n",
-				      op->name, n, rc, tessel_strerror(rc),
-				      tessel_error_last());
-		failures++;
+	long failures = 0, swallowed = 0, sites, n = 0, tried = 0;
+	for (sites = 0;; sites++) {
+		tsl_alloc_fail_site(sites);
+		if (injected_run(op, want, "at new site", sites, &failures, &swallowed))
+			break;
 	}
-	print_message("%-18s %5ld allocation sites, %ld failed (%ld cleanly, "
-		      "%ld recovered)\n", op->name, n, tried, failures, swallowed);
+	if (!th_under_checker())
+		for (n = 0;; n += n < TH_EVERY_COUNT ? stride : n / TH_COUNT_SPREAD,
+		     tried++) {
+			tsl_alloc_fail_after(n);
+			if (injected_run(op, want, "number", n, &failures, &swallowed))
+				break;
+		}
+	print_message("%-18s %4ld allocating statements, %5ld allocations (%ld "
+		      "failed by count); %ld failed cleanly, %ld recovered\n",
+		      op->name, sites, n, tried, failures, swallowed);
 	free(want);
-	return n;
+	return sites;
 }
 
 static const struct op ops[] = {
@@ -269,16 +292,7 @@ static long total_sites;
 
 static void run_op(const struct op *op)
 {
-	/* the solver and tight searches are slow: under valgrind, every 7th
-	 * or 13th site */
-	long stride = 1;
-	if (op->run == op_solver_search && th_under_checker())
-		stride = 7;
-	if ((op->run == op_solver_search_x || op->run == op_tight_search ||
-	     op->run == op_solver_search_v3) &&
-	    th_under_checker())
-		stride = 13;
-	total_sites += exercise(op, stride);
+	total_sites += exercise(op, 1);
 }
 
 #define OP_TEST(i)                                                            \
@@ -358,7 +372,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	tsl_alloc_fail_after(-1);
-	print_message("%ld allocation sites exercised in all\n", total_sites);
+	print_message("%ld allocating statements exercised in all\n", total_sites);
 	tessel_free(sched4_json);
 	tessel_schedule_free(sched4);
 	tessel_options_free(fast_opts);

@@ -1216,6 +1216,10 @@ static void test_catalogue(void **state)
 	for (size_t i = 0; i < NROWS; i++) {
 		const struct row *r = &catalogue[i];
 		current = r;
+		/* the rows of 10^5 blocks run the code of the smaller ones
+		 * at size: not under a slow checker */
+		if (th_under_checker() && strncmp(r->desc, "10^5 ", 5) == 0)
+			continue;
 		tessel_error_clear();
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -4,7 +4,13 @@
  * yields a longer schedule: on published placements and presets, the
  * makespan found is non-increasing in the memory limit, and never longer
  * than the schedule found without a limit once the limit admits that
- * schedule's peak. */
+ * schedule's peak.
+ *
+ * Every search has the default work budget and no time limit, so the
+ * verdicts are the same on any machine and under any load. Without
+ * arguments (the plain suite) a case of each kind; with --full (the
+ * opt-in suite "quality": meson test --setup=quality --suite quality)
+ * every case and sweep. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,21 +18,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "helpers.h"
 #include "published.h"
 #include "tessel.h"
 
-/* A search of g with N micro-batches (each at most 60 s); the makespan
- * and the highest peak. */
+/* Every case and sweep (--full), else a case of each kind. */
+static int full;
+
+/* A search of g with N micro-batches and the default work budget; the
+ * makespan and the highest peak. */
 static int64_t search_makespan(const tessel_graph *g, int64_t N, int64_t *peak)
 {
 	tessel_options *o = NULL;
 	tessel_schedule *s = NULL;
 	TH_OK(tessel_options_new(&o));
 	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, N));
-	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 60000));
 	TH_OK(tessel_search(&s, g, o));
 	TH_OK(tessel_schedule_validate(s));
 	int64_t m = th_sched(s, TESSEL_SCHED_MAKESPAN);
@@ -52,7 +61,16 @@ typedef struct pcase {
 	int D;
 	int64_t N;
 	int f, b, w, chunks;
+	int plain; /* also in the plain suite */
 } pcase;
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
 
 /* The published schedule of a case and its placement with the schedule's
  * peak as the limit of every device. */
@@ -66,48 +84,52 @@ static void build_case(pub_order **order, tessel_schedule **pub,
 }
 
 /* libtessel <= published on each case (4 devices; 8 for the cheaper
- * families and those where the completion once lost steps). */
+ * families and those where the completion once lost steps); the last
+ * field marks the cases of the plain suite: one of each family, at most
+ * a few seconds each. */
 static void test_not_longer_than_published(void **state)
 {
 	(void)state;
 	static const pcase cases[] = {
-		{PUB_GPIPE, 4, 16, 1, 2, 0, 0},
-		{PUB_1F1B, 4, 16, 1, 2, 0, 0},
-		{PUB_1F1B, 8, 32, 1, 2, 0, 0},
-		{PUB_ZB_H1, 4, 16, 1, 1, 1, 0},
-		{PUB_ZB_H1, 4, 16, 2, 2, 1, 0},
-		{PUB_ZB_H1, 8, 32, 2, 2, 1, 0},
-		{PUB_ZB_H2, 4, 16, 2, 2, 1, 0},
-		{PUB_ZB_V, 4, 16, 1, 1, 1, 0},
-		{PUB_ZB_V, 8, 32, 1, 1, 1, 0},
+		{PUB_GPIPE, 4, 16, 1, 2, 0, 0, 1},
+		{PUB_1F1B, 4, 16, 1, 2, 0, 0,0},
+		{PUB_1F1B, 8, 32, 1, 2, 0, 0, 1},
+		{PUB_ZB_H1, 4, 16, 1, 1, 1, 0,0},
+		{PUB_ZB_H1, 4, 16, 2, 2, 1, 0, 1},
+		{PUB_ZB_H1, 8, 32, 2, 2, 1, 0,0},
+		{PUB_ZB_H2, 4, 16, 2, 2, 1, 0, 1},
+		{PUB_ZB_V, 4, 16, 1, 1, 1, 0,0},
+		{PUB_ZB_V, 8, 32, 1, 1, 1, 0,0},
 		/* the completion's last steps under the published peak
 		 * (perturbed restarts, lib/complete.c) */
-		{PUB_ZB_V, 4, 16, 2, 2, 1, 0},
-		{PUB_ZB_V, 8, 32, 2, 2, 1, 0},
+		{PUB_ZB_V, 4, 16, 2, 2, 1, 0, 1},
+		{PUB_ZB_V, 8, 32, 2, 2, 1, 0,0},
 		/* uneven spans: the solver's windows that also move
 		 * instances later (lib/complete_window_z3.c) */
-		{PUB_ZB_V, 4, 16, 6, 10, 2, 0},
-		{PUB_ZB_V, 4, 16, 2, 4, 1, 0},
+		{PUB_ZB_V, 4, 16, 6, 10, 2, 0,0},
+		{PUB_ZB_V, 4, 16, 2, 4, 1, 0,0},
 		/* profiled spans: restarts from the schedule's own
 		 * micro-batches (lib/complete.c) and the period tightened
 		 * to the repetend's structure (lib/repetend_tighten.c) */
-		{PUB_ZB_V, 4, 16, 137, 281, 96, 0},
-		{PUB_ZB_V, 8, 32, 137, 281, 96, 0},
-		{PUB_V_HALF, 4, 16, 1, 1, 1, 0},
-		{PUB_V_MIN, 4, 16, 1, 1, 1, 0},
-		{PUB_DUALPIPE, 4, 16, 2, 2, 1, 0},
-		{PUB_DUALPIPE_V, 4, 16, 2, 2, 1, 0},
-		{PUB_DUALPIPE_V, 8, 32, 2, 2, 1, 0},
-		{PUB_INTERLEAVED, 4, 16, 1, 2, 0, 2},
-		{PUB_INTERLEAVED, 4, 16, 1, 2, 0, 4},
-		{PUB_INTERLEAVED, 8, 16, 1, 2, 0, 4},
+		{PUB_ZB_V, 4, 16, 137, 281, 96, 0, 1},
+		{PUB_ZB_V, 8, 32, 137, 281, 96, 0,0},
+		{PUB_V_HALF, 4, 16, 1, 1, 1, 0, 1},
+		{PUB_V_MIN, 4, 16, 1, 1, 1, 0, 1},
+		{PUB_DUALPIPE, 4, 16, 2, 2, 1, 0, 1},
+		{PUB_DUALPIPE_V, 4, 16, 2, 2, 1, 0,0},
+		{PUB_DUALPIPE_V, 8, 32, 2, 2, 1, 0, 1},
+		{PUB_INTERLEAVED, 4, 16, 1, 2, 0, 2,0},
+		{PUB_INTERLEAVED, 4, 16, 1, 2, 0, 4,0},
+		{PUB_INTERLEAVED, 8, 16, 1, 2, 0, 4, 1},
 		/* profiled spans: Megatron's groups of D micro-batches need
 		 * repetends of up to 8 (the default bound) */
-		{PUB_INTERLEAVED, 8, 16, 137, 562, 0, 4},
-		{PUB_CHIMERA, 4, 16, 1, 2, 0, 0},
+		{PUB_INTERLEAVED, 8, 16, 137, 562, 0, 4,0},
+		{PUB_CHIMERA, 4, 16, 1, 2, 0, 0, 1},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const pcase *c = &cases[i];
+		if (!full && !c->plain)
+			continue;
 		pub_order *order = NULL;
 		tessel_schedule *pub = NULL;
 		int64_t limit = 0;
@@ -115,11 +137,14 @@ static void test_not_longer_than_published(void **state)
 		const tessel_graph *g = NULL;
 		TH_OK(tessel_schedule_graph(&g, pub));
 		int64_t published = th_sched(pub, TESSEL_SCHED_MAKESPAN);
+		struct timespec t0;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		int64_t found = search_makespan(g, order->nmicros, NULL);
 		print_message("%-12s %d-%d-%d D=%d N=%lld memory %lld: published %lld, "
-			      "libtessel %lld\n", pub_family_name(c->family), c->f,
+			      "libtessel %lld (%.2f s)\n", pub_family_name(c->family), c->f,
 			      c->b, c->w, c->D, (long long)c->N, (long long)limit,
-			      (long long)published, (long long)found);
+			      (long long)published, (long long)found,
+			      seconds_since(&t0));
 		if (found > published)
 			fail_msg("%s D=%d N=%lld: libtessel %lld > published %lld",
 				 pub_family_name(c->family), c->D, (long long)c->N,
@@ -142,6 +167,8 @@ static void sweep(const char *what, const tessel_graph *g0, int64_t N,
 	int64_t free_peak = 0;
 	int64_t free_makespan = search_makespan(g, N, &free_peak);
 	int64_t prev = INT64_MAX;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	char line[1024];
 	size_t used = (size_t)snprintf(line, sizeof line, "%s:", what);
 	for (int64_t m = lo; m <= hi; m++) {
@@ -150,7 +177,6 @@ static void sweep(const char *what, const tessel_graph *g0, int64_t N,
 		tessel_schedule *s = NULL;
 		TH_OK(tessel_options_new(&o));
 		TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, N));
-		TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 60000));
 		int rc = tessel_search(&s, g, o);
 		tessel_options_free(o);
 		if (rc == TESSEL_EINFEASIBLE)
@@ -171,8 +197,9 @@ static void sweep(const char *what, const tessel_graph *g0, int64_t N,
 				 (long long)free_makespan);
 		prev = ms;
 	}
-	print_message("%s; unlimited %lld (peak %lld)\n", line,
-		      (long long)free_makespan, (long long)free_peak);
+	print_message("%s; unlimited %lld (peak %lld) (%.2f s)\n", line,
+		      (long long)free_makespan, (long long)free_peak,
+		      seconds_since(&t0));
 	tessel_graph_free(g);
 }
 
@@ -193,21 +220,26 @@ static void sweep_published(const pcase *c, int64_t lo, int64_t hi)
 static void test_monotone_in_memory(void **state)
 {
 	(void)state;
-	const pcase zbv8 = {PUB_ZB_V, 8, 32, 1, 1, 1, 0};
-	const pcase zbv4 = {PUB_ZB_V, 4, 16, 2, 2, 1, 0};
-	const pcase dpv = {PUB_DUALPIPE_V, 4, 16, 2, 2, 1, 0};
-	const pcase vhalf = {PUB_V_HALF, 4, 16, 1, 1, 1, 0};
-	const pcase zbh1 = {PUB_ZB_H1, 4, 16, 2, 2, 1, 0};
-	const pcase dpv8 = {PUB_DUALPIPE_V, 8, 32, 2, 2, 1, 0};
-	/* at 7ab8fa8: 194 steps at memory 20, 174 without a limit, peak 20 */
-	sweep_published(&dpv8, 15, 21);
-	sweep_published(&zbv8, 10, 20);
-	sweep_published(&zbv4, 4, 10);
-	sweep_published(&dpv, 5, 12);
-	sweep_published(&vhalf, 3, 9);
-	sweep_published(&zbh1, 2, 8);
-	static const char *presets[] = {"vshape", "xshape", "mshape", "nnshape", "kshape"};
-	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+	const pcase zbv8 = {PUB_ZB_V, 8, 32, 1, 1, 1, 0, 0};
+	const pcase zbv4 = {PUB_ZB_V, 4, 16, 2, 2, 1, 0, 0};
+	const pcase dpv = {PUB_DUALPIPE_V, 4, 16, 2, 2, 1, 0, 0};
+	const pcase vhalf = {PUB_V_HALF, 4, 16, 1, 1, 1, 0, 0};
+	const pcase zbh1 = {PUB_ZB_H1, 4, 16, 2, 2, 1, 0, 0};
+	const pcase dpv8 = {PUB_DUALPIPE_V, 8, 32, 2, 2, 1, 0, 0};
+	if (full) {
+		/* at 7ab8fa8: 194 steps at memory 20, 174 without a limit,
+		 * peak 20 */
+		sweep_published(&dpv8, 15, 21);
+		sweep_published(&zbv8, 10, 20);
+		sweep_published(&zbv4, 4, 10);
+		sweep_published(&dpv, 5, 12);
+		sweep_published(&vhalf, 3, 9);
+		sweep_published(&zbh1, 2, 8);
+	}
+	/* the plain suite: the two quickest presets */
+	static const char *presets[] = {"vshape", "kshape", "xshape", "mshape", "nnshape"};
+	size_t count = full ? sizeof presets / sizeof presets[0] : 2;
+	for (size_t i = 0; i < count; i++) {
 		tessel_graph *g = NULL;
 		TH_OK(tessel_preset(&g, presets[i], 4, 0, TESSEL_UNLIMITED));
 		char what[64];
@@ -225,7 +257,7 @@ static void test_monotone_in_memory(void **state)
 static void test_repetend_micro_batches(void **state)
 {
 	(void)state;
-	const pcase c = {PUB_INTERLEAVED, 4, 16, 1, 2, 0, 4};
+	const pcase c = {PUB_INTERLEAVED, 4, 16, 1, 2, 0, 4, 1};
 	pub_order *order = NULL;
 	tessel_schedule *pub = NULL;
 	int64_t limit = 0;
@@ -273,8 +305,13 @@ static void test_repetend_micro_batches(void **state)
 	pub_order_free(order);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	full = argc == 2 && strcmp(argv[1], "--full") == 0;
+	if (argc > 1 && !full) {
+		fprintf(stderr, "usage: %s [--full]\n", argv[0]);
+		return 2;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_not_longer_than_published),
 		cmocka_unit_test(test_monotone_in_memory),

@@ -62,6 +62,9 @@ static void *search_worker(void *arg)
 	if (j->rc_search == TESSEL_OK)
 		j->rc_search = tessel_options_set(o, TESSEL_OPT_THREADS, 1);
 	if (j->rc_search == TESSEL_OK)
+		j->rc_search = tessel_options_set(o, TESSEL_OPT_WORK_LIMIT,
+						  th_work_limit());
+	if (j->rc_search == TESSEL_OK)
 		j->rc_search = tessel_search(&s, g, o);
 	if (j->rc_search != TESSEL_OK) {
 		snprintf(j->msg, sizeof j->msg, "%s", tessel_error_last());
