@@ -27,7 +27,15 @@ case "${1:-}" in
 "") ;;
 *) echo "usage: sh scripts/check.sh [--full | --quality]" >&2; exit 2 ;;
 esac
+t0=$(date +%s)
 sh scripts/setup-deps.sh || exit 1
+# seconds since the last mark, for the timings of each pass
+mark() {
+	t1=$(date +%s)
+	echo "-- $1: $((t1 - t0)) s"
+	t0=$t1
+}
+mark "install"
 
 passed=0
 failed=0
@@ -60,13 +68,16 @@ run_suite() {
 
 [ -d build ] || meson setup build >/dev/null || exit 1
 run_suite build
+mark "build and plain suite"
 if [ "$quality" -eq 1 ]; then
 	echo "== the result-quality sweeps"
 	run_suite build --setup=quality --suite quality
+	mark "quality sweeps"
 fi
 if [ "$full" -eq 1 ]; then
 	echo "== the suite under valgrind"
 	run_suite build --setup=valgrind
+	mark "valgrind"
 	echo "== the suite with AddressSanitizer and UndefinedBehaviorSanitizer"
 	[ -d build-sanitize ] || meson setup build-sanitize \
 		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null || exit 1
@@ -75,6 +86,7 @@ if [ "$full" -eq 1 ]; then
 	# (allocation failures injected at every allocating statement) runs
 	# here, not under valgrind
 	run_suite build-sanitize --no-suite search-published
+	mark "AddressSanitizer build and suite"
 	echo "== the threads and search suites with ThreadSanitizer"
 	[ -d build-tsan ] || meson setup build-tsan \
 		-Db_sanitize=thread -Db_lundef=false >/dev/null || exit 1
@@ -85,6 +97,7 @@ if [ "$full" -eq 1 ]; then
 	export TSAN_OPTIONS TESSEL_UNDER_CHECKER
 	run_suite build-tsan --suite threads --suite search
 	unset TSAN_OPTIONS TESSEL_UNDER_CHECKER
+	mark "ThreadSanitizer build and suite"
 fi
 [ "$skipped" -gt 0 ] && echo "(${skipped} skipped)"
 echo "${passed} passed, ${failed} failed"
