@@ -193,6 +193,11 @@ static void test_cancel_from_other_thread(void **state)
 	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 16));
 	/* a safety net only: the cancel must come long before */
 	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 600000));
+	/* under a slow checker a smaller budget: the search still runs past
+	 * the cancel, and takes in no model that Z3 would need minutes for
+	 * (taking a model in is the one step a cancel cannot interrupt) */
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT,
+				 th_under_checker() ? 1000 : TESSEL_DEFAULT_WORK_LIMIT));
 
 	cancel_job j = {.graph = g, .options = o};
 	pthread_t tid;
