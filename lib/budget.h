@@ -31,6 +31,8 @@
 #define TSL_PLACEMENTS_PER_TICK 8
 /* a visit of iterative modulo scheduling */
 #define TSL_IMS_VISITS_PER_TICK 4
+/* a heap operation of list scheduling (complete_list.c) */
+#define TSL_LIST_STEPS_PER_TICK 8
 /* a unit of the memory-aware search (repetend_dfs.c) */
 #define TSL_DFS_UNITS_PER_TICK 256
 /* an edge scan of the period tightening (repetend_tighten.c) */

@@ -224,6 +224,43 @@ static int justify_right_then_left(tessel_schedule *s, tsl_inst *seq,
 	return rc;
 }
 
+/* Forward-backward improvement: rounds of justify right, then left again,
+ * each followed by the compaction, while they shorten s (6 with the full
+ * effort, 1 with less, none with 0). kept: work space of count starts. */
+static int forward_backward_rounds(tessel_schedule *s, tsl_inst *seq,
+				   int64_t *kept, size_t count, int64_t effort,
+				   int64_t bound, const tsl_deadline *dl)
+{
+	int rc = TSL_OK;
+	int rounds = effort >= TSL_FBI_FULL_EFFORT ? 6 : effort > 0 ? 1 : 0;
+	for (int round = 0; round < rounds && !rc; round++) {
+		int64_t best = tsl_schedule_makespan(s);
+		if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
+			break;
+		save_starts(kept, s, count);
+		rc = justify_right_then_left(s, seq, count, dl);
+		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
+			rc = TSL_OK;
+			load_starts(s, kept, count);
+			break;
+		}
+		if (!rc)
+			rc = sorted_instances(seq, s, NULL, 0);
+		if (!rc)
+			rc = tsl_compact(s, seq, count, effort, bound, dl);
+		if (rc == TESSEL_ETIMEOUT) {
+			rc = TSL_OK; /* the limit itself: keep the last result */
+			load_starts(s, kept, count);
+			break;
+		}
+		if (!rc && tsl_schedule_makespan(s) >= best) {
+			load_starts(s, kept, count);
+			break;
+		}
+	}
+	return rc;
+}
+
 /* Instances beyond which the completion leaves out the serial generation
  * from the periodic order: each pass over so many takes seconds. */
 #define TSL_PERIODIC_SGS_MAX ((size_t)1 << 19)
@@ -660,33 +697,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 		if (rc)
 			goto out;
 	}
-	/* forward-backward improvement: justify right, then left again */
-	int rounds = effort >= TSL_FBI_FULL_EFFORT ? 6 : effort > 0 ? 1 : 0;
-	for (int round = 0; round < rounds && !rc; round++) {
-		best = tsl_schedule_makespan(s);
-		if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
-			break;
-		save_starts(kept, s, count);
-		rc = justify_right_then_left(s, seq, count, dl);
-		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
-			rc = TSL_OK;
-			load_starts(s, kept, count);
-			break;
-		}
-		if (!rc)
-			rc = sorted_instances(seq, s, NULL, 0);
-		if (!rc)
-			rc = tsl_compact(s, seq, count, effort, bound, dl);
-		if (rc == TESSEL_ETIMEOUT) {
-			rc = TSL_OK; /* the limit itself: keep the last result */
-			load_starts(s, kept, count);
-			break;
-		}
-		if (!rc && tsl_schedule_makespan(s) >= best) {
-			load_starts(s, kept, count);
-			break;
-		}
-	}
+	rc = forward_backward_rounds(s, seq, kept, count, effort, bound, dl);
 	/* at the resource bound the steps above LB(N) are the completion's:
 	 * perturbed restarts look for them (above it, LB(N) is weaker and
 	 * they seldom pay for their time). When the restarts from the
@@ -712,4 +723,120 @@ out:
 	tsl_free(seq);
 	tsl_free(kept);
 	return rc;
+}
+
+int tsl_complete_improve(tessel_schedule *s, const tsl_bounds *bnd,
+			 int64_t effort, const tsl_deadline *dl)
+{
+	size_t count = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	int64_t bound = tsl_bounds_lower(bnd, s->nmicros);
+	if (effort <= 0 || count == 0 || tsl_schedule_makespan(s) <= bound)
+		return TSL_OK;
+	tsl_inst *seq = tsl_reallocarray(NULL, count, sizeof *seq);
+	int64_t *kept = tsl_reallocarray(NULL, count, sizeof *kept);
+	int rc = seq && kept ? TSL_OK : tsl_error_nomem();
+	int64_t before = tsl_schedule_makespan(s);
+	if (!rc) {
+		save_starts(kept, s, count);
+		rc = sorted_instances(seq, s, NULL, 0);
+	}
+	/* the compaction in the schedule's own order, kept when not longer */
+	if (!rc)
+		rc = tsl_compact(s, seq, count, effort, bound, dl);
+	if (rc == TESSEL_ETIMEOUT || (!rc && tsl_schedule_makespan(s) > before)) {
+		rc = TSL_OK;
+		load_starts(s, kept, count);
+		if (!rc)
+			rc = sorted_instances(seq, s, NULL, 0);
+	}
+	if (!rc)
+		rc = forward_backward_rounds(s, seq, kept, count, effort, bound, dl);
+	if (!rc && effort >= TSL_FBI_FULL_EFFORT)
+		rc = perturb_rounds(s, seq, count, effort, TSL_PERTURB_WORK(effort),
+				    bound, dl);
+	tsl_free(seq);
+	tsl_free(kept);
+	return rc;
+}
+
+/* Whether micro-batches m and m + k of s run the same pattern shifted by
+ * the same time (*shift set from the first block). */
+static int same_pattern(const tessel_schedule *s, int64_t m, int k,
+			int64_t *shift)
+{
+	int n = s->graph->nblocks;
+	int64_t d = tsl_entry_at(s, 0, m + k)->start - tsl_entry_at(s, 0, m)->start;
+	for (int b = 1; b < n; b++)
+		if (tsl_entry_at(s, b, m + k)->start - tsl_entry_at(s, b, m)->start != d)
+			return 0;
+	*shift = d;
+	return 1;
+}
+
+void tsl_repetend_detect(tessel_schedule *s, const tsl_bounds *bnd)
+{
+	const tessel_graph *g = s->graph;
+	int64_t N = s->nmicros;
+	/* the longest run of micro-batches m .. m + len - 1 in which m + k
+	 * repeats m, the same shift all along, over k = 1 .. 8 */
+	int64_t best_len = 0, best_from = 0, best_P = 0;
+	int best_k = 1;
+	for (int k = 1; k <= 8 && k < N; k++) {
+		int64_t from = 0, run = 0, P = 0;
+		for (int64_t m = 0; m + k < N; m++) {
+			int64_t d = 0;
+			int same = same_pattern(s, m, k, &d);
+			if (same && run > 0 && d == P) {
+				run++;
+			} else if (same) {
+				from = m;
+				run = 1;
+				P = d;
+			} else {
+				run = 0;
+			}
+			/* micro-batches covered: the run's repetitions plus k */
+			if (run > 0 && P > 0 && run + k > best_len + best_k * (best_len > 0)) {
+				best_len = run;
+				best_from = from;
+				best_P = P;
+				best_k = k;
+			}
+		}
+	}
+	int64_t begin = best_len > 0 ? best_from : 0;
+	int64_t end = best_len > 0 ? best_from + best_len + best_k : N;
+	if (best_len == 0) {
+		/* no pattern repeats: the whole schedule, its throughput */
+		int64_t first = INT64_MAX, last = 0;
+		for (int b = 0; b < g->nblocks; b++) {
+			if (tsl_entry_at(s, b, 0)->start < first)
+				first = tsl_entry_at(s, b, 0)->start;
+			if (tsl_entry_at(s, b, N - 1)->start > last)
+				last = tsl_entry_at(s, b, N - 1)->start;
+		}
+		best_k = 1;
+		best_P = N > 1 ? (last - first + N - 2) / (N - 1) : bnd->critical_path;
+	}
+	for (int64_t m = 0; m < N; m++)
+		for (int b = 0; b < g->nblocks; b++)
+			tsl_entry_at(s, b, m)->phase =
+				m < begin ? TESSEL_PHASE_WARMUP
+				: m >= end ? TESSEL_PHASE_COOLDOWN
+					   : TESSEL_PHASE_REPETEND;
+	tsl_repetend_range(s);
+	int64_t lo = INT64_MAX, hi = 0;
+	for (int b = 0; b < g->nblocks; b++) {
+		const struct tessel_entry *e = tsl_entry_at(s, b, begin);
+		if (e->start < lo)
+			lo = e->start;
+		if (e->start + g->blocks[b].span > hi)
+			hi = e->start + g->blocks[b].span;
+	}
+	if (best_P < bnd->resource_bound * best_k)
+		best_P = bnd->resource_bound * best_k; /* never below the bound */
+	s->period = best_P;
+	s->rep_k = best_k;
+	s->depth = hi - lo;
+	s->period_optimal = best_P == bnd->resource_bound * best_k;
 }

@@ -28,4 +28,21 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 int tsl_complete_regroup(tessel_schedule *s, const tsl_bounds *bnd,
 			 int64_t effort, const tsl_deadline *dl);
 
+/* The improvement passes of tsl_complete on a complete schedule s made
+ * without a repetend (list scheduling, complete_list.c), from its own
+ * order: the compaction with its local search, the forward-backward
+ * rounds and the perturbed restarts, within `effort` instance visits (as
+ * tsl_complete) and the deadline; s is only replaced by valid, shorter
+ * starts. */
+int tsl_complete_improve(tessel_schedule *s, const tsl_bounds *bnd,
+			 int64_t effort, const tsl_deadline *dl);
+
+/* The figures of a repetend for a schedule made without one: the longest
+ * run of micro-batches in which each micro-batch m + k repeats m's
+ * pattern shifted by the same P_k (k = 1 .. 8) is the steady state (its
+ * entries labelled repetend, those before warm-up, after cool-down), P_k
+ * the period, proven optimal when it is k times the resource bound. With
+ * no repeated pattern: the whole schedule, k 1, its average period. */
+void tsl_repetend_detect(tessel_schedule *s, const tsl_bounds *bnd);
+
 #endif

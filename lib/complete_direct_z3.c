@@ -45,11 +45,13 @@ static int encode(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 	if (tsl_z3_open(&m->z, opts))
 		return TSL_DIRECT_SKIP;
 	m->makespan = Z3_mk_const(m->z.ctx, Z3_mk_string_symbol(m->z.ctx, "M"), m->z.isort);
+	/* every start first: a block may depend on one listed after it */
+	for (size_t i = 0; i < E; i++)
+		m->start[i] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, (int)i),
+					  m->z.isort);
 	for (size_t i = 0; i < E; i++) {
 		int b = (int)(i % (size_t)g->nblocks);
 		const tsl_block *B = &g->blocks[b];
-		m->start[i] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, (int)i),
-					  m->z.isort);
 		tsl_z3_assert_le(&m->z, tsl_z3_int(&m->z, bnd->head[b]), m->start[i]);
 		tsl_z3_assert_le(&m->z, tsl_z3_add_int(&m->z, m->start[i], B->span + bnd->tail[b]), m->makespan);
 		size_t base = i - (size_t)b;

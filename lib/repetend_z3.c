@@ -304,13 +304,17 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 	 * (q = r = 0) and other blocks may start before it (q < 0). */
 	Z3_ast lo = Z3_mk_const(m->z.ctx, Z3_mk_string_symbol(m->z.ctx, "lo"), m->z.isort);
 	int pinned = bnd->topo[0];
+	/* every block's terms first: a block may depend on one listed after
+	 * it */
 	for (int b = 0; b < n; b++) {
-		const tsl_block *B = &g->blocks[b];
 		m->q[b] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, 2 * b), m->z.isort);
 		m->r[b] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, 2 * b + 1),
 				      m->z.isort);
 		Z3_ast pq[2] = {mk_int(m, P), m->q[b]};
 		m->t[b] = mk_add2(m, Z3_mk_mul(m->z.ctx, 2, pq), m->r[b]);
+	}
+	for (int b = 0; b < n; b++) {
+		const tsl_block *B = &g->blocks[b];
 		if (b == pinned) {
 			assert_le(m, m->q[b], mk_int(m, 0));
 			assert_le(m, mk_int(m, 0), m->q[b]);

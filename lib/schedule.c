@@ -243,6 +243,32 @@ int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
 	return TSL_OK;
 }
 
+int tsl_schedule_copy(tessel_schedule **out, const tessel_schedule *s)
+{
+	tessel_schedule *c = NULL;
+	int rc = tsl_schedule_alloc(&c, s->graph, s->nmicros);
+	if (rc)
+		return rc;
+	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	for (size_t i = 0; i < n; i++) {
+		c->entries[i].start = s->entries[i].start;
+		c->entries[i].phase = s->entries[i].phase;
+	}
+	c->period = s->period;
+	c->resource_bound = s->resource_bound;
+	c->period_optimal = s->period_optimal;
+	c->makespan_optimal = s->makespan_optimal;
+	c->lower_bound = s->lower_bound;
+	c->rep_begin = s->rep_begin;
+	c->rep_end = s->rep_end;
+	c->depth = s->depth;
+	c->search_us = s->search_us;
+	c->work = s->work;
+	c->rep_k = s->rep_k;
+	*out = c;
+	return TSL_OK;
+}
+
 TESSEL_API int tessel_schedule_new(tessel_schedule **out,
 				   const tessel_graph *graph, int64_t nmicros)
 {

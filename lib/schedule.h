@@ -35,6 +35,9 @@ struct tessel_schedule {
 int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
 		       int64_t nmicros);
 
+/* A new copy of s: its graph, entries and figures. */
+int tsl_schedule_copy(tessel_schedule **out, const tessel_schedule *s);
+
 static inline struct tessel_entry *tsl_entry_at(const tessel_schedule *s,
 						int gid, int64_t mid)
 {

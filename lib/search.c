@@ -7,6 +7,7 @@
 
 #include "complete.h"
 #include "complete_direct_z3.h"
+#include "complete_list.h"
 #include "complete_window_z3.h"
 #include "error.h"
 #include "options.h"
@@ -82,6 +83,13 @@ typedef struct best {
 	 * the time limit leaves no time to complete any finalist again */
 	tessel_schedule *plain;
 	int plain_used;        /* the result is *plain (checked already) */
+	/* the first schedule of the search, by list scheduling (validated):
+	 * the result when the search ends before any repetend is completed */
+	tessel_schedule *first;
+	/* a copy of the final compaction's winner (validated) before the
+	 * improvements after it: the result when the time limit leaves no
+	 * time to check what they made */
+	tessel_schedule *checked;
 } best;
 
 static void best_release(best *b)
@@ -91,6 +99,10 @@ static void best_release(best *b)
 	b->nfin = 0;
 	tessel_schedule_free(b->plain);
 	b->plain = NULL;
+	tessel_schedule_free(b->first);
+	b->first = NULL;
+	tessel_schedule_free(b->checked);
+	b->checked = NULL;
 }
 
 /* Complete `rep` into a new validated schedule; *out NULL (and the reason
@@ -487,6 +499,69 @@ static int search_groups(best *b, const tessel_graph *g, const tsl_opts *o,
 	return rc;
 }
 
+/* The first schedule of a search, in time about linear in the instances:
+ * list scheduling by the first rule of complete_list.c, its repetend
+ * figures read off it, validated. Kept in b->first (none when memory held
+ * it back or the hard end came first). */
+static int first_schedule(best *b)
+{
+	tessel_schedule *s = NULL;
+	if (tsl_options_cancelled(b->opts->src))
+		return TSL_OK; /* nothing found before the cancel */
+	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
+	if (!rc)
+		rc = tsl_list_schedule(s, b->bnd, &tsl_list_rules[0], b->dl);
+	if (!rc) {
+		tsl_repetend_detect(s, b->bnd);
+		rc = tsl_schedule_check(s, b->dl);
+	}
+	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
+	    rc == TESSEL_EVIOLATION) {
+		/* nothing to keep (a violation would be a fault of the list
+		 * scheduler: the search goes on without it) */
+		tessel_schedule_free(s);
+		return TSL_OK;
+	}
+	if (rc) {
+		tessel_schedule_free(s);
+		return rc;
+	}
+	b->first = s;
+	return TSL_OK;
+}
+
+/* List scheduling as a candidate beside the repetends: every rule of
+ * complete_list.c, the shortest improved by the completion's passes from
+ * its own order; it replaces *out (validated) when shorter. */
+static int list_candidate(tessel_schedule **out, best *b, int64_t effort)
+{
+	if (tsl_schedule_makespan(*out) <= tsl_bounds_lower(b->bnd, b->nmicros) ||
+	    tsl_deadline_left_ms(b->fin_dl) <= 0)
+		return TSL_OK;
+	tessel_schedule *s = NULL;
+	int found = 0;
+	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
+	if (!rc)
+		rc = tsl_list_best(s, &found, b->bnd, b->fin_dl);
+	if (!rc && found)
+		rc = tsl_complete_improve(s, b->bnd, effort, b->fin_dl);
+	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED)
+		rc = TSL_OK; /* the list schedule as it stands */
+	if (!rc && found && tsl_schedule_makespan(s) < tsl_schedule_makespan(*out)) {
+		tsl_repetend_detect(s, b->bnd);
+		int vrc = tsl_schedule_check(s, b->fin_dl);
+		if (vrc == TESSEL_OK) {
+			tessel_schedule_free(*out);
+			*out = s;
+			s = NULL;
+		} else if (vrc != TESSEL_ETIMEOUT && vrc != TESSEL_EVIOLATION) {
+			rc = vrc;
+		}
+	}
+	tessel_schedule_free(s);
+	return rc;
+}
+
 static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 			 const tessel_graph *g, const tsl_bounds *bnd,
 			 const tsl_opts *o, const tsl_deadline *dl)
@@ -549,9 +624,16 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 		rc = finish(out, b);
 	}
 	tessel_schedule_free(kept);
+	/* list scheduling, a candidate beside the repetends */
+	if (!rc && *out && !b->plain_used)
+		rc = list_candidate(out, b, o->fast ? TSL_FAST_EFFORT
+						    : TSL_COMPACT_EFFORT);
 	/* the plain completion kept for a time limit: no time for more, and
 	 * it stays the schedule that was validated */
 	int more = !rc && *out && !b->plain_used;
+	/* what the improvements start from, validated: kept for the check */
+	if (more)
+		rc = tsl_schedule_copy(&b->checked, *out);
 	/* the warm-up and cool-down re-solved exactly, window by window */
 	if (more && !o->fast)
 		rc = tsl_complete_window_z3(*out, bnd, o, b->fin_dl);
@@ -597,20 +679,42 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 	if (!rep.T)
 		rc = tsl_error_nomem();
 	if (!rc)
+		rc = first_schedule(&b);
+	if (!rc)
 		rc = find_schedule(&s, &b, &rep, g, &bnd, o, dl);
 	int checked = b.plain_used;
+	/* every schedule returned has passed the validator (the plain
+	 * completion of a finalist when it was checked); when the time
+	 * limit ends the check, the last schedule that passed it */
+	if (!rc && !checked) {
+		rc = tsl_schedule_check(s, fin_dl);
+		if (rc == TESSEL_EVIOLATION)
+			rc = tsl_error(TESSEL_ERROR, "internal: the search made an invalid schedule: %s",
+				       tessel_error_last());
+		if (rc == TESSEL_ETIMEOUT && b.checked) {
+			tessel_schedule_free(s);
+			s = b.checked;
+			b.checked = NULL;
+			rc = TSL_OK;
+		}
+		checked = !rc;
+	}
+	/* the search ended before a repetend was completed, or ended longer:
+	 * the first schedule (validated when it was made) */
+	if (b.first && ((!rc && s && tsl_schedule_makespan(b.first) < tsl_schedule_makespan(s)) ||
+			((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && !s) ||
+			(rc == TESSEL_ETIMEOUT && s))) {
+		tessel_schedule_free(s);
+		s = b.first;
+		b.first = NULL;
+		rc = TSL_OK;
+	}
 	best_release(&b);
 	if (!rc) {
 		s->resource_bound = bnd.resource_bound;
 		s->lower_bound = tsl_bounds_lower(&bnd, o->nmicros);
 		if (tsl_schedule_makespan(s) <= s->lower_bound)
 			s->makespan_optimal = 1;
-		/* every schedule returned has passed the validator (the plain
-		 * completion of a finalist when it was checked) */
-		rc = checked ? TSL_OK : tsl_schedule_check(s, fin_dl);
-		if (rc == TESSEL_EVIOLATION)
-			rc = tsl_error(TESSEL_ERROR, "internal: the search made an invalid schedule: %s",
-				       tessel_error_last());
 	}
 	tsl_repetend_release(&rep);
 	tsl_bounds_release(&bnd);

@@ -82,8 +82,8 @@ int cli_compare(int argc, char **argv);
 /* Options of tessel bench --suite published (cli_bench_published.c). */
 typedef struct cli_published_opts {
 	int fast;
-	int64_t time_limit_ms;
-	int time_limit_given;   /* 0: each search gets 120 s */
+	int64_t time_limit_ms;  /* 0: none */
+	int time_limit_given;
 	int64_t threads;
 	int64_t max_devices;    /* 0: every case */
 	const char *family;     /* NULL: every family */
@@ -91,6 +91,8 @@ typedef struct cli_published_opts {
 	int64_t span_scale;     /* 1: the suite's spans */
 	int64_t kind_factor[3]; /* per kind; 0: not given */
 	int64_t latency;
+	int64_t work_limit;
+	int work_limit_given;   /* 0: the library's default */
 } cli_published_opts;
 
 /* Run the published suite: prints the header, one row per case and a
@@ -99,5 +101,24 @@ typedef struct cli_published_opts {
  * CLI_EXIT_USAGE (reason printed) for a bad option. */
 int cli_bench_published(const cli_published_opts *opts, size_t *ncases,
 			int *failed);
+
+/* Options of tessel bench --suite zb (cli_bench_zb.c). */
+typedef struct cli_zb_opts {
+	int fast;
+	int64_t time_limit_ms;  /* 0: none */
+	int64_t threads;
+	int64_t work_limit;
+	int work_limit_given;   /* 0: the library's default */
+	int64_t max_devices;    /* 0: every case */
+	const char *match;      /* NULL: every case, else those whose name
+				 * contains it */
+	const char *data;       /* the peer's orders (tests/data/zb-peer.txt) */
+} cli_zb_opts;
+
+/* Run the zb suite: the header, one row per case and a comment line
+ * comparing libtessel with the peer. The cases run and failed go to
+ * *ncases and *failed; returns CLI_EXIT_OK, or CLI_EXIT_USAGE (reason
+ * printed) when the data cannot be read. */
+int cli_bench_zb(const cli_zb_opts *opts, size_t *ncases, int *failed);
 
 #endif /* TESSEL_CLI_H */

@@ -7,8 +7,9 @@
 #include "tessel.h"
 
 static const char bench_usage[] =
-	"Usage: tessel bench [--suite reference|full|published] [--fast]\n"
-	"                    [--time-limit SECONDS] [--threads N]\n"
+	"Usage: tessel bench [--suite reference|full|published|zb] [--fast]\n"
+	"                    [--work-limit UNITS] [--time-limit SECONDS]\n"
+	"                    [--threads N]\n"
 	"\n"
 	"Run a fixed suite of schedule searches and print one row per case:\n"
 	"placement, devices, memory limit, micro-batches N, period, resource\n"
@@ -32,15 +33,27 @@ static const char bench_usage[] =
 	"             peak memory: per case the published makespan, libtessel's\n"
 	"             makespan, LB(N), the gap (libtessel - published, \"worse\"\n"
 	"             when positive) and the seconds of the search\n"
+	"  zb         the Zero Bubble authors' automatic scheduler (the peer)\n"
+	"             on its grid of realistic inputs (ZB-H and V, 4 to 32\n"
+	"             devices, 2p to 8p micro-batches, published GPT profiles,\n"
+	"             communication 0.6 and 3 ms, memory 1x to 2x the 1F1B\n"
+	"             budget): per case the peer's order replayed under\n"
+	"             libtessel's model, libtessel's makespan, LB(N), the ratio,\n"
+	"             the seconds and the work of the search\n"
 	"\n"
 	"Options:\n"
 	"  --fast                 heuristic search only, no solver\n"
-	"  -t, --time-limit SECS  time limit of each search (published suite:\n"
-	"                         120 s when not given)\n"
+	"  -w, --work-limit UNITS work budget of each search (default: the\n"
+	"                         library's, 20000 units)\n"
+	"  -t, --time-limit SECS  time limit of each search (default: none)\n"
 	"  -j, --threads N        threads for the final compaction (0 = all cores)\n"
 	"  --max-devices D        full and published suites: only cases with at\n"
 	"                         most D devices\n"
 	"  --preset NAME          full suite: only this preset\n"
+	"  --match TEXT           zb suite: only the cases whose name contains\n"
+	"                         TEXT (e.g. h_p8_, _mem1x_, _c30_)\n"
+	"  --data FILE            zb suite: the peer's orders (default: the\n"
+	"                         source tree's tests/data/zb-peer.txt)\n"
 	"  --family NAME          published suite: only this family (gpipe,\n"
 	"                         1f1b, zb-h1, zb-h2, zb-v, v-half, v-min,\n"
 	"                         dualpipe, dualpipe-v, interleaved, chimera)\n"
@@ -87,6 +100,8 @@ typedef struct bench_opts {
 	int64_t span_scale;     /* 1: the presets' spans */
 	int64_t kind_factor[3]; /* per kind; 0: not given */
 	int64_t latency;
+	int64_t work_limit;
+	int work_limit_given;   /* 0: the library's default */
 } bench_opts;
 
 /* *out: a copy of g (public API only) with every span multiplied by the
@@ -225,6 +240,8 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 		rc = tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, bo->time_limit_ms);
 	if (!rc)
 		rc = tessel_options_set(o, TESSEL_OPT_THREADS, bo->threads);
+	if (!rc && bo->work_limit_given)
+		rc = tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, bo->work_limit);
 	if (!rc)
 		rc = tessel_search(&s, g, o);
 	if (!rc)
@@ -373,19 +390,28 @@ int cli_bench(int argc, char **argv)
 		{"kind-spans", required_argument, NULL, 'K'},
 		{"latency", required_argument, NULL, 'L'},
 		{"family", required_argument, NULL, 'F'},
-		{"write", required_argument, NULL, 'w'},
+		{"write", required_argument, NULL, 'W'},
+		{"work-limit", required_argument, NULL, 'w'},
+		{"match", required_argument, NULL, 'M'},
+		{"data", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	bench_opts bo = {0, 0, 0, 0, NULL, NULL, 1, {0, 0, 0}, 0};
+	bench_opts bo = {0, 0, 0, 0, NULL, NULL, 1, {0, 0, 0}, 0, 0, 0};
 	const char *suite = "reference";
-	const char *family = NULL, *write_dir = NULL;
+	const char *family = NULL, *write_dir = NULL, *match = NULL;
+#ifdef TESSEL_ZB_DATA
+	const char *data = TESSEL_ZB_DATA;
+#else
+	const char *data = NULL;
+#endif
+	int data_given = 0;
 	int time_limit_given = 0;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:ft:j:D:p:c:k:K:L:F:w:hV", longopts,
+	while ((c = getopt_long(argc, argv, ":s:ft:w:j:D:p:c:k:K:L:F:W:M:d:hV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'V':
@@ -444,8 +470,21 @@ int cli_bench(int argc, char **argv)
 		case 'F':
 			family = optarg;
 			break;
-		case 'w':
+		case 'W':
 			write_dir = optarg;
+			break;
+		case 'w':
+			if (cli_parse_int(&bo.work_limit, "--work-limit", optarg, 0,
+					  1000000000000LL))
+				return CLI_EXIT_USAGE;
+			bo.work_limit_given = 1;
+			break;
+		case 'M':
+			match = optarg;
+			break;
+		case 'd':
+			data = optarg;
+			data_given = 1;
 			break;
 		case 'h':
 			fputs(bench_usage, stdout);
@@ -461,9 +500,21 @@ int cli_bench(int argc, char **argv)
 	size_t ncases;
 	int failed = 0;
 	int published = strcmp(suite, "published") == 0;
+	int zb = strcmp(suite, "zb") == 0;
 	if (!published && (family || write_dir)) {
 		cli_error("bench: --%s applies to the published suite only",
 			  family ? "family" : "write");
+		return CLI_EXIT_USAGE;
+	}
+	if (!zb && (match || data_given)) {
+		cli_error("bench: --%s applies to the zb suite only",
+			  match ? "match" : "data");
+		return CLI_EXIT_USAGE;
+	}
+	if (zb && (bo.preset || bo.tight_file || bo.span_scale != 1 ||
+		   bo.kind_factor[0] || bo.latency)) {
+		cli_error("bench: the zb suite has its own placements, spans and "
+			  "latencies (use --match and --max-devices)");
 		return CLI_EXIT_USAGE;
 	}
 	if (published && (bo.preset || bo.tight_file)) {
@@ -472,12 +523,25 @@ int cli_bench(int argc, char **argv)
 			  bo.preset ? " (use --family)" : "");
 		return CLI_EXIT_USAGE;
 	}
-	if (published) {
+	if (zb) {
+		if (!data) {
+			cli_error("bench: --suite zb needs --data FILE (the peer's "
+				  "orders, tests/data/zb-peer.txt)");
+			return CLI_EXIT_USAGE;
+		}
+		cli_zb_opts zo = {
+			bo.fast, bo.time_limit_ms, bo.threads, bo.work_limit,
+			bo.work_limit_given, bo.max_devices, match, data,
+		};
+		int rc = cli_bench_zb(&zo, &ncases, &failed);
+		if (rc)
+			return rc;
+	} else if (published) {
 		cli_published_opts po = {
 			bo.fast, bo.time_limit_ms, time_limit_given, bo.threads,
 			bo.max_devices, family, write_dir, bo.span_scale,
 			{bo.kind_factor[0], bo.kind_factor[1], bo.kind_factor[2]},
-			bo.latency,
+			bo.latency, bo.work_limit, bo.work_limit_given,
 		};
 		int rc = cli_bench_published(&po, &ncases, &failed);
 		if (rc)
@@ -492,7 +556,7 @@ int cli_bench(int argc, char **argv)
 		failed = run_full(&bo, &ncases);
 	} else {
 		cli_error("bench: unknown suite '%s' (suites: reference, full, "
-			  "published)", suite);
+			  "published, zb)", suite);
 		return CLI_EXIT_USAGE;
 	}
 	printf("%zu cases, %d failed\n", ncases, failed);

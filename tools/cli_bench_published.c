@@ -12,9 +12,6 @@
 #include "published.h"
 #include "tessel.h"
 
-/* Time limit of each search when --time-limit is not given. */
-#define PUBLISHED_TIME_LIMIT_MS 120000
-
 typedef struct pcase {
 	pub_family family;
 	int chunks;          /* interleaved 1F1B, else 0 */
@@ -197,6 +194,8 @@ static int run_case(const pcase *c, const cli_published_opts *po, tally *t)
 					po->time_limit_ms);
 	if (!rc)
 		rc = tessel_options_set(o, TESSEL_OPT_THREADS, po->threads);
+	if (!rc && po->work_limit_given)
+		rc = tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, po->work_limit);
 	if (!rc)
 		rc = tessel_search(&s, g, o);
 	if (!rc)
@@ -284,8 +283,6 @@ int cli_bench_published(const cli_published_opts *po, size_t *ncases,
 			return CLI_EXIT_USAGE;
 		}
 	}
-	if (!opts.time_limit_given)
-		opts.time_limit_ms = PUBLISHED_TIME_LIMIT_MS;
 	if (opts.write_dir) {
 		struct stat st;
 		if (mkdir(opts.write_dir, 0777) && errno != EEXIST) {

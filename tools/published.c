@@ -98,7 +98,7 @@ void pub_order_free(pub_order *order)
 	free(order);
 }
 
-static int order_new(pub_order **out, int ndevices, int64_t nmicros)
+int pub_order_new(pub_order **out, int ndevices, int64_t nmicros)
 {
 	pub_order *o = calloc(1, sizeof *o);
 	if (!o)
@@ -119,8 +119,7 @@ static int order_new(pub_order **out, int ndevices, int64_t nmicros)
 	return TESSEL_OK;
 }
 
-/* Append (gid, micro) to device d's order. */
-static int push(pub_order *o, int d, int gid, int64_t micro)
+int pub_order_push(pub_order *o, int d, int gid, int64_t micro)
 {
 	if (o->len[d] == o->cap[d]) {
 		size_t cap = o->cap[d] ? 2 * o->cap[d] : 64;
@@ -275,9 +274,9 @@ static int gen_gpipe(pub_order *o, const pub_params *p, char *why, size_t wl)
 	int rc = plain_chain(&c, o, 0, p);
 	for (int d = 0; d < p->devices && !rc; d++) {
 		for (int64_t m = 0; m < o->nmicros && !rc; m++)
-			rc = push(o, d, c.f[d], m);
+			rc = pub_order_push(o, d, c.f[d], m);
 		for (int64_t m = 0; m < o->nmicros && !rc; m++)
-			rc = push(o, d, c.b[d], m);
+			rc = pub_order_push(o, d, c.b[d], m);
 	}
 	chain_free(&c);
 	(void)why;
@@ -298,14 +297,14 @@ static int gen_1f1b(pub_order *o, const pub_params *p, char *why, size_t wl)
 	for (int d = 0; d < p->devices && !rc; d++) {
 		int64_t warm = p->devices - 1 - d < N ? p->devices - 1 - d : N;
 		for (int64_t m = 0; m < warm && !rc; m++)
-			rc = push(o, d, c.f[d], m);
+			rc = pub_order_push(o, d, c.f[d], m);
 		for (int64_t k = 0; k < N - warm && !rc; k++) {
-			rc = push(o, d, c.f[d], warm + k);
+			rc = pub_order_push(o, d, c.f[d], warm + k);
 			if (!rc)
-				rc = push(o, d, c.b[d], k);
+				rc = pub_order_push(o, d, c.b[d], k);
 		}
 		for (int64_t k = N - warm; k < N && !rc; k++)
-			rc = push(o, d, c.b[d], k);
+			rc = pub_order_push(o, d, c.b[d], k);
 	}
 	chain_free(&c);
 	(void)why;
@@ -326,19 +325,19 @@ static int split_1f1b_device(pub_order *o, const chain *c, int d, int64_t warm,
 	if (warm > N)
 		warm = N;
 	while (f < warm && !rc)
-		rc = push(o, d, c->f[d], f++);
+		rc = pub_order_push(o, d, c->f[d], f++);
 	while (b < N && !rc) {
 		if (forward_first && f < N)
-			rc = push(o, d, c->f[d], f++);
+			rc = pub_order_push(o, d, c->f[d], f++);
 		if (!rc)
-			rc = push(o, d, c->b[d], b++);
+			rc = pub_order_push(o, d, c->b[d], b++);
 		if (!rc && b > delay && w < b)
-			rc = push(o, d, c->w[d], w++);
+			rc = pub_order_push(o, d, c->w[d], w++);
 		if (!rc && !forward_first && f < N)
-			rc = push(o, d, c->f[d], f++);
+			rc = pub_order_push(o, d, c->f[d], f++);
 	}
 	while (w < N && !rc)
-		rc = push(o, d, c->w[d], w++);
+		rc = pub_order_push(o, d, c->w[d], w++);
 	return rc;
 }
 
@@ -415,7 +414,7 @@ static int gen_zb_v(pub_order *o, const pub_params *p, char *why, size_t wl)
 #define ZBV_PUSH(gid, m) \
 	do { \
 		if (!rc && (m) < N) \
-			rc = push(o, d, (gid), (m)); \
+			rc = pub_order_push(o, d, (gid), (m)); \
 	} while (0)
 		for (int i = 0; i < 2 * (D - d) - 1; i++, f0++)
 			ZBV_PUSH(c.f[s0], f0);
@@ -857,7 +856,7 @@ static int gen_v_greedy(pub_order *o, const pub_params *p, int half,
 					  "v schedule: two blocks in slot %d of "
 					  "device %d", ents[e].slot, s);
 			if (!rc)
-				rc = push(o, s, gids[ents[e].type], ents[e].micro);
+				rc = pub_order_push(o, s, gids[ents[e].type], ents[e].micro);
 		}
 	}
 	free(ents);
@@ -888,7 +887,7 @@ typedef struct dp_dev {
 static void dp_forward(dp_dev *x, int ph)
 {
 	if (!x->rc)
-		x->rc = push(x->o, x->d, x->f[ph], x->nf[ph]++);
+		x->rc = pub_order_push(x->o, x->d, x->f[ph], x->nf[ph]++);
 }
 
 /* A backward of chunk ph: with zb its weight block is deferred (FIFO),
@@ -897,14 +896,14 @@ static void dp_backward(dp_dev *x, int ph, int zb)
 {
 	int64_t m = x->nb[ph]++;
 	if (!x->rc)
-		x->rc = push(x->o, x->d, x->b[ph], m);
+		x->rc = pub_order_push(x->o, x->d, x->b[ph], m);
 	if (x->rc)
 		return;
 	if (zb) {
 		x->qchunk[x->qtail] = ph;
 		x->qmicro[x->qtail++] = m;
 	} else {
-		x->rc = push(x->o, x->d, x->w[ph], m);
+		x->rc = pub_order_push(x->o, x->d, x->w[ph], m);
 	}
 }
 
@@ -918,7 +917,7 @@ static void dp_weight(dp_dev *x, char *why, size_t wl)
 			     x->d);
 		return;
 	}
-	x->rc = push(x->o, x->d, x->w[x->qchunk[x->qhead]],
+	x->rc = pub_order_push(x->o, x->d, x->w[x->qchunk[x->qhead]],
 		     x->qmicro[x->qhead]);
 	x->qhead++;
 }
@@ -1090,16 +1089,16 @@ static int gen_interleaved(pub_order *o, const pub_params *p, char *why,
 #define IL_CHUNK(k) ((int)(((k) % ((int64_t)v * D)) / D))
 #define IL_MICRO(k) (((k) / ((int64_t)v * D)) * D + (k) % D)
 		for (int64_t k = 0; k < warm && !rc; k++)
-			rc = push(o, d, c.f[IL_CHUNK(k) * D + d], IL_MICRO(k));
+			rc = pub_order_push(o, d, c.f[IL_CHUNK(k) * D + d], IL_MICRO(k));
 		for (int64_t k = 0; k < total - warm && !rc; k++) {
 			int64_t kf = k + warm;
-			rc = push(o, d, c.f[IL_CHUNK(kf) * D + d], IL_MICRO(kf));
+			rc = pub_order_push(o, d, c.f[IL_CHUNK(kf) * D + d], IL_MICRO(kf));
 			if (!rc)
-				rc = push(o, d, c.b[(v - 1 - IL_CHUNK(k)) * D + d],
+				rc = pub_order_push(o, d, c.b[(v - 1 - IL_CHUNK(k)) * D + d],
 					  IL_MICRO(k));
 		}
 		for (int64_t k = total - warm; k < total && !rc; k++)
-			rc = push(o, d, c.b[(v - 1 - IL_CHUNK(k)) * D + d],
+			rc = pub_order_push(o, d, c.b[(v - 1 - IL_CHUNK(k)) * D + d],
 				  IL_MICRO(k));
 #undef IL_CHUNK
 #undef IL_MICRO
@@ -1174,7 +1173,7 @@ static int gen_chimera(pub_order *o, const pub_params *p, char *why,
 					  "chimera: two blocks at step %lld on "
 					  "device %d", (long long)e[k].t, d);
 			if (!rc)
-				rc = push(o, d, e[k].gid, e[k].micro);
+				rc = pub_order_push(o, d, e[k].gid, e[k].micro);
 		}
 	}
 	free(e);
@@ -1259,7 +1258,7 @@ int pub_order_build(pub_order **out, pub_family family,
 	default:
 		break;
 	}
-	rc = order_new(&o, D, nmicros);
+	rc = pub_order_new(&o, D, nmicros);
 	if (!rc && p->latency)
 		rc = tessel_graph_set_latency(o->graph, p->latency);
 	if (rc)
@@ -1471,6 +1470,44 @@ static int fill_schedule(tessel_schedule **out, const tessel_graph *g,
 		for (int64_t m = 0; m < N && !rc; m++)
 			rc = tessel_schedule_set_step(s, (int)b, m,
 						      starts[b * N + m]);
+	if (rc) {
+		tessel_schedule_free(s);
+		return rc;
+	}
+	*out = s;
+	return TESSEL_OK;
+}
+
+int pub_order_replay(tessel_schedule **out, const pub_order *o, char *why,
+		     size_t wl)
+{
+	tessel_schedule *s = NULL;
+	int64_t nb = 0, *starts = NULL;
+	int rc;
+
+	if (why && wl)
+		why[0] = '\0';
+	if (!out || !o)
+		return fail(why, wl, TESSEL_EINVAL, "no output or order");
+	*out = NULL;
+	rc = tessel_graph_get(&nb, o->graph, TESSEL_GRAPH_NBLOCKS);
+	if (rc)
+		return lib_fail(why, wl, rc, "placement");
+	starts = malloc((size_t)nb * (size_t)o->nmicros * sizeof *starts);
+	if (!starts)
+		return fail(why, wl, TESSEL_ENOMEM, "out of memory");
+	rc = order_starts(starts, o, why, wl);
+	if (!rc) {
+		rc = fill_schedule(&s, o->graph, o->nmicros, starts, nb);
+		if (rc)
+			lib_fail(why, wl, rc, "replayed schedule");
+	}
+	if (!rc) {
+		rc = tessel_schedule_validate(s);
+		if (rc)
+			lib_fail(why, wl, rc, "replayed schedule");
+	}
+	free(starts);
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;

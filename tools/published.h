@@ -99,6 +99,22 @@ int pub_order_build(pub_order **out, pub_family family,
 /* Release an order. NULL is a no-op. */
 void pub_order_free(pub_order *order);
 
+/* An empty order of `ndevices` devices and `nmicros` micro-batches with a
+ * new empty graph of that many devices, for a generator of its own (the
+ * peer's orders, tools/zb_peer.c). *out: new, release with pub_order_free. */
+int pub_order_new(pub_order **out, int ndevices, int64_t nmicros);
+
+/* Append block `gid` of micro-batch `micro` to device d's order. */
+int pub_order_push(pub_order *order, int d, int gid, int64_t micro);
+
+/* Execute the order as early as possible on its own graph, memory limits
+ * included, and check it as pub_order_schedule does: TESSEL_EINVAL (the
+ * reason in `why`) for an order that cannot run, the validator's error
+ * when the result breaks a rule (e.g. a memory limit). *out: new, release
+ * with tessel_schedule_free. */
+int pub_order_replay(tessel_schedule **out, const pub_order *order, char *why,
+		     size_t whylen);
+
 /* Execute the order as early as possible and check it: every (block,
  * micro-batch) once, each on its block's device, and no device waiting
  * for an entry that comes after it (else TESSEL_EINVAL naming the entry:

@@ -1,0 +1,427 @@
+/* List scheduling of all N micro-batches at once: parallel schedule
+ * generation with the rules of pipeline schedulers.
+ *
+ * Time moves forward over events (a device becomes free, an instance
+ * becomes ready on a device). At an event of device d at time t, the
+ * instances ready on d (every dependency finished, plus its latency when
+ * the devices differ) are looked at rank by rank (tsl_list_rule: backward
+ * first, say); the first that can start now (every device of it free, its
+ * memory delta within the limit of each) starts. A weight block may be
+ * kept for the gaps: it starts only when it ends before the next instance
+ * becomes ready on d, unless memory holds a better-ranked instance back (a
+ * weight block frees memory). An instance blocked only by a busy device
+ * of its own lets d take instances that end before that device is free.
+ * Every instance starts at its final time, so memory only ever grows by
+ * what starts now: the limits hold at every step. The Zero Bubble
+ * authors' greedy scheduler follows the same kind of rules on one
+ * pipeline; these work on any placement. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "complete_list.h"
+#include "error.h"
+#include "graph.h"
+#include "util.h"
+
+const tsl_list_rule tsl_list_rules[TSL_LIST_NRULES] = {
+	/* ranks of forward, backward, weight; weight in the gaps; reserve */
+	{{1, 0, 2}, 1, 1}, /* backward first, weight in the gaps */
+	{{1, 0, 2}, 0, 1}, /* backward first, weight whenever nothing better */
+	{{2, 0, 1}, 0, 1}, /* backward, then weight, then forward: low memory */
+	{{0, 1, 2}, 1, 1}, /* forward first (GPipe-like), weight in the gaps */
+	{{1, 0, 2}, 1, 0},
+	{{1, 0, 2}, 0, 0},
+	{{2, 0, 1}, 0, 0},
+	{{0, 1, 2}, 1, 0},
+	{{1, 0, 2}, 1, 2},
+	{{1, 0, 2}, 0, 2},
+	{{2, 0, 1}, 0, 2},
+	{{0, 1, 2}, 1, 2},
+};
+
+/* A binary min-heap of (k1, k2, id). */
+typedef struct hent {
+	int64_t k1, k2, id;
+} hent;
+
+typedef struct heap {
+	hent *a;
+	size_t n, cap;
+} heap;
+
+static int hless(const hent *x, const hent *y)
+{
+	if (x->k1 != y->k1)
+		return x->k1 < y->k1;
+	if (x->k2 != y->k2)
+		return x->k2 < y->k2;
+	return x->id < y->id;
+}
+
+static int heap_push(heap *h, hent e)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 16;
+		hent *a = tsl_reallocarray(h->a, cap, sizeof *a);
+		if (!a)
+			return -1;
+		h->a = a;
+		h->cap = cap;
+	}
+	size_t i = h->n++;
+	while (i > 0 && hless(&e, &h->a[(i - 1) / 2])) {
+		h->a[i] = h->a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->a[i] = e;
+	return 0;
+}
+
+static void heap_pop(heap *h)
+{
+	hent last = h->a[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && hless(&h->a[c + 1], &h->a[c]))
+			c++;
+		if (!hless(&h->a[c], &last))
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n > 0)
+		h->a[i] = last;
+}
+
+#define NRANKS 3
+
+typedef struct psg {
+	const tessel_graph *g;
+	const tsl_list_rule *rule;
+	tessel_schedule *s;
+	const tsl_deadline *dl;
+	int n, nd;
+	int64_t N;
+	size_t count, placed;
+	int *waiting;          /* per instance: dependencies not started */
+	int64_t *ready;        /* per instance: earliest start so far */
+	unsigned char *done;   /* per instance: started */
+	int64_t *free_at;      /* per device */
+	int64_t *mem;          /* per device: memory now */
+	int64_t *crit;         /* per block: span + tail */
+	heap *pending;         /* per device: (ready time, id) not yet ready */
+	heap *ranked;          /* per device and rank: (micro-batch, -crit, id) */
+	heap events;           /* (time, device) */
+	int64_t *need;         /* per device and micro-batch: memory its
+				* instances not started still take */
+	int64_t *oldest;       /* per device: earliest micro-batch with need */
+	tsl_succ succ;
+	int nomem;
+	int64_t work;          /* heap operations, charged in ticks */
+} psg;
+
+static void psg_release(psg *p)
+{
+	tsl_free(p->waiting);
+	tsl_free(p->ready);
+	tsl_free(p->done);
+	tsl_free(p->free_at);
+	tsl_free(p->mem);
+	tsl_free(p->crit);
+	for (int d = 0; p->pending && d < p->nd; d++)
+		tsl_free(p->pending[d].a);
+	for (int i = 0; p->ranked && i < p->nd * NRANKS; i++)
+		tsl_free(p->ranked[i].a);
+	tsl_free(p->pending);
+	tsl_free(p->ranked);
+	tsl_free(p->events.a);
+	tsl_free(p->need);
+	tsl_free(p->oldest);
+	tsl_succ_release(&p->succ);
+}
+
+static void push(psg *p, heap *h, int64_t k1, int64_t k2, int64_t id)
+{
+	p->work++;
+	if (heap_push(h, (hent){k1, k2, id}))
+		p->nomem = 1;
+}
+
+/* Instance id has every dependency started: waiting on its devices until
+ * it is ready. */
+static void make_pending(psg *p, int64_t id)
+{
+	const tsl_block *B = &p->g->blocks[id % p->n];
+	for (int k = 0; k < B->ndevices; k++) {
+		int e = B->devices[k];
+		push(p, &p->pending[e], p->ready[id], id, id);
+		push(p, &p->events, p->ready[id], e, e);
+	}
+}
+
+/* Move what is ready on device d at t from pending to its ranks. */
+static void promote(psg *p, int d, int64_t t)
+{
+	heap *h = &p->pending[d];
+	while (h->n > 0 && h->a[0].k1 <= t) {
+		int64_t id = h->a[0].id;
+		heap_pop(h);
+		if (p->done[id])
+			continue;
+		const tsl_block *B = &p->g->blocks[id % p->n];
+		int r = p->rule->rank[B->kind];
+		push(p, &p->ranked[d * NRANKS + r], id / p->n, -p->crit[id % p->n], id);
+	}
+}
+
+/* The next time something not yet started becomes ready on d, or
+ * INT64_MAX. */
+static int64_t next_arrival(psg *p, int d)
+{
+	heap *h = &p->pending[d];
+	while (h->n > 0 && p->done[h->a[0].id])
+		heap_pop(h);
+	return h->n > 0 ? h->a[0].k1 : INT64_MAX;
+}
+
+/* Start instance id at t on every device of its block. */
+static void start(psg *p, int64_t id, int64_t t)
+{
+	const tessel_graph *g = p->g;
+	int b = (int)(id % p->n);
+	const tsl_block *B = &g->blocks[b];
+	int64_t end = t + B->span, m = id / p->n;
+	p->done[id] = 1;
+	p->placed++;
+	p->s->entries[id].start = t;
+	for (int k = 0; k < B->ndevices; k++) {
+		int e = B->devices[k];
+		p->free_at[e] = end;
+		p->mem[e] += B->memory;
+		push(p, &p->events, end, e, e);
+		if (p->need && B->memory > 0)
+			p->need[(size_t)e * (size_t)p->N + (size_t)m] -= B->memory;
+	}
+	for (int k = p->succ.start[b]; k < p->succ.start[b + 1]; k++) {
+		int c = p->succ.block[k];
+		int64_t cid = m * p->n + c;
+		int64_t r = end + tsl_dep_latency(g, &g->blocks[c], p->succ.dep[k]);
+		if (r > p->ready[cid])
+			p->ready[cid] = r;
+		if (--p->waiting[cid] == 0)
+			make_pending(p, cid);
+	}
+}
+
+/* What the `reserve` earliest micro-batches other than m still take on
+ * device e. */
+static int64_t reserved(psg *p, int e, int64_t m)
+{
+	const int64_t *need = p->need + (size_t)e * (size_t)p->N;
+	int64_t *o = &p->oldest[e];
+	while (*o < p->N && need[*o] <= 0)
+		(*o)++;
+	int64_t sum = 0;
+	int taken = 0;
+	for (int64_t j = *o; j < p->N && j < m && taken < p->rule->reserve; j++)
+		if (need[j] > 0) {
+			sum += need[j];
+			taken++;
+		}
+	return sum;
+}
+
+/* Whether instance id (of block B) fits the memory of its devices now,
+ * beside what the rule keeps for earlier micro-batches. */
+static int memory_fits(psg *p, const tsl_block *B, int64_t id)
+{
+	if (B->memory <= 0)
+		return 1;
+	for (int k = 0; k < B->ndevices; k++) {
+		int e = B->devices[k];
+		int64_t lim = p->g->memory_limit[e];
+		if (lim == TESSEL_UNLIMITED)
+			continue;
+		int64_t keep = p->need ? reserved(p, e, id / p->n) : 0;
+		if (p->mem[e] + B->memory + keep > lim)
+			return 0;
+	}
+	return 1;
+}
+
+/* The latest time a device of B is busy until (t when all are free). */
+static int64_t devices_free(const psg *p, const tsl_block *B, int64_t t)
+{
+	int64_t at = t;
+	for (int k = 0; k < B->ndevices; k++)
+		if (p->free_at[B->devices[k]] > at)
+			at = p->free_at[B->devices[k]];
+	return at;
+}
+
+/* The event of device d at time t: start the best instance that can. */
+static void serve(psg *p, int d, int64_t t)
+{
+	if (p->free_at[d] > t)
+		return; /* busy: an event of its end follows */
+	promote(p, d, t);
+	int64_t until = INT64_MAX; /* instances must end by then (a blocked
+				    * better one waits for its devices) */
+	int memory_held = 0;
+	for (int r = 0; r < NRANKS; r++) {
+		heap *h = &p->ranked[d * NRANKS + r];
+		while (h->n > 0 && p->done[h->a[0].id])
+			heap_pop(h);
+		if (h->n == 0)
+			continue;
+		int64_t id = h->a[0].id;
+		const tsl_block *B = &p->g->blocks[id % p->n];
+		if (t + B->span > until)
+			continue;
+		int64_t when = devices_free(p, B, t);
+		if (when > t) {
+			/* its other devices are busy: come back then */
+			push(p, &p->events, when, d, d);
+			if (when < until)
+				until = when;
+			continue;
+		}
+		if (!memory_fits(p, B, id)) {
+			memory_held = 1;
+			continue;
+		}
+		if (B->kind == TESSEL_KIND_WEIGHT && p->rule->weight_in_gaps &&
+		    !memory_held) {
+			int64_t next = next_arrival(p, d);
+			if (next < t + B->span) {
+				/* keep the gap for what arrives: look again then */
+				push(p, &p->events, next, d, d);
+				continue;
+			}
+		}
+		heap_pop(h);
+		start(p, id, t);
+		return;
+	}
+}
+
+static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
+		    const tsl_list_rule *rule, const tsl_deadline *dl)
+{
+	const tessel_graph *g = s->graph;
+	memset(p, 0, sizeof *p);
+	p->g = g;
+	p->rule = rule;
+	p->s = s;
+	p->dl = dl;
+	p->n = g->nblocks;
+	p->nd = g->ndevices;
+	p->N = s->nmicros;
+	p->count = (size_t)p->n * (size_t)p->N;
+	p->waiting = tsl_reallocarray(NULL, p->count, sizeof *p->waiting);
+	p->ready = tsl_calloc(p->count, sizeof *p->ready);
+	p->done = tsl_calloc(p->count, 1);
+	p->free_at = tsl_calloc((size_t)p->nd, sizeof *p->free_at);
+	p->mem = tsl_calloc((size_t)p->nd, sizeof *p->mem);
+	p->crit = tsl_calloc((size_t)p->n, sizeof *p->crit);
+	p->pending = tsl_calloc((size_t)p->nd, sizeof *p->pending);
+	p->ranked = tsl_calloc((size_t)p->nd * NRANKS, sizeof *p->ranked);
+	if (!p->waiting || !p->ready || !p->done || !p->free_at || !p->mem ||
+	    !p->crit || !p->pending || !p->ranked)
+		return tsl_error_nomem();
+	int rc = tsl_succ_build(&p->succ, g);
+	if (rc)
+		return rc;
+	for (int b = 0; b < p->n; b++)
+		p->crit[b] = g->blocks[b].span + bnd->tail[b];
+	int limited = 0;
+	for (int d = 0; d < p->nd; d++)
+		limited |= g->memory_limit[d] != TESSEL_UNLIMITED;
+	if (rule->reserve > 0 && limited) {
+		p->need = tsl_calloc((size_t)p->nd * (size_t)p->N, sizeof *p->need);
+		p->oldest = tsl_calloc((size_t)p->nd, sizeof *p->oldest);
+		if (!p->need || !p->oldest)
+			return tsl_error_nomem();
+		for (int b = 0; b < p->n; b++) {
+			const tsl_block *B = &g->blocks[b];
+			if (B->memory <= 0)
+				continue;
+			for (int k = 0; k < B->ndevices; k++)
+				for (int64_t m = 0; m < p->N; m++)
+					p->need[(size_t)B->devices[k] * (size_t)p->N +
+						(size_t)m] += B->memory;
+		}
+	}
+	for (size_t i = 0; i < p->count; i++)
+		p->waiting[i] = g->blocks[i % (size_t)p->n].ndeps;
+	for (size_t i = 0; i < p->count; i++)
+		if (p->waiting[i] == 0)
+			make_pending(p, (int64_t)i);
+	return p->nomem ? tsl_error_nomem() : TSL_OK;
+}
+
+int tsl_list_schedule(tessel_schedule *s, const tsl_bounds *bnd,
+		      const tsl_list_rule *rule, const tsl_deadline *dl)
+{
+	psg p;
+	int rc = psg_init(&p, s, bnd, rule, dl);
+	int64_t looks = 0, charged = 0;
+	while (!rc && p.events.n > 0) {
+		hent e = p.events.a[0];
+		heap_pop(&p.events);
+		serve(&p, (int)e.k2, e.k1);
+		if (p.nomem) {
+			rc = tsl_error_nomem();
+			break;
+		}
+		if ((++looks & 4095) == 0) {
+			tsl_charge(dl, (p.work - charged) / TSL_LIST_STEPS_PER_TICK);
+			charged = p.work - (p.work - charged) % TSL_LIST_STEPS_PER_TICK;
+			if (tsl_deadline_hard_passed(dl) ||
+			    (dl && dl->stop && atomic_load(dl->stop)))
+				rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
+		}
+	}
+	tsl_charge(dl, (p.work - charged) / TSL_LIST_STEPS_PER_TICK);
+	if (!rc && p.placed < p.count)
+		rc = TESSEL_EINFEASIBLE; /* no message: memory held the rest */
+	psg_release(&p);
+	return rc;
+}
+
+int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
+		  const tsl_deadline *dl)
+{
+	size_t count = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	int64_t *best = tsl_reallocarray(NULL, count, sizeof *best);
+	int64_t best_makespan = INT64_MAX;
+	int rc = best ? TSL_OK : tsl_error_nomem();
+	*found = 0;
+	for (int r = 0; r < TSL_LIST_NRULES && !rc; r++) {
+		if (*found && tsl_deadline_left_ms(dl) <= 0)
+			break;
+		rc = tsl_list_schedule(s, bnd, &tsl_list_rules[r], dl);
+		if (rc == TESSEL_EINFEASIBLE || (rc == TESSEL_ETIMEOUT && *found)) {
+			rc = TSL_OK;
+			continue;
+		}
+		if (rc)
+			break;
+		int64_t m = tsl_schedule_makespan(s);
+		if (m < best_makespan) {
+			best_makespan = m;
+			*found = 1;
+			for (size_t i = 0; i < count; i++)
+				best[i] = s->entries[i].start;
+		}
+	}
+	if (!rc && *found)
+		for (size_t i = 0; i < count; i++)
+			s->entries[i].start = best[i];
+	tsl_free(best);
+	return rc;
+}

@@ -1,0 +1,53 @@
+/* Internal: list scheduling of all N micro-batches at once, without a
+ * repetend (complete_list.c). */
+#ifndef TESSEL_COMPLETE_LIST_H
+#define TESSEL_COMPLETE_LIST_H
+
+#include <stdint.h>
+
+#include "bounds.h"
+#include "budget.h"
+#include "schedule.h"
+
+/* How a device chooses among the instances ready on it. */
+typedef struct tsl_list_rule {
+	/* per kind (tessel_kind): its rank, 0 first; among the ready
+	 * instances of one rank the earliest micro-batch first, then the
+	 * longest path to the end */
+	unsigned char rank[3];
+	/* a weight block starts only when it ends before the next instance
+	 * of a better rank becomes ready on its device, or when memory holds
+	 * that instance back (0: whenever it is the best that can start) */
+	int weight_in_gaps;
+	/* memory kept for the earliest micro-batches still to allocate on a
+	 * device: an instance that takes memory starts only when what the
+	 * `reserve` earliest other micro-batches still take on each of its
+	 * devices fits beside it (0: none). With 1 the earliest micro-batch
+	 * can always go on, so memory never holds every instance back. */
+	int reserve;
+} tsl_list_rule;
+
+/* The rules tsl_list_best tries, in order. */
+#define TSL_LIST_NRULES 12
+extern const tsl_list_rule tsl_list_rules[TSL_LIST_NRULES];
+
+/* Parallel schedule generation: time moves forward; whenever every
+ * device of an instance whose dependencies have finished (plus their
+ * latencies) is free and its memory fits on each, the best instance by
+ * `rule` starts. Each instance starts at its final time, so the memory
+ * limits hold at every step. The starts go to the schedule's entries;
+ * TESSEL_EINFEASIBLE (without a message) when no instance can start
+ * before all are placed (memory holds every ready instance back),
+ * TESSEL_ETIMEOUT (without a message) when the hard end of dl passed or
+ * the search was cancelled.
+ * Time O(I log I) for I instances; charged to dl. */
+int tsl_list_schedule(tessel_schedule *s, const tsl_bounds *bnd,
+		      const tsl_list_rule *rule, const tsl_deadline *dl);
+
+/* tsl_list_schedule with each rule of tsl_list_rules; the shortest
+ * result stays in s (*found 1), or *found 0 when none placed every
+ * instance. Stops at dl's end once one was found (its hard end before). */
+int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
+		  const tsl_deadline *dl);
+
+#endif
