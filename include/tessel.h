@@ -451,7 +451,7 @@ typedef enum tessel_option {
  * check. TESSEL_OPT_TIME_LIMIT_MS is a wall-clock cap on top of the
  * budget: when it ends a phase before its share of the budget is spent,
  * the result depends on the machine's speed. */
-#define TESSEL_DEFAULT_WORK_LIMIT 20000
+#define TESSEL_DEFAULT_WORK_LIMIT 5000
 
 /* TESSEL_OPT_SOLVER_MEMORY_MB caps the memory of each Z3 check in
  * megabytes (1 .. 2^30). A check that reaches the cap ends like one that
@@ -495,6 +495,54 @@ typedef int (*tessel_progress_cb)(int64_t period, int64_t makespan,
 TESSEL_API int tessel_options_set_progress(tessel_options *options,
 					   tessel_progress_cb cb,
 					   void *payload);
+
+/* A progress event (since 1.2): what a search is doing and its best
+ * schedule so far. Borrowed: valid only during the callback it is given
+ * to. */
+typedef struct tessel_progress tessel_progress;
+
+typedef enum tessel_progress_attr {
+	TESSEL_PROGRESS_IMPROVED = 0,  /* 1: a better schedule was found; 0:
+					* a phase begins */
+	TESSEL_PROGRESS_PERIOD = 1,    /* the best schedule's period P_k
+					* (0: none yet) */
+	TESSEL_PROGRESS_REPETEND_MICRO_BATCHES = 2, /* its k (P_k / k steps
+					* per micro-batch) */
+	TESSEL_PROGRESS_MAKESPAN = 3,  /* its makespan (0: none yet) */
+	TESSEL_PROGRESS_LOWER_BOUND = 4, /* LB(N): the gap is MAKESPAN - it */
+	TESSEL_PROGRESS_PERIOD_PROVEN = 5, /* 1 when its period is proven */
+	TESSEL_PROGRESS_WORK = 6,      /* work units spent so far */
+	TESSEL_PROGRESS_WORK_LIMIT = 7,/* the work budget (0: none) */
+	TESSEL_PROGRESS_MICROSECONDS = 8 /* wall-clock time since the
+					* search began */
+} tessel_progress_attr;
+
+/* Read a figure of a progress event. TESSEL_EINVAL for an unknown attr. */
+TESSEL_API int tessel_progress_get(int64_t *out, const tessel_progress *p,
+				   tessel_progress_attr attr);
+
+/* The phase the search is in: "list" (the first schedule, by list
+ * scheduling), "heuristic" (repetends without the solver), "solver" (the
+ * period proof, depths and alternatives), "groups" (repetends of several
+ * micro-batches), "compaction" (the best candidates completed and
+ * improved), "windows" (the ends re-solved exactly), "restarts" (the
+ * completion restarted from the schedule's own micro-batches), "direct"
+ * (few micro-batches scheduled all at once), "unlimited" (the placement
+ * searched without its memory limits), "done". *out: static, borrowed.
+ * New phases may be added. */
+TESSEL_API int tessel_progress_phase(const char **out, const tessel_progress *p);
+
+/* Event callback: called from the searching thread at the start of each
+ * phase and for each better schedule. Return 0 to go on; anything else
+ * stops the search, which then returns the best schedule found so far. */
+typedef int (*tessel_progress_fn)(const tessel_progress *p, void *payload);
+
+/* Set (or with fn = NULL remove) the event callback (since 1.2); it and
+ * the callback of tessel_options_set_progress may both be set. `payload`
+ * is passed through untouched (borrowed). */
+TESSEL_API int tessel_options_set_progress_fn(tessel_options *options,
+					      tessel_progress_fn fn,
+					      void *payload);
 
 /* Ask every search running with these options to stop as soon as it can.
  * Safe to call from any thread while searches run (the one function on an

@@ -24,20 +24,36 @@
 #include "graph.h"
 #include "util.h"
 
+#define ALL (1 << 30)
 const tsl_list_rule tsl_list_rules[TSL_LIST_NRULES] = {
-	/* ranks of forward, backward, weight; weight in the gaps; reserve */
-	{{1, 0, 2}, 1, 1}, /* backward first, weight in the gaps */
-	{{1, 0, 2}, 0, 1}, /* backward first, weight whenever nothing better */
-	{{2, 0, 1}, 0, 1}, /* backward, then weight, then forward: low memory */
-	{{0, 1, 2}, 1, 1}, /* forward first (GPipe-like), weight in the gaps */
-	{{1, 0, 2}, 1, 0},
-	{{1, 0, 2}, 0, 0},
-	{{2, 0, 1}, 0, 0},
-	{{0, 1, 2}, 1, 0},
-	{{1, 0, 2}, 1, 2},
-	{{1, 0, 2}, 0, 2},
-	{{2, 0, 1}, 0, 2},
-	{{0, 1, 2}, 1, 2},
+	/* ranks of forward, backward, weight; weight in the gaps; memory
+	 * kept for earlier micro-batches; slack of the cap on those in
+	 * flight */
+	{{1, 0, 2}, 1, 1, 0},  /* backward first, weight in the gaps, 1F1B's
+				* flight */
+	{{1, 0, 2}, 0, 1, 0},  /* weight whenever nothing better */
+	{{1, 0, 2}, 1, 1, 1},
+	{{1, 0, 2}, 0, 1, 1},
+	{{2, 0, 1}, 0, 1, 0},  /* backward, then weight, then forward */
+	{{2, 0, 1}, 0, 1, 1},
+	{{1, 0, 2}, 1, 1, -1}, /* no cap: as many as memory allows */
+	{{1, 0, 2}, 0, 1, -1},
+	{{2, 0, 1}, 0, 1, -1},
+	{{0, 1, 2}, 1, 1, -1}, /* forward first (GPipe-like) */
+	{{1, 0, 2}, 1, ALL, 0}, /* every earlier micro-batch's memory kept */
+	{{1, 0, 2}, 0, ALL, 0},
+	{{1, 0, 2}, 1, ALL, 1},
+	{{1, 0, 2}, 0, ALL, 1},
+	{{1, 0, 2}, 1, ALL, -1},
+	{{1, 0, 2}, 0, ALL, -1},
+	{{2, 0, 1}, 0, ALL, -1},
+	{{0, 1, 2}, 1, ALL, -1},
+	{{1, 0, 2}, 1, 2, 0},
+	{{1, 0, 2}, 0, 2, 0},
+	{{1, 0, 2}, 1, 2, -1},
+	{{1, 0, 2}, 0, 2, -1},
+	{{2, 0, 1}, 0, 2, -1},
+	{{0, 1, 2}, 1, 2, -1},
 };
 
 /* A binary min-heap of (k1, k2, id). */
@@ -119,6 +135,11 @@ typedef struct psg {
 	int64_t *need;         /* per device and micro-batch: memory its
 				* instances not started still take */
 	int64_t *oldest;       /* per device: earliest micro-batch with need */
+	int *left;             /* per device and micro-batch: its blocks on
+				* the device not started */
+	int *on_device;        /* per device: blocks on it */
+	int64_t *flying;       /* per device: micro-batches in flight */
+	int64_t *cap;          /* per device: most in flight */
 	tsl_succ succ;
 	int nomem;
 	int64_t work;          /* heap operations, charged in ticks */
@@ -141,6 +162,10 @@ static void psg_release(psg *p)
 	tsl_free(p->events.a);
 	tsl_free(p->need);
 	tsl_free(p->oldest);
+	tsl_free(p->left);
+	tsl_free(p->on_device);
+	tsl_free(p->flying);
+	tsl_free(p->cap);
 	tsl_succ_release(&p->succ);
 }
 
@@ -205,6 +230,15 @@ static void start(psg *p, int64_t id, int64_t t)
 		push(p, &p->events, end, e, e);
 		if (p->need && B->memory > 0)
 			p->need[(size_t)e * (size_t)p->N + (size_t)m] -= B->memory;
+		if (p->left && B->kind != TESSEL_KIND_WEIGHT) {
+			int *l = &p->left[(size_t)e * (size_t)p->N + (size_t)m];
+			if (*l == p->on_device[e])
+				p->flying[e]++;
+			/* the last block there ends the flight at its end;
+			 * counted at its start (the device is busy until then) */
+			if (--*l == 0)
+				p->flying[e]--;
+		}
 	}
 	for (int k = p->succ.start[b]; k < p->succ.start[b + 1]; k++) {
 		int c = p->succ.block[k];
@@ -253,6 +287,23 @@ static int memory_fits(psg *p, const tsl_block *B, int64_t id)
 	return 1;
 }
 
+/* Whether an instance of micro-batch m of block B may start under the cap
+ * on micro-batches in flight. */
+static int flight_fits(const psg *p, const tsl_block *B, int64_t m)
+{
+	if (!p->left)
+		return 1;
+	if (B->kind == TESSEL_KIND_WEIGHT)
+		return 1;
+	for (int k = 0; k < B->ndevices; k++) {
+		int e = B->devices[k];
+		if (p->left[(size_t)e * (size_t)p->N + (size_t)m] == p->on_device[e] &&
+		    p->flying[e] >= p->cap[e])
+			return 0;
+	}
+	return 1;
+}
+
 /* The latest time a device of B is busy until (t when all are free). */
 static int64_t devices_free(const psg *p, const tsl_block *B, int64_t t)
 {
@@ -294,6 +345,8 @@ static void serve(psg *p, int d, int64_t t)
 			memory_held = 1;
 			continue;
 		}
+		if (!flight_fits(p, B, id / p->n))
+			continue;
 		if (B->kind == TESSEL_KIND_WEIGHT && p->rule->weight_in_gaps &&
 		    !memory_held) {
 			int64_t next = next_arrival(p, d);
@@ -354,6 +407,36 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 				for (int64_t m = 0; m < p->N; m++)
 					p->need[(size_t)B->devices[k] * (size_t)p->N +
 						(size_t)m] += B->memory;
+		}
+	}
+	if (rule->flight_slack >= 0 && p->nd > 1) {
+		/* cap per device: the span of one micro-batch there (from its
+		 * first block's earliest start to its last block's end) over
+		 * the device's load, rounded up, plus the slack */
+		p->left = tsl_calloc((size_t)p->nd * (size_t)p->N, sizeof *p->left);
+		p->on_device = tsl_calloc((size_t)p->nd, sizeof *p->on_device);
+		p->flying = tsl_calloc((size_t)p->nd, sizeof *p->flying);
+		p->cap = tsl_calloc((size_t)p->nd, sizeof *p->cap);
+		if (!p->left || !p->on_device || !p->flying || !p->cap)
+			return tsl_error_nomem();
+		for (int d = 0; d < p->nd; d++) {
+			int64_t lo = INT64_MAX, hi = 0;
+			/* weight blocks fill gaps: the flight ends with the
+			 * last other block */
+			for (int x = bnd->dev_start[d]; x < bnd->dev_start[d + 1]; x++) {
+				int b = bnd->dev_block[x];
+				if (g->blocks[b].kind == TESSEL_KIND_WEIGHT)
+					continue;
+				p->on_device[d]++;
+				lo = bnd->head[b] < lo ? bnd->head[b] : lo;
+				if (bnd->head[b] + g->blocks[b].span > hi)
+					hi = bnd->head[b] + g->blocks[b].span;
+			}
+			int64_t load = bnd->load[d] > 0 ? bnd->load[d] : 1;
+			p->cap[d] = hi > lo ? (hi - lo + load - 1) / load : 1;
+			p->cap[d] += rule->flight_slack;
+			for (int64_t m = 0; m < p->N; m++)
+				p->left[(size_t)d * (size_t)p->N + (size_t)m] = p->on_device[d];
 		}
 	}
 	for (size_t i = 0; i < p->count; i++)

@@ -25,10 +25,16 @@ typedef struct tsl_list_rule {
 	 * devices fits beside it (0: none). With 1 the earliest micro-batch
 	 * can always go on, so memory never holds every instance back. */
 	int reserve;
+	/* micro-batches in flight on a device (some of its blocks there
+	 * started, not all): at most what keeps it busy while one makes its
+	 * way through the others, the span one micro-batch has on the
+	 * device over its load there (rounded up), plus `flight_slack`;
+	 * < 0: no cap */
+	int flight_slack;
 } tsl_list_rule;
 
 /* The rules tsl_list_best tries, in order. */
-#define TSL_LIST_NRULES 12
+#define TSL_LIST_NRULES 24
 extern const tsl_list_rule tsl_list_rules[TSL_LIST_NRULES];
 
 /* Parallel schedule generation: time moves forward; whenever every

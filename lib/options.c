@@ -71,6 +71,16 @@ TESSEL_API int tessel_options_set_progress(tessel_options *o,
 	return TSL_OK;
 }
 
+TESSEL_API int tessel_options_set_progress_fn(tessel_options *o,
+					      tessel_progress_fn fn,
+					      void *payload)
+{
+	TSL_CHECK_ARG(o, NULL, "options");
+	o->progress_fn = fn;
+	o->progress_fn_payload = fn ? payload : NULL;
+	return TSL_OK;
+}
+
 TESSEL_API int tessel_options_cancel(tessel_options *o)
 {
 	TSL_CHECK_ARG(o, NULL, "options");

@@ -21,6 +21,8 @@ struct tessel_options {
 	int64_t value[TSL_NOPTIONS];
 	tessel_progress_cb progress;
 	void *progress_payload;
+	tessel_progress_fn progress_fn;
+	void *progress_fn_payload;
 	/* cancellation: the flag is read without the lock, the list of
 	 * running solvers is kept under it */
 	atomic_int cancelled;

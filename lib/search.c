@@ -11,6 +11,7 @@
 #include "complete_window_z3.h"
 #include "error.h"
 #include "options.h"
+#include "progress.h"
 #include "repetend.h"
 #include "repetend_dfs.h"
 #include "repetend_group.h"
@@ -51,11 +52,17 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 /* Work bound of the local search, in instance visits (deterministic). */
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
 #define TSL_FAST_EFFORT ((int64_t)300000)
-/* Percentages of the work budget at which the solver's part and the
- * final compaction with its improvements end (the search without the
- * memory limits, when it runs, may use the rest). */
-#define TSL_SOLVER_WORK_SHARE 60
-#define TSL_FINAL_WORK_SHARE 90
+/* Where each phase of a search ends, in percent of its work budget (as
+ * the time limit's 70 % and 95 % for the solver's part and the final
+ * compaction): what a phase leaves goes to the next. The search without
+ * the memory limits, when it runs, may use what the others left. */
+#define TSL_UNTIL_SOLVER 35     /* the heuristic's improvements, the solver */
+#define TSL_UNTIL_GROUPS 45     /* repetends of several micro-batches */
+#define TSL_UNTIL_COMPACTION 65 /* the best candidates completed */
+#define TSL_UNTIL_LIST 72       /* list scheduling, a candidate */
+#define TSL_UNTIL_WINDOWS 80    /* the ends re-solved */
+#define TSL_UNTIL_RESTARTS 87   /* the restarts from the schedule's groups */
+#define TSL_UNTIL_DIRECT 93     /* few micro-batches all at once */
 /* Work bound of each probe of the memory-aware search in min_memory. */
 #define TSL_DFS_PROBE_BUDGET ((int64_t)16000000)
 
@@ -63,6 +70,16 @@ typedef struct finalist {
 	tsl_repetend rep;      /* copy, T owned */
 	int64_t makespan;      /* after plain compaction */
 } finalist;
+
+/* What the progress callbacks were last told: the phase and the best
+ * schedule, for one tessel_search call. */
+typedef struct shown {
+	const char *phase;
+	int64_t period, k, makespan, lower_bound;
+	int proven;
+	const tsl_deadline *dl;    /* its start and the work spent */
+	int halted;                /* a callback asked to stop: no more calls */
+} shown;
 
 typedef struct best {
 	const tessel_graph *g;
@@ -78,7 +95,7 @@ typedef struct best {
 	int rejected;          /* candidates whose completion broke a limit */
 	char reason[256];
 	int64_t single_period; /* smallest period of one micro-batch seen, 0: none */
-	int quiet;             /* no progress reports */
+
 	/* the first finalist's plain completion (validated): the result when
 	 * the time limit leaves no time to complete any finalist again */
 	tessel_schedule *plain;
@@ -90,7 +107,85 @@ typedef struct best {
 	 * improvements after it: the result when the time limit leaves no
 	 * time to check what they made */
 	tessel_schedule *checked;
+	int stopped;           /* a limit or a cancel ended the search: the
+				* phases left do not run */
+	int64_t w0, w;         /* the work budget: from meter reading w0, w
+				* ticks (0: none) */
+	shown *progress;       /* NULL: a search inside the search */
 } best;
+
+static int settle(best *b, int rc, int have);
+
+/* Tell the progress callbacks (none for a search inside the search);
+ * TSL_OK, or TESSEL_ECANCELLED when one asked to stop. */
+static int report(shown *sh, const tsl_opts *o, int improved)
+{
+	const tessel_options *src = o->src;
+	if (sh && sh->halted)
+		return tsl_error(TESSEL_ECANCELLED,
+				 "the search was stopped by its progress callback");
+	if (!sh || !src || (!src->progress && !src->progress_fn))
+		return TSL_OK;
+	tessel_progress p = {
+		.phase = sh->phase ? sh->phase : "list",
+		.improved = improved,
+		.period = sh->period,
+		.k = sh->k,
+		.makespan = sh->makespan,
+		.lower_bound = sh->lower_bound,
+		.work = tsl_work_used(sh->dl) / TSL_TICKS_PER_UNIT,
+		.work_limit = o->work_ticks / TSL_TICKS_PER_UNIT,
+		.us = tsl_now_us() - sh->dl->start_us,
+		.proven = sh->proven,
+	};
+	int rc = tsl_progress_report(src, &p);
+	sh->halted = rc == TESSEL_ECANCELLED;
+	return rc;
+}
+
+/* A phase begins. */
+static int enter_phase(shown *sh, const tsl_opts *o, const char *phase)
+{
+	if (!sh)
+		return TSL_OK;
+	sh->phase = phase;
+	return report(sh, o, 0);
+}
+
+/* A phase begins, to end at `until` percent of the work budget. */
+static int enter(best *b, const char *phase, int until)
+{
+	if (b->w) {
+		int64_t end = b->w0 + b->w / 100 * until;
+		b->dl->work_end = b->fin_dl->work_end = end > 0 ? end : 1;
+	}
+	return enter_phase(b->progress, b->opts, phase);
+}
+
+/* A schedule of these figures was found: reported when it is shorter than
+ * every one before (or has a shorter period per micro-batch at the same
+ * makespan). */
+static int offer(best *b, int64_t period, int64_t k, int64_t makespan,
+		 int proven)
+{
+	shown *sh = b->progress;
+	k = k > 1 ? k : 1;
+	if (!sh || (sh->makespan &&
+		    (makespan > sh->makespan ||
+		     (makespan == sh->makespan && period * sh->k >= sh->period * k))))
+		return TSL_OK;
+	sh->period = period;
+	sh->k = k;
+	sh->makespan = makespan;
+	sh->proven = proven;
+	return report(sh, b->opts, 1);
+}
+
+static int offer_schedule(best *b, const tessel_schedule *s)
+{
+	return offer(b, s->period, s->rep_k, tsl_schedule_makespan(s),
+		     s->period_optimal);
+}
 
 static void best_release(best *b)
 {
@@ -203,13 +298,9 @@ static int consider(const tsl_repetend *rep, void *payload)
 	b->fin[pos].rep = copy;
 	b->fin[pos].makespan = makespan;
 	b->nfin++;
-	const tessel_options *src = b->opts->src;
-	if (pos == 0 && src && src->progress && !b->quiet &&
-	    src->progress(rep->period, makespan,
-			  tsl_bounds_lower(b->bnd, b->nmicros), rep->optimal,
-			  src->progress_payload))
-		return tsl_error(TESSEL_ECANCELLED,
-				 "the search was stopped by its progress callback");
+	if (pos == 0)
+		return offer(b, rep->period, tsl_repetend_k(rep), makespan,
+			     rep->optimal);
 	return TSL_OK;
 }
 
@@ -508,6 +599,10 @@ static int first_schedule(best *b)
 	tessel_schedule *s = NULL;
 	if (tsl_options_cancelled(b->opts->src))
 		return TSL_OK; /* nothing found before the cancel */
+	/* the phase is reported with its schedule: a callback's first call
+	 * has one to stop with */
+	if (b->progress)
+		b->progress->phase = "list";
 	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
 	if (!rc)
 		rc = tsl_list_schedule(s, b->bnd, &tsl_list_rules[0], b->dl);
@@ -527,7 +622,7 @@ static int first_schedule(best *b)
 		return rc;
 	}
 	b->first = s;
-	return TSL_OK;
+	return settle(b, offer_schedule(b, s), 1);
 }
 
 /* List scheduling as a candidate beside the repetends: every rule of
@@ -562,40 +657,50 @@ static int list_candidate(tessel_schedule **out, best *b, int64_t effort)
 	return rc;
 }
 
-static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
-			 const tessel_graph *g, const tsl_bounds *bnd,
-			 const tsl_opts *o, const tsl_deadline *dl)
+/* After a phase: a time limit or a cancel (or a progress callback that
+ * asked to stop) that ends the search once a candidate exists leaves the
+ * best so far, and no later phase runs (b->stopped). */
+static int settle(best *b, int rc, int have)
 {
-	/* The heuristic first: a valid schedule in milliseconds, kept when
-	 * the time runs out, and an upper bound for the solver. */
+	if ((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && have) {
+		b->stopped = 1;
+		return TSL_OK;
+	}
+	return rc;
+}
+
+/* The repetends: the heuristic's (kept in *kept when it already reaches
+ * both bounds: *done), then the solver's; each a candidate (consider). */
+static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
+			  int *done, const tsl_deadline *hdl)
+{
+	const tessel_graph *g = b->g;
+	const tsl_bounds *bnd = b->bnd;
+	const tsl_opts *o = b->opts;
 	tsl_repetend hint = {0}, guide = {0};
+	*done = 0;
 	hint.T = tsl_calloc((size_t)g->nblocks, sizeof *hint.T);
 	guide.T = tsl_calloc((size_t)g->nblocks, sizeof *guide.T);
-	if (!hint.T || !guide.T) {
-		tsl_repetend_release(&hint);
-		tsl_repetend_release(&guide);
-		return tsl_error_nomem();
-	}
-	/* better repetends until the solver's deadline, a first one until
-	 * the final compaction's */
-	tsl_deadline hdl = *dl;
-	hdl.hard_us = b->fin_dl->end_us;
-	int rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, &hdl, o->src, 0);
+	int rc = hint.T && guide.T ? enter(b, "heuristic", TSL_UNTIL_SOLVER)
+				    : tsl_error_nomem();
+	if (!rc)
+		rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, hdl, o->src, 0);
 	/* a period cap applies to the heuristic's repetend too */
 	if (!rc && o->max_period && hint.period > o->max_period)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
 			       "the heuristic found no repetend with period at most %lld",
 			       (long long)o->max_period);
-	int have_hint = rc == TSL_OK, done = 0;
-	tessel_schedule *kept = NULL; /* the heuristic's, when optimal */
+	int have_hint = rc == TSL_OK;
 	if (have_hint)
-		rc = consider_tightened(b, &hint, g, bnd, dl);
+		rc = consider_tightened(b, &hint, g, bnd, b->dl);
 	else if (rc == TESSEL_EINFEASIBLE && !o->fast)
 		rc = TSL_OK; /* the solver may still find one */
 	if (!rc && have_hint && !o->fast)
-		rc = reaches_bounds(&done, &kept, b, &hint);
-	if (!rc && !o->fast && !done)
-		rc = tsl_repetend_z3(rep, g, bnd, o, dl, have_hint ? &hint : NULL,
+		rc = reaches_bounds(done, kept, b, &hint);
+	if (!rc && !o->fast && !*done)
+		rc = enter(b, "solver", TSL_UNTIL_SOLVER);
+	if (!rc && !o->fast && !*done)
+		rc = tsl_repetend_z3(rep, g, bnd, o, b->dl, have_hint ? &hint : NULL,
 				     guide.period ? &guide : NULL, consider, b);
 	tsl_repetend_release(&hint);
 	tsl_repetend_release(&guide);
@@ -606,53 +711,87 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 			if (b->fin[i].rep.period == rep->period &&
 			    tsl_repetend_k(&b->fin[i].rep) == 1)
 				b->fin[i].rep.optimal = 1;
-	/* a time limit that ends the search after a schedule was found
-	 * still returns the best so far */
-	if ((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && b->nfin)
-		rc = TSL_OK;
-	/* repetends of several micro-batches */
-	if (!rc && !done && b->nfin)
-		rc = search_groups(b, g, o, &hdl);
-	/* a time limit that ends the search after a schedule was found
-	 * still returns the best so far */
-	if ((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && b->nfin)
-		rc = TSL_OK;
+	return rc;
+}
+
+/* The improvements of the finished schedule *out (validated, a copy of it
+ * kept in b->checked): the ends re-solved window by window, the
+ * completion's restarts from the patterns they made, and for few
+ * micro-batches all of them scheduled at once. Each stops at the limits,
+ * keeping what it made so far. */
+static int improve(tessel_schedule **out, best *b, int64_t effort)
+{
+	const tsl_opts *o = b->opts;
+	int rc = tsl_schedule_copy(&b->checked, *out);
+	if (!rc && !o->fast && !b->stopped) {
+		rc = enter(b, "windows", TSL_UNTIL_WINDOWS);
+		if (!rc)
+			rc = tsl_complete_window_z3(*out, b->bnd, o, b->fin_dl);
+		rc = settle(b, rc, 1);
+	}
+	if (!rc && !b->stopped) {
+		rc = enter(b, "restarts", TSL_UNTIL_RESTARTS);
+		if (!rc)
+			rc = tsl_complete_regroup(*out, b->bnd, effort, b->fin_dl);
+		rc = settle(b, rc, 1);
+	}
+	if (!rc && !o->fast && !b->stopped) {
+		rc = enter(b, "direct", TSL_UNTIL_DIRECT);
+		if (!rc)
+			rc = tsl_direct_z3(*out, b->bnd, o, b->fin_dl,
+					   &(*out)->makespan_optimal);
+		if (!rc)
+			tsl_repetend_range(*out);
+		rc = settle(b, rc, 1);
+	}
+	return rc;
+}
+
+/* The pipeline of a search on g (first_schedule has run): repetends,
+ * repetends of several micro-batches, the best candidates completed
+ * (finish), list scheduling beside them, the improvements. */
+static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
+{
+	const tsl_opts *o = b->opts;
+	int64_t effort = o->fast ? TSL_FAST_EFFORT : TSL_COMPACT_EFFORT;
+	/* better repetends until the solver's deadline, a first one until
+	 * the final compaction's */
+	tsl_deadline hdl = *b->dl;
+	hdl.hard_us = b->fin_dl->end_us;
+	tessel_schedule *kept = NULL; /* the heuristic's, when optimal */
+	int done = 0;
+	int rc = find_repetends(b, rep, &kept, &done, &hdl);
+	rc = settle(b, rc, b->nfin > 0);
+	if (!rc && !done && b->nfin && !b->stopped) {
+		rc = enter(b, "groups", TSL_UNTIL_GROUPS);
+		if (!rc)
+			rc = search_groups(b, b->g, o, &hdl);
+		rc = settle(b, rc, b->nfin > 0);
+	}
 	if (!rc && kept) {
 		*out = kept;
 		kept = NULL;
 	} else if (!rc) {
-		rc = finish(out, b);
+		rc = enter(b, "compaction", TSL_UNTIL_COMPACTION);
+		if (!rc || rc == TESSEL_ECANCELLED)
+			rc = finish(out, b); /* the best so far, at least */
 	}
 	tessel_schedule_free(kept);
-	/* list scheduling, a candidate beside the repetends */
-	if (!rc && *out && !b->plain_used)
-		rc = list_candidate(out, b, o->fast ? TSL_FAST_EFFORT
-						    : TSL_COMPACT_EFFORT);
+	if (!rc && *out)
+		rc = settle(b, offer_schedule(b, *out), 1);
 	/* the plain completion kept for a time limit: no time for more, and
 	 * it stays the schedule that was validated */
-	int more = !rc && *out && !b->plain_used;
-	/* what the improvements start from, validated: kept for the check */
-	if (more)
-		rc = tsl_schedule_copy(&b->checked, *out);
-	/* the warm-up and cool-down re-solved exactly, window by window */
-	if (more && !o->fast)
-		rc = tsl_complete_window_z3(*out, bnd, o, b->fin_dl);
-	/* the completion's restarts again, from the patterns the windows
-	 * made */
-	if (more && !rc)
-		rc = tsl_complete_regroup(*out, bnd, o->fast ? TSL_FAST_EFFORT
-							   : TSL_COMPACT_EFFORT,
-					  b->fin_dl);
-	/* few micro-batches: scheduling them all directly may do better */
-	if (more && !rc && !o->fast) {
-		rc = tsl_direct_z3(*out, bnd, o, b->fin_dl,
-				   &(*out)->makespan_optimal);
+	if (!rc && *out && !b->plain_used && !b->stopped) {
+		rc = enter(b, "list", TSL_UNTIL_LIST);
 		if (!rc)
-			tsl_repetend_range(*out);
-		if (rc) {
-			tessel_schedule_free(*out);
-			*out = NULL;
-		}
+			rc = list_candidate(out, b, effort);
+		rc = settle(b, rc, 1);
+		if (!rc)
+			rc = settle(b, offer_schedule(b, *out), 1);
+		if (!rc)
+			rc = improve(out, b, effort);
+		if (!rc)
+			rc = settle(b, offer_schedule(b, *out), 1);
 	}
 	if (!rc && !*out)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
@@ -662,10 +801,12 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep,
 }
 
 /* The search proper on g: bounds, repetends, completion, the final check.
- * quiet: no progress reports (a search inside the search). */
+ * progress: what the progress callbacks were told, NULL for a search
+ * inside the search (no reports). budget: the work it may spend from now
+ * (ticks; 0: none), shared out over its phases (TSL_UNTIL_*). */
 static int search_graph(tessel_schedule **out, const tessel_graph *g,
 			const tsl_opts *o, tsl_deadline *dl, tsl_deadline *fin_dl,
-			int quiet)
+			shown *progress, int64_t budget)
 {
 	tsl_bounds bnd;
 	int rc = tsl_bounds_compute(&bnd, g);
@@ -673,7 +814,8 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	tsl_repetend rep = {0};
 	best b = {.g = g, .bnd = &bnd, .opts = o, .dl = dl, .fin_dl = fin_dl,
-		  .nmicros = o->nmicros, .end_us = dl->hard_us, .quiet = quiet};
+		  .nmicros = o->nmicros, .end_us = dl->hard_us,
+		  .progress = progress, .w0 = tsl_work_used(dl), .w = budget};
 	tessel_schedule *s = NULL;
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	if (!rep.T)
@@ -681,7 +823,7 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 	if (!rc)
 		rc = first_schedule(&b);
 	if (!rc)
-		rc = find_schedule(&s, &b, &rep, g, &bnd, o, dl);
+		rc = find_schedule(&s, &b, &rep);
 	int checked = b.plain_used;
 	/* every schedule returned has passed the validator (the plain
 	 * completion of a finalist when it was checked); when the time
@@ -745,11 +887,11 @@ static int try_without_limits(tessel_schedule **s, const tessel_graph *g,
 {
 	int64_t spent = tsl_work_used(fin_dl);
 	int64_t share = spent > TSL_GROUP_MIN_TICKS ? spent : TSL_GROUP_MIN_TICKS;
+	int64_t left = tsl_work_left(fin_dl);
+	if (share > left)
+		share = left; /* INT64_MAX without a budget */
 	tsl_deadline dl2 = *dl, fin2 = *fin_dl;
-	/* the solver's part of it as in the search proper */
-	dl2.work_end = tsl_work_end_after(fin_dl, share * 7 / 10);
-	fin2.work_end = tsl_work_end_after(fin_dl, share);
-	if (tsl_deadline_left_ms(&dl2) <= 0 || tsl_options_cancelled(o->src))
+	if (tsl_deadline_left_ms(&fin2) <= 0 || tsl_options_cancelled(o->src))
 		return TSL_OK;
 	tessel_graph *free_g = NULL;
 	int rc = tessel_graph_dup(&free_g, g);
@@ -758,7 +900,7 @@ static int try_without_limits(tessel_schedule **s, const tessel_graph *g,
 						   TESSEL_UNLIMITED);
 	tessel_schedule *u = NULL;
 	if (!rc)
-		rc = search_graph(&u, free_g, o, &dl2, &fin2, 1);
+		rc = search_graph(&u, free_g, o, &dl2, &fin2, NULL, share);
 	tessel_graph_free(free_g);
 	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED ||
 	    rc == TESSEL_EINFEASIBLE) {
@@ -799,10 +941,8 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	 * final compaction at 95%, leaving time to check and return. */
 	/* tessel_options_cancel stops every optional phase as the time
 	 * limit would */
-	/* The work budget is shared the same way: the solver's part ends
-	 * at TSL_SOLVER_WORK_SHARE of it, the final compaction and its
-	 * improvements at TSL_FINAL_WORK_SHARE, the search without the
-	 * memory limits at the whole. */
+	/* The work budget is shared out over the phases (TSL_UNTIL_*); the
+	 * search without the memory limits may use what they left. */
 	tsl_meter meter = {0};
 	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src),
 			   &meter, 0};
@@ -814,21 +954,38 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 		dl.hard_us = fin_dl.hard_us = all.hard_us =
 			dl.start_us + o.time_limit_ms * 1000;
 	}
-	if (o.work_ticks) {
-		dl.work_end = o.work_ticks / 100 * TSL_SOLVER_WORK_SHARE;
-		fin_dl.work_end = o.work_ticks / 100 * TSL_FINAL_WORK_SHARE;
+	if (o.work_ticks)
 		all.work_end = o.work_ticks;
-	}
 	tessel_schedule *s = NULL;
-	rc = search_graph(&s, g, &o, &dl, &fin_dl, 0);
-	if (!rc && has_memory_limit(g) && !s->makespan_optimal)
-		rc = try_without_limits(&s, g, &o, &dl, &all);
+	shown progress = {.dl = &fin_dl};
+	tessel_graph_lower_bound(&progress.lower_bound, g, o.nmicros);
+	rc = search_graph(&s, g, &o, &dl, &fin_dl, &progress, o.work_ticks);
+	if (!rc && has_memory_limit(g) && !s->makespan_optimal) {
+		rc = enter_phase(&progress, &o, "unlimited");
+		if (!rc)
+			rc = try_without_limits(&s, g, &o, &dl, &all);
+		if (rc == TESSEL_ECANCELLED)
+			rc = TSL_OK; /* the schedule as it stands */
+	}
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;
 	}
 	s->search_us = tsl_now_us() - dl.start_us;
 	s->work = (meter.used + TSL_TICKS_PER_UNIT - 1) / TSL_TICKS_PER_UNIT;
+	/* the last report is the schedule returned (the improvements after
+	 * a candidate was reported may have changed its period) */
+	if (!progress.halted &&
+	    (progress.makespan != tsl_schedule_makespan(s) ||
+	     progress.period != s->period || progress.k != (s->rep_k > 1 ? s->rep_k : 1) ||
+	     progress.proven != s->period_optimal)) {
+		progress.phase = "done";
+		progress.period = s->period;
+		progress.k = s->rep_k > 1 ? s->rep_k : 1;
+		progress.makespan = tsl_schedule_makespan(s);
+		progress.proven = s->period_optimal;
+		report(&progress, &o, 1); /* a stop asked for now changes nothing */
+	}
 	*out = s;
 	return TSL_OK;
 }

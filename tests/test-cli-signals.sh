@@ -108,8 +108,10 @@ fi
 
 run search --preset vshape --devices 4 --micro-batches 8 --progress --format json
 expect_status 0
-expect_stderr_has '^tessel: search: [0-9.]* s: period [0-9]*.*, makespan [0-9]*, LB [0-9]*$'
-expect_stderr_has '^tessel: search: done in [0-9.]* s: period 4, makespan [0-9]*, LB [0-9]*$'
+# a line per change: the time, the phase, the work of the budget, the best
+expect_stderr_has '^tessel: search: [0-9.]* s, list, work [0-9]* of [0-9]*: period [0-9]*'
+expect_stderr_has '^tessel: search: [0-9.]* s, [a-z]*, work [0-9]* of [0-9]*: period [0-9]*.*, makespan [0-9]* (LB [0-9]*, gap [0-9.]*%)$'
+expect_stderr_has '^tessel: search: done in [0-9.]* s, work [0-9]*: period 4, makespan [0-9]*, LB [0-9]*$'
 expect_stdout_has '"format": "tessel-schedule"'
 pass "--progress"
 

@@ -53,6 +53,15 @@ int cli_write_output(const char *path, const char *text);
  * <reason>" and return -1. */
 int cli_read_file(char **out, size_t *length, const char *path);
 
+/* Create directory `dir` unless it exists; 0, or -1 with the reason
+ * printed when it cannot be made or is not a directory. */
+int cli_make_dir(const char *dir);
+
+/* Write `text` to DIR/STEM.SUFFIX.json (cli_write_output); 0 or -1 (the
+ * reason printed). */
+int cli_write_case_json(const char *dir, const char *stem, const char *suffix,
+			const char *text);
+
 /* Whether `path` is "-", the standard input (or output). */
 int cli_is_stdin(const char *path);
 
@@ -113,6 +122,7 @@ typedef struct cli_zb_opts {
 	const char *match;      /* NULL: every case, else those whose name
 				 * contains it */
 	const char *data;       /* the peer's orders (tests/data/zb-peer.txt) */
+	const char *write_dir;  /* NULL: write no files */
 } cli_zb_opts;
 
 /* Run the zb suite: the header, one row per case and a comment line

@@ -44,7 +44,7 @@ static const char bench_usage[] =
 	"Options:\n"
 	"  --fast                 heuristic search only, no solver\n"
 	"  -w, --work-limit UNITS work budget of each search (default: the\n"
-	"                         library's, 20000 units)\n"
+	"                         library's, 5000 units)\n"
 	"  -t, --time-limit SECS  time limit of each search (default: none)\n"
 	"  -j, --threads N        threads for the final compaction (0 = all cores)\n"
 	"  --max-devices D        full and published suites: only cases with at\n"
@@ -57,9 +57,10 @@ static const char bench_usage[] =
 	"  --family NAME          published suite: only this family (gpipe,\n"
 	"                         1f1b, zb-h1, zb-h2, zb-v, v-half, v-min,\n"
 	"                         dualpipe, dualpipe-v, interleaved, chimera)\n"
-	"  --write DIR            published suite: write each case's placement,\n"
-	"                         published schedule and libtessel's schedule as\n"
-	"                         JSON into DIR (created if missing)\n"
+	"  --write DIR            published and zb suites: write each case's\n"
+	"                         placement, the published (the peer's) schedule\n"
+	"                         and libtessel's as JSON into DIR (created if\n"
+	"                         missing)\n"
 	"  --tight-cache FILE     full suite: read tight limits from FILE (lines\n"
 	"                         \"PRESET D LIMIT\") and append those computed\n"
 	"  --span-scale K         multiply every span by K (the memory limits\n"
@@ -501,9 +502,12 @@ int cli_bench(int argc, char **argv)
 	int failed = 0;
 	int published = strcmp(suite, "published") == 0;
 	int zb = strcmp(suite, "zb") == 0;
-	if (!published && (family || write_dir)) {
-		cli_error("bench: --%s applies to the published suite only",
-			  family ? "family" : "write");
+	if (!published && family) {
+		cli_error("bench: --family applies to the published suite only");
+		return CLI_EXIT_USAGE;
+	}
+	if (!published && !zb && write_dir) {
+		cli_error("bench: --write applies to the published and zb suites only");
 		return CLI_EXIT_USAGE;
 	}
 	if (!zb && (match || data_given)) {
@@ -532,6 +536,7 @@ int cli_bench(int argc, char **argv)
 		cli_zb_opts zo = {
 			bo.fast, bo.time_limit_ms, bo.threads, bo.work_limit,
 			bo.work_limit_given, bo.max_devices, match, data,
+			write_dir,
 		};
 		int rc = cli_bench_zb(&zo, &ncases, &failed);
 		if (rc)

@@ -2,11 +2,9 @@
  * the literature (tools/published.c), each on its own placement, spans,
  * micro-batches and memory limit (the published schedule's own peak),
  * against tessel_search on the same placement and limit. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "published.h"
@@ -124,23 +122,6 @@ static int64_t sfig(const tessel_schedule *s, tessel_schedule_attr a)
 	return v;
 }
 
-/* Write DIR/STEM.SUFFIX.json; 0 or -1 (reason printed). */
-static int write_json(const char *dir, const char *stem, const char *suffix,
-		      char *text)
-{
-	size_t n = strlen(dir) + strlen(stem) + strlen(suffix) + 8;
-	char *path = malloc(n);
-	int rc = -1;
-	if (!path) {
-		cli_error("bench: out of memory");
-		return -1;
-	}
-	snprintf(path, n, "%s/%s.%s.json", dir, stem, suffix);
-	rc = cli_write_output(path, text);
-	free(path);
-	return rc;
-}
-
 typedef struct tally {
 	int shorter, equal, longer;
 	char worse[1024];    /* names of the cases where libtessel is longer */
@@ -232,20 +213,20 @@ static int run_case(const pcase *c, const cli_published_opts *po, tally *t)
 		int wrc = 0;
 		case_stem(stem, sizeof stem, name, c);
 		if (tessel_graph_to_json(&text, g) == TESSEL_OK)
-			wrc |= write_json(po->write_dir, stem, "placement", text);
+			wrc |= cli_write_case_json(po->write_dir, stem, "placement", text);
 		else
 			wrc = -1;
 		tessel_free(text);
 		text = NULL;
 		if (tessel_schedule_to_json(&text, pub) == TESSEL_OK)
-			wrc |= write_json(po->write_dir, stem, "published", text);
+			wrc |= cli_write_case_json(po->write_dir, stem, "published", text);
 		else
 			wrc = -1;
 		tessel_free(text);
 		text = NULL;
 		if (!rc) {
 			if (tessel_schedule_to_json(&text, s) == TESSEL_OK)
-				wrc |= write_json(po->write_dir, stem, "tessel", text);
+				wrc |= cli_write_case_json(po->write_dir, stem, "tessel", text);
 			else
 				wrc = -1;
 			tessel_free(text);
@@ -283,18 +264,9 @@ int cli_bench_published(const cli_published_opts *po, size_t *ncases,
 			return CLI_EXIT_USAGE;
 		}
 	}
-	if (opts.write_dir) {
-		struct stat st;
-		if (mkdir(opts.write_dir, 0777) && errno != EEXIST) {
-			cli_error("bench: cannot create %s: %s", opts.write_dir,
-				  strerror(errno));
-			return CLI_EXIT_USAGE;
-		}
-		if (stat(opts.write_dir, &st) || !S_ISDIR(st.st_mode)) {
-			cli_error("bench: %s is not a directory", opts.write_dir);
-			return CLI_EXIT_USAGE;
-		}
-	}
+	if (opts.write_dir && cli_make_dir(opts.write_dir))
+		return CLI_EXIT_USAGE;
+
 	for (size_t i = 0; i < NSUITE; i++)
 		if ((!opts.max_devices || suite[i].devices <= opts.max_devices) &&
 		    (!opts.family ||

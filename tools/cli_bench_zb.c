@@ -111,6 +111,25 @@ static int run_case(const zb_case *c, const cli_zb_opts *zo, zb_tally *t)
 		}
 	}
 	fflush(stdout);
+	if (zo->write_dir) {
+		/* the placement, the peer's schedule and libtessel's */
+		const void *what[3] = {order->graph, peer, rc ? NULL : s};
+		static const char *const suffix[3] = {"placement", "peer", "tessel"};
+		for (int k = 0; k < 3; k++) {
+			char *text = NULL;
+			if (!what[k])
+				continue;
+			int jrc = k == 0 ? tessel_graph_to_json(&text, what[k])
+					 : tessel_schedule_to_json(&text, what[k]);
+			if (jrc || cli_write_case_json(zo->write_dir, c->name,
+						       suffix[k], text)) {
+				cli_error("bench: %s: the files of this case could "
+					  "not all be written", c->name);
+				rc = rc ? rc : TESSEL_EIO;
+			}
+			tessel_free(text);
+		}
+	}
 	tessel_schedule_free(s);
 	tessel_schedule_free(peer);
 	tessel_options_free(o);
@@ -129,6 +148,10 @@ int cli_bench_zb(const cli_zb_opts *zo, size_t *ncases, int *failed)
 	int rc = zb_data_read(&data, zo->data, why, sizeof why);
 	if (rc) {
 		cli_error("bench: %s", why);
+		return CLI_EXIT_USAGE;
+	}
+	if (zo->write_dir && cli_make_dir(zo->write_dir)) {
+		zb_data_free(data);
 		return CLI_EXIT_USAGE;
 	}
 	print_header();

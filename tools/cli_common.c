@@ -292,3 +292,32 @@ int cli_print_version(void)
 	printf("tessel %s\n", tessel_version());
 	return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
+
+int cli_make_dir(const char *dir)
+{
+	struct stat st;
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		cli_error("cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		cli_error("%s is not a directory", dir);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_write_case_json(const char *dir, const char *stem, const char *suffix,
+			const char *text)
+{
+	size_t n = strlen(dir) + strlen(stem) + strlen(suffix) + 8;
+	char *path = malloc(n);
+	if (!path) {
+		cli_error("out of memory");
+		return -1;
+	}
+	snprintf(path, n, "%s/%s.%s.json", dir, stem, suffix);
+	int rc = cli_write_output(path, text);
+	free(path);
+	return rc;
+}

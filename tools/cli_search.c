@@ -39,7 +39,7 @@ static const char search_usage[] =
 	"  -w, --work-limit UNITS    work budget of the search, in work units\n"
 	"                            (about a millisecond each; the same count on\n"
 	"                            every machine, so the same schedule): default\n"
-	"                            20000, 0: none\n"
+	"                            5000, 0: none\n"
 	"  -t, --time-limit SECONDS  wall-clock cap on top of the work budget\n"
 	"                            (may be fractional; default 0: no limit);\n"
 	"                            the best schedule so far is returned\n"
@@ -65,9 +65,12 @@ static const char search_usage[] =
 	"  -o, --output FILE         write to FILE instead of the standard output\n"
 	"                            ('-': the standard output)\n"
 	"      --progress            report progress on stderr (the default when\n"
-	"                            stderr is a terminal): elapsed time, period,\n"
-	"                            makespan and lower bound of each better\n"
-	"                            schedule, and every 5 s a reminder\n"
+	"                            stderr is a terminal): elapsed time, the\n"
+	"                            phase, the work spent of the budget, and the\n"
+	"                            best schedule's period, makespan and gap to\n"
+	"                            the lower bound; on a terminal one line kept\n"
+	"                            up to date, otherwise a line per change and\n"
+	"                            every 5 s a reminder\n"
 	"  -q, --quiet               no progress report\n"
 	"  -h, --help                show this help and exit\n"
 	"  -V, --version             show the version and exit\n"
@@ -459,8 +462,11 @@ struct watch {
 	struct timespec start;
 	double last_line;            /* elapsed seconds at the last line */
 	int have;                    /* a schedule was reported */
-	int64_t period, makespan, lower_bound;
+	int64_t period, k, makespan, lower_bound, work, work_limit;
 	int proven;
+	const char *phase;           /* static, from the library */
+	int tty;                     /* stderr is a terminal: one line, redrawn */
+	int line_open;               /* the redrawn line is on the screen */
 	int signo;                   /* the signal that stopped the search */
 	int done;                    /* the watcher is to end */
 	sigset_t set;
@@ -484,29 +490,77 @@ static void print_best(const struct watch *w)
 		fputs("no schedule yet", stderr);
 		return;
 	}
-	fprintf(stderr, "period %lld%s, makespan %lld, LB %lld",
-		(long long)w->period, w->proven ? " (proven)" : "",
-		(long long)w->makespan, (long long)w->lower_bound);
+	if (w->k > 1)
+		fprintf(stderr, "period %lld for %lld micro-batches (%.2f each)%s",
+			(long long)w->period, (long long)w->k,
+			(double)w->period / (double)w->k, w->proven ? ", proven" : "");
+	else
+		fprintf(stderr, "period %lld%s", (long long)w->period,
+			w->proven ? ", proven" : "");
+	fprintf(stderr, ", makespan %lld (LB %lld, gap %.1f%%)",
+		(long long)w->makespan, (long long)w->lower_bound,
+		w->lower_bound ? 100.0 * (double)(w->makespan - w->lower_bound) /
+					 (double)w->lower_bound
+			       : 0.0);
 }
 
-static int on_progress(int64_t period, int64_t makespan, int64_t lower_bound,
-		       int period_proven, void *payload)
+/* One progress line (caller holds w->lock): the time, the phase, the work
+ * spent of the budget, the best schedule. On a terminal the line is
+ * redrawn in place; otherwise a line per change. */
+static void print_line(struct watch *w)
+{
+	w->last_line = elapsed(w);
+	if (w->tty)
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "tessel: search: %.1f s, %s", w->last_line,
+		w->phase ? w->phase : "starting");
+	if (w->work_limit)
+		fprintf(stderr, ", work %lld of %lld", (long long)w->work,
+			(long long)w->work_limit);
+	else
+		fprintf(stderr, ", work %lld", (long long)w->work);
+	fputs(": ", stderr);
+	print_best(w);
+	if (w->tty) {
+		w->line_open = 1;
+	} else {
+		fputc('\n', stderr);
+	}
+	fflush(stderr);
+}
+
+/* End the redrawn line before anything else goes to stderr (caller holds
+ * w->lock). */
+static void close_line(struct watch *w)
+{
+	if (w->line_open) {
+		fputc('\n', stderr);
+		w->line_open = 0;
+	}
+}
+
+static int on_progress(const tessel_progress *p, void *payload)
 {
 	struct watch *w = payload;
+	int64_t improved = 0;
 
 	pthread_mutex_lock(&w->lock);
-	w->have = 1;
-	w->period = period;
-	w->makespan = makespan;
-	w->lower_bound = lower_bound;
-	w->proven = period_proven;
-	if (w->progress && !w->signo) {
-		w->last_line = elapsed(w);
-		fprintf(stderr, "tessel: search: %.1f s: ", w->last_line);
-		print_best(w);
-		fputc('\n', stderr);
-		fflush(stderr);
+	tessel_progress_get(&improved, p, TESSEL_PROGRESS_IMPROVED);
+	tessel_progress_phase(&w->phase, p);
+	tessel_progress_get(&w->work, p, TESSEL_PROGRESS_WORK);
+	tessel_progress_get(&w->work_limit, p, TESSEL_PROGRESS_WORK_LIMIT);
+	tessel_progress_get(&w->lower_bound, p, TESSEL_PROGRESS_LOWER_BOUND);
+	if (improved) {
+		w->have = 1;
+		tessel_progress_get(&w->period, p, TESSEL_PROGRESS_PERIOD);
+		tessel_progress_get(&w->k, p, TESSEL_PROGRESS_REPETEND_MICRO_BATCHES);
+		tessel_progress_get(&w->makespan, p, TESSEL_PROGRESS_MAKESPAN);
+		int64_t proven = 0;
+		tessel_progress_get(&proven, p, TESSEL_PROGRESS_PERIOD_PROVEN);
+		w->proven = proven != 0;
 	}
+	if (w->progress && !w->signo)
+		print_line(w);
 	pthread_mutex_unlock(&w->lock);
 	return 0;
 }
@@ -539,6 +593,7 @@ static void on_signal(struct watch *w, int signo)
 		_exit(128 + signo);
 	}
 	pthread_mutex_lock(&w->lock);
+	close_line(w);
 	fprintf(stderr, "tessel: search: %s after %.1f s: stopping with the "
 		"best schedule so far (again to stop at once)\n",
 		signo == SIGINT ? "SIGINT" : "SIGTERM", elapsed(w));
@@ -550,15 +605,11 @@ static void on_signal(struct watch *w, int signo)
 static void reminder(struct watch *w)
 {
 	pthread_mutex_lock(&w->lock);
+	/* on a terminal the line's clock goes on every second; elsewhere a
+	 * reminder every REMINDER_SECONDS */
 	if (w->progress && !w->signo &&
-	    elapsed(w) - w->last_line >= REMINDER_SECONDS) {
-		w->last_line = elapsed(w);
-		fprintf(stderr, "tessel: search: %.1f s: searching; best: ",
-			w->last_line);
-		print_best(w);
-		fputc('\n', stderr);
-		fflush(stderr);
-	}
+	    elapsed(w) - w->last_line >= (w->tty ? 1.0 : REMINDER_SECONDS))
+		print_line(w);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -601,6 +652,7 @@ static int watch_start(struct watch *w, tessel_options *options, int progress)
 	memset(w, 0, sizeof *w);
 	w->options = options;
 	w->progress = progress;
+	w->tty = progress && isatty(STDERR_FILENO);
 	clock_gettime(CLOCK_MONOTONIC, &w->start);
 	if (pthread_mutex_init(&w->lock, NULL))
 		return -1;
@@ -612,7 +664,7 @@ static int watch_start(struct watch *w, tessel_options *options, int progress)
 	if (pthread_create(&w->thread, NULL, watcher, w))
 		goto fail_mask;
 	w->running = 1;
-	if (tessel_options_set_progress(options, on_progress, w) == TESSEL_OK)
+	if (tessel_options_set_progress_fn(options, on_progress, w) == TESSEL_OK)
 		return 0;
 	watch_join(w);
 fail_mask:
@@ -627,8 +679,9 @@ static void watch_stop(struct watch *w)
 {
 	if (!w->running)
 		return;
-	tessel_options_set_progress(w->options, NULL, NULL);
+	tessel_options_set_progress_fn(w->options, NULL, NULL);
 	watch_join(w);
+	close_line(w);
 	pthread_mutex_destroy(&w->lock);
 }
 
@@ -653,9 +706,11 @@ static void progress_done(const struct watch *w, const tessel_schedule *s)
 	tessel_schedule_get(&period, s, TESSEL_SCHED_PERIOD);
 	tessel_schedule_get(&makespan, s, TESSEL_SCHED_MAKESPAN);
 	tessel_schedule_get(&lb, s, TESSEL_SCHED_LOWER_BOUND);
-	fprintf(stderr, "tessel: search: done in %.1f s: period %lld, makespan "
-		"%lld, LB %lld\n", elapsed(w), (long long)period,
-		(long long)makespan, (long long)lb);
+	int64_t work = 0;
+	tessel_schedule_get(&work, s, TESSEL_SCHED_WORK);
+	fprintf(stderr, "tessel: search: done in %.1f s, work %lld: period %lld, "
+		"makespan %lld, LB %lld\n", elapsed(w), (long long)work,
+		(long long)period, (long long)makespan, (long long)lb);
 }
 
 static int run_search(const struct search_args *a)
@@ -686,6 +741,8 @@ static int run_search(const struct search_args *a)
 	if (watching) {
 		pthread_mutex_lock(&w.lock);
 		signo = w.signo;
+		w.progress = 0; /* the watcher's reminders end here */
+		close_line(&w);
 		pthread_mutex_unlock(&w.lock);
 	} else {
 		signo = 0;

@@ -11,7 +11,8 @@ from typing import Any, Iterator, List
 
 from . import _config
 
-__all__ = ["lib", "PROTOTYPES", "PROGRESS_CB", "ENTRY_CB", "REQUIRED_MAJOR"]
+__all__ = ["lib", "PROTOTYPES", "PROGRESS_CB", "PROGRESS_FN", "ENTRY_CB",
+           "REQUIRED_MAJOR"]
 
 #: Major version of libtessel these bindings are written for.
 REQUIRED_MAJOR = 1
@@ -67,6 +68,7 @@ entry_p = _opaque("tessel_entry")
 action_iter_p = _opaque("tessel_action_iter")
 action_p = _opaque("tessel_action")
 simulation_p = _opaque("tessel_simulation")
+progress_p = _opaque("tessel_progress")
 graph_pp = ctypes.POINTER(graph_p)
 options_pp = ctypes.POINTER(options_p)
 schedule_pp = ctypes.POINTER(schedule_p)
@@ -82,6 +84,8 @@ PROGRESS_CB = ctypes.CFUNCTYPE(c_int, c_int64, c_int64, c_int64, c_int,
                                c_void_p)
 #: int (*)(const tessel_entry *entry, void *payload)
 ENTRY_CB = ctypes.CFUNCTYPE(c_int, entry_p, c_void_p)
+#: int (*)(const tessel_progress *p, void *payload)
+PROGRESS_FN = ctypes.CFUNCTYPE(c_int, progress_p, c_void_p)
 
 # Each opaque handle has its own pointer type (above); "T **out"
 # parameters are POINTER of it. Text returned as "new, release with
@@ -145,6 +149,9 @@ PROTOTYPES = {
     "tessel_options_get": (c_int, [c_int64_p, options_p, c_int]),
     "tessel_options_bounds": (c_int, [c_int64_p, c_int64_p, c_int]),
     "tessel_options_set_progress": (c_int, [options_p, PROGRESS_CB, c_void_p]),
+    "tessel_options_set_progress_fn": (c_int, [options_p, PROGRESS_FN, c_void_p]),
+    "tessel_progress_get": (c_int, [c_int64_p, progress_p, c_int]),
+    "tessel_progress_phase": (c_int, [c_char_pp, progress_p]),
     "tessel_options_cancel": (c_int, [options_p]),
     "tessel_options_clear_cancel": (c_int, [options_p]),
     "tessel_search": (c_int, [schedule_pp, graph_p, options_p]),

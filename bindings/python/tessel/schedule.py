@@ -7,7 +7,7 @@ import time
 from typing import (Any, Callable, Dict, Iterator, List, Mapping,
                     NamedTuple, Optional, Tuple, TypeVar, Union)
 
-from ._lib import (PROGRESS_CB, action_iter_p, action_p, entry_p, graph_p,
+from ._lib import (PROGRESS_FN, action_iter_p, action_p, entry_p, graph_p,
                    iter_p, lib, options_p, schedule_p, simulation_p)
 from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
                     int64_arg, int_arg, path_arg, seconds_to_ms, take_string,
@@ -34,6 +34,10 @@ ACTION_KINDS = ("compute", "send", "recv")
  _S_RESOURCE_BOUND, _S_PERIOD_OPTIMAL, _S_LOWER_BOUND, _S_REPETEND_BEGIN,
  _S_REPETEND_END, _S_DEPTH, _S_SEARCH_US, _S_MAKESPAN_OPTIMAL,
  _S_REPETEND_MICRO_BATCHES, _S_WORK) = range(16)
+# tessel_progress_attr
+(_P_IMPROVED, _P_PERIOD, _P_REPETEND_MICRO_BATCHES, _P_MAKESPAN,
+ _P_LOWER_BOUND, _P_PERIOD_PROVEN, _P_WORK, _P_WORK_LIMIT,
+ _P_MICROSECONDS) = range(9)
 # tessel_entry_attr
 (_E_GID, _E_MICRO_BATCH, _E_START, _E_SPAN, _E_PHASE, _E_KIND, _E_MEMORY,
  _E_NDEVICES) = range(8)
@@ -231,6 +235,14 @@ class Progress(NamedTuple):
     call made when no improvement came for ``interval`` seconds, repeating
     the best figures so far (all None before the first schedule).
     ``elapsed`` is the seconds since the search started.
+
+    Since 1.2 the callback is also called, with ``improved`` False, when a
+    phase of the search begins: ``phase`` names it ("list", "heuristic",
+    "solver", "groups", "compaction", "windows", "restarts", "direct",
+    "unlimited", "done"; see tessel_progress_phase), ``work`` is the work
+    spent so far and ``work_limit`` the budget (0: none), and
+    ``repetend_micro_batches`` is k of the best period (``period`` / k
+    steps per micro-batch).
     """
 
     period: Optional[int]
@@ -239,6 +251,10 @@ class Progress(NamedTuple):
     proven: Optional[bool]
     improved: bool
     elapsed: float
+    phase: Optional[str] = None
+    work: Optional[int] = None
+    work_limit: Optional[int] = None
+    repetend_micro_batches: Optional[int] = None
 
 
 class CancelToken:
@@ -363,15 +379,30 @@ def _run(call: Callable[[Any], int], options: _Options,
 
     pending: List[Reply] = []
 
-    def trampoline(period: int, makespan: int, lower_bound: int,
-                   proven: int, payload: Any) -> int:
+    def figure(event: Any, attr: int) -> int:
+        out = ctypes.c_int64()
+        lib.tessel_progress_get(ctypes.byref(out), event, attr)
+        return int(out.value)
+
+    def trampoline(event: Any, payload: Any) -> int:
         # on the searching thread: hand over, wait for the answer
         if abandoned.is_set():
             return 1
+        phase = ctypes.c_char_p()
+        lib.tessel_progress_phase(ctypes.byref(phase), event)
+        have = figure(event, _P_MAKESPAN) > 0
+        report = Progress(
+            figure(event, _P_PERIOD) if have else None,
+            figure(event, _P_MAKESPAN) if have else None,
+            figure(event, _P_LOWER_BOUND),
+            bool(figure(event, _P_PERIOD_PROVEN)) if have else None,
+            bool(figure(event, _P_IMPROVED)), time.monotonic() - start,
+            phase.value.decode() if phase.value else None,
+            figure(event, _P_WORK), figure(event, _P_WORK_LIMIT),
+            figure(event, _P_REPETEND_MICRO_BATCHES) if have else None)
         reply = Reply()
         pending.append(reply)
-        events.put((Progress(period, makespan, lower_bound, bool(proven),
-                             True, time.monotonic() - start), reply))
+        events.put((report, reply))
         while not reply.event.wait(0.05):
             if abandoned.is_set():
                 return 1
@@ -379,9 +410,9 @@ def _run(call: Callable[[Any], int], options: _Options,
 
     handle = options._h()
     if progress is not None:
-        options._callback = PROGRESS_CB(trampoline)
-        check(lib.tessel_options_set_progress(handle, options._callback,
-                                              None))
+        options._callback = PROGRESS_FN(trampoline)
+        check(lib.tessel_options_set_progress_fn(handle, options._callback,
+                                                 None))
 
     def worker() -> None:
         try:

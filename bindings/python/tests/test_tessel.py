@@ -478,6 +478,8 @@ def ctype_for(ctext, enums, structs):
             return _lib.PROGRESS_CB
         if base == "tessel_entry_cb":
             return _lib.ENTRY_CB
+        if base == "tessel_progress_fn":
+            return _lib.PROGRESS_FN
     elif base in structs:
         # each opaque type has its own pointer type: a tessel_schedule *
         # where a tessel_graph * is declared does not pass
@@ -552,9 +554,11 @@ class PrototypeTest(unittest.TestCase):
     def test_callbacks_match_header(self):
         _, callbacks, enums, structs = parse_header(_header_text())
         self.assertEqual(set(callbacks),
-                         {"tessel_progress_cb", "tessel_entry_cb"})
+                         {"tessel_progress_cb", "tessel_entry_cb",
+                          "tessel_progress_fn"})
         for name, ret, cb in (("tessel_progress_cb", None, _lib.PROGRESS_CB),
-                              ("tessel_entry_cb", None, _lib.ENTRY_CB)):
+                              ("tessel_entry_cb", None, _lib.ENTRY_CB),
+                              ("tessel_progress_fn", None, _lib.PROGRESS_FN)):
             ret, params = callbacks[name]
             self.assertIs(cb._restype_, ctype_for(ret, enums, structs), name)
             self.assertEqual(
