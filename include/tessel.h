@@ -431,9 +431,10 @@ typedef enum tessel_option {
 	TESSEL_OPT_REPETEND_MICRO_BATCHES = 8, /* largest k of a repetend of k
 					       * micro-batches, 1 .. 16; default 8
 					       * (since 1.1) */
-	TESSEL_OPT_WORK_LIMIT = 9       /* work budget in work units, 0 = none;
-					 * 0 .. 10^12; default
-					 * TESSEL_DEFAULT_WORK_LIMIT (since 1.2) */
+	TESSEL_OPT_WORK_LIMIT = 9       /* work budget in work units, 0 = none,
+					 * TESSEL_WORK_AUTO (the default): it
+					 * grows with the graph (below);
+					 * -1 .. 10^12 (since 1.2) */
 } tessel_option;
 
 /* The work budget (TESSEL_OPT_WORK_LIMIT) bounds the effort of a search
@@ -450,8 +451,21 @@ typedef enum tessel_option {
  * repetend of the heuristic, its plain completion and the validator's
  * check. TESSEL_OPT_TIME_LIMIT_MS is a wall-clock cap on top of the
  * budget: when it ends a phase before its share of the budget is spent,
- * the result depends on the machine's speed. */
-#define TESSEL_DEFAULT_WORK_LIMIT 5000
+ * the result depends on the machine's speed.
+ *
+ * The default budget grows with the instances to schedule (blocks times
+ * micro-batches), as the work of completing and improving them does:
+ * 5,000 units plus 4 per 1,000 instances (16 blocks x 128 micro-batches:
+ * 5,008 units; 10^5 blocks x 16: 11,400); in heuristic mode
+ * (TESSEL_OPT_FAST) 1,000 units plus 2 per 1,000 instances. The budget
+ * counts from the first schedule of the search (list scheduling, in time
+ * about linear in the instances), which is always made.
+ * tessel_min_memory's default is 5,000 units. */
+#define TESSEL_WORK_AUTO (-1)
+#define TESSEL_WORK_BASE 5000
+#define TESSEL_WORK_PER_KILO_INSTANCES 4
+#define TESSEL_WORK_FAST_BASE 1000
+#define TESSEL_WORK_FAST_PER_KILO_INSTANCES 2
 
 /* TESSEL_OPT_SOLVER_MEMORY_MB caps the memory of each Z3 check in
  * megabytes (1 .. 2^30). A check that reaches the cap ends like one that

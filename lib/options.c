@@ -20,8 +20,8 @@ static const option_spec specs[TSL_NOPTIONS] = {
 	[TESSEL_OPT_MINIMIZE_DEPTH] = {"minimize depth", 0, 1, 1},
 	[TESSEL_OPT_SOLVER_MEMORY_MB] = {"solver memory (MB)", 0, 1 << 30, 0},
 	[TESSEL_OPT_REPETEND_MICRO_BATCHES] = {"repetend micro-batches", 1, 16, 8},
-	[TESSEL_OPT_WORK_LIMIT] = {"work limit (units)", 0, 1000000000000,
-				   TESSEL_DEFAULT_WORK_LIMIT},
+	[TESSEL_OPT_WORK_LIMIT] = {"work limit (units)", -1, 1000000000000,
+				   TESSEL_WORK_AUTO},
 };
 
 static int check_key(tessel_option key)

@@ -42,6 +42,23 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 	o->solver_memory_mb = opts->value[TESSEL_OPT_SOLVER_MEMORY_MB];
 	o->max_group = (int)opts->value[TESSEL_OPT_REPETEND_MICRO_BATCHES];
 	o->work_ticks = opts->value[TESSEL_OPT_WORK_LIMIT] * TSL_TICKS_PER_UNIT;
+	o->work_auto = opts->value[TESSEL_OPT_WORK_LIMIT] == TESSEL_WORK_AUTO;
+	if (o->work_auto)
+		o->work_ticks = TESSEL_WORK_BASE * TSL_TICKS_PER_UNIT;
+}
+
+/* The default budget of a search of g (TESSEL_WORK_AUTO, tessel.h): a
+ * base and so many units per 1,000 instances (less in heuristic mode). */
+static void auto_budget(tsl_opts *o, const tessel_graph *g)
+{
+	if (!o->work_auto)
+		return;
+	int64_t kilo = (int64_t)g->nblocks * o->nmicros / 1000;
+	o->work_ticks = (o->fast ? TESSEL_WORK_FAST_BASE +
+				   kilo * TESSEL_WORK_FAST_PER_KILO_INSTANCES
+				 : TESSEL_WORK_BASE +
+				   kilo * TESSEL_WORK_PER_KILO_INSTANCES) *
+			TSL_TICKS_PER_UNIT;
 }
 
 /* Candidates are ranked by the makespan of their plain compaction (the
@@ -52,17 +69,36 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 /* Work bound of the local search, in instance visits (deterministic). */
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
 #define TSL_FAST_EFFORT ((int64_t)300000)
-/* Where each phase of a search ends, in percent of its work budget (as
- * the time limit's 70 % and 95 % for the solver's part and the final
- * compaction): what a phase leaves goes to the next. The search without
- * the memory limits, when it runs, may use what the others left. */
-#define TSL_UNTIL_SOLVER 35     /* the heuristic's improvements, the solver */
-#define TSL_UNTIL_GROUPS 45     /* repetends of several micro-batches */
-#define TSL_UNTIL_COMPACTION 65 /* the best candidates completed */
-#define TSL_UNTIL_LIST 72       /* list scheduling, a candidate */
-#define TSL_UNTIL_WINDOWS 80    /* the ends re-solved */
-#define TSL_UNTIL_RESTARTS 87   /* the restarts from the schedule's groups */
-#define TSL_UNTIL_DIRECT 93     /* few micro-batches all at once */
+/* The phases after the first schedule, in order, with where each ends in
+ * percent of the search's work budget, with the solver and in heuristic
+ * mode (as the time limit's 70 % and 95 % end the solver's part and the
+ * final compaction): what a phase leaves goes to the next. The search
+ * without the memory limits, when it runs, may use what they left. */
+typedef enum phase_id {
+	PH_HEURISTIC,  /* repetends without the solver */
+	PH_SOLVER,     /* the period proof, depths and alternatives */
+	PH_GROUPS,     /* repetends of several micro-batches */
+	PH_COMPACTION, /* the best candidates completed and improved */
+	PH_LIST,       /* list scheduling, a candidate */
+	PH_WINDOWS,    /* the ends re-solved exactly */
+	PH_RESTARTS,   /* the completion restarted from the schedule's groups */
+	PH_DIRECT,     /* few micro-batches all at once */
+	PH_COUNT
+} phase_id;
+
+static const struct {
+	const char *name; /* as tessel_progress_phase gives it */
+	unsigned char until[2];
+} phases[PH_COUNT] = {
+	[PH_HEURISTIC] = {"heuristic", {35, 30}},
+	[PH_SOLVER] = {"solver", {35, 30}},
+	[PH_GROUPS] = {"groups", {45, 40}},
+	[PH_COMPACTION] = {"compaction", {65, 80}},
+	[PH_LIST] = {"list", {70, 85}},
+	[PH_WINDOWS] = {"windows", {80, 85}},
+	[PH_RESTARTS] = {"restarts", {87, 95}},
+	[PH_DIRECT] = {"direct", {93, 95}},
+};
 /* Work bound of each probe of the memory-aware search in min_memory. */
 #define TSL_DFS_PROBE_BUDGET ((int64_t)16000000)
 
@@ -152,14 +188,14 @@ static int enter_phase(shown *sh, const tsl_opts *o, const char *phase)
 	return report(sh, o, 0);
 }
 
-/* A phase begins, to end at `until` percent of the work budget. */
-static int enter(best *b, const char *phase, int until)
+/* A phase begins, to end at its share of the work budget. */
+static int enter(best *b, phase_id ph)
 {
 	if (b->w) {
-		int64_t end = b->w0 + b->w / 100 * until;
+		int64_t end = b->w0 + b->w / 100 * phases[ph].until[b->opts->fast];
 		b->dl->work_end = b->fin_dl->work_end = end > 0 ? end : 1;
 	}
-	return enter_phase(b->progress, b->opts, phase);
+	return enter_phase(b->progress, b->opts, phases[ph].name);
 }
 
 /* A schedule of these figures was found: reported when it is shorter than
@@ -681,7 +717,7 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	*done = 0;
 	hint.T = tsl_calloc((size_t)g->nblocks, sizeof *hint.T);
 	guide.T = tsl_calloc((size_t)g->nblocks, sizeof *guide.T);
-	int rc = hint.T && guide.T ? enter(b, "heuristic", TSL_UNTIL_SOLVER)
+	int rc = hint.T && guide.T ? enter(b, PH_HEURISTIC)
 				    : tsl_error_nomem();
 	if (!rc)
 		rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, hdl, o->src, 0);
@@ -698,7 +734,7 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	if (!rc && have_hint && !o->fast)
 		rc = reaches_bounds(done, kept, b, &hint);
 	if (!rc && !o->fast && !*done)
-		rc = enter(b, "solver", TSL_UNTIL_SOLVER);
+		rc = enter(b, PH_SOLVER);
 	if (!rc && !o->fast && !*done)
 		rc = tsl_repetend_z3(rep, g, bnd, o, b->dl, have_hint ? &hint : NULL,
 				     guide.period ? &guide : NULL, consider, b);
@@ -724,19 +760,19 @@ static int improve(tessel_schedule **out, best *b, int64_t effort)
 	const tsl_opts *o = b->opts;
 	int rc = tsl_schedule_copy(&b->checked, *out);
 	if (!rc && !o->fast && !b->stopped) {
-		rc = enter(b, "windows", TSL_UNTIL_WINDOWS);
+		rc = enter(b, PH_WINDOWS);
 		if (!rc)
 			rc = tsl_complete_window_z3(*out, b->bnd, o, b->fin_dl);
 		rc = settle(b, rc, 1);
 	}
 	if (!rc && !b->stopped) {
-		rc = enter(b, "restarts", TSL_UNTIL_RESTARTS);
+		rc = enter(b, PH_RESTARTS);
 		if (!rc)
 			rc = tsl_complete_regroup(*out, b->bnd, effort, b->fin_dl);
 		rc = settle(b, rc, 1);
 	}
 	if (!rc && !o->fast && !b->stopped) {
-		rc = enter(b, "direct", TSL_UNTIL_DIRECT);
+		rc = enter(b, PH_DIRECT);
 		if (!rc)
 			rc = tsl_direct_z3(*out, b->bnd, o, b->fin_dl,
 					   &(*out)->makespan_optimal);
@@ -763,7 +799,7 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 	int rc = find_repetends(b, rep, &kept, &done, &hdl);
 	rc = settle(b, rc, b->nfin > 0);
 	if (!rc && !done && b->nfin && !b->stopped) {
-		rc = enter(b, "groups", TSL_UNTIL_GROUPS);
+		rc = enter(b, PH_GROUPS);
 		if (!rc)
 			rc = search_groups(b, b->g, o, &hdl);
 		rc = settle(b, rc, b->nfin > 0);
@@ -772,7 +808,7 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 		*out = kept;
 		kept = NULL;
 	} else if (!rc) {
-		rc = enter(b, "compaction", TSL_UNTIL_COMPACTION);
+		rc = enter(b, PH_COMPACTION);
 		if (!rc || rc == TESSEL_ECANCELLED)
 			rc = finish(out, b); /* the best so far, at least */
 	}
@@ -782,7 +818,7 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 	/* the plain completion kept for a time limit: no time for more, and
 	 * it stays the schedule that was validated */
 	if (!rc && *out && !b->plain_used && !b->stopped) {
-		rc = enter(b, "list", TSL_UNTIL_LIST);
+		rc = enter(b, PH_LIST);
 		if (!rc)
 			rc = list_candidate(out, b, effort);
 		rc = settle(b, rc, 1);
@@ -802,8 +838,9 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 
 /* The search proper on g: bounds, repetends, completion, the final check.
  * progress: what the progress callbacks were told, NULL for a search
- * inside the search (no reports). budget: the work it may spend from now
- * (ticks; 0: none), shared out over its phases (TSL_UNTIL_*). */
+ * inside the search (no reports). budget: the work it may spend after its
+ * first schedule (ticks; 0: none), shared out over its phases
+ * (phases[]). */
 static int search_graph(tessel_schedule **out, const tessel_graph *g,
 			const tsl_opts *o, tsl_deadline *dl, tsl_deadline *fin_dl,
 			shown *progress, int64_t budget)
@@ -822,6 +859,9 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 		rc = tsl_error_nomem();
 	if (!rc)
 		rc = first_schedule(&b);
+	/* the budget is for the phases after it: the first schedule is made
+	 * whatever it costs */
+	b.w0 = tsl_work_used(dl);
 	if (!rc)
 		rc = find_schedule(&s, &b, &rep);
 	int checked = b.plain_used;
@@ -937,11 +977,12 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	tsl_opts o;
 	resolve_options(&o, options);
+	auto_budget(&o, g);
 	/* With a time limit, the solver's part ends at 70% of it and the
 	 * final compaction at 95%, leaving time to check and return. */
 	/* tessel_options_cancel stops every optional phase as the time
 	 * limit would */
-	/* The work budget is shared out over the phases (TSL_UNTIL_*); the
+	/* The work budget is shared out over the phases (phases[]); the
 	 * search without the memory limits may use what they left. */
 	tsl_meter meter = {0};
 	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src),

@@ -22,6 +22,7 @@ typedef struct tsl_opts {
 	int64_t solver_memory_mb;
 	int max_group;         /* largest k of a repetend of k micro-batches */
 	int64_t work_ticks;    /* the work budget (ticks, budget.h); 0: none */
+	int work_auto;         /* the default budget: it grows with the graph */
 	unsigned rlimit_cap;   /* > 0: every solver check gets at most this
 				* much of Z3's resource count (the searches
 				* of repetends of several micro-batches) */

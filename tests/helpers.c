@@ -117,7 +117,7 @@ size_t th_count(const char *text, const char *needle)
 
 int64_t th_work_limit(void)
 {
-	return th_under_checker() ? TH_CHECKER_WORK : TESSEL_DEFAULT_WORK_LIMIT;
+	return th_under_checker() ? TH_CHECKER_WORK : TESSEL_WORK_AUTO;
 }
 
 tessel_options *th_options(int64_t nmicros)

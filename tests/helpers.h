@@ -46,7 +46,7 @@ char *th_replace_first(const char *text, const char *from, const char *to);
  * work budget of th_work_limit(). */
 tessel_options *th_options(int64_t nmicros);
 
-/* TH_CHECKER_WORK under a slow checker, else TESSEL_DEFAULT_WORK_LIMIT. */
+/* TH_CHECKER_WORK under a slow checker, else TESSEL_WORK_AUTO. */
 int64_t th_work_limit(void);
 
 /* Search `g` for `nmicros` micro-batches: heuristic mode when `fast`,

@@ -197,7 +197,7 @@ static void test_cancel_from_other_thread(void **state)
 	 * the cancel, and takes in no model that Z3 would need minutes for
 	 * (taking a model in is the one step a cancel cannot interrupt) */
 	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT,
-				 th_under_checker() ? 1000 : TESSEL_DEFAULT_WORK_LIMIT));
+				 th_under_checker() ? 1000 : TESSEL_WORK_AUTO));
 
 	cancel_job j = {.graph = g, .options = o};
 	pthread_t tid;

@@ -38,8 +38,9 @@ static const char search_usage[] =
 	"  -n, --micro-batches N     micro-batches to schedule (default 16)\n"
 	"  -w, --work-limit UNITS    work budget of the search, in work units\n"
 	"                            (about a millisecond each; the same count on\n"
-	"                            every machine, so the same schedule): default\n"
-	"                            5000, 0: none\n"
+	"                            every machine, so the same schedule): 0 none,\n"
+	"                            'auto' (the default) 5000 plus 5 per 1000\n"
+	"                            instances (blocks x micro-batches)\n"
 	"  -t, --time-limit SECONDS  wall-clock cap on top of the work budget\n"
 	"                            (may be fractional; default 0: no limit);\n"
 	"                            the best schedule so far is returned\n"
@@ -253,6 +254,9 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 	case 't':
 		return time_limit_option(a, arg);
 	case 'w':
+		if (strcmp(arg, "auto") == 0)
+			return set_option(a, TESSEL_OPT_WORK_LIMIT, "--work-limit",
+					  TESSEL_WORK_AUTO);
 		return int_option(a, TESSEL_OPT_WORK_LIMIT, "--work-limit", arg);
 	case 'j':
 		return int_option(a, TESSEL_OPT_THREADS, "--threads", arg);

@@ -540,7 +540,7 @@ struct SearchOptions {
 	CancelToken cancel{};               // cancel() from any thread
 	// TESSEL_OPT_WORK_LIMIT, work units, 0: none (since 1.2; last, so that
 	// positional initialisers written before it keep their meaning)
-	int64_t work_limit = TESSEL_DEFAULT_WORK_LIMIT;
+	int64_t work_limit = TESSEL_WORK_AUTO;
 };
 
 class Options {
