@@ -454,18 +454,17 @@ typedef enum tessel_option {
  * the result depends on the machine's speed.
  *
  * The default budget grows with the instances to schedule (blocks times
- * micro-batches), as the work of completing and improving them does:
- * 5,000 units plus 4 per 1,000 instances (16 blocks x 128 micro-batches:
- * 5,008 units; 10^5 blocks x 16: 11,400); in heuristic mode
- * (TESSEL_OPT_FAST) 1,000 units plus 2 per 1,000 instances. The budget
- * counts from the first schedule of the search (list scheduling, in time
- * about linear in the instances), which is always made.
- * tessel_min_memory's default is 5,000 units. */
+ * micro-batches), as the work of completing and improving them does: 2.5
+ * units per instance up to 5,000 units, plus 4 per 1,000 instances (8
+ * blocks x 16 micro-batches: 320 units; 48 x 32: 3,846; 16 x 128: 5,008;
+ * 10^5 x 16: 11,400); in heuristic mode (TESSEL_OPT_FAST) 0.5 per
+ * instance up to 1,000, plus 2 per 1,000. The budget counts from the
+ * first schedule of the search (list scheduling, in time about linear in
+ * the instances), which is always made, and it does not bound the proof
+ * that a period is minimal: the solver's checks below a known period have
+ * a work bound of their own, for the model's size (guide: "Work
+ * budget"). tessel_min_memory's default is 5,000 units. */
 #define TESSEL_WORK_AUTO (-1)
-#define TESSEL_WORK_BASE 5000
-#define TESSEL_WORK_PER_KILO_INSTANCES 4
-#define TESSEL_WORK_FAST_BASE 1000
-#define TESSEL_WORK_FAST_PER_KILO_INSTANCES 2
 
 /* TESSEL_OPT_SOLVER_MEMORY_MB caps the memory of each Z3 check in
  * megabytes (1 .. 2^30). A check that reaches the cap ends like one that

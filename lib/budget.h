@@ -52,7 +52,8 @@ static inline int64_t tsl_terms_ticks(int64_t n)
 /* Ticks of work spent by a search (or by one finalist's compaction on a
  * thread of its own: the meters are summed in a fixed order after). */
 typedef struct tsl_meter {
-	int64_t used;
+	int64_t used;   /* all the work spent */
+	int64_t exempt; /* of it, the work outside the budget (a proof) */
 } tsl_meter;
 
 /* The limits a phase runs under. */
@@ -65,14 +66,21 @@ typedef struct tsl_deadline {
 	const atomic_int *stop; /* NULL: none; once set (the search was
 				 * cancelled), optional work stops as at end_us */
 	tsl_meter *meter;       /* NULL: work is not counted */
-	int64_t work_end;       /* 0: none; optional work stops once
-				 * meter->used reaches it */
+	int64_t work_end;       /* 0: none; optional work stops once the
+				 * work counted against the budget
+				 * (meter->used - meter->exempt) reaches it */
+	int exempt;             /* work charged through this deadline is
+				 * outside the budget: spent, not counted */
 } tsl_deadline;
 
 /* Milliseconds left before the deadline: INT64_MAX without one (or when d
  * is NULL), 0 if it is past, once d->stop is set or once the work up to
  * d->work_end is spent. */
 int64_t tsl_deadline_left_ms(const tsl_deadline *d);
+
+/* Milliseconds left before d's end (end_us) whatever the work spent:
+ * INT64_MAX without one, 0 once d->stop is set. */
+int64_t tsl_deadline_time_left_ms(const tsl_deadline *d);
 
 /* Whether d's time (end_us) has passed or a cancel came, whatever the
  * work spent: what ends work that must be done when d has no hard end. */
@@ -88,8 +96,11 @@ void tsl_charge(const tsl_deadline *d, int64_t ticks);
  * bound. */
 int64_t tsl_work_left(const tsl_deadline *d);
 
-/* Ticks spent so far on d's meter (0 without one). */
+/* Ticks spent so far on d's meter (0 without one): all of them. */
 int64_t tsl_work_used(const tsl_deadline *d);
+
+/* Ticks counted against the budget so far: spent, less the exempt. */
+int64_t tsl_work_counted(const tsl_deadline *d);
 
 /* A bound for a phase that may use `ticks` more from now (0: the phase is
  * not bounded beyond d): the earlier of that and d's own bound. */

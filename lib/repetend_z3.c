@@ -39,8 +39,10 @@
  * within it, the period stays unproven. */
 #define TSL_PERIOD_RLIMIT 3000000u
 /* All those checks of one period search together: as much as this many of
- * them; spent, the search keeps the best period known, unproven. */
-#define TSL_PERIOD_CHECKS 1
+ * them (each at most one's), so that an undecided check of the resource
+ * bound leaves work for the periods above it; spent, the search keeps the
+ * best period known, unproven. */
+#define TSL_PERIOD_CHECKS 2
 
 typedef struct pair {
 	int a, b;     /* a < b, sharing at least one device */
@@ -709,9 +711,11 @@ static int64_t model_terms(const tessel_graph *g, const tsl_bounds *bnd,
 
 /* TESSEL_ETIMEOUT with the reason when the solver is not used on g (a
  * model too large, or one that would take more than half the work or the
- * time left to take in), else TSL_OK. */
+ * time left to take in), else TSL_OK. With a repetend known (`proof`),
+ * the work of the proof below its period (which the search's budget does
+ * not bound) counts as left too. */
 static int solver_skipped(const tessel_graph *g, const tsl_bounds *bnd,
-			  const tsl_deadline *dl)
+			  const tsl_deadline *dl, int proof)
 {
 	int64_t pairs = model_pairs(g, bnd);
 	if (pairs > TSL_Z3_MAX_PAIRS)
@@ -720,13 +724,19 @@ static int solver_skipped(const tessel_graph *g, const tsl_bounds *bnd,
 				 TSL_Z3_MAX_PAIRS);
 	int64_t terms = model_terms(g, bnd, pairs);
 	int64_t cost = tsl_terms_ticks(terms), work = tsl_work_left(dl);
+	if (proof && work < INT64_MAX) {
+		/* the checks' bound as scaled() gives it */
+		int64_t size = (int64_t)g->nblocks + pairs;
+		int64_t each = (int64_t)TSL_PERIOD_RLIMIT * (size > 32 ? size : 32) / 32;
+		work += TSL_PERIOD_CHECKS * (each < 200000000 ? each : 200000000);
+	}
 	if (work < INT64_MAX && cost > work / 2)
 		return tsl_error(TESSEL_ETIMEOUT,
 				 "the solver was not used: its model of %lld terms would take "
 				 "about %lld work units to take in, more than half of the %lld left",
 				 (long long)terms, (long long)(cost / TSL_TICKS_PER_UNIT),
 				 (long long)(work / TSL_TICKS_PER_UNIT));
-	int64_t left = tsl_deadline_left_ms(dl);
+	int64_t left = tsl_deadline_time_left_ms(dl);
 	if (left < INT64_MAX && terms / TSL_Z3_TERMS_PER_MS > left / 2)
 		return tsl_error(TESSEL_ETIMEOUT,
 				 "the solver was not used: its model of %lld terms would take "
@@ -772,7 +782,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		return tsl_error(TESSEL_EINFEASIBLE,
 				 "the period cap %lld is below the resource bound %lld",
 				 (long long)hi, (long long)lo);
-	int skipped = solver_skipped(g, bnd, dl);
+	int skipped = solver_skipped(g, bnd, dl, hint != NULL);
 	if (skipped)
 		return skipped;
 	tsl_opts quick = *opts;
@@ -801,13 +811,21 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 				rc = cb(&known, payload);
 		}
 	}
+	/* With a repetend known, the checks below its period (the proof that
+	 * it is minimal, or a shorter one) have a work bound of their own,
+	 * TSL_PERIOD_RLIMIT for the model's size, whatever is left of the
+	 * search's budget: the proof does not depend on how much work the
+	 * search was given to improve its schedule. Their work is charged. */
+	tsl_deadline proof = *dl;
+	proof.work_end = 0;
+	proof.exempt = 1;
 	while (!rc && !(have && lo >= hi)) {
 		int64_t P = first ? lo : lo >= hi ? hi : lo + (hi - lo) / 2;
 		first = 0;
 		rep->optimal = proven && P == lo;
 		/* with a repetend known, each check gets a work bound */
-		int res = try_period(rep, g, bnd, P, &quick, dl, NULL, guide,
-				     have ? TSL_PERIOD_RLIMIT : 0,
+		int res = try_period(rep, g, bnd, P, &quick, have ? &proof : dl,
+				     NULL, guide, have ? TSL_PERIOD_RLIMIT : 0,
 				     have ? &units_left : NULL, cb, payload);
 		if (res < -1) {
 			rc = res;
@@ -832,7 +850,8 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		} else if (res == 0) {
 			lo = P + 1;
 		} else if (tsl_options_cancelled(opts->src) ||
-			   tsl_deadline_left_ms(dl) <= 0 || units_left == 0) {
+			   tsl_deadline_left_ms(have ? &proof : dl) <= 0 ||
+			   units_left == 0) {
 			proven = 0;
 			if (!have)
 				rc = undecided_error(opts, P);

@@ -23,6 +23,11 @@
 #include "validate.h"
 
 
+/* The default work budget (auto_budget), in units. */
+#define TSL_WORK_PER_INSTANCE 5 /* halves: 2.5 units per instance */
+#define TSL_WORK_BASE 5000      /* ... up to this */
+#define TSL_WORK_PER_KILO 4     /* and so many per 1,000 instances */
+
 static void resolve_options(tsl_opts *o, const tessel_options *opts)
 {
 	tessel_options defaults;
@@ -44,21 +49,29 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 	o->work_ticks = opts->value[TESSEL_OPT_WORK_LIMIT] * TSL_TICKS_PER_UNIT;
 	o->work_auto = opts->value[TESSEL_OPT_WORK_LIMIT] == TESSEL_WORK_AUTO;
 	if (o->work_auto)
-		o->work_ticks = TESSEL_WORK_BASE * TSL_TICKS_PER_UNIT;
+		o->work_ticks = TSL_WORK_BASE * TSL_TICKS_PER_UNIT;
 }
 
-/* The default budget of a search of g (TESSEL_WORK_AUTO, tessel.h): a
- * base and so many units per 1,000 instances (less in heuristic mode). */
+/* The default budget of a search of g (TESSEL_WORK_AUTO, tessel.h), in
+ * units: TSL_WORK_PER_INSTANCE / 2 per instance up to TSL_WORK_BASE, plus
+ * TSL_WORK_PER_KILO per 1,000 instances; in heuristic mode a fifth of the
+ * first and half the second. */
 static void auto_budget(tsl_opts *o, const tessel_graph *g)
 {
 	if (!o->work_auto)
 		return;
-	int64_t kilo = (int64_t)g->nblocks * o->nmicros / 1000;
-	o->work_ticks = (o->fast ? TESSEL_WORK_FAST_BASE +
-				   kilo * TESSEL_WORK_FAST_PER_KILO_INSTANCES
-				 : TESSEL_WORK_BASE +
-				   kilo * TESSEL_WORK_PER_KILO_INSTANCES) *
+	int64_t instances = (int64_t)g->nblocks * o->nmicros;
+	int64_t first = instances * TSL_WORK_PER_INSTANCE / 2, base = TSL_WORK_BASE;
+	int64_t per_kilo = TSL_WORK_PER_KILO;
+	if (o->fast) {
+		first /= 5;
+		base /= 5;
+		per_kilo /= 2;
+	}
+	o->work_ticks = ((first < base ? first : base) + instances / 1000 * per_kilo) *
 			TSL_TICKS_PER_UNIT;
+	if (o->work_ticks < TSL_TICKS_PER_UNIT)
+		o->work_ticks = TSL_TICKS_PER_UNIT;
 }
 
 /* Candidates are ranked by the makespan of their plain compaction (the
@@ -378,7 +391,8 @@ static void *run_job(void *arg)
 			break;
 		/* a meter of its own, from the work spent before any
 		 * finalist: what one does depends on nothing the others do */
-		tsl_meter m = {tsl_work_used(b->fin_dl)};
+		tsl_meter m = {tsl_work_used(b->fin_dl),
+			       b->fin_dl->meter ? b->fin_dl->meter->exempt : 0};
 		tsl_deadline dl = *b->fin_dl;
 		dl.meter = b->fin_dl->meter ? &m : NULL;
 		if (dl.meter)
@@ -608,7 +622,7 @@ static int search_groups(best *b, const tessel_graph *g, const tsl_opts *o,
 	/* at most half the work of the search so far (or the least work
 	 * above), within the solver's part of the budget and of the time
 	 * limit */
-	int64_t spent = tsl_work_used(hdl);
+	int64_t spent = tsl_work_counted(hdl);
 	int64_t least = o->fast ? TSL_GROUP_MIN_FAST_TICKS : TSL_GROUP_MIN_TICKS;
 	tsl_deadline gdl = *hdl;
 	gdl.work_end = tsl_work_end_after(b->dl, spent / 2 > least ? spent / 2 : least);
@@ -707,8 +721,18 @@ static int settle(best *b, int rc, int have)
 
 /* The repetends: the heuristic's (kept in *kept when it already reaches
  * both bounds: *done), then the solver's; each a candidate (consider). */
+/* The deadline of the heuristics: better repetends until the solver's
+ * part ends (its work bound as the phase set it), a first one until the
+ * final compaction's time. */
+static tsl_deadline heuristic_deadline(const best *b)
+{
+	tsl_deadline hdl = *b->dl;
+	hdl.hard_us = b->fin_dl->end_us;
+	return hdl;
+}
+
 static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
-			  int *done, const tsl_deadline *hdl)
+			  int *done)
 {
 	const tessel_graph *g = b->g;
 	const tsl_bounds *bnd = b->bnd;
@@ -719,8 +743,9 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	guide.T = tsl_calloc((size_t)g->nblocks, sizeof *guide.T);
 	int rc = hint.T && guide.T ? enter(b, PH_HEURISTIC)
 				    : tsl_error_nomem();
+	tsl_deadline hdl = heuristic_deadline(b);
 	if (!rc)
-		rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, hdl, o->src, 0);
+		rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, &hdl, o->src, 0);
 	/* a period cap applies to the heuristic's repetend too */
 	if (!rc && o->max_period && hint.period > o->max_period)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
@@ -790,16 +815,13 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 {
 	const tsl_opts *o = b->opts;
 	int64_t effort = o->fast ? TSL_FAST_EFFORT : TSL_COMPACT_EFFORT;
-	/* better repetends until the solver's deadline, a first one until
-	 * the final compaction's */
-	tsl_deadline hdl = *b->dl;
-	hdl.hard_us = b->fin_dl->end_us;
 	tessel_schedule *kept = NULL; /* the heuristic's, when optimal */
 	int done = 0;
-	int rc = find_repetends(b, rep, &kept, &done, &hdl);
+	int rc = find_repetends(b, rep, &kept, &done);
 	rc = settle(b, rc, b->nfin > 0);
 	if (!rc && !done && b->nfin && !b->stopped) {
 		rc = enter(b, PH_GROUPS);
+		tsl_deadline hdl = heuristic_deadline(b);
 		if (!rc)
 			rc = search_groups(b, b->g, o, &hdl);
 		rc = settle(b, rc, b->nfin > 0);
@@ -852,7 +874,7 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 	tsl_repetend rep = {0};
 	best b = {.g = g, .bnd = &bnd, .opts = o, .dl = dl, .fin_dl = fin_dl,
 		  .nmicros = o->nmicros, .end_us = dl->hard_us,
-		  .progress = progress, .w0 = tsl_work_used(dl), .w = budget};
+		  .progress = progress, .w0 = tsl_work_counted(dl), .w = budget};
 	tessel_schedule *s = NULL;
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	if (!rep.T)
@@ -861,7 +883,7 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 		rc = first_schedule(&b);
 	/* the budget is for the phases after it: the first schedule is made
 	 * whatever it costs */
-	b.w0 = tsl_work_used(dl);
+	b.w0 = tsl_work_counted(dl);
 	if (!rc)
 		rc = find_schedule(&s, &b, &rep);
 	int checked = b.plain_used;
@@ -925,7 +947,7 @@ static int try_without_limits(tessel_schedule **s, const tessel_graph *g,
 			      const tsl_opts *o, const tsl_deadline *dl,
 			      const tsl_deadline *fin_dl)
 {
-	int64_t spent = tsl_work_used(fin_dl);
+	int64_t spent = tsl_work_counted(fin_dl);
 	int64_t share = spent > TSL_GROUP_MIN_TICKS ? spent : TSL_GROUP_MIN_TICKS;
 	int64_t left = tsl_work_left(fin_dl);
 	if (share > left)
@@ -986,7 +1008,7 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	 * search without the memory limits may use what they left. */
 	tsl_meter meter = {0};
 	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src),
-			   &meter, 0};
+			   &meter, 0, 0};
 	tsl_deadline fin_dl = dl, all = dl;
 	if (o.time_limit_ms) {
 		dl.end_us = dl.start_us + o.time_limit_ms * 700;
@@ -1128,7 +1150,7 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 	resolve_options(&o, options);
 	tsl_meter meter = {0};
 	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src),
-			   &meter, o.work_ticks};
+			   &meter, o.work_ticks, 0};
 	if (o.time_limit_ms)
 		dl.end_us = dl.hard_us = dl.start_us + o.time_limit_ms * 1000;
 	tsl_bounds bnd;
