@@ -281,6 +281,83 @@ static void test_progress(void **state)
 	tessel_graph_free(g);
 }
 
+/* Stopping at the n-th progress event, for every n: the search returns a
+ * valid schedule, the best one so far (its makespan the last one
+ * reported), never "no schedule". Deterministic under a work budget. */
+typedef struct stop_at {
+	int n, seen;
+	int64_t makespan; /* the best reported when stopped */
+	char phases[256];
+} stop_at;
+
+static int stop_at_event(const tessel_progress *p, void *payload)
+{
+	stop_at *st = payload;
+	int64_t ms = 0, period = 0, k = 0;
+	const char *phase = NULL;
+	TH_OK(tessel_progress_get(&ms, p, TESSEL_PROGRESS_MAKESPAN));
+	TH_OK(tessel_progress_get(&period, p, TESSEL_PROGRESS_PERIOD));
+	TH_OK(tessel_progress_get(&k, p, TESSEL_PROGRESS_REPETEND_MICRO_BATCHES));
+	TH_OK(tessel_progress_phase(&phase, p));
+	assert_non_null(phase);
+	if (strlen(st->phases) + strlen(phase) + 2 < sizeof st->phases) {
+		strcat(st->phases, " ");
+		strcat(st->phases, phase);
+	}
+	st->makespan = ms;
+	return ++st->seen == st->n;
+}
+
+static void test_stop_anywhere(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *preset;
+		int devices;
+		int64_t memory, nmicros;
+	} cases[] = {{"nnshape", 4, 6, 16}, {"vshape", 4, 8, 12}};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		tessel_graph *g = NULL;
+		tessel_options *o = NULL;
+		TH_OK(tessel_preset(&g, cases[c].preset, cases[c].devices, 0,
+				    cases[c].memory));
+		TH_OK(tessel_options_new(&o));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, cases[c].nmicros));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT,
+					 th_under_checker() ? TH_CHECKER_WORK : 2000));
+		stop_at all = {.n = -1};
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_options_set_progress_fn(o, stop_at_event, &all));
+		TH_OK(tessel_search(&s, g, o));
+		int64_t full = 0;
+		TH_OK(tessel_schedule_get(&full, s, TESSEL_SCHED_MAKESPAN));
+		tessel_schedule_free(s);
+		print_message("%s: %d events:%s\n", cases[c].preset, all.seen, all.phases);
+		assert_true(all.seen >= 2);
+		int64_t last = INT64_MAX;
+		for (int n = 1; n <= all.seen; n++) {
+			stop_at st = {.n = n};
+			TH_OK(tessel_options_set_progress_fn(o, stop_at_event, &st));
+			TH_OK(tessel_search(&s, g, o));
+			TH_OK(tessel_schedule_validate(s));
+			int64_t ms = 0;
+			TH_OK(tessel_schedule_get(&ms, s, TESSEL_SCHED_MAKESPAN));
+			/* the best so far: the makespan last reported (none yet
+			 * before the first schedule: then the first one) */
+			if (st.makespan)
+				assert_int_equal(ms, st.makespan);
+			assert_true(ms >= full);
+			assert_true(ms <= last); /* later stops are no worse */
+			last = ms;
+			tessel_schedule_free(s);
+		}
+		assert_int_equal(last, full);
+		TH_OK(tessel_options_set_progress_fn(o, NULL, NULL));
+		tessel_options_free(o);
+		tessel_graph_free(g);
+	}
+}
+
 static void *cancel_later(void *arg)
 {
 	usleep(20000);
@@ -567,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_defaults_deterministic),
 		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_stop_anywhere),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_fast_every_preset),
 		cmocka_unit_test(test_fast_tight_memory),
