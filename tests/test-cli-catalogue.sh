@@ -127,6 +127,13 @@ check 2 "simulate --latency inf" simulate "$TMP/sched.json" --latency inf
 check 2 "simulate negative duration" simulate "$TMP/sched.json" --durations "$TMP/durations-bad.json"
 check 2 "simulate durations from an empty file" simulate "$TMP/sched.json" --durations "$TMP/empty.json"
 check 2 "simulate a placement, not a schedule" simulate "$TMP/dup.json"
+if [ -w /dev/full ]; then
+	# a device that refuses the write: one error, exit 2, no double close
+	for fmt in text json svg trace actions torch; do
+		check 2 "search --format $fmt to a full device" search --preset vshape -d 4 \
+			--fast --format "$fmt" --output /dev/full
+	done
+fi
 
 echo "$CASES cases, $FAILS failed"
 [ "$CASES" -ge 20 ] || { echo "too few cases"; exit 1; }

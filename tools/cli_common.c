@@ -222,11 +222,16 @@ int cli_write_output(const char *path, const char *text)
 	struct stat st;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		FILE *f = fopen(path, "w");
-		if (f && write_stream(f, text) == 0 && fclose(f) == 0)
+		if (!f) {
+			err = errno;
+		} else if (write_stream(f, text) || fflush(f) == EOF) {
+			err = errno;
+			fclose(f); /* once: the stream is gone whatever it returns */
+		} else if (fclose(f) == EOF) {
+			err = errno;
+		} else {
 			return 0;
-		err = errno;
-		if (f)
-			fclose(f);
+		}
 		cli_error("cannot write %s: %s", path, strerror(err));
 		return -1;
 	}
