@@ -22,6 +22,7 @@
 #include "helpers.h"
 #include "repetend.h"
 #include "repetend_heuristic.h"
+#include "repetend_z3.h"
 #include "schedule.h"
 #include "search.h"
 #include "tessel.h"
@@ -616,6 +617,170 @@ static void spoil_and_repair(const char *preset, int D, int64_t memory,
 	tessel_graph_free(g);
 }
 
+/* ---- any order of blocks ---- */
+
+/* The placement p with its blocks listed in the order `order` (order[i]:
+ * the block of p listed i-th), through the public API: spans, memory,
+ * devices, stages, dependencies with their own latencies, the latency and
+ * the memory limits. */
+static tessel_graph *reordered(const tessel_graph *p, const int *order)
+{
+	int64_t nb = 0, nd = 0, lat = 0;
+	TH_OK(tessel_graph_get(&nb, p, TESSEL_GRAPH_NBLOCKS));
+	TH_OK(tessel_graph_get(&nd, p, TESSEL_GRAPH_NDEVICES));
+	TH_OK(tessel_graph_get(&lat, p, TESSEL_GRAPH_LATENCY));
+	int *at = calloc((size_t)nb, sizeof *at); /* block of p -> new id */
+	assert_non_null(at);
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, (int)nd));
+	TH_OK(tessel_graph_set_latency(g, (int)lat));
+	for (int i = 0; i < nb; i++) {
+		int b = order[i], devs[TESSEL_MAX_DEVICES];
+		const char *name = NULL;
+		int64_t k = th_block(p, b, TESSEL_BLOCK_NDEVICES);
+		TH_OK(tessel_graph_block_name(&name, p, b));
+		for (int j = 0; j < k; j++)
+			TH_OK(tessel_graph_block_device(&devs[j], p, b, (size_t)j));
+		TH_OK(tessel_graph_add_block(&at[b], g, name,
+					     (tessel_kind)th_block(p, b, TESSEL_BLOCK_KIND),
+					     (int)th_block(p, b, TESSEL_BLOCK_SPAN),
+					     (int)th_block(p, b, TESSEL_BLOCK_MEMORY)));
+		TH_OK(tessel_graph_place(g, at[b], devs, (size_t)k));
+		int64_t stage = th_block(p, b, TESSEL_BLOCK_STAGE);
+		if (stage >= 0)
+			TH_OK(tessel_graph_set_stage(g, at[b], (int)stage));
+	}
+	for (int b = 0; b < nb; b++)
+		for (int j = 0; j < th_block(p, b, TESSEL_BLOCK_NDEPS); j++) {
+			int a = 0, own = 0;
+			int64_t l = 0;
+			TH_OK(tessel_graph_block_dep(&a, p, b, (size_t)j));
+			TH_OK(tessel_graph_block_dep_latency(&l, &own, p, b, (size_t)j));
+			if (own)
+				TH_OK(tessel_graph_add_dep_latency(g, at[a], at[b], (int)l));
+			else
+				TH_OK(tessel_graph_add_dep(g, at[a], at[b]));
+		}
+	for (int d = 0; d < nd; d++) {
+		int64_t m = 0;
+		TH_OK(tessel_graph_memory_limit(&m, p, d));
+		TH_OK(tessel_graph_set_memory_limit(g, d, m));
+	}
+	TH_OK(tessel_graph_validate(g));
+	free(at);
+	return g;
+}
+
+/* The solver on g alone (no heuristic's repetend to start from), within
+ * `units` of work: its period, or 0 when it proved none in that work. */
+static int64_t solver_period(const tessel_graph *g, int64_t nmicros, int64_t units)
+{
+	tsl_bounds bnd;
+	TH_OK(tsl_bounds_compute(&bnd, g));
+	tsl_repetend rep = {0};
+	rep.T = calloc((size_t)bnd.nblocks, sizeof *rep.T);
+	assert_non_null(rep.T);
+	tsl_opts o;
+	memset(&o, 0, sizeof o);
+	o.nmicros = nmicros;
+	o.minimize_depth = 1;
+	o.threads = 1;
+	tsl_meter m = {0};
+	tsl_deadline dl = {tsl_now_us(), 0, 0, NULL, &m, units * TSL_TICKS_PER_UNIT, 0};
+	int rc = tsl_repetend_z3(&rep, g, &bnd, &o, &dl, NULL, NULL, NULL, NULL);
+	assert_true(rc == TESSEL_OK || rc == TESSEL_ETIMEOUT || rc == TESSEL_EINFEASIBLE);
+	int64_t period = rc == TESSEL_OK && rep.optimal ? rep.period : 0;
+	free(rep.T);
+	tsl_bounds_release(&bnd);
+	return period;
+}
+
+/* Every placement, its blocks listed forwards, backwards and shuffled:
+ * the solver (forced: no heuristic first) proves the same period, and
+ * the search finds the same makespan. A block listed before the block
+ * it waits for crashed the solver's model once. */
+static void test_any_block_order(void **state)
+{
+	(void)state;
+	/* 5 blocks on 8 devices, one of them on four, latency 50, the source
+	 * listed last */
+	static const char five[] =
+		"{\"devices\": 8, \"latency\": 50, \"blocks\": ["
+		"{\"name\": \"a\", \"kind\": \"forward\", \"span\": 7, \"memory\": 1, \"devices\": [1], \"after\": [\"src0\"]},"
+		"{\"name\": \"b\", \"kind\": \"forward\", \"span\": 5, \"memory\": 1, \"devices\": [2, 3, 4, 5], \"after\": [\"a\"]},"
+		"{\"name\": \"c\", \"kind\": \"backward\", \"span\": 9, \"memory\": -1, \"devices\": [6], \"after\": [\"b\", \"src0\"]},"
+		"{\"name\": \"d\", \"kind\": \"backward\", \"span\": 4, \"memory\": -1, \"devices\": [7], \"after\": [\"c\"]},"
+		"{\"name\": \"src0\", \"kind\": \"forward\", \"span\": 3, \"memory\": 1, \"devices\": [0]}]}";
+	static const struct {
+		const char *preset; /* NULL: the JSON */
+		int64_t memory, nmicros;
+		const char *file;
+	} cases[] = {
+		{NULL, 0, 8, NULL},
+		{NULL, 0, 16, "latency-1f1b.json"},
+		{"vshape", 4, 16, NULL},
+		{"xshape", 4, 16, NULL},
+		{"mshape", 6, 16, NULL},
+		{"nnshape", 6, 16, NULL},
+		{"kshape", 4, 16, NULL},
+	};
+	int checker = th_under_checker();
+	int64_t units = checker ? TH_CHECKER_WORK : 3000;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		if (checker && c > 2)
+			break; /* the same code paths: a few cases */
+		tessel_graph *p = NULL;
+		if (cases[c].preset)
+			TH_OK(tessel_preset(&p, cases[c].preset, 4, 0, cases[c].memory));
+		else if (cases[c].file)
+			TH_OK(tessel_graph_from_file(&p, th_data_path(cases[c].file)));
+		else
+			TH_OK(tessel_graph_from_json(&p, five, sizeof five - 1));
+		int64_t nb = 0;
+		TH_OK(tessel_graph_get(&nb, p, TESSEL_GRAPH_NBLOCKS));
+		int *order = calloc((size_t)nb, sizeof *order);
+		assert_non_null(order);
+		int64_t period0 = -1, makespan0 = -1;
+		for (int v = 0; v < 5; v++) {
+			/* 0 as listed, 1 reversed, 2.. shuffled (a fixed LCG) */
+			uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(v + 1);
+			for (int i = 0; i < nb; i++)
+				order[i] = v == 1 ? (int)nb - 1 - i : i;
+			for (int i = (int)nb - 1; v >= 2 && i > 0; i--) {
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				int j = (int)((x >> 33) % (uint64_t)(i + 1));
+				int t = order[i];
+				order[i] = order[j];
+				order[j] = t;
+			}
+			tessel_graph *g = reordered(p, order);
+			int64_t period = solver_period(g, cases[c].nmicros, units);
+			tessel_options *o = th_options(cases[c].nmicros);
+			tessel_schedule *s = NULL;
+			TH_OK(tessel_search(&s, g, o));
+			TH_OK(tessel_schedule_validate(s));
+			int64_t ms = th_sched(s, TESSEL_SCHED_MAKESPAN);
+			print_message("%s, order %d: solver period %lld, makespan %lld\n",
+				      cases[c].preset ? cases[c].preset
+						      : cases[c].file ? cases[c].file : "five blocks",
+				      v, (long long)period, (long long)ms);
+			if (v == 0) {
+				period0 = period;
+				makespan0 = ms;
+			} else {
+				if (period && period0)
+					assert_int_equal(period, period0);
+				assert_int_equal(ms, makespan0);
+			}
+			tessel_schedule_free(s);
+			tessel_options_free(o);
+			tessel_graph_free(g);
+		}
+		free(order);
+		tessel_graph_free(p);
+	}
+}
+
 static void test_windows_repair(void **state)
 {
 	(void)state;
@@ -773,6 +938,7 @@ int main(void)
 		cmocka_unit_test(test_sgs_against_plain),
 		cmocka_unit_test(test_gapset_against_model),
 		cmocka_unit_test(test_windows_repair),
+		cmocka_unit_test(test_any_block_order),
 		cmocka_unit_test(test_deadline_large),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
