@@ -2,10 +2,12 @@
 the checks of every argument before it reaches C."""
 
 import ctypes
+import functools
 import math
 import numbers
 import operator
 import os
+import threading
 import weakref
 from typing import Any, Optional, Tuple, TypeVar, Union
 
@@ -24,9 +26,55 @@ SIZE_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
 UINT64_MAX = 2 ** 64 - 1
 
 
+_LOCK_INIT = threading.Lock()
+
+
+def _lock_of(obj: "Handle") -> Any:
+    """The lock of ``obj``'s family: an object that reads from another
+    (an iterator of a schedule, the graph of a schedule) shares its
+    owner's lock, so that no two threads use one C object, or free it,
+    at once, and no two locks are ever taken in opposite orders."""
+    while obj._owner is not None:
+        obj = obj._owner
+    lock = obj.__dict__.get("_family_lock")
+    if lock is None:
+        with _LOCK_INIT:
+            lock = obj.__dict__.get("_family_lock")
+            if lock is None:
+                lock = threading.RLock()
+                obj.__dict__["_family_lock"] = lock
+    return lock
+
+
+def _locked(func: Any) -> Any:
+    @functools.wraps(func)
+    def call(self: "Handle", *args: Any, **kwargs: Any) -> Any:
+        with _lock_of(self):
+            return func(self, *args, **kwargs)
+    return call
+
+
+#: The methods of a locked handle class that run under its lock: its
+#: public methods and properties and these.
+_LOCKED_SPECIAL = ("__next__", "__len__", "__repr__", "__str__", "__eq__",
+                   "__getitem__", "__iter__", "__contains__")
+
+
 class Handle:
     """An owned C handle, released by :meth:`close`, on leaving a ``with``
     block, or when the object is garbage-collected.
+
+    Sharing between threads: in a class that sets ``_thread_safe``, every
+    public method and property holds the lock of the object's family (the
+    object and those that read from it) for its call, ``close`` included:
+    a call from one thread waits while another thread uses or closes the
+    object, and a closed object raises ValueError; never a crash. A
+    search works on its own copy of its graph (``tessel.search``), so the
+    graph may be changed or closed while it runs.
+
+    Copies: ``copy.copy`` and ``copy.deepcopy`` raise TypeError unless the
+    class defines a real copy (``tessel.Graph``: an independent graph
+    through the C API); pickling likewise.
 
     Subclasses set ``_ctype`` (the pointer type of tessel._lib), store the
     handle in ``_handle`` and define ``_release(handle)``. Objects that
@@ -41,6 +89,44 @@ class Handle:
     #: The object this one reads from and keeps alive (None: none).
     _owner: "Optional[Handle]" = None
     _dependents: "Optional[weakref.WeakSet[Handle]]" = None
+
+    #: True: every public method runs under the family's lock.
+    _thread_safe = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls._thread_safe:
+            return
+        for name, value in list(vars(cls).items()):
+            if name.startswith("_") and name not in _LOCKED_SPECIAL:
+                continue
+            if isinstance(value, property):
+                setattr(cls, name, property(
+                    _locked(value.fget) if value.fget else None,
+                    _locked(value.fset) if value.fset else None,
+                    value.fdel, value.__doc__))
+            elif callable(value) and not isinstance(
+                    value, (staticmethod, classmethod, type)):
+                setattr(cls, name, _locked(value))
+
+    def _guard(self) -> Any:
+        """The family's lock (a context manager), for a call that uses
+        this object's C handle outside its own methods."""
+        return _lock_of(self)
+
+    def __copy__(self) -> Any:
+        raise TypeError("a tessel.%s cannot be copied%s"
+                        % (type(self).__name__, self._copy_hint()))
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self.__copy__()
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError("a tessel.%s cannot be pickled%s"
+                        % (type(self).__name__, self._copy_hint()))
+
+    def _copy_hint(self) -> str:
+        return ""
 
     def _release(self, handle: Any) -> None:
         raise NotImplementedError
@@ -74,7 +160,15 @@ class Handle:
 
     def close(self) -> None:
         """Release the C object now (a no-op the second time). Objects
-        that read from it are closed first."""
+        that read from it are closed first. With ``_thread_safe``, waits
+        for a call of another thread on the object to end."""
+        if self._thread_safe:
+            with _lock_of(self):
+                self._close()
+        else:
+            self._close()
+
+    def _close(self) -> None:
         dependents, self._dependents = self._dependents, None
         if dependents is not None:
             for dependent in list(dependents):
@@ -118,11 +212,13 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def text_arg(value: Any, what: str, none: bool = False) -> Optional[bytes]:
+def text_arg(value: Any, what: str, none: bool = False,
+             utf8: bool = True) -> Optional[bytes]:
     """``value`` (str or bytes) as NUL-terminated UTF-8 for a C string.
 
     TypeError for anything else (None only when ``none``), ValueError for
-    an embedded NUL, which C would silently cut the text at.
+    an embedded NUL, which C would silently cut the text at, and for bytes
+    that are not UTF-8 (unless ``utf8`` is False: a file system path).
     """
     if value is None and none:
         return None
@@ -135,6 +231,11 @@ def text_arg(value: Any, what: str, none: bool = False) -> Optional[bytes]:
                         % (what, _type_name(value)))
     if b"\0" in data:
         raise ValueError("%s contains a NUL character" % what)
+    if utf8 and isinstance(value, bytes):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError("%s is not valid UTF-8: %s" % (what, error)) from None
     return data
 
 
@@ -147,7 +248,7 @@ def path_arg(value: Any, what: str = "path") -> bytes:
                         % (what, _type_name(value))) from None
     if isinstance(value, str):
         value = os.fsencode(value)
-    data = text_arg(value, what)
+    data = text_arg(value, what, utf8=False)
     assert data is not None
     return data
 
@@ -164,6 +265,9 @@ def data_arg(value: Any, what: str) -> bytes:
 
 
 def _integer(value: Any, what: str) -> int:
+    # bool is an int to Python, never a count or a number to libtessel
+    if isinstance(value, bool):
+        raise TypeError("%s must be an integer, not bool" % what)
     try:
         return operator.index(value)
     except TypeError:

@@ -82,6 +82,7 @@ class Graph(Handle):
     """
 
     _ctype = graph_p
+    _thread_safe = True
 
     def __init__(self, devices: int) -> None:
         handle = graph_p()
@@ -108,6 +109,18 @@ class Graph(Handle):
         handle = graph_p()
         check(lib.tessel_graph_dup(ctypes.byref(handle), self._h()))
         return Graph._wrap(handle)
+
+    def __copy__(self) -> "Graph":
+        """``copy.copy`` and ``copy.deepcopy``: an independent Graph, as
+        :meth:`copy` (a graph has no Python parts to share)."""
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> "Graph":
+        return self.copy()
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickled as its placement JSON."""
+        return (Graph.from_json, (self.to_json(),))
 
     # -- constructors -----------------------------------------------------
 

@@ -148,6 +148,8 @@ class _Iterator(Handle):
     """A C iterator over a schedule. It keeps the schedule alive; closing
     the schedule closes it, and it then raises ValueError."""
 
+    _thread_safe = True
+
     _free: Any = None
 
     def __init__(self, schedule: "Schedule", handle: Any) -> None:
@@ -495,6 +497,11 @@ class Schedule(Handle):
     """
 
     _ctype = schedule_p
+    _thread_safe = True
+
+    def _copy_hint(self) -> str:
+        return ("; Schedule.from_json(schedule.to_json()) makes an "
+                "independent one")
 
     def __init__(self, _handle: Any) -> None:
         if type(_handle) is not schedule_p:
@@ -531,20 +538,23 @@ class Schedule(Handle):
     def from_reference_json(cls, placement: Graph,
                             text: Union[str, bytes]) -> "Schedule":
         """Read a schedule saved by the Tessel reference implementation."""
-        graph = _graph_arg(placement, "placement")
+        _graph_arg(placement, "placement")
         data = data_arg(text, "reference JSON")
         handle = schedule_p()
-        check(lib.tessel_schedule_from_reference_json(
-            ctypes.byref(handle), graph, data, len(data)))
+        with placement._guard():
+            check(lib.tessel_schedule_from_reference_json(
+                ctypes.byref(handle), placement._h(), data, len(data)))
         return cls(handle)
 
     @classmethod
     def empty(cls, graph: Graph, micro_batches: int) -> "Schedule":
         """An empty schedule for ``graph``: fill it with :meth:`set_step`."""
         handle = schedule_p()
-        check(lib.tessel_schedule_new(
-            ctypes.byref(handle), _graph_arg(graph, "graph"),
-            int64_arg(micro_batches, "micro_batches")))
+        _graph_arg(graph, "graph")
+        nmicros = int64_arg(micro_batches, "micro_batches")
+        with graph._guard():
+            check(lib.tessel_schedule_new(ctypes.byref(handle), graph._h(),
+                                          nmicros))
         return cls(handle)
 
     def set_step(self, gid: int, micro_batch: int, step: int) -> None:
@@ -786,6 +796,14 @@ def _graph_arg(graph: Any, what: str) -> Any:
     return graph._h()
 
 
+def _snapshot(graph: Any, what: str) -> Graph:
+    """A copy of ``graph`` (a tessel.Graph) for a search to work on: the
+    caller's graph may be changed or closed from another thread while the
+    search runs."""
+    _graph_arg(graph, what)
+    return graph.copy()
+
+
 def _progress_arg(progress: Any, interval: Any) -> float:
     if progress is not None and not callable(progress):
         raise TypeError("progress must be callable or None, not %s"
@@ -839,15 +857,16 @@ def search(graph: Graph, micro_batches: int = 16,
     second: the search is cancelled, waited for and its objects released
     first. ``cancel`` (a :class:`CancelToken`) cancels it from elsewhere.
     """
-    handle = _graph_arg(graph, "graph")
+    _graph_arg(graph, "graph")
     interval = _progress_arg(progress, progress_interval)
     token = _cancel_arg(cancel)
-    with _Options(micro_batches=micro_batches, time_limit=time_limit,
+    with _snapshot(graph, "graph") as snapshot, _Options(micro_batches=micro_batches, time_limit=time_limit,
                   threads=threads, fast=fast, seed=seed,
                   max_period=max_period, minimize_depth=minimize_depth,
                   solver_memory_mb=solver_memory_mb,
                   repetend_micro_batches=repetend_micro_batches,
                   work_limit=work_limit) as options:
+        handle = snapshot._h()
         out = schedule_p()
         holder: Dict[str, Any] = {}
 
@@ -880,10 +899,12 @@ def min_memory(graph: Graph, period: int = 0,
     ``work_limit`` as for :func:`search`. Returns ``(limit, proven)``.
     Ctrl-C and ``cancel`` stop it as they stop :func:`search`.
     """
-    handle = _graph_arg(graph, "graph")
+    _graph_arg(graph, "graph")
     wanted = int64_arg(period, "period")
     token = _cancel_arg(cancel)
-    with _Options(time_limit=time_limit, work_limit=work_limit) as options:
+    with _snapshot(graph, "graph") as snapshot, \
+            _Options(time_limit=time_limit, work_limit=work_limit) as options:
+        handle = snapshot._h()
         out = ctypes.c_int64()
         proven = ctypes.c_int()
 

@@ -248,6 +248,158 @@ def ctrl_c_during_search():
     tessel.search(g)
 
 
+# -- sharing between threads, copies -------------------------------------
+
+def _search_in_thread(g, **kw):
+    import tessel
+    out = {}
+
+    def run():
+        try:
+            out["schedule"] = tessel.search(g, **kw)
+        except Exception as error:  # reported by the case
+            out["error"] = error
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, out
+
+
+@case("value")
+def close_graph_during_search():
+    import tessel
+    g = tessel.Graph.preset("xshape", devices=8, memory=12)
+    thread, out = _search_in_thread(g, micro_batches=64, work_limit=500)
+    time.sleep(0.1)
+    g.close()
+    thread.join()
+    assert "error" not in out, out
+    out["schedule"].validate()
+    assert g.closed
+    return "the search ran on its own copy: makespan %d" % out["schedule"].makespan
+
+
+@case("value")
+def change_graph_during_search():
+    import tessel
+    g = tessel.Graph.preset("xshape", devices=8, memory=12)
+    blocks = g.blocks
+    thread, out = _search_in_thread(g, micro_batches=64, work_limit=500)
+    for i in range(300):
+        g.add_block("extra%d" % i, "forward", 1, 0)
+        g.place("extra%d" % i, [i % 8])
+    thread.join()
+    assert "error" not in out, out
+    s = out["schedule"]
+    s.validate()
+    assert s.graph.blocks == blocks, (s.graph.blocks, blocks)
+    return "the search saw the graph as it was: %d blocks" % s.graph.blocks
+
+
+@case("value")
+def close_schedule_while_iterating():
+    import tessel
+    s = tessel.search(tessel.Graph.preset("vshape", devices=8, memory=16),
+                      micro_batches=64, work_limit=200)
+    errors = []
+
+    def walk():
+        try:
+            for _ in range(20):
+                for d in range(8):
+                    list(s.entries(d))
+                    list(s.actions(d))
+        except ValueError:
+            pass  # closed under it: the documented error
+        except Exception as error:
+            errors.append(error)
+    threads = [threading.Thread(target=walk) for _ in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(0.05)
+    s.close()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    return "closed while three threads iterated: ValueError only"
+
+
+@case("value")
+def copy_graph():
+    import copy
+    import pickle
+    import tessel
+    g = small()
+    blocks = g.blocks
+    copies = [copy.copy(g), copy.deepcopy(g), pickle.loads(pickle.dumps(g))]
+    g.close()
+    for c in copies:
+        assert c.blocks == blocks and not c.closed
+        tessel.search(c, micro_batches=4).validate()
+    return "copy.copy, copy.deepcopy and pickle make independent graphs"
+
+
+@case("TypeError")
+def copy_schedule():
+    import copy
+    copy.copy(schedule())
+
+
+@case("TypeError")
+def deepcopy_schedule():
+    import copy
+    copy.deepcopy(schedule())
+
+
+@case("TypeError")
+def pickle_schedule():
+    import pickle
+    pickle.dumps(schedule())
+
+
+@case("TypeError")
+def copy_iterator():
+    import copy
+    copy.copy(schedule().entries(0))
+
+
+# -- no silent conversion -------------------------------------------------
+
+@case("TypeError")
+def graph_devices_bool():
+    import tessel
+    tessel.Graph(True)
+
+
+@case("TypeError")
+def micro_batches_bool():
+    import tessel
+    tessel.search(small(), micro_batches=True)
+
+
+@case("TypeError")
+def span_bool():
+    small().add_block("x", "forward", True, 0)
+
+
+@case("TypeError")
+def work_limit_bool():
+    import tessel
+    tessel.search(small(), work_limit=True)
+
+
+@case("ValueError")
+def name_bytes_not_utf8():
+    small().add_block(b"\xff", "forward", 1, 0)
+
+
+@case("value")
+def name_bytes_utf8():
+    g = small()
+    gid = g.add_block("caf\u00e9".encode("utf-8"), "forward", 1, 0)
+    assert g.block_name(gid) == "caf\u00e9"
+    return "UTF-8 bytes are a name: %r" % g.block_name(gid)
+
+
 # -- running ------------------------------------------------------------
 
 #: Cases that signal their own process: never in a shared one.
