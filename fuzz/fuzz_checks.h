@@ -1,4 +1,4 @@
-/* The three checks shared by the libFuzzer targets (fuzz/fuzz_*.c) and the
+/* The checks shared by the libFuzzer targets (fuzz/fuzz_*.c) and the
  * plain regression driver (tests/test-fuzz-inputs.c). Public API only.
  *
  * Each check returns 0 when the input behaved (including "rejected with an
@@ -209,6 +209,150 @@ FUZZ_MAYBE_UNUSED static int fuzz_check_graph(const uint8_t *data, size_t size)
 			tessel_options_free(o);
 		}
 	}
+	tessel_graph_free(g);
+	return bad;
+}
+
+/* The whole search on a small placement read from the bytes:
+ *   byte 0: devices (1..8); byte 1: blocks (1..8); byte 2: graph latency
+ *   (0..63 steps, 0 for half the inputs); byte 3: micro-batches (1..8);
+ *   byte 4: options: bit 0 heuristic mode, bits 1-2 the largest k of a
+ *   repetend (1..4), bit 3 inference (forward blocks only), bits 4-7 the
+ *   work budget (1..16 units x 8); byte 5: memory limit (bit 7 clear:
+ *   unlimited; else 0..15 on every device, then per device for bit 6);
+ *   then per block: kind, span (1..16), memory (-3..3), devices (1..4 of
+ *   them, from a start and a stride), and its dependencies: each block
+ *   may wait for any block earlier in a random topological order that is
+ *   not the listed order (so a block often waits for one listed after
+ *   it), with an own latency for some.
+ * The search runs with that work budget and one thread; it must return a
+ * schedule that passes tessel_schedule_validate, whose makespan is at
+ * least LB(N), and whose JSON round trip gives the same text, or one of
+ * the documented errors (EINFEASIBLE, ETIMEOUT, EINVAL, ERANGE,
+ * EUNSUPPORTED): never TESSEL_ERROR, ESOLVER or EVIOLATION. */
+/* Searches of fuzz_check_search that returned a schedule, and that ran
+ * (the rest: refused placements): for a driver's report. */
+FUZZ_MAYBE_UNUSED static long fuzz_search_found, fuzz_search_ran;
+
+FUZZ_MAYBE_UNUSED static int fuzz_check_search(const uint8_t *data, size_t size)
+{
+	struct fuzz_reader r = {data, size, 0};
+	tessel_graph *g = NULL;
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	int bad = 0, rc;
+
+	if (size < 6)
+		return 0;
+	int ndev = 1 + (int)(fuzz_byte(&r) % 8);
+	int nb = 1 + (int)(fuzz_byte(&r) % 8);
+	unsigned lat = fuzz_byte(&r);
+	int64_t n = 1 + (int64_t)(fuzz_byte(&r) % 8);
+	unsigned opt = fuzz_byte(&r);
+	unsigned mem = fuzz_byte(&r);
+	int infer = (opt >> 3) & 1;
+	if ((rc = tessel_graph_new(&g, ndev)) != TESSEL_OK)
+		return fuzz_fail("search", "tessel_graph_new failed", rc);
+	if (lat & 1)
+		(void)tessel_graph_set_latency(g, (int)((lat >> 1) % 64));
+	/* a topological order: topo[i] is the listed block at rank i */
+	int topo[8], rank[8];
+	for (int i = 0; i < nb; i++)
+		topo[i] = i;
+	for (int i = nb - 1; i > 0; i--) {
+		int j = (int)(fuzz_byte(&r) % (unsigned)(i + 1));
+		int t = topo[i];
+		topo[i] = topo[j];
+		topo[j] = t;
+	}
+	for (int i = 0; i < nb; i++)
+		rank[topo[i]] = i;
+	for (int b = 0; b < nb && !bad; b++) {
+		unsigned kind = infer ? 0 : fuzz_byte(&r) % 3;
+		int span = 1 + (int)(fuzz_byte(&r) % 16);
+		int memory = infer ? 0 : (int)(fuzz_byte(&r) % 7) - 3;
+		unsigned dv = fuzz_byte(&r);
+		int count = 1 + (int)(dv % 4), first = (int)((dv >> 2) % (unsigned)ndev);
+		int stride = 1 + (int)((dv >> 5) % 3), devs[4], nd = 0;
+		for (int i = 0; i < count && i < ndev; i++) {
+			int d = (first + i * stride) % ndev, dup = 0;
+			for (int j = 0; j < nd; j++)
+				dup |= devs[j] == d;
+			if (!dup)
+				devs[nd++] = d;
+		}
+		char name[16];
+		snprintf(name, sizeof name, "b%d", b);
+		int gid = -1;
+		if ((rc = tessel_graph_add_block(&gid, g, name, (tessel_kind)kind, span,
+						 memory)) != TESSEL_OK ||
+		    (rc = tessel_graph_place(g, gid, devs, (size_t)nd)) != TESSEL_OK)
+			bad |= fuzz_fail("search", "a valid block was refused", rc);
+	}
+	for (int b = 0; b < nb && !bad; b++) {
+		unsigned mask = fuzz_byte(&r), own = fuzz_byte(&r);
+		for (int a = 0; a < nb; a++) {
+			if (rank[a] >= rank[b] || !((mask >> (a % 8)) & 1))
+				continue;
+			if ((own & 3) == 3)
+				rc = tessel_graph_add_dep_latency(g, a, b, (int)((own >> 2) % 40));
+			else
+				rc = tessel_graph_add_dep(g, a, b);
+			if (rc != TESSEL_OK && rc != TESSEL_EEXISTS)
+				bad |= fuzz_fail("search", "an acyclic dependency was refused", rc);
+		}
+	}
+	if (mem & 0x80) {
+		if (mem & 0x40)
+			for (int d = 0; d < ndev; d++)
+				(void)tessel_graph_set_memory_limit(g, d,
+								    (int64_t)(fuzz_byte(&r) % 16));
+		else
+			(void)tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES,
+							    (int64_t)(mem % 16));
+	}
+	if (!bad && tessel_graph_validate(g) == TESSEL_OK) {
+		if ((rc = tessel_options_new(&o)) != TESSEL_OK)
+			bad |= fuzz_fail("search", "tessel_options_new failed", rc);
+	}
+	if (o) {
+		(void)tessel_options_set(o, TESSEL_OPT_FAST, opt & 1);
+		(void)tessel_options_set(o, TESSEL_OPT_REPETEND_MICRO_BATCHES,
+					 1 + (int64_t)((opt >> 1) % 4));
+		(void)tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, n);
+		(void)tessel_options_set(o, TESSEL_OPT_THREADS, 1);
+		(void)tessel_options_set(o, TESSEL_OPT_WORK_LIMIT,
+					 8 * (1 + (int64_t)(opt >> 4)));
+		rc = tessel_search(&s, g, o);
+		fuzz_search_ran++;
+		if (rc == TESSEL_OK) {
+			int64_t ms = 0, lb = 0;
+			fuzz_search_found++;
+			char *j1 = NULL, *j2 = NULL;
+			tessel_schedule *s2 = NULL;
+			if ((rc = tessel_schedule_validate(s)) != TESSEL_OK)
+				bad |= fuzz_fail("search", "the schedule found does not validate", rc);
+			else if (tessel_graph_lower_bound(&lb, g, n) == TESSEL_OK &&
+				 tessel_schedule_get(&ms, s, TESSEL_SCHED_MAKESPAN) == TESSEL_OK &&
+				 ms < lb)
+				bad |= fuzz_fail("search", "makespan below the lower bound", 0);
+			else if ((rc = tessel_schedule_to_json(&j1, s)) != TESSEL_OK ||
+				 (rc = tessel_schedule_from_json(&s2, j1, strlen(j1))) != TESSEL_OK ||
+				 (rc = tessel_schedule_to_json(&j2, s2)) != TESSEL_OK)
+				bad |= fuzz_fail("search", "the schedule's JSON does not round-trip", rc);
+			else if (strcmp(j1, j2) != 0)
+				bad |= fuzz_fail("search", "the schedule's JSON differs after a round trip", 0);
+			tessel_free(j1);
+			tessel_free(j2);
+			tessel_schedule_free(s2);
+		} else if (rc == TESSEL_ERROR || rc == TESSEL_ESOLVER ||
+			   rc == TESSEL_EVIOLATION || rc == TESSEL_ECANCELLED ||
+			   rc == TESSEL_ENOTFOUND || rc == TESSEL_ECYCLE) {
+			bad |= fuzz_fail("search", "the search failed", rc);
+		}
+	}
+	tessel_schedule_free(s);
+	tessel_options_free(o);
 	tessel_graph_free(g);
 	return bad;
 }

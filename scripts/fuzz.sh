@@ -2,7 +2,7 @@
 # Build the libFuzzer targets of fuzz/ with clang (ASan + UBSan) and run
 # each for SECONDS seconds (default 60), printing libFuzzer's final stats.
 #
-#   sh scripts/fuzz.sh [SECONDS] [TARGET...]     TARGET: placement schedule graph
+#   sh scripts/fuzz.sh [SECONDS] [TARGET...]     TARGET: placement schedule graph search
 #
 # Environment: CC (default clang), FUZZ_BUILD (build and work directory,
 # default ${TMPDIR:-/tmp}/tessel-fuzz), FUZZ_JOBS (targets run at the same
@@ -21,7 +21,7 @@ case ${1:-} in
 ''|*[!0-9]*) ;;
 *) seconds=$1; shift ;;
 esac
-targets=${*:-placement schedule graph}
+targets=${*:-placement schedule graph search}
 cc=${CC:-clang}
 work=${FUZZ_BUILD:-${TMPDIR:-/tmp}/tessel-fuzz}
 jobs=${FUZZ_JOBS:-1}
