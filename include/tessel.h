@@ -460,10 +460,11 @@ typedef enum tessel_option {
  * 10^5 x 16: 11,400); in heuristic mode (TESSEL_OPT_FAST) 0.5 per
  * instance up to 1,000, plus 2 per 1,000. The budget counts from the
  * first schedule of the search (list scheduling, in time about linear in
- * the instances), which is always made, and it does not bound the proof
- * that a period is minimal: the solver's checks below a known period have
- * a work bound of their own, for the model's size (guide: "Work
- * budget"). tessel_min_memory's default is 5,000 units. */
+ * the instances), which is always made. The default budget does not
+ * bound the proof that a period is minimal: the solver's checks below a
+ * known period then have a work bound of their own, for the model's size
+ * (guide: "Work budget"), charged to TESSEL_SCHED_WORK; a budget set
+ * explicitly bounds everything, the proof included. tessel_min_memory's default is 5,000 units. */
 #define TESSEL_WORK_AUTO (-1)
 
 /* TESSEL_OPT_SOLVER_MEMORY_MB caps the memory of each Z3 check in

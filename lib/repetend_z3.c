@@ -782,7 +782,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		return tsl_error(TESSEL_EINFEASIBLE,
 				 "the period cap %lld is below the resource bound %lld",
 				 (long long)hi, (long long)lo);
-	int skipped = solver_skipped(g, bnd, dl, hint != NULL);
+	int skipped = solver_skipped(g, bnd, dl, hint != NULL && opts->work_auto);
 	if (skipped)
 		return skipped;
 	tsl_opts quick = *opts;
@@ -813,12 +813,17 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 	}
 	/* With a repetend known, the checks below its period (the proof that
 	 * it is minimal, or a shorter one) have a work bound of their own,
-	 * TSL_PERIOD_RLIMIT for the model's size, whatever is left of the
-	 * search's budget: the proof does not depend on how much work the
-	 * search was given to improve its schedule. Their work is charged. */
+	 * TSL_PERIOD_RLIMIT for the model's size: under the default budget,
+	 * whatever is left of it (the proof does not depend on how much work
+	 * the search was given to improve its schedule; its work is charged
+	 * but not counted against the budget); under a budget set explicitly,
+	 * within it. */
 	tsl_deadline proof = *dl;
-	proof.work_end = 0;
-	proof.exempt = 1;
+	if (opts->work_auto) {
+		/* an explicit budget bounds everything, the proof included */
+		proof.work_end = 0;
+		proof.exempt = 1;
+	}
 	while (!rc && !(have && lo >= hi)) {
 		int64_t P = first ? lo : lo >= hi ? hi : lo + (hi - lo) / 2;
 		first = 0;

@@ -1,6 +1,9 @@
 /* Z3 context, error handling and bounded checks for both encodings. */
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 #include "solver.h"
@@ -124,6 +127,79 @@ uint64_t tsl_z3_work(tsl_z3 *z)
 	return v;
 }
 
+/* A cancel request reaches a running check through Z3_interrupt, which
+ * only interrupts a check that has begun: one that comes between the
+ * last look at the request and the check's start would be lost, and the
+ * check would run to its bounds. So while a check of a cancellable search
+ * runs, a guard thread interrupts it every few milliseconds once a cancel
+ * is requested. */
+typedef struct check_guard {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done;
+	Z3_context ctx;
+	const tessel_options *src;
+} check_guard;
+
+#define TSL_GUARD_POLL_NS 5000000L /* 5 ms */
+
+static void *guard_run(void *arg)
+{
+	check_guard *g = arg;
+	pthread_mutex_lock(&g->lock);
+	while (!g->done) {
+		if (tsl_options_cancelled(g->src))
+			Z3_interrupt(g->ctx);
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += TSL_GUARD_POLL_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		int rc = pthread_cond_timedwait(&g->cond, &g->lock, &ts);
+		if (rc && rc != ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+/* Start the guard of a check (1), or run without one (0: not
+ * cancellable, or no thread could be made: a cancel then reaches the
+ * check through the watch only). */
+static int guard_start(check_guard *g, pthread_t *tid, tsl_z3 *z)
+{
+	if (!z->opts->src)
+		return 0;
+	memset(g, 0, sizeof *g);
+	g->ctx = z->ctx;
+	g->src = z->opts->src;
+	if (pthread_mutex_init(&g->lock, NULL))
+		return 0;
+	if (pthread_cond_init(&g->cond, NULL)) {
+		pthread_mutex_destroy(&g->lock);
+		return 0;
+	}
+	if (pthread_create(tid, NULL, guard_run, g)) {
+		pthread_cond_destroy(&g->cond);
+		pthread_mutex_destroy(&g->lock);
+		return 0;
+	}
+	return 1;
+}
+
+static void guard_stop(check_guard *g, pthread_t tid)
+{
+	pthread_mutex_lock(&g->lock);
+	g->done = 1;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(tid, NULL);
+	pthread_cond_destroy(&g->cond);
+	pthread_mutex_destroy(&g->lock);
+}
+
 int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		 unsigned n, const Z3_ast *assumptions)
 {
@@ -150,8 +226,13 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		set_uint(z, p, "max_memory", (unsigned)z->opts->solver_memory_mb);
 	Z3_solver_set_params(z->ctx, z->solver, p);
 	Z3_params_dec_ref(z->ctx, p);
+	check_guard guard;
+	pthread_t guard_tid;
+	int guarded = guard_start(&guard, &guard_tid, z);
 	Z3_lbool res = n ? Z3_solver_check_assumptions(z->ctx, z->solver, n, assumptions)
 			 : Z3_solver_check(z->ctx, z->solver);
+	if (guarded)
+		guard_stop(&guard, guard_tid);
 	if (dl && dl->meter) {
 		uint64_t after = tsl_z3_work(z);
 		tsl_charge(dl, after > before ? (int64_t)(after - before) : 0);
