@@ -632,8 +632,12 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 					 ? scaled(rlimit ? rlimit : opts->rlimit_cap, &m)
 					 : 0;
 		/* a budget of all such checks, first set from this one's */
-		if (units_left && *units_left == UINT64_MAX)
+		if (units_left && *units_left == UINT64_MAX) {
 			*units_left = (uint64_t)TSL_PERIOD_CHECKS * units;
+			if (opts->proof_ticks > 0 &&
+			    *units_left > (uint64_t)opts->proof_ticks)
+				*units_left = (uint64_t)opts->proof_ticks;
+		}
 		if (units_left && *units_left < units)
 			units = (unsigned)*units_left;
 		if (guide && guide->period == P && (!units_left || units > 0))
@@ -711,11 +715,11 @@ static int64_t model_terms(const tessel_graph *g, const tsl_bounds *bnd,
 
 /* TESSEL_ETIMEOUT with the reason when the solver is not used on g (a
  * model too large, or one that would take more than half the work or the
- * time left to take in), else TSL_OK. With a repetend known (`proof`),
- * the work of the proof below its period (which the search's budget does
- * not bound) counts as left too. */
+ * time left to take in), else TSL_OK. With a repetend known, `proof`
+ * > 0: the most the proof below its period may spend beside the search's
+ * budget, which counts as left too. */
 static int solver_skipped(const tessel_graph *g, const tsl_bounds *bnd,
-			  const tsl_deadline *dl, int proof)
+			  const tsl_deadline *dl, int64_t proof)
 {
 	int64_t pairs = model_pairs(g, bnd);
 	if (pairs > TSL_Z3_MAX_PAIRS)
@@ -728,7 +732,8 @@ static int solver_skipped(const tessel_graph *g, const tsl_bounds *bnd,
 		/* the checks' bound as scaled() gives it */
 		int64_t size = (int64_t)g->nblocks + pairs;
 		int64_t each = (int64_t)TSL_PERIOD_RLIMIT * (size > 32 ? size : 32) / 32;
-		work += TSL_PERIOD_CHECKS * (each < 200000000 ? each : 200000000);
+		int64_t all = TSL_PERIOD_CHECKS * (each < 200000000 ? each : 200000000);
+		work += all < proof ? all : proof;
 	}
 	if (work < INT64_MAX && cost > work / 2)
 		return tsl_error(TESSEL_ETIMEOUT,
@@ -782,7 +787,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 		return tsl_error(TESSEL_EINFEASIBLE,
 				 "the period cap %lld is below the resource bound %lld",
 				 (long long)hi, (long long)lo);
-	int skipped = solver_skipped(g, bnd, dl, hint != NULL && opts->work_auto);
+	int skipped = solver_skipped(g, bnd, dl, hint ? opts->proof_ticks : 0);
 	if (skipped)
 		return skipped;
 	tsl_opts quick = *opts;
@@ -814,10 +819,10 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 	/* With a repetend known, the checks below its period (the proof that
 	 * it is minimal, or a shorter one) have a work bound of their own,
 	 * TSL_PERIOD_RLIMIT for the model's size: under the default budget,
-	 * whatever is left of it (the proof does not depend on how much work
-	 * the search was given to improve its schedule; its work is charged
-	 * but not counted against the budget); under a budget set explicitly,
-	 * within it. */
+	 * whatever is left of it, up to opts->proof_ticks (the proof does not
+	 * depend on how much of the budget the search spent improving its
+	 * schedule; its work is charged but not counted against the budget);
+	 * under a budget set explicitly, within it. */
 	tsl_deadline proof = *dl;
 	if (opts->work_auto) {
 		/* an explicit budget bounds everything, the proof included */

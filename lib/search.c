@@ -56,6 +56,10 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
  * units: TSL_WORK_PER_INSTANCE / 2 per instance up to TSL_WORK_BASE, plus
  * TSL_WORK_PER_KILO per 1,000 instances; in heuristic mode a fifth of the
  * first and half the second. */
+/* The least work the period proof of a search under the default budget
+ * may spend beside the budget. */
+#define TSL_PROOF_MIN_UNITS 1000
+
 static void auto_budget(tsl_opts *o, const tessel_graph *g)
 {
 	if (!o->work_auto)
@@ -72,6 +76,11 @@ static void auto_budget(tsl_opts *o, const tessel_graph *g)
 			TSL_TICKS_PER_UNIT;
 	if (o->work_ticks < TSL_TICKS_PER_UNIT)
 		o->work_ticks = TSL_TICKS_PER_UNIT;
+	/* the period proof beside it: as much again, at least
+	 * TSL_PROOF_MIN_UNITS */
+	o->proof_ticks = o->work_ticks > TSL_PROOF_MIN_UNITS * TSL_TICKS_PER_UNIT
+				 ? o->work_ticks
+				 : TSL_PROOF_MIN_UNITS * TSL_TICKS_PER_UNIT;
 }
 
 /* Candidates are ranked by the makespan of their plain compaction (the

@@ -23,6 +23,9 @@ typedef struct tsl_opts {
 	int max_group;         /* largest k of a repetend of k micro-batches */
 	int64_t work_ticks;    /* the work budget (ticks, budget.h); 0: none */
 	int work_auto;         /* the default budget: it grows with the graph */
+	int64_t proof_ticks;   /* > 0 (default budget only): the most the
+				* solver's checks below a known period may
+				* spend beside the budget (repetend_z3.c) */
 	unsigned rlimit_cap;   /* > 0: every solver check gets at most this
 				* much of Z3's resource count (the searches
 				* of repetends of several micro-batches) */
