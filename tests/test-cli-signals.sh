@@ -104,6 +104,26 @@ else
 	pass "a second SIGINT came after the search had stopped"
 fi
 
+# ------------------------------------------------ while reading the input
+
+# a FIFO nobody writes: tessel waits in reading its placement
+for sig in INT TERM; do
+	rm -f "$TMP/fifo.json"
+	mkfifo "$TMP/fifo.json" || fail "mkfifo"
+	LAST="tessel search fifo.json, SIG$sig while it reads"
+	"$TESSEL" search "$TMP/fifo.json" --output "$TMP/never.json" >"$OUT" 2>"$ERR" &
+	pid=$!
+	sleep 1
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	STATUS=$?
+	if [ "$sig" = INT ]; then expect_status 130; else expect_status 143; fi
+	expect_stderr_has "^tessel: SIG$sig: stopped before the end"
+	[ ! -e "$TMP/never.json" ] && [ ! -e "$TMP/never.json.tmp" ] ||
+		fail "an output file was left"
+done
+pass "SIGINT and SIGTERM while reading the input: 130 and 143, a message"
+
 # ---------------------------------------------------------------- progress
 
 run search --preset vshape --devices 4 --micro-batches 8 --progress --format json

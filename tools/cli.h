@@ -76,6 +76,12 @@ int cli_load_schedule(struct tessel_schedule **out, const char *path);
 /* Print "tessel VERSION" (--version of any command); an exit status. */
 int cli_print_version(void);
 
+/* SIGINT and SIGTERM outside a search (reading and parsing the input,
+ * writing the output): a message, the temporary output file removed, exit
+ * 130 or 143 at once. A search blocks them and stops with its best
+ * schedule instead (cli_search.c). */
+void cli_handle_signals(void);
+
 /* Flush stdout; print the reason and return -1 if it failed. */
 int cli_flush_stdout(void);
 

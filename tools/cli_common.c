@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,35 @@ int cli_flush_stdout(void)
 	return 0;
 }
 
+/* The temporary output file being written, for the signal handler. */
+static char *volatile writing_tmp;
+
+static void on_signal(int signo)
+{
+	static const char intr[] = "tessel: SIGINT: stopped before the end\n";
+	static const char term[] = "tessel: SIGTERM: stopped before the end\n";
+	char *tmp = writing_tmp;
+	ssize_t ignored;
+	if (tmp)
+		unlink(tmp);
+	if (signo == SIGINT)
+		ignored = write(STDERR_FILENO, intr, sizeof intr - 1);
+	else
+		ignored = write(STDERR_FILENO, term, sizeof term - 1);
+	(void)ignored;
+	_exit(128 + signo);
+}
+
+void cli_handle_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static char *temporary_name(const char *path)
 {
 	size_t n = strlen(path);
@@ -240,13 +270,16 @@ int cli_write_output(const char *path, const char *text)
 		cli_error("%s: out of memory", path);
 		return -1;
 	}
+	writing_tmp = tmp;
 	if (write_file(tmp, text) || rename(tmp, path)) {
 		err = errno;
+		writing_tmp = NULL;
 		unlink(tmp);
 		cli_error("cannot write %s: %s", path, strerror(err));
 		free(tmp);
 		return -1;
 	}
+	writing_tmp = NULL;
 	free(tmp);
 	return 0;
 }

@@ -44,8 +44,8 @@ static const char usage_text[] =
 	"--version work after any command. '-' as a file is the standard input\n"
 	"(or, for --output, the standard output).\n"
 	"Exit status: 0 success, 1 no schedule within the limits or invalid\n"
-	"schedule, 2 bad usage or bad input, 130 search interrupted (SIGINT or\n"
-	"SIGTERM; the best schedule so far is still printed).\n";
+	"schedule, 2 bad usage or bad input, 130 interrupted by SIGINT and 143\n"
+	"by SIGTERM (a search still prints its best schedule so far).\n";
 
 static const char presets_usage[] =
 	"Usage: tessel presets\n"
@@ -154,6 +154,7 @@ int main(int argc, char **argv)
 		cli_error("unknown option %s", argv[1]);
 		return usage_error();
 	}
+	cli_handle_signals();
 	cmd = find_command(argv[1]);
 	if (!cmd) {
 		cli_error("unknown command '%s'", argv[1]);
