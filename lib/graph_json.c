@@ -540,19 +540,23 @@ static int read_placement(void *out, const json_t *root)
 	return tsl_graph_from_jansson(out, root);
 }
 
+/* A placement of more blocks than a graph may hold is refused before it
+ * is parsed. */
+static const tsl_json_limit blocks_limit = {"blocks", TESSEL_MAX_BLOCKS, "blocks"};
+
 TESSEL_API int tessel_graph_from_json(tessel_graph **out, const char *text,
 				      size_t length)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	return tsl_json_read_text(out, text, length, read_placement);
+	return tsl_json_read_text(out, text, length, read_placement, &blocks_limit);
 }
 
 TESSEL_API int tessel_graph_from_file(tessel_graph **out, const char *path)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	return tsl_json_read_file(out, path, read_placement);
+	return tsl_json_read_file(out, path, read_placement, &blocks_limit);
 }
 
 /* ------------------------------------------------------------------------ */

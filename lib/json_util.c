@@ -181,7 +181,10 @@ static int read_file(tsl_buf *b, const char *path)
 	return TSL_OK;
 }
 
-int tsl_json_load_file(json_t **out, const char *path)
+static int check_limit(const char *text, size_t length,
+		       const tsl_json_limit *limit);
+
+static int load_file(json_t **out, const char *path, const tsl_json_limit *limit)
 {
 	tsl_buf b;
 	char prefix[512];
@@ -191,13 +194,20 @@ int tsl_json_load_file(json_t **out, const char *path)
 	tsl_buf_init(&b);
 	int rc = read_file(&b, path);
 	if (!rc) {
-		rc = load(out, b.data ? b.data : "", b.len);
+		rc = b.data ? check_limit(b.data, b.len, limit) : TSL_OK;
+		if (!rc)
+			rc = load(out, b.data ? b.data : "", b.len);
 		snprintf(prefix, sizeof prefix, "%s: ", path);
 		if (rc)
 			tsl_json_error_prefix(rc, prefix);
 	}
 	tsl_buf_release(&b);
 	return rc;
+}
+
+int tsl_json_load_file(json_t **out, const char *path)
+{
+	return load_file(out, path, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -398,11 +408,113 @@ int tsl_json_member_range(long long *begin, long long *end, int *given,
 	return rc;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The size scan                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* The end of the JSON string whose opening quote is at p[0]: the index
+ * after its closing quote, or n when the text ends first. */
+static size_t skip_string(const char *p, size_t i, size_t n)
+{
+	for (i++; i < n; i++) {
+		if (p[i] == '\\')
+			i++;
+		else if (p[i] == '"')
+			return i + 1;
+	}
+	return n;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The elements of the array that is the value of the top-level member
+ * `key`, counted up to max + 1 without building anything; 0 when the
+ * text has no such array or is not well formed there (the parse then
+ * says why). */
+static size_t scan_member_array(const char *p, size_t n, const char *key,
+				size_t max)
+{
+	size_t klen = strlen(key), i = 0;
+	int depth = 0;
+	while (i < n && is_space(p[i]))
+		i++;
+	if (i >= n || p[i] != '{')
+		return 0;
+	while (i < n) {
+		char c = p[i];
+		if (c == '"') {
+			size_t end = skip_string(p, i, n);
+			int match = depth == 1 && end - i - 2 == klen &&
+				    memcmp(p + i + 1, key, klen) == 0;
+			i = end;
+			if (!match)
+				continue;
+			while (i < n && is_space(p[i]))
+				i++;
+			if (i >= n || p[i] != ':')
+				continue; /* a value, not a key */
+			i++;
+			while (i < n && is_space(p[i]))
+				i++;
+			if (i >= n || p[i] != '[')
+				return 0;
+			/* count the array's elements: commas at its depth */
+			size_t count = 0;
+			int d = 0, seen = 0;
+			for (i++; i < n; i++) {
+				c = p[i];
+				if (c == '"') {
+					i = skip_string(p, i, n) - 1;
+					seen = 1;
+				} else if (c == '[' || c == '{') {
+					d++;
+					seen = 1;
+				} else if (c == ']' || c == '}') {
+					if (d == 0)
+						return seen ? count + 1 : 0;
+					d--;
+				} else if (c == ',' && d == 0) {
+					if (++count > max)
+						return count;
+				} else if (!is_space(c)) {
+					seen = 1;
+				}
+			}
+			return 0;
+		}
+		if (c == '{' || c == '[')
+			depth++;
+		else if (c == '}' || c == ']')
+			depth--;
+		i++;
+	}
+	return 0;
+}
+
+static int check_limit(const char *text, size_t length,
+		       const tsl_json_limit *limit)
+{
+	if (!limit || !limit->member)
+		return TSL_OK;
+	size_t count = scan_member_array(text, length, limit->member, limit->max);
+	if (count > limit->max)
+		return tsl_error(TESSEL_ERANGE,
+				 "\"%s\" has more than %zu %s (found before parsing the rest)",
+				 limit->member, limit->max, limit->what);
+	return TSL_OK;
+}
+
 int tsl_json_read_text(void *out, const char *text, size_t length,
-		       tsl_json_reader read)
+		       tsl_json_reader read, const tsl_json_limit *limit)
 {
 	json_t *root;
-	int rc = tsl_json_load_text(&root, text, length);
+	int rc = text ? check_limit(text, length, limit) : TSL_OK;
+	if (rc)
+		return rc;
+	rc = tsl_json_load_text(&root, text, length);
 
 	if (rc)
 		return rc;
@@ -411,11 +523,12 @@ int tsl_json_read_text(void *out, const char *text, size_t length,
 	return rc;
 }
 
-int tsl_json_read_file(void *out, const char *path, tsl_json_reader read)
+int tsl_json_read_file(void *out, const char *path, tsl_json_reader read,
+		       const tsl_json_limit *limit)
 {
 	char prefix[512];
 	json_t *root;
-	int rc = tsl_json_load_file(&root, path);
+	int rc = load_file(&root, path, limit);
 
 	if (rc)
 		return rc;

@@ -77,12 +77,23 @@ int tsl_json_member_range(long long *begin, long long *end, int *given,
  * (a pointer to the pointer the reader sets). */
 typedef int (*tsl_json_reader)(void *out, const json_t *root);
 
-/* The body of a public _from_json: parse, read, release. */
-int tsl_json_read_text(void *out, const char *text, size_t length,
-		       tsl_json_reader read);
+/* A bound on the size of the text's top-level array `member`, checked by
+ * a scan of the text before it is parsed (the parse builds a tree of
+ * several times the text's size): a text over it is refused at once with
+ * TESSEL_ERANGE, "\"MEMBER\" has more than MAX WHAT". */
+typedef struct tsl_json_limit {
+	const char *member; /* NULL: none */
+	size_t max;
+	const char *what;   /* e.g. "blocks" */
+} tsl_json_limit;
 
-/* The body of a public _from_file: load, read, release; every error
- * message starts with "PATH: ". */
-int tsl_json_read_file(void *out, const char *path, tsl_json_reader read);
+/* The body of a public _from_json: (scan,) parse, read, release. */
+int tsl_json_read_text(void *out, const char *text, size_t length,
+		       tsl_json_reader read, const tsl_json_limit *limit);
+
+/* The body of a public _from_file: load, (scan,) parse, read, release;
+ * every error message starts with "PATH: ". */
+int tsl_json_read_file(void *out, const char *path, tsl_json_reader read,
+		       const tsl_json_limit *limit);
 
 #endif

@@ -653,7 +653,7 @@ TESSEL_API int tessel_schedule_from_json(tessel_schedule **out,
 {
 	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	return tsl_json_read_text(out, text, length, read_schedule);
+	return tsl_json_read_text(out, text, length, read_schedule, NULL);
 }
 
 TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
@@ -661,7 +661,7 @@ TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
 {
 	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	return tsl_json_read_file(out, path, read_schedule);
+	return tsl_json_read_file(out, path, read_schedule, NULL);
 }
 
 /* ------------------------------------------------------------------------ */

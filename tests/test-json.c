@@ -1318,6 +1318,36 @@ static void test_schedule_too_many_entries(void **state)
 }
 
 /* A schedule found by the search (heuristic mode under valgrind). */
+/* A placement with more blocks than a graph may hold is refused by a scan
+ * of the text, before the parse builds anything; strings with commas,
+ * brackets and escaped quotes do not confuse the count. */
+static void test_placement_too_many_blocks(void **state)
+{
+	(void)state;
+	const char head[] = "{\"devices\": 1, \"note\": \"[,,\\\"]\", \"blocks\": [";
+	size_t n = (size_t)TESSEL_MAX_BLOCKS + 1, each = 3; /* "{}," */
+	size_t len = sizeof head - 1 + n * each + 2;
+	char *text = malloc(len + 1);
+	assert_non_null(text);
+	memcpy(text, head, sizeof head - 1);
+	char *p = text + sizeof head - 1;
+	for (size_t i = 0; i < n; i++, p += each)
+		memcpy(p, "{},", each);
+	memcpy(p - 1, "]}", 2);
+	*(p + 1) = '\0';
+	tessel_graph *g = NULL;
+	th_expect_error(tessel_graph_from_json(&g, text, strlen(text)), TESSEL_ERANGE,
+			"found before parsing");
+	assert_null(g);
+	/* exactly the most: not refused by the scan (the blocks are then
+	 * read, and these empty ones refused for their missing name) */
+	memcpy(text + sizeof head - 1 + (n - 1) * each - 1, "]}", 3);
+	int rc = tessel_graph_from_json(&g, text, strlen(text));
+	assert_int_not_equal(rc, TESSEL_OK);
+	assert_null(strstr(tessel_error_last(), "found before parsing"));
+	free(text);
+}
+
 static void test_searched_round_trip(void **state)
 {
 	(void)state;
@@ -1354,6 +1384,7 @@ int main(void)
 		cmocka_unit_test(test_bad_schedules),
 		cmocka_unit_test(test_schedule_too_many_entries),
 		cmocka_unit_test(test_searched_round_trip),
+		cmocka_unit_test(test_placement_too_many_blocks),
 	};
 	return cmocka_run_group_tests_name("json", tests, NULL, NULL);
 }
