@@ -214,9 +214,14 @@ static void load_starts(tessel_schedule *s, const int64_t *src, size_t count)
 static int justify_right_then_left(tessel_schedule *s, tsl_inst *seq,
 				   size_t count, const tsl_deadline *dl)
 {
-	int rc = sorted_instances(seq, s, NULL, 1);
+	/* each step is a pass over every instance: the limits are looked at
+	 * before each (a cancel ends the round within one pass) */
+	int rc = tsl_deadline_left_ms(dl) > 0 ? sorted_instances(seq, s, NULL, 1)
+					       : TESSEL_ETIMEOUT;
 	if (!rc)
 		rc = tsl_sgs_backward(s, seq, count, dl);
+	if (!rc && tsl_deadline_left_ms(dl) <= 0)
+		rc = TESSEL_ETIMEOUT;
 	if (!rc)
 		rc = sorted_instances(seq, s, NULL, 0);
 	if (!rc)

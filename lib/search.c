@@ -311,6 +311,15 @@ static int consider(const tsl_repetend *rep, void *payload)
 {
 	best *b = payload;
 	tessel_schedule *s;
+	/* stopped (a cancel, the time limit itself) once a schedule exists:
+	 * a repetend found at the stop is not completed, which takes time
+	 * the caller asked back; the schedules so far stand */
+	if (b->first || b->nfin) {
+		if (tsl_options_cancelled(b->opts->src))
+			return tsl_error(TESSEL_ECANCELLED, "the search was cancelled");
+		if (b->end_us && tsl_now_us() >= b->end_us)
+			return tsl_error(TESSEL_ETIMEOUT, "time limit reached");
+	}
 	int64_t t0 = tsl_now_us();
 	if (tsl_repetend_k(rep) == 1 &&
 	    (!b->single_period || rep->period < b->single_period))
@@ -395,6 +404,11 @@ static void *run_job(void *arg)
 	job *j = arg;
 	best *b = j->b;
 	for (int i = j->first; i < b->nfin; i += j->step) {
+		/* cancelled: none (the first one's plain completion stands) */
+		if (tsl_options_cancelled(b->opts->src)) {
+			j->rc[i] = TESSEL_ECANCELLED;
+			continue;
+		}
 		/* past the deadline only the first finalist */
 		if (i > 0 && tsl_deadline_left_ms(b->fin_dl) <= 0)
 			break;
@@ -466,8 +480,8 @@ static int finish(tessel_schedule **out, best *b)
 	int timed_out = 0;
 	for (int i = 0; i < b->nfin; i++) {
 		tessel_schedule *s = result[i];
-		/* a finalist the time limit stopped is left out */
-		if (rcs[i] == TESSEL_ETIMEOUT) {
+		/* a finalist the time limit or a cancel stopped is left out */
+		if (rcs[i] == TESSEL_ETIMEOUT || rcs[i] == TESSEL_ECANCELLED) {
 			timed_out = 1;
 			continue;
 		}
@@ -772,6 +786,12 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	if (!rc && !o->fast && !*done)
 		rc = tsl_repetend_z3(rep, g, bnd, o, b->dl, have_hint ? &hint : NULL,
 				     guide.period ? &guide : NULL, consider, b);
+	/* the solver not used (a model too large for the work or time
+	 * left) is no stop: the phases after it still run, unless the time
+	 * limit itself passed or the search was cancelled */
+	if (rc == TESSEL_ETIMEOUT && have_hint && !tsl_options_cancelled(o->src) &&
+	    !(b->end_us && tsl_now_us() >= b->end_us))
+		rc = TSL_OK;
 	tsl_repetend_release(&hint);
 	tsl_repetend_release(&guide);
 	/* the solver proved its period minimal: so is any candidate's
@@ -827,17 +847,32 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 	tessel_schedule *kept = NULL; /* the heuristic's, when optimal */
 	int done = 0;
 	int rc = find_repetends(b, rep, &kept, &done);
-	rc = settle(b, rc, b->nfin > 0);
+	rc = settle(b, rc, b->nfin > 0 || b->first);
 	if (!rc && !done && b->nfin && !b->stopped) {
 		rc = enter(b, PH_GROUPS);
 		tsl_deadline hdl = heuristic_deadline(b);
 		if (!rc)
 			rc = search_groups(b, b->g, o, &hdl);
-		rc = settle(b, rc, b->nfin > 0);
+		rc = settle(b, rc, b->nfin > 0 || b->first);
 	}
+	/* stopped before any repetend was completed: the first schedule
+	 * stands (search_graph) */
+	if (!rc && b->stopped && !kept && !b->nfin)
+		return tsl_options_cancelled(o->src)
+			       ? tsl_error(TESSEL_ECANCELLED, "the search was cancelled")
+			       : tsl_error(TESSEL_ETIMEOUT, "time limit reached");
 	if (!rc && kept) {
 		*out = kept;
 		kept = NULL;
+	} else if (!rc && b->stopped && b->plain) {
+		/* stopped (a time limit, a cancel, a callback): the best
+		 * candidate's plain completion, made and validated when it was
+		 * found, is the best schedule so far; nothing is completed
+		 * again */
+		*out = b->plain;
+		b->plain = NULL;
+		b->plain_used = 1;
+		(*out)->period_optimal = b->fin[0].rep.optimal;
 	} else if (!rc) {
 		rc = enter(b, PH_COMPACTION);
 		if (!rc || rc == TESSEL_ECANCELLED)
