@@ -95,7 +95,7 @@ if [ "$full" -eq 1 ]; then
 	# the tests' lighter cases, as under valgrind (tests/helpers.c)
 	TESSEL_UNDER_CHECKER=1
 	export TSAN_OPTIONS TESSEL_UNDER_CHECKER
-	run_suite build-tsan --suite threads --suite search
+	run_suite build-tsan --suite threads --suite search --suite python-sanitized
 	unset TSAN_OPTIONS TESSEL_UNDER_CHECKER
 	mark "ThreadSanitizer build and suite"
 fi

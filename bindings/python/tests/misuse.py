@@ -14,7 +14,9 @@ a case that sends a signal keeps one of its own).
     misuse.py --child CASE ... run these cases one after the other in
                                this process
 
-Environment: TESSEL_LIBRARY, PYTHONPATH (as for test_tessel.py).
+Environment: TESSEL_LIBRARY, PYTHONPATH (as for test_tessel.py);
+TESSEL_PRELOAD: LD_PRELOAD of the case processes (a sanitizer's runtime,
+for a library built with it).
 """
 
 import os
@@ -474,6 +476,10 @@ def command(names):
 def run(names):
     import subprocess
     env = dict(os.environ, PYTHONMALLOC="malloc")
+    # a sanitizer's runtime for the cases only (TESSEL_PRELOAD): not for
+    # this runner, which may have been started through a shell wrapper
+    if os.environ.get("TESSEL_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["TESSEL_PRELOAD"]
     start = time.monotonic()
     proc = subprocess.run(command(names), env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, timeout=600)
