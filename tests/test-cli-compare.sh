@@ -39,6 +39,29 @@ printf '{"f0": 5}\n' > "$dir/d.json"
 slow=$("$T" compare "$dir/zb.json" -n 4 --fast --durations "$dir/d.json" | awk '/^tessel / { print $2 }')
 fast=$("$T" compare "$dir/zb.json" -n 4 --fast | awk '/^tessel / { print $2 }')
 awk -v a="$slow" -v b="$fast" 'BEGIN { exit !(a > b) }' || fail "durations ignored ($slow <= $fast)"
+# latency and uneven stages: the published 1F1B order is replayed with the
+# placement's own spans (stage 1 twice as slow) and latency, so it is
+# never shorter than LB(N) nor than its own replay by hand: 1F1B on two
+# stages of 1 and 2 steps each way, latency 2: the last stage bounds it
+cat > "$dir/lat.json" <<'JSON'
+{"devices": 2, "memory_limit": 2, "latency": 2, "blocks": [
+ {"name": "f0", "kind": "forward", "span": 1, "memory": 1, "devices": [0], "stage": 0},
+ {"name": "f1", "kind": "forward", "span": 2, "memory": 1, "devices": [1], "after": ["f0"], "stage": 1},
+ {"name": "b1", "kind": "backward", "span": 2, "memory": -1, "devices": [1], "after": ["f1"], "stage": 1},
+ {"name": "b0", "kind": "backward", "span": 1, "memory": -1, "devices": [0], "after": ["b1"], "stage": 0}]}
+JSON
+out=$("$T" compare "$dir/lat.json" -n 8 --fast) || fail "compare lat.json exited $?"
+printf '%s\n' "$out"
+pub=$(printf '%s\n' "$out" | awk '/^1f1b \(published\)/ { print $3 }')
+tm=$(printf '%s\n' "$out" | awk '/^tessel / { print $2 }')
+[ -n "$pub" ] || fail "no 1f1b (published) row with latency and uneven stages"
+# stage 1 alone: 8 x (2 + 2) = 32 steps, plus f0 and its latency before the
+# first f1 (3) and the latency and b0 after the last b1 (3): at least 38
+awk -v p="$pub" 'BEGIN { exit !(p >= 38) }' || fail "published 1f1b $pub < 38: spans or latency ignored"
+awk -v p="$pub" -v t="$tm" 'BEGIN { exit !(t <= p) }' || fail "tessel $tm longer than published 1f1b $pub"
+# a placement no family has: said so
+out=$("$T" compare mshape -n 8 --fast) || fail "compare mshape exited $?"
+printf '%s\n' "$out" | grep -q '^# no published family' || fail "no note for a placement without a family"
 # bad usage
 "$T" compare >/dev/null 2>&1; [ $? -eq 2 ] || fail "no placement: not 2"
 "$T" compare nosuch >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown preset: not 2"

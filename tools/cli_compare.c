@@ -13,10 +13,10 @@
  *     number of micro-batches in flight is bounded by memory;
  * each executed greedily, as early as possible (an entry starts as soon as
  * its dependencies have arrived and all its devices are free). Where the
- * placement is exactly the placement of a published family of
+ * placement has the blocks, devices and dependencies of a published family of
  * tools/published.c (GPipe, 1F1B, ZB-H1, interleaved 1F1B with 2 .. 4
- * chunks, Chimera, for the placement's devices, micro-batches and spans), that
- * family's published order is added as well. Every schedule, libtessel's
+ * chunks, Chimera), that family's published order is added as well, run on
+ * the placement itself: its spans stage by stage and its latency. Every schedule, libtessel's
  * included, is then replayed by tessel_simulate with the same durations
  * and latency.
  */
@@ -438,14 +438,15 @@ static int int_cmp(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-/* 1 when graphs a and b have the same blocks (kind, span, memory,
- * devices, dependencies, gid by gid). */
+/* 1 when graphs a and b have the same blocks (kind, memory, devices,
+ * dependencies, gid by gid); spans and latencies may differ: a family's
+ * order is replayed with the placement's own. */
 static int same_structure(const struct flat *a, const struct flat *b)
 {
 	if (a->nb != b->nb || a->D != b->D)
 		return 0;
 	for (int k = 0; k < a->nb; k++) {
-		if (a->kind[k] != b->kind[k] || a->span[k] != b->span[k] ||
+		if (a->kind[k] != b->kind[k] ||
 		    a->mem[k] != b->mem[k] || a->ndev[k] != b->ndev[k] ||
 		    a->ndeps[k] != b->ndeps[k])
 			return 0;
@@ -472,7 +473,7 @@ static int first_span(const struct flat *f, int kind)
 
 /* Add a row for each published family whose placement is this one. */
 static size_t published_rows(struct row *rows, size_t max,
-			     const struct flat *f)
+			     const struct flat *f, const tessel_graph *g)
 {
 	static const struct { pub_family fam; int chunks; } fams[] = {
 		{PUB_GPIPE, 0}, {PUB_1F1B, 0}, {PUB_ZB_H1, 0},
@@ -501,6 +502,20 @@ static size_t published_rows(struct row *rows, size_t max,
 		int match = flat_build(&pf, o->graph, f->N) == TESSEL_OK &&
 			    same_structure(&pf, f);
 		flat_free(&pf);
+		/* the order on the placement itself: its spans, stage by
+		 * stage, and its latencies (without its memory limits: the
+		 * published schedule is shown under its own peak) */
+		tessel_graph *own = NULL;
+		if (match && tessel_graph_dup(&own, g) == TESSEL_OK &&
+		    tessel_graph_set_memory_limit(own, TESSEL_ALL_DEVICES,
+						  TESSEL_UNLIMITED) == TESSEL_OK) {
+			tessel_graph_free(o->graph);
+			o->graph = own;
+			own = NULL;
+		} else {
+			match = 0;
+		}
+		tessel_graph_free(own);
 		if (match) {
 			struct row *r = &rows[n++];
 			memset(r, 0, sizeof *r);
@@ -722,7 +737,8 @@ int cli_compare(int argc, char **argv)
 	}
 	greedy_row(&rows[nrows++], g, &f, POLICY_GPIPE);
 	greedy_row(&rows[nrows++], g, &f, POLICY_1F1B);
-	nrows += published_rows(&rows[nrows], 12 - nrows, &f);
+	size_t npub = published_rows(&rows[nrows], 12 - nrows, &f, g);
+	nrows += npub;
 	for (size_t i = 0; i < nrows; i++)
 		simulate_row(&rows[i], dur, count, a.latency, f.D);
 
@@ -737,7 +753,7 @@ int cli_compare(int argc, char **argv)
 		else
 			printf(" %lld", (long long)f.limit[d]);
 	}
-	printf("%s; durations %s; latency %g\n", same ? " per device" : "",
+	printf("%s; durations %s; extra latency %g\n", same ? " per device" : "",
 	       a.durations ? a.durations : "the placement's", a.latency);
 	printf("%-24s %10s %9s %8s  %s\n", "schedule", "makespan", "bubble %",
 	       "speedup", "peak memory per device");
@@ -776,6 +792,10 @@ int cli_compare(int argc, char **argv)
 		}
 		printf("%s\n", over ? "  (over the limit)" : "");
 	}
+	if (npub == 0)
+		printf("# no published family (GPipe, 1F1B, ZB-H1, interleaved "
+		       "1F1B, Chimera) has this placement's blocks, devices and "
+		       "dependencies: gpipe and 1f1b above are greedy orders on it\n");
 	if (best_in > 0)
 		printf("# libtessel's speedup over the best baseline within the "
 		       "memory limits: %.2fx\n", best_in / rows[0].makespan);
