@@ -771,6 +771,11 @@ TESSEL_API int tessel_graph_set_memory_limit(tessel_graph *g, int device,
 		return tsl_error(TESSEL_ENOTFOUND,
 				 "memory limit: unknown device %d (devices are 0 .. %d)",
 				 device, g->ndevices - 1);
+	if ((limit < TESSEL_UNLIMITED || limit > (int64_t)1 << 50) &&
+	    device == TESSEL_ALL_DEVICES)
+		return tsl_error(TESSEL_ERANGE,
+				 "memory limit of every device must be -1 (unlimited) .. 2^50, got %lld",
+				 (long long)limit);
 	if (limit < TESSEL_UNLIMITED || limit > (int64_t)1 << 50)
 		return tsl_error(TESSEL_ERANGE,
 				 "memory limit of device %d must be -1 (unlimited) .. 2^50, got %lld",

@@ -1044,7 +1044,7 @@ static const struct row catalogue[] = {
 	C("preset N = 4097", c_preset_n_big, TESSEL_ERANGE, "preset vshape: devices must be 2 .. 4096, got 4097"),
 	C("preset kshape N = 3", c_preset_kshape_odd, TESSEL_EINVAL, "preset kshape needs an even number of devices, got 3"),
 	C("preset infer = 2", c_preset_infer, TESSEL_EINVAL, "infer must be 0 or 1, got 2"),
-	C("preset memory -2", c_preset_memory, TESSEL_ERANGE, "memory limit of device -1 must be -1 (unlimited) .. 2^50, got -2"),
+	C("preset memory -2", c_preset_memory, TESSEL_ERANGE, "memory limit of every device must be -1 (unlimited) .. 2^50, got -2"),
 	C("preset memory too small", c_preset_memory_small, TESSEL_EINFEASIBLE, "device 0: memory limit 0 is below the 1 that one micro-batch needs when block \"f0\" starts"),
 	C("preset NULL out", c_preset_null_out, TESSEL_EINVAL, "out is NULL"),
 	C("preset_info index = count", c_preset_info, TESSEL_ENOTFOUND, "preset index 5 out of range (5 presets)"),

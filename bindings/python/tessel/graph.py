@@ -167,16 +167,33 @@ class Graph(Handle):
     # -- building ---------------------------------------------------------
 
     def add_block(self, name: str, kind: Union[str, int], span: int,
-                  memory: int) -> int:
+                  memory: int, devices: Optional[Iterable[int]] = None,
+                  after: Optional[Iterable[Block]] = None) -> int:
         """Add a block and return its id (gid).
 
         ``kind`` is "forward", "backward" or "weight" (or its number).
+        ``devices``, when given, places it (as :meth:`place`); ``after``
+        names the blocks it waits for (gids or names, as :meth:`add_dep`).
+        Every argument is checked before the block is added.
         """
+        if isinstance(devices, (str, bytes)):
+            raise TypeError("devices must be an iterable of integers, not %s"
+                            % type(devices).__name__)
+        if isinstance(after, (str, bytes)):
+            raise TypeError("after must be an iterable of blocks (gids or "
+                            "names), not %s" % type(after).__name__)
+        ids = None if devices is None else [int_arg(d, "device")
+                                            for d in devices]
+        waits = [] if after is None else [self._gid(b) for b in after]
         gid = ctypes.c_int()
         check(lib.tessel_graph_add_block(
             ctypes.byref(gid), self._h(), text_arg(name, "block name"),
             enum_value(kind, KINDS, "kind"), int_arg(span, "span"),
             int_arg(memory, "memory")))
+        if ids is not None:
+            self.place(gid.value, ids)
+        for before in waits:
+            self.add_dep(before, gid.value)
         return gid.value
 
     def place(self, gid: Block, devices: Iterable[int]) -> None:

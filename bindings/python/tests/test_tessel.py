@@ -134,6 +134,22 @@ class GraphTest(unittest.TestCase):
         self.assertTrue(g.closed)
         g.close()  # twice is fine
 
+    def test_add_block_placed_and_after(self):
+        g = tessel.Graph(2)
+        g.add_block("f0", "forward", 1, 1, devices=[0])
+        f1 = g.add_block("f1", "forward", 2, 1, devices=[1], after=["f0"])
+        g.add_block("b1", "backward", 2, -1, devices=[1], after=[f1])
+        g.add_block("b0", "backward", 1, -1, devices=[0], after=["b1"])
+        self.assertEqual(g.block("b1")["deps"], [f1])
+        self.assertEqual(g.block("f1")["devices"], [1])
+        tessel.search(g, micro_batches=4).validate()
+        # checked before the block is added
+        with self.assertRaises(tessel.NotFoundError):
+            g.add_block("x", "forward", 1, 1, after=["nosuch"])
+        with self.assertRaises(TypeError):
+            g.add_block("x", "forward", 1, 1, devices="01")
+        self.assertEqual(g.blocks, 4)
+
     def test_graph_errors(self):
         g = tessel.Graph(2)
         g.add_block("a", "forward", 1, 1)
