@@ -140,7 +140,7 @@ class GraphTest(unittest.TestCase):
         f1 = g.add_block("f1", "forward", 2, 1, devices=[1], after=["f0"])
         g.add_block("b1", "backward", 2, -1, devices=[1], after=[f1])
         g.add_block("b0", "backward", 1, -1, devices=[0], after=["b1"])
-        self.assertEqual(g.block("b1")["deps"], [f1])
+        self.assertEqual(g.block("b1")["after"], [f1])
         self.assertEqual(g.block("f1")["devices"], [1])
         tessel.search(g, micro_batches=4).validate()
         # checked before the block is added
