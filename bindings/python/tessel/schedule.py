@@ -1,6 +1,7 @@
 """Search, schedules, their entries and action streams, simulation."""
 
 import ctypes
+import fractions
 import queue
 import threading
 import time
@@ -572,8 +573,17 @@ class Schedule(Handle):
 
     @property
     def period(self) -> int:
-        """Steps per micro-batch in the steady state."""
+        """Steps of one repetition of the steady state: P_k, for
+        :attr:`repetend_micro_batches` (k) micro-batches; per micro-batch
+        it is :attr:`period_per_micro_batch` (P_k / k)."""
         return self._get(_S_PERIOD)
+
+    @property
+    def period_per_micro_batch(self) -> "fractions.Fraction":
+        """Steps per micro-batch in the steady state, exactly: P_k / k
+        (a Fraction; equal to :attr:`period` when k is 1)."""
+        k = self.repetend_micro_batches
+        return fractions.Fraction(self.period, k if k > 0 else 1)
 
     @property
     def resource_bound(self) -> int:

@@ -232,6 +232,16 @@ class SearchTest(unittest.TestCase):
             self.assertLessEqual(s.peak_memory(device), 6)
         s.validate()
 
+    def test_period_per_micro_batch(self):
+        import fractions
+        g = tessel.Graph.preset("vshape", devices=4, memory=4)
+        s = tessel.search(g, micro_batches=8, work_limit=200)
+        k = s.repetend_micro_batches
+        self.assertGreaterEqual(k, 1)
+        self.assertEqual(s.period_per_micro_batch,
+                         fractions.Fraction(s.period, k))
+        self.assertIsInstance(s.period_per_micro_batch, fractions.Fraction)
+
     def test_entries_per_device(self):
         s = self.schedule
         total = 0
