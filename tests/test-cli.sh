@@ -409,4 +409,19 @@ expect_stdout_has 'period 4'
 [ ! -e ./- ] || fail "--output - wrote a file named -"
 pass "--output - is the standard output"
 
+# --memory auto: the smallest equal limit that reaches the resource bound
+run search --preset mshape --devices 8 --micro-batches 16 --memory auto --work-limit 2000
+expect_status 0
+expect_stderr_has '^tessel: search: --memory auto: [0-9]* on every device'
+expect_stdout_has '^period 6 (resource bound 6'
+pass "--memory auto"
+# a limit that holds the period above the bound: the text output says so
+run search --preset mshape --devices 8 --micro-batches 16 --memory 6 --fast
+expect_status 0
+expect_stdout_has '^memory: the limits .*hold the period above the resource bound 6'
+run search --preset mshape --devices 8 --micro-batches 16 --memory 6 --fast --format json
+expect_status 0
+grep -q '^memory:' "$OUT" && fail "the memory note in JSON output"
+pass "the memory note of the text output"
+
 echo "all cli tests passed"

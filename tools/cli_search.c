@@ -31,7 +31,9 @@ static const char search_usage[] =
 	"  -p, --preset NAME         built-in placement (see 'tessel presets')\n"
 	"  -d, --devices D           devices of the preset (default 4)\n"
 	"  -m, --memory M            memory limit of every device: an integer\n"
-	"                            >= 0 or 'unlimited' (preset default 6;\n"
+	"                            >= 0, 'unlimited', or 'auto': the smallest\n"
+	"                            equal limit under which the period can\n"
+	"                            reach the resource bound (preset default 6;\n"
 	"                            overrides the limits of PLACEMENT.json)\n"
 	"      --infer               inference variant of the preset\n"
 	"Search:\n"
@@ -144,6 +146,7 @@ struct search_args {
 	int64_t devices;             /* 0: not given */
 	int64_t memory;
 	int memory_given;
+	int memory_auto;             /* --memory auto */
 	int infer;
 	enum output_format format;
 	double step_us;              /* --format trace */
@@ -196,7 +199,14 @@ static int time_limit_option(struct search_args *a, const char *arg)
 static int memory_option(struct search_args *a, const char *arg)
 {
 	a->memory_given = 1;
+	a->memory_auto = 0;
 	if (strcmp(arg, "unlimited") == 0) {
+		a->memory = TESSEL_UNLIMITED;
+		return 0;
+	}
+	if (strcmp(arg, "auto") == 0) {
+		/* found on the placement without limits (auto_memory) */
+		a->memory_auto = 1;
 		a->memory = TESSEL_UNLIMITED;
 		return 0;
 	}
@@ -399,11 +409,84 @@ static int build_preset(tessel_graph **out, const struct search_args *a)
 	return 0;
 }
 
+/* The smallest equal memory limit under which a repetend at the resource
+ * bound exists (tessel_min_memory with its default work budget), or 0
+ * when none was found; *proven when one unit less is impossible. */
+static int64_t smallest_memory(const tessel_graph *g, int *proven,
+			       int64_t work_limit)
+{
+	tessel_options *o = NULL;
+	int64_t limit = 0;
+	*proven = 0;
+	if (tessel_options_new(&o))
+		return 0;
+	if (work_limit)
+		tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, work_limit);
+	if (tessel_min_memory(&limit, proven, g, 0, o))
+		limit = 0;
+	tessel_options_free(o);
+	return limit;
+}
+
+/* --memory auto: that limit on every device. */
+static int auto_memory(tessel_graph *g)
+{
+	int proven = 0;
+	int64_t limit = smallest_memory(g, &proven, 0);
+	if (!limit) {
+		cli_error("--memory auto: no memory limit found under which the "
+			  "period reaches the resource bound: %s", tessel_error_last());
+		return CLI_EXIT_FAIL;
+	}
+	int rc = tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, limit);
+	if (rc)
+		return cli_lib_error(rc, "--memory auto");
+	fprintf(stderr, "tessel: search: --memory auto: %lld on every device (%s)\n",
+		(long long)limit, proven ? "proven the smallest" : "the smallest found");
+	return 0;
+}
+
 /* The placement to schedule; 0, or an exit status with the reason
  * printed. */
 static int load_graph(tessel_graph **out, const struct search_args *a)
 {
-	return a->file ? load_file(out, a) : build_preset(out, a);
+	int status = a->file ? load_file(out, a) : build_preset(out, a);
+	if (!status && a->memory_auto)
+		status = auto_memory(*out);
+	return status;
+}
+
+/* The text output's note when the memory limits hold the period above the
+ * resource bound: the smallest equal limit that reaches it (a short
+ * search of its own), if one is found. */
+static void memory_note(const tessel_schedule *s)
+{
+	const tessel_graph *g = NULL;
+	int64_t period = 0, k = 1, bound = 0, nd = 0, limited = 0;
+	if (tessel_schedule_graph(&g, s) ||
+	    tessel_schedule_get(&period, s, TESSEL_SCHED_PERIOD) ||
+	    tessel_schedule_get(&k, s, TESSEL_SCHED_REPETEND_MICRO_BATCHES) ||
+	    tessel_schedule_get(&bound, s, TESSEL_SCHED_RESOURCE_BOUND) ||
+	    tessel_graph_get(&nd, g, TESSEL_GRAPH_NDEVICES))
+		return;
+	for (int d = 0; d < nd; d++) {
+		int64_t m = 0;
+		if (!tessel_graph_memory_limit(&m, g, d) && m >= 0)
+			limited = 1;
+	}
+	if (!limited || k < 1 || period <= bound * k)
+		return;
+	int proven = 0;
+	int64_t limit = smallest_memory(g, &proven, 1000);
+	if (limit)
+		printf("memory: the limits hold the period above the resource bound "
+		       "%lld; %lld on every device reaches it (--memory %lld, or "
+		       "--memory auto)\n", (long long)bound, (long long)limit,
+		       (long long)limit);
+	else
+		printf("memory: the limits may hold the period above the resource "
+		       "bound %lld (--memory auto searches the smallest limit that "
+		       "reaches it)\n", (long long)bound);
 }
 
 /* Render the schedule and write it where asked; 0 or an exit status. */
@@ -441,6 +524,8 @@ static int emit(const tessel_schedule *s, const struct search_args *a)
 	tessel_free(text);
 	if (rc)
 		return CLI_EXIT_USAGE;
+	if (a->format == FORMAT_TEXT && (!a->output || cli_is_stdin(a->output)))
+		memory_note(s);
 	if (!a->output && cli_flush_stdout())
 		return CLI_EXIT_USAGE;
 	return CLI_EXIT_OK;
