@@ -29,6 +29,7 @@
 #include <tessel.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -242,6 +243,19 @@ public:
 	void add_dep(int before, int after)
 	{
 		detail::check(tessel_graph_add_dep(get(), before, after), "tessel_graph_add_dep");
+	}
+
+	// The same by block names (tessel::Error TESSEL_ENOTFOUND for an
+	// unknown name).
+	void add_dep(const std::string &before, const std::string &after)
+	{
+		add_dep(find(before), find(after));
+	}
+
+	void add_dep_latency(const std::string &before, const std::string &after,
+			     int latency)
+	{
+		add_dep_latency(find(before), find(after), latency);
 	}
 
 	// A dependency with its own latency, in steps.
@@ -541,6 +555,24 @@ struct SearchOptions {
 	// TESSEL_OPT_WORK_LIMIT, work units, 0: none (since 1.2; last, so that
 	// positional initialisers written before it keep their meaning)
 	int64_t work_limit = TESSEL_WORK_AUTO;
+
+	// The time limit as a std::chrono duration, rounded up to whole
+	// milliseconds (as the command line's --time-limit); zero: none.
+	// Negative durations throw tessel::Error (TESSEL_ERANGE) from
+	// tessel::search, as a negative time_limit_ms does.
+	template <class Rep, class Period>
+	SearchOptions &set_time_limit(std::chrono::duration<Rep, Period> d)
+	{
+		time_limit_ms = static_cast<int64_t>(
+			std::chrono::ceil<std::chrono::milliseconds>(d).count());
+		return *this;
+	}
+
+	// The time limit as a duration.
+	std::chrono::milliseconds time_limit() const
+	{
+		return std::chrono::milliseconds(time_limit_ms);
+	}
 };
 
 class Options {

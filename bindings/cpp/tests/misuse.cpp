@@ -482,6 +482,33 @@ int main()
 		(void)small_schedule().block_name(1000);
 	});
 
+	// ------------------------------------------------------------ by name, chrono
+	works("add_dep by block names", [&] {
+		tessel::Graph g(2);
+		g.place(g.add_block("f0", tessel::Kind::Forward, 1, 1), 0);
+		g.place(g.add_block("f1", tessel::Kind::Forward, 1, 1), 1);
+		g.place(g.add_block("b1", tessel::Kind::Backward, 1, -1), 1);
+		g.place(g.add_block("b0", tessel::Kind::Backward, 1, -1), 0);
+		g.add_dep("f0", "f1");
+		g.add_dep("f1", "b1");
+		g.add_dep_latency("b1", "b0", 2);
+		tessel::SearchOptions o;
+		o.micro_batches = 4;
+		tessel::search(g, o).validate();
+	});
+	raises("add_dep with an unknown name", TESSEL_ENOTFOUND, "nosuch", [&] {
+		tessel::Graph g(1);
+		g.place(g.add_block("a", tessel::Kind::Forward, 1, 0), 0);
+		g.add_dep("a", "nosuch");
+	});
+	works("a time limit as a std::chrono duration, rounded up", [&] {
+		tessel::SearchOptions o;
+		o.set_time_limit(std::chrono::microseconds(1500));
+		require(o.time_limit_ms == 2, "1.5 ms rounds up to 2 ms");
+		o.set_time_limit(std::chrono::seconds(3));
+		require(o.time_limit() == std::chrono::milliseconds(3000), "3 s");
+	});
+
 	if (failures) {
 		std::cout << failures << " case(s) failed\n";
 		return 1;
