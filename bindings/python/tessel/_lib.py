@@ -7,7 +7,7 @@ with its argument types and its result type.
 import ctypes
 import ctypes.util
 import os
-from typing import Any, Iterator, List
+from typing import Any, Iterator, List, Optional
 
 from . import _config
 
@@ -220,7 +220,28 @@ def _candidates() -> Iterator[str]:
     found = ctypes.util.find_library("tessel")
     if found:
         yield found
+    # an installation pkg-config knows (a prefix outside the linker's path)
+    libdir = _pkg_config_libdir()
+    if libdir:
+        yield os.path.join(libdir, "libtessel.so.1")
     yield "libtessel.so.1"
+
+
+def _pkg_config_libdir() -> Optional[str]:
+    """libtessel's libdir as pkg-config gives it, or None."""
+    import shutil
+    import subprocess
+    tool = shutil.which("pkg-config")
+    if not tool:
+        return None
+    try:
+        out = subprocess.run([tool, "--variable=libdir", "libtessel"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = out.stdout.decode("utf-8", "replace").strip()
+    return text if out.returncode == 0 and text else None
 
 
 def _declare(handle: Any, name: str) -> None:
@@ -247,8 +268,12 @@ def _load() -> Any:
             errors.append("%s: %s" % (candidate, exc))
     if handle is None:
         raise ImportError(
-            "tessel: cannot load libtessel (set TESSEL_LIBRARY to the path "
-            "of libtessel.so.1): " + "; ".join(errors))
+            "tessel: cannot load libtessel. Either install it (meson setup "
+            "build && meson install -C build; a prefix outside the linker's "
+            "path is found through pkg-config, or reinstall this package "
+            "with pip install ./bindings/python --config-settings "
+            "libtessel=PREFIX/lib/.../libtessel.so.1), or set TESSEL_LIBRARY "
+            "to the path of libtessel.so.1. Tried: " + "; ".join(errors))
     for name in ("tessel_version", "tessel_version_number"):
         _declare(handle, name)
     number = handle.tessel_version_number()
