@@ -3,6 +3,7 @@
  * (tsl_dep_latency): c starts at least span(a) + latency after a starts. */
 #include "bounds.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -269,8 +270,9 @@ static int checked_bounds(tsl_bounds *b, const tessel_graph *g)
 	return rc ? rc : tsl_bounds_compute(b, g);
 }
 
-int tsl_graph_bound_figure(int64_t *out, const tessel_graph *g,
-			   int critical_path)
+/* The resource bound (critical_path 0) or the critical path (1) of a
+ * structurally valid graph (its error otherwise). */
+static int bound_figure(int64_t *out, const tessel_graph *g, int critical_path)
 {
 	tsl_bounds b;
 	int rc = checked_bounds(&b, g);
@@ -279,6 +281,31 @@ int tsl_graph_bound_figure(int64_t *out, const tessel_graph *g,
 	*out = critical_path ? b.critical_path : b.resource_bound;
 	tsl_bounds_release(&b);
 	return TSL_OK;
+}
+
+/* tessel_graph_get is here, not in graph.c, because two of its figures
+ * are bounds: the graph model does not depend on the bounds. */
+TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
+				tessel_graph_attr attr)
+{
+	TSL_CHECK_ARG(out, NULL, "out");
+	TSL_CHECK_ARG(g, NULL, "graph");
+	switch (attr) {
+	case TESSEL_GRAPH_NDEVICES:
+		*out = g->ndevices;
+		return TSL_OK;
+	case TESSEL_GRAPH_NBLOCKS:
+		*out = g->nblocks;
+		return TSL_OK;
+	case TESSEL_GRAPH_LATENCY:
+		*out = g->latency;
+		return TSL_OK;
+	case TESSEL_GRAPH_RESOURCE_BOUND:
+	case TESSEL_GRAPH_CRITICAL_PATH:
+		return bound_figure(out, g,
+				    attr == TESSEL_GRAPH_CRITICAL_PATH);
+	}
+	return tsl_error(TESSEL_EINVAL, "unknown graph attribute %d", (int)attr);
 }
 
 TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
@@ -297,5 +324,36 @@ TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
 		return rc;
 	*out = tsl_bounds_lower(&b, nmicros);
 	tsl_bounds_release(&b);
+	return TSL_OK;
+}
+
+/* Sort key of tsl_bounds_order_by_head. */
+typedef struct head_key {
+	int64_t head;
+	int pos; /* in topological order */
+	int b;
+} head_key;
+
+static int cmp_head(const void *x, const void *y)
+{
+	const head_key *a = x, *b = y;
+	if (a->head != b->head)
+		return a->head < b->head ? -1 : 1;
+	return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+int tsl_bounds_order_by_head(int *order, const tsl_bounds *b)
+{
+	head_key *keys = tsl_calloc((size_t)b->nblocks, sizeof *keys);
+	if (!keys)
+		return tsl_error_nomem();
+	for (int k = 0; k < b->nblocks; k++) {
+		int g = b->topo[k];
+		keys[k] = (head_key){b->head[g], k, g};
+	}
+	qsort(keys, (size_t)b->nblocks, sizeof *keys, cmp_head);
+	for (int k = 0; k < b->nblocks; k++)
+		order[k] = keys[k].b;
+	tsl_free(keys);
 	return TSL_OK;
 }

@@ -74,6 +74,11 @@ void tsl_bounds_release(tsl_bounds *b);
  *   after the last one that takes memory. */
 int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros);
 
+/* The blocks by earliest start (head), ties in topological order: a
+ * topological order, since head grows along every dependency. order:
+ * b->nblocks entries. */
+int tsl_bounds_order_by_head(int *order, const tsl_bounds *b);
+
 /* bounds_memory.c: fill the memory terms (part of tsl_bounds_compute) and
  * free a phase; the memory term of device d for N micro-batches (0 when
  * the device has no limit or none applies). */

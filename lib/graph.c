@@ -1058,29 +1058,6 @@ TESSEL_API int tessel_graph_find(int *out_gid, const tessel_graph *g,
 	return TSL_OK;
 }
 
-TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
-				tessel_graph_attr attr)
-{
-	TSL_CHECK_ARG(out, NULL, "out");
-	CHECK_GRAPH(g);
-	switch (attr) {
-	case TESSEL_GRAPH_NDEVICES:
-		*out = g->ndevices;
-		return TSL_OK;
-	case TESSEL_GRAPH_NBLOCKS:
-		*out = g->nblocks;
-		return TSL_OK;
-	case TESSEL_GRAPH_LATENCY:
-		*out = g->latency;
-		return TSL_OK;
-	case TESSEL_GRAPH_RESOURCE_BOUND:
-	case TESSEL_GRAPH_CRITICAL_PATH:
-		return tsl_graph_bound_figure(out, g,
-					      attr == TESSEL_GRAPH_CRITICAL_PATH);
-	}
-	return tsl_error(TESSEL_EINVAL, "unknown graph attribute %d", (int)attr);
-}
-
 TESSEL_API int tessel_graph_block_get(int64_t *out, const tessel_graph *g,
 				      int gid, tessel_block_attr attr)
 {

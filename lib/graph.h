@@ -49,12 +49,6 @@ int tsl_graph_topo_order(int *order, const tessel_graph *g);
 /* Validation without the memory check (structure only). */
 int tsl_graph_check_structure(const tessel_graph *g);
 
-/* The resource bound (critical_path 0) or the critical path (1) of a
- * structurally valid graph (its error otherwise); bounds.c, so that the
- * graph model does not depend on the bounds. */
-int tsl_graph_bound_figure(int64_t *out, const tessel_graph *g,
-			   int critical_path);
-
 /* The successor index of a graph (compressed rows): the consumers of block
  * b are block[start[b] .. start[b + 1]) in ascending gid, and dep[k] is
  * the index of the dependency in the deps of block[k] (so its latency is

@@ -507,7 +507,7 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 		own_order = tsl_calloc((size_t)n, sizeof *own_order);
 		if (!own_order)
 			return tsl_error_nomem();
-		int rc = tsl_order_by_head(own_order, g, bnd);
+		int rc = tsl_bounds_order_by_head(own_order, bnd);
 		if (rc) {
 			tsl_free(own_order);
 			return rc;

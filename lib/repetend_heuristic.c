@@ -254,17 +254,6 @@ static void make_order(heur *h, int variant, keyed *tmp)
 
 #define NVARIANTS 3
 
-int tsl_order_by_head(int *order, const tessel_graph *g, const tsl_bounds *bnd)
-{
-	heur h = {.g = g, .bnd = bnd, .n = g->nblocks, .order = order};
-	keyed *tmp = tsl_calloc((size_t)h.n, sizeof *tmp);
-	if (!tmp)
-		return tsl_error_nomem();
-	make_order(&h, 1, tmp);
-	tsl_free(tmp);
-	return TSL_OK;
-}
-
 /* Iterative modulo scheduling (after Rau): blocks in order of decreasing
  * height are placed at the first free start within one period after their
  * placed dependencies; when there is none, the block takes a start anyway

@@ -32,8 +32,4 @@ int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 			   const tsl_deadline *dl, const tessel_options *src,
 			   int64_t dfs_budget);
 
-/* The blocks by earliest start (head), topological among equals (head
- * grows along every dependency): order has nblocks entries. */
-int tsl_order_by_head(int *order, const tessel_graph *g, const tsl_bounds *bnd);
-
 #endif
