@@ -1340,7 +1340,12 @@ static void test_placement_too_many_blocks(void **state)
 			"found before parsing");
 	assert_null(g);
 	/* exactly the most: not refused by the scan (the blocks are then
-	 * read, and these empty ones refused for their missing name) */
+	 * read, and these empty ones refused for their missing name); a
+	 * parse of a million objects, not for a slow checker */
+	if (th_under_checker()) {
+		free(text);
+		return;
+	}
 	memcpy(text + sizeof head - 1 + (n - 1) * each - 1, "]}", 3);
 	int rc = tessel_graph_from_json(&g, text, strlen(text));
 	assert_int_not_equal(rc, TESSEL_OK);
