@@ -1035,7 +1035,20 @@ public:
 	int64_t micro_batches() const { return get(TESSEL_SCHED_NMICROS); }
 	int64_t size() const { return get(TESSEL_SCHED_NENTRIES); }
 	int64_t makespan() const { return get(TESSEL_SCHED_MAKESPAN); }
+	// P_k: steps of one repetition of the steady state, which holds
+	// repetend_micro_batches() (k) micro-batches
 	int64_t period() const { return get(TESSEL_SCHED_PERIOD); }
+	// k (0 for an empty schedule)
+	int64_t repetend_micro_batches() const
+	{
+		return get(TESSEL_SCHED_REPETEND_MICRO_BATCHES);
+	}
+	// P_k / k: steps per micro-batch in the steady state
+	double period_per_micro_batch() const
+	{
+		int64_t k = repetend_micro_batches();
+		return static_cast<double>(period()) / static_cast<double>(k > 0 ? k : 1);
+	}
 	int64_t resource_bound() const { return get(TESSEL_SCHED_RESOURCE_BOUND); }
 	bool period_optimal() const { return get(TESSEL_SCHED_PERIOD_OPTIMAL) != 0; }
 	bool makespan_optimal() const { return get(TESSEL_SCHED_MAKESPAN_OPTIMAL) != 0; }

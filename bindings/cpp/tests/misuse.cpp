@@ -501,6 +501,13 @@ int main()
 		g.place(g.add_block("a", tessel::Kind::Forward, 1, 0), 0);
 		g.add_dep("a", "nosuch");
 	});
+	works("the period per micro-batch is P_k / k", [&] {
+		auto s = small_schedule();
+		require(s.repetend_micro_batches() >= 1, "k >= 1");
+		require(s.period_per_micro_batch() * static_cast<double>(s.repetend_micro_batches()) ==
+				static_cast<double>(s.period()),
+			"P_k / k");
+	});
 	works("a time limit as a std::chrono duration, rounded up", [&] {
 		tessel::SearchOptions o;
 		o.set_time_limit(std::chrono::microseconds(1500));
