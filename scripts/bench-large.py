@@ -16,6 +16,11 @@ Each placement is searched with `tessel search --fast` ("fast") and with
 `tessel search --time-limit T` ("limit"), under /usr/bin/time; the schedule
 found is checked with `tessel validate`. One row per search:
   family blocks devices mode seconds peak_rss_kb exit valid makespan
+  search_s overshoot_s
+where seconds is the whole run (reading, searching, writing), search_s the
+search itself (the schedule's "search_seconds") and overshoot_s, for
+"limit", how far the search went past the time limit (negative: it ended
+before it).
 Exit 0 when every search found a valid schedule, 1 otherwise.
 """
 import argparse
@@ -94,7 +99,7 @@ def main():
     work = a.keep or tempfile.mkdtemp(prefix="tessel-large-")
     os.makedirs(work, exist_ok=True)
     print("# family blocks devices mode seconds peak_rss_kb exit valid "
-          "makespan")
+          "makespan search_s overshoot_s")
     sys.stdout.flush()
     bad = 0
     for fam, n, d in cases:
@@ -109,7 +114,7 @@ def main():
             rc, secs, rss, err = run([a.tessel, "search", pl, "-n",
                                       a.micro_batches, "--format", "json",
                                       "-o", out] + extra)
-            valid, span = "no", "-"
+            valid, span, searched = "no", "-", None
             if rc == 0:
                 v = subprocess.run([a.tessel, "validate", out],
                                    stdout=subprocess.PIPE,
@@ -117,7 +122,9 @@ def main():
                 valid = "yes" if v.returncode == 0 else "no"
                 try:
                     with open(out) as f:
-                        span = str(json.load(f).get("nsteps", "-"))
+                        doc = json.load(f)
+                    span = str(doc.get("nsteps", "-"))
+                    searched = doc.get("search_seconds")
                 except (OSError, ValueError):
                     pass
             if valid != "yes":
@@ -125,8 +132,12 @@ def main():
                 msg = err.strip().splitlines()
                 if msg:
                     print("# %s %d %d %s: %s" % (fam, n, d, mode, msg[0]))
-            print("%s %d %d %s %.2f %d %d %s %s" % (fam, n, d, mode, secs,
-                                                   rss, rc, valid, span))
+            over = "-"
+            if searched is not None and mode != "fast":
+                over = "%+.3f" % (searched - float(a.time_limit))
+            print("%s %d %d %s %.2f %d %d %s %s %s %s" % (
+                fam, n, d, mode, secs, rss, rc, valid, span,
+                "-" if searched is None else "%.3f" % searched, over))
             sys.stdout.flush()
             if not a.keep and os.path.exists(out):
                 os.remove(out)
