@@ -21,6 +21,8 @@
 #   at 30b20f7: install 132, build and plain suite 168, valgrind 311,
 #               AddressSanitizer 416, ThreadSanitizer 52; total 1079 s
 #               (a fuzzer shared the machine during the valgrind pass)
+#   at c2f4404: install 116, build and plain suite 134, valgrind 144,
+#               AddressSanitizer 386, ThreadSanitizer 58; total 838 s
 # The plain suite alone, after the build, on 2 idle cores: about 110 s.
 #
 # Under valgrind and the sanitizers the tests run their lighter cases
