@@ -477,7 +477,7 @@ static void memory_note(const tessel_schedule *s)
 	if (!limited || k < 1 || period <= bound * k)
 		return;
 	int proven = 0;
-	int64_t limit = smallest_memory(g, &proven, 1000);
+	int64_t limit = smallest_memory(g, &proven, 300);
 	if (limit)
 		printf("memory: the limits hold the period above the resource bound "
 		       "%lld; %lld on every device reaches it (--memory %lld, or "
