@@ -40,6 +40,48 @@ static int cmp_inst(const void *x, const void *y)
 	return (a->mid > b->mid) - (a->mid < b->mid);
 }
 
+/* Sort a[0..count) by (start, gid, mid) when it is already in (gid, mid)
+ * order: a stable radix sort of the starts (11 bits a pass, as many passes
+ * as their range needs) into tmp and back; qsort when tmp is NULL. Time
+ * linear in count: the completion sorts every candidate's instances. */
+#define RADIX_BITS 11
+static void sort_insts(inst *a, inst *tmp, size_t count)
+{
+	if (!tmp || count < 64) {
+		qsort(a, count, sizeof *a, cmp_inst);
+		return;
+	}
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < count; i++) {
+		lo = a[i].start < lo ? a[i].start : lo;
+		hi = a[i].start > hi ? a[i].start : hi;
+	}
+	uint64_t range = (uint64_t)hi - (uint64_t)lo;
+	size_t cnt[1 << RADIX_BITS];
+	inst *src = a, *dst = tmp;
+	for (int shift = 0; shift < 64 && (shift == 0 || (range >> shift) != 0);
+	     shift += RADIX_BITS) {
+		memset(cnt, 0, sizeof cnt);
+		for (size_t i = 0; i < count; i++)
+			cnt[(((uint64_t)src[i].start - (uint64_t)lo) >> shift) &
+			    ((1u << RADIX_BITS) - 1)]++;
+		size_t sum = 0;
+		for (size_t d = 0; d < (1u << RADIX_BITS); d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < count; i++)
+			dst[cnt[(((uint64_t)src[i].start - (uint64_t)lo) >> shift) &
+				((1u << RADIX_BITS) - 1)]++] = src[i];
+		inst *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, count * sizeof *a);
+}
+
 /* Micro-batch m = i k + j of block b belongs to repetition i + q(j, b),
  * q(j, b) = T[j n + b] / P. The repetitions in which every block of every
  * one of the k copies runs a micro-batch below N form the steady state. */
@@ -102,9 +144,11 @@ static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
 	inst *order = tsl_reallocarray(NULL, count, sizeof *order);
 	if (!order)
 		return tsl_error_nomem();
+	inst *tmp = tsl_reallocarray(NULL, count, sizeof *tmp);
 	size_t i = 0;
-	for (int64_t m = 0; m < s->nmicros; m++)
-		for (int b = 0; b < g->nblocks; b++) {
+	/* in (block, micro-batch) order: the ties of sort_insts */
+	for (int b = 0; b < g->nblocks; b++)
+		for (int64_t m = 0; m < s->nmicros; m++) {
 			int64_t start = tsl_entry_at(s, b, m)->start;
 			order[i].start = rep ? tsl_periodic_start(rep, g->nblocks, b, m)
 				       : by_finish ? -(start + g->blocks[b].span)
@@ -113,11 +157,12 @@ static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
 			order[i].mid = m;
 			i++;
 		}
-	qsort(order, count, sizeof *order, cmp_inst);
+	sort_insts(order, tmp, count);
 	for (i = 0; i < count; i++) {
 		seq[i].gid = order[i].gid;
 		seq[i].mid = order[i].mid;
 	}
+	tsl_free(tmp);
 	tsl_free(order);
 	return TSL_OK;
 }
@@ -315,11 +360,17 @@ static void seq_from_sorted(tsl_inst *seq, const inst *kk, size_t count)
 }
 
 /* seq = the instances by their keys in kk; kk + count keeps them sorted. */
-static void order_by_keys(tsl_inst *seq, inst *kk, size_t count)
+static void order_by_keys(tsl_inst *seq, inst *kk, size_t count, int n)
 {
 	inst *order = kk + count;
-	memcpy(order, kk, count * sizeof *order);
-	qsort(order, count, sizeof *order, cmp_inst);
+	size_t N = count / (size_t)n;
+	/* in (block, micro-batch) order: the ties of sort_insts */
+	for (size_t b = 0, i = 0; b < (size_t)n; b++)
+		for (size_t m = 0; m < N; m++)
+			order[i++] = kk[m * (size_t)n + b];
+	inst *tmp = tsl_reallocarray(NULL, count, sizeof *tmp);
+	sort_insts(order, tmp, count); /* qsort without tmp */
+	tsl_free(tmp);
 	seq_from_sorted(seq, kk, count);
 }
 
@@ -340,7 +391,7 @@ static int perturbed_order(tsl_inst *seq, inst *kk, const tessel_schedule *s,
 			      (int64_t)(next_random(rnd) % (uint64_t)(4 * delay + 1));
 		set_key(kk, g, x, key);
 	}
-	order_by_keys(seq, kk, count);
+	order_by_keys(seq, kk, count, g->nblocks);
 	return TSL_OK;
 }
 
@@ -442,7 +493,7 @@ static int group_order(tsl_inst *seq, inst *kk, const tessel_schedule *s,
 				   (x.mid / k - g0 / k) * P);
 		set_key(kk, g, x, key);
 	}
-	order_by_keys(seq, kk, count);
+	order_by_keys(seq, kk, count, g->nblocks);
 	return TSL_OK;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "complete_list.h"
+#include "complete_vshape.h"
 #include "error.h"
 #include "graph.h"
 #include "util.h"
@@ -484,6 +485,20 @@ int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
 	int64_t best_makespan = INT64_MAX;
 	int rc = best ? TSL_OK : tsl_error_nomem();
 	*found = 0;
+	/* a V pipeline's rounds first (none when the graph is no such
+	 * pipeline) */
+	if (!rc) {
+		int vfound = 0;
+		rc = tsl_vshape_schedule(s, &vfound, dl);
+		if (rc == TESSEL_ETIMEOUT)
+			rc = TSL_OK; /* the rules may still find one */
+		if (!rc && vfound) {
+			best_makespan = tsl_schedule_makespan(s);
+			*found = 1;
+			for (size_t i = 0; i < count; i++)
+				best[i] = s->entries[i].start;
+		}
+	}
 	for (int r = 0; r < TSL_LIST_NRULES && !rc; r++) {
 		if (*found && tsl_deadline_left_ms(dl) <= 0)
 			break;

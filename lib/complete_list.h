@@ -50,7 +50,8 @@ extern const tsl_list_rule tsl_list_rules[TSL_LIST_NRULES];
 int tsl_list_schedule(tessel_schedule *s, const tsl_bounds *bnd,
 		      const tsl_list_rule *rule, const tsl_deadline *dl);
 
-/* tsl_list_schedule with each rule of tsl_list_rules; the shortest
+/* The rounds of a V pipeline (tsl_vshape_schedule, when the graph is
+ * one), then tsl_list_schedule with each rule of tsl_list_rules; the shortest
  * result stays in s (*found 1), or *found 0 when none placed every
  * instance. Stops at dl's end once one was found (its hard end before). */
 int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,

@@ -1,6 +1,7 @@
 /* Completion with latencies and deadlines (white box: links
  * libtessel_internal and calls tsl_complete, tsl_compact, tsl_sgs and
- * tsl_sgs_backward directly). The validator checks devices, memory and
+ * tsl_sgs_backward directly), and builds V pipelines' rounds
+ * (tsl_vshape_schedule). The validator checks devices, memory and
  * dependencies; the latency rule, start(c) >= start(a) + span(a) + latency
  * where c occupies a device a does not, is checked here with its own
  * reading of the graph. Serial generation is compared step for step with
@@ -18,6 +19,7 @@
 #include "complete.h"
 #include "complete_compact.h"
 #include "complete_gaps.h"
+#include "complete_vshape.h"
 #include "complete_window_z3.h"
 #include "helpers.h"
 #include "repetend.h"
@@ -27,6 +29,7 @@
 #include "search.h"
 #include "tessel.h"
 #include "util.h"
+#include "validate.h"
 
 /* ---- the latency rule, read from the graph here ---- */
 
@@ -931,6 +934,105 @@ static void test_gapset_against_model(void **state)
 	free(busy);
 }
 
+/* ---- a V pipeline's rounds (complete_vshape.c) ---- */
+
+/* A V pipeline of p devices as the Zero Bubble authors' V scheduler takes
+ * it: stages 0 .. 2p-1, forward s on device s for s < p and 2p-1-s after,
+ * the backwards back, a weight block after each backward; spans 10, 10, 7
+ * (first stage x1.1, last x1.3 when uneven), memory +5, -3, -2; at most
+ * `room` forwards' memory per device (0: no limit). extra: one more
+ * dependency (w0 also after f1), which no V pipeline has. */
+static tessel_graph *vpipe(int p, int lat, int uneven, int64_t room, int extra)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, p));
+	int S = 2 * p;
+	static const char kinds[] = "fbw";
+	static const int span[] = {10, 10, 7}, mem[] = {5, -3, -2};
+	for (int k = 0; k < 3; k++)
+		for (int s = 0; s < S; s++) {
+			char name[16];
+			int gid = 0, dev = s < p ? s : S - 1 - s;
+			int sp = span[k];
+			if (uneven && s == 0)
+				sp = sp * 11 / 10;
+			if (uneven && s == S - 1)
+				sp = sp * 13 / 10;
+			snprintf(name, sizeof name, "%c%d", kinds[k], s);
+			TH_OK(tessel_graph_add_block(&gid, g, name, (tessel_kind)k, sp, mem[k]));
+			TH_OK(tessel_graph_place(g, gid, &dev, 1));
+		}
+	for (int s = 0; s < S; s++) {
+		if (s > 0)
+			TH_OK(tessel_graph_add_dep(g, s - 1, s));
+		TH_OK(tessel_graph_add_dep(g, s == S - 1 ? s : S + s + 1, S + s));
+		TH_OK(tessel_graph_add_dep(g, S + s, 2 * S + s));
+	}
+	if (extra)
+		TH_OK(tessel_graph_add_dep(g, 1, 2 * S));
+	TH_OK(tessel_graph_set_latency(g, lat));
+	if (room)
+		TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, room * 5));
+	return g;
+}
+
+/* Its rounds on a V pipeline, validated, in any order of blocks; none on
+ * other placements. */
+static void test_vshape_rounds(void **state)
+{
+	(void)state;
+	int checker = th_under_checker();
+	int done = 0;
+	for (int p = 2; p <= (checker ? 4 : 8); p *= 2)
+		for (int lat = 0; lat <= 30; lat += 6)
+			for (int uneven = 0; uneven < 2; uneven++)
+				for (int r = 0; r < 3; r++) {
+					if (checker && (lat % 30 || uneven))
+						continue;
+					int64_t room = r == 0 ? 2 * p : r == 1 ? 3 * p : 0;
+					int64_t N = 2 * p * (1 + r);
+					tessel_graph *g = vpipe(p, lat, uneven, room, 0);
+					tessel_schedule *s = NULL;
+					int found = 0;
+					TH_OK(tsl_schedule_alloc(&s, g, N));
+					TH_OK(tsl_vshape_schedule(s, &found, NULL));
+					assert_int_equal(found, 1);
+					TH_OK(tsl_schedule_check(s, NULL));
+					check_latencies(s);
+					int64_t ms = tsl_schedule_makespan(s);
+					/* each device's work at least */
+					assert_true(ms >= N * 27 * 2);
+					/* the blocks listed backwards: the same */
+					int nb = 6 * p, order[6 * 8];
+					for (int i = 0; i < nb; i++)
+						order[i] = nb - 1 - i;
+					tessel_graph *h = reordered(g, order);
+					tessel_schedule *t = NULL;
+					TH_OK(tsl_schedule_alloc(&t, h, N));
+					TH_OK(tsl_vshape_schedule(t, &found, NULL));
+					assert_int_equal(found, 1);
+					assert_int_equal(tsl_schedule_makespan(t), ms);
+					tessel_schedule_free(t);
+					tessel_graph_free(h);
+					tessel_schedule_free(s);
+					tessel_graph_free(g);
+					done++;
+				}
+	assert_true(done > 0);
+	/* not a V pipeline: an extra dependency, one stage per device, a
+	 * memory limit too small for the rounds */
+	tessel_graph *gs[] = {vpipe(4, 6, 0, 8, 1), pipeline(4, 6, 8), vpipe(4, 6, 0, 1, 0)};
+	for (size_t i = 0; i < sizeof gs / sizeof gs[0]; i++) {
+		tessel_schedule *s = NULL;
+		int found = 1;
+		TH_OK(tsl_schedule_alloc(&s, gs[i], 16));
+		TH_OK(tsl_vshape_schedule(s, &found, NULL));
+		assert_int_equal(found, 0);
+		tessel_schedule_free(s);
+		tessel_graph_free(gs[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -940,6 +1042,7 @@ int main(void)
 		cmocka_unit_test(test_windows_repair),
 		cmocka_unit_test(test_any_block_order),
 		cmocka_unit_test(test_deadline_large),
+		cmocka_unit_test(test_vshape_rounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
