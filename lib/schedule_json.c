@@ -160,6 +160,7 @@ out:
 typedef struct entry_text {
 	char **pre;
 	char **post;
+	size_t *pre_len, *post_len;
 	int n;
 } entry_text;
 
@@ -173,6 +174,8 @@ static void entry_text_release(entry_text *t)
 	}
 	tsl_free(t->pre);
 	tsl_free(t->post);
+	tsl_free(t->pre_len);
+	tsl_free(t->post_len);
 }
 
 static void block_post(tsl_buf *b, const tsl_block *blk)
@@ -195,7 +198,9 @@ static int entry_text_build(entry_text *t, const tessel_graph *g)
 	t->n = g->nblocks;
 	t->pre = tsl_calloc((size_t)t->n, sizeof *t->pre);
 	t->post = tsl_calloc((size_t)t->n, sizeof *t->post);
-	if (!t->pre || !t->post)
+	t->pre_len = tsl_calloc((size_t)t->n, sizeof *t->pre_len);
+	t->post_len = tsl_calloc((size_t)t->n, sizeof *t->post_len);
+	if (!t->pre || !t->post || !t->pre_len || !t->post_len)
 		return tsl_error_nomem();
 	for (int i = 0; i < t->n; i++) {
 		tsl_buf_init(&b);
@@ -207,8 +212,28 @@ static int entry_text_build(entry_text *t, const tessel_graph *g)
 		t->post[i] = tsl_buf_take(&b);
 		if (!t->pre[i] || !t->post[i])
 			return tsl_error_nomem();
+		t->pre_len[i] = strlen(t->pre[i]);
+		t->post_len[i] = strlen(t->post[i]);
 	}
 	return TSL_OK;
+}
+
+/* Decimal text of v at out (room for 21 bytes); its length. */
+static size_t decimal(char *out, long long v)
+{
+	char tmp[24];
+	size_t n = 0, len = 0;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v
+				     : (unsigned long long)v;
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		out[len++] = '-';
+	while (n)
+		out[len++] = tmp[--n];
+	return len;
 }
 
 static void write_header(tsl_buf *b, json_t *head)
@@ -232,12 +257,24 @@ static void write_entries(tsl_buf *b, const entry_text *t,
 	tsl_buf_puts(b, "  \"blocks\": [");
 	for (size_t i = 0; i < n && !b->failed; i++) {
 		const struct tessel_entry *e = order[i];
-		tsl_buf_puts(b, i ? ",\n    " : "\n    ");
-		tsl_buf_puts(b, t->pre[e->gid]);
-		tsl_buf_printf(b, "\"mid\": %lld, \"step\": %lld, ",
-			       (long long)e->mid, (long long)e->start);
-		tsl_buf_puts(b, t->post[e->gid]);
-		tsl_buf_printf(b, "\"%s\"}", phase_names[e->phase]);
+		/* (by hand, not printf: 10^5 blocks x 16 micro-batches are
+		 * 1.6 10^6 entries) */
+		char mid[96];
+		size_t len = 0;
+		tsl_buf_append(b, i ? ",\n    " : "\n    ", i ? 6 : 5);
+		tsl_buf_append(b, t->pre[e->gid], t->pre_len[e->gid]);
+		memcpy(mid, "\"mid\": ", 7);
+		len = 7 + decimal(mid + 7, (long long)e->mid);
+		memcpy(mid + len, ", \"step\": ", 10);
+		len += 10;
+		len += decimal(mid + len, (long long)e->start);
+		memcpy(mid + len, ", ", 2);
+		len += 2;
+		tsl_buf_append(b, mid, len);
+		tsl_buf_append(b, t->post[e->gid], t->post_len[e->gid]);
+		tsl_buf_puts(b, "\"");
+		tsl_buf_puts(b, phase_names[e->phase]);
+		tsl_buf_puts(b, "\"}");
 	}
 	tsl_buf_puts(b, n ? "\n  ]\n}\n" : "]\n}\n");
 }
