@@ -25,7 +25,7 @@
 
 /* The default work budget (auto_budget), in units. */
 #define TSL_WORK_PER_INSTANCE 5 /* halves: 2.5 units per instance */
-#define TSL_WORK_BASE 4500      /* ... up to this */
+#define TSL_WORK_BASE 5000      /* ... up to this */
 #define TSL_WORK_PER_KILO 4     /* and so many per 1,000 instances */
 
 static void resolve_options(tsl_opts *o, const tessel_options *opts)

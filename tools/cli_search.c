@@ -42,7 +42,7 @@ static const char search_usage[] =
 	"                            (about a millisecond each; the same count on\n"
 	"                            every machine, so the same schedule): 0 none,\n"
 	"                            'auto' (the default): 2.5 per instance\n"
-	"                            (blocks x micro-batches) up to 4500, plus 4\n"
+	"                            (blocks x micro-batches) up to 5000, plus 4\n"
 	"                            per 1000 instances\n"
 	"  -t, --time-limit SECONDS  wall-clock cap on top of the work budget\n"
 	"                            (may be fractional; default 0: no limit);\n"
