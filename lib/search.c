@@ -623,6 +623,10 @@ static int search_group(best *b, const tessel_graph *g, const tsl_opts *o,
 		/* each check of the larger model gets a fixed work bound */
 		tsl_opts bounded = *o;
 		bounded.rlimit_cap = TSL_GROUP_RLIMIT;
+		/* and counts against the budget: a group's period has
+		 * nothing to prove (the period proof is the one micro-batch
+		 * repetend's, beside the default budget) */
+		bounded.work_auto = 0;
 		rc = tsl_repetend_z3(&work, gk, &bk, &bounded, hdl, hint,
 				     guide.period ? &guide : NULL, consider, b);
 	}
