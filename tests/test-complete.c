@@ -942,13 +942,14 @@ static void test_gapset_against_model(void **state)
  * (first stage x1.1, last x1.3 when uneven), memory +5, -3, -2; at most
  * `room` forwards' memory per device (0: no limit). extra: one more
  * dependency (w0 also after f1), which no V pipeline has. */
-static tessel_graph *vpipe(int p, int lat, int uneven, int64_t room, int extra)
+static tessel_graph *vpipe_mem(int p, int lat, int uneven, int64_t room,
+			       int extra, const int *mem)
 {
 	tessel_graph *g = NULL;
 	TH_OK(tessel_graph_new(&g, p));
 	int S = 2 * p;
 	static const char kinds[] = "fbw";
-	static const int span[] = {10, 10, 7}, mem[] = {5, -3, -2};
+	static const int span[] = {10, 10, 7};
 	for (int k = 0; k < 3; k++)
 		for (int s = 0; s < S; s++) {
 			char name[16];
@@ -974,6 +975,12 @@ static tessel_graph *vpipe(int p, int lat, int uneven, int64_t room, int extra)
 	if (room)
 		TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, room * 5));
 	return g;
+}
+
+static tessel_graph *vpipe(int p, int lat, int uneven, int64_t room, int extra)
+{
+	static const int mem[] = {5, -3, -2};
+	return vpipe_mem(p, lat, uneven, room, extra, mem);
 }
 
 /* Its rounds on a V pipeline, validated, in any order of blocks; none on
@@ -1019,6 +1026,24 @@ static void test_vshape_rounds(void **state)
 					done++;
 				}
 	assert_true(done > 0);
+	/* many devices and few micro-batches; and unusual memory deltas
+	 * (the backward adds, the forward frees): placed or not, never a
+	 * schedule that breaks a rule */
+	for (int c = 0; c < 2; c++) {
+		int p = c == 0 ? (checker ? 64 : 512) : 4;
+		static const int odd[] = {-1, 4, -3};
+		tessel_graph *g = c == 0 ? vpipe(p, 6, 1, 2 * p, 0)
+					 : vpipe_mem(p, 6, 1, 3, 0, odd);
+		tessel_schedule *s = NULL;
+		int found = 0;
+		TH_OK(tsl_schedule_alloc(&s, g, c == 0 ? 2 : 16));
+		TH_OK(tsl_vshape_schedule(s, &found, NULL));
+		print_message("V pipeline, case %d: %s\n", c, found ? "placed" : "none");
+		if (found)
+			TH_OK(tsl_schedule_check(s, NULL));
+		tessel_schedule_free(s);
+		tessel_graph_free(g);
+	}
 	/* not a V pipeline: an extra dependency, one stage per device, a
 	 * memory limit too small for the rounds */
 	tessel_graph *gs[] = {vpipe(4, 6, 0, 8, 1), pipeline(4, 6, 8), vpipe(4, 6, 0, 1, 0)};
