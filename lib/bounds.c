@@ -238,8 +238,17 @@ int tsl_bounds_compute(tsl_bounds *b, const tessel_graph *g)
 	return rc;
 }
 
+void tsl_bounds_keep_lower(tsl_bounds *b, int64_t nmicros)
+{
+	b->lower_n = 0;
+	b->lower = tsl_bounds_lower(b, nmicros);
+	b->lower_n = nmicros;
+}
+
 int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros)
 {
+	if (b->lower_n > 0 && b->lower_n == nmicros)
+		return b->lower;
 	int64_t lb = b->critical_path;
 	for (int d = 0; d < b->ndevices; d++) {
 		if (b->load[d] == 0)

@@ -52,6 +52,9 @@ typedef struct tsl_bounds {
 	int64_t resource_bound;
 	int64_t critical_path; /* max head + span + tail */
 	int64_t total_span; /* sum of all spans */
+	/* LB(lower_n) once tsl_bounds_keep_lower has run (lower_n 0: none):
+	 * set before any thread reads the bounds */
+	int64_t lower_n, lower;
 } tsl_bounds;
 
 /* Compute the bounds; the graph must be structurally valid. */
@@ -73,6 +76,11 @@ void tsl_bounds_release(tsl_bounds *b);
  *   the memory limit forces before the first block that frees memory and
  *   after the last one that takes memory. */
 int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros);
+
+/* Keep LB(nmicros) in b, so that tsl_bounds_lower(b, nmicros) is one look
+ * (the passes of a search ask for it often; on thousands of devices its
+ * terms take milliseconds). Call it before b is shared between threads. */
+void tsl_bounds_keep_lower(tsl_bounds *b, int64_t nmicros);
 
 /* The blocks by earliest start (head), ties in topological order: a
  * topological order, since head grows along every dependency. order:

@@ -919,6 +919,7 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 	int rc = tsl_bounds_compute(&bnd, g);
 	if (rc)
 		return rc;
+	tsl_bounds_keep_lower(&bnd, o->nmicros);
 	tsl_repetend rep = {0};
 	best b = {.g = g, .bnd = &bnd, .opts = o, .dl = dl, .fin_dl = fin_dl,
 		  .nmicros = o->nmicros, .end_us = dl->hard_us,
