@@ -295,6 +295,17 @@ expect_stdout_has '^# dualpipe, chimera: a micro-batch of the placement is a pai
 expect_stdout_has '^chimera 1-2  *4  *16  *4  *58 '
 pass "bench --suite published: --span-scale, --family, pairs"
 
+# ---------------------------------------------------------------- bench --suite zb
+
+# the peer's V pipelines on 4 devices at 1x memory, where list scheduling
+# alone was longer than the peer: the V rounds keep them at or below it
+run bench --suite zb --fast --match v_p4_m16_mem1x
+expect_status 0
+expect_stdout_has '^v_p4_m16_mem1x_c6_even  *4  *16  *13209 '
+expect_stdout_has ' 0 longer;'
+[ "$(tail -n 1 "$OUT")" = "4 cases, 0 failed" ] || fail "expected '4 cases, 0 failed' last"
+pass "bench --suite zb: V pipelines at 1x memory no longer than the peer"
+
 # ---------------------------------------------------------------- bad usage
 
 refused_usage() {
