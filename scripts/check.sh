@@ -23,6 +23,10 @@
 #               (a fuzzer shared the machine during the valgrind pass)
 #   at c2f4404: install 116, build and plain suite 134, valgrind 144,
 #               AddressSanitizer 386, ThreadSanitizer 58; total 838 s
+#   at 82d1118: install 120, build and plain suite 164, valgrind 137,
+#               AddressSanitizer 428, ThreadSanitizer 65; total 915 s
+#   at beffa5c: install 123, build and plain suite 149, valgrind 173,
+#               AddressSanitizer 453, ThreadSanitizer 58; total 956 s
 # The plain suite alone, after the build, on 2 idle cores: about 110 s.
 #
 # Under valgrind and the sanitizers the tests run their lighter cases
