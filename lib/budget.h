@@ -29,6 +29,9 @@
 #define TSL_SGS_STEPS_PER_TICK 12
 /* a block placed on the circles of a period by list scheduling */
 #define TSL_PLACEMENTS_PER_TICK 8
+/* an arc of a device's circle walked by a query (circle.c): a placement
+ * on a crowded circle walks many */
+#define TSL_ARC_STEPS_PER_TICK 128
 /* a visit of iterative modulo scheduling */
 #define TSL_IMS_VISITS_PER_TICK 4
 /* a heap operation of list scheduling (complete_list.c) */

@@ -225,7 +225,7 @@ void tsl_circles_vacate(tsl_circles *c, const tsl_block *b, int owner,
 /* Least y >= 0 with [x + y, x + y + span) free on the circle, -1 if none
  * below P. */
 static int64_t fit_one(const tsl_circle *cd, int64_t P, int64_t x,
-		       int64_t span)
+		       int64_t span, int64_t *steps)
 {
 	if (cd->n == 0)
 		return 0;
@@ -234,6 +234,7 @@ static int64_t fit_one(const tsl_circle *cd, int64_t P, int64_t x,
 	for (int k = 0; k <= 2 * cd->n; k++) {
 		if (pos >= x + P)
 			return -1;
+		++*steps;
 		tsl_arc a = unroll_next(&u);
 		if (a.start >= pos + span)
 			return pos - x;
@@ -243,7 +244,7 @@ static int64_t fit_one(const tsl_circle *cd, int64_t P, int64_t x,
 	return -1;
 }
 
-int64_t tsl_circles_fit(const tsl_circles *c, const tsl_block *b, int64_t t)
+int64_t tsl_circles_fit(tsl_circles *c, const tsl_block *b, int64_t t)
 {
 	int64_t P = c->P, t0 = t;
 	if (b->span > P)
@@ -252,7 +253,7 @@ int64_t tsl_circles_fit(const tsl_circles *c, const tsl_block *b, int64_t t)
 		moved = 0;
 		for (int k = 0; k < b->ndevices; k++) {
 			int64_t y = fit_one(&c->dev[b->devices[k]], P, mod(t, P),
-					    b->span);
+					    b->span, &c->steps);
 			if (y < 0)
 				return -1;
 			if (y > 0) {
@@ -266,16 +267,16 @@ int64_t tsl_circles_fit(const tsl_circles *c, const tsl_block *b, int64_t t)
 	return t;
 }
 
-int tsl_circles_conflict(const tsl_circles *c, const tsl_block *b, int64_t t)
+int tsl_circles_conflict(tsl_circles *c, const tsl_block *b, int64_t t)
 {
 	int64_t P = c->P, x = mod(t, P);
 	for (int k = 0; k < b->ndevices; k++)
-		if (fit_one(&c->dev[b->devices[k]], P, x, b->span) != 0)
+		if (fit_one(&c->dev[b->devices[k]], P, x, b->span, &c->steps) != 0)
 			return 1;
 	return 0;
 }
 
-int tsl_circle_overlaps(const tsl_circles *c, int d, int64_t t, int64_t span,
+int tsl_circle_overlaps(tsl_circles *c, int d, int64_t t, int64_t span,
 			int *out, int max)
 {
 	const tsl_circle *cd = &c->dev[d];
@@ -285,6 +286,7 @@ int tsl_circle_overlaps(const tsl_circles *c, int d, int64_t t, int64_t span,
 	unroll u = unroll_from(cd, P, first_ending_after(cd, x));
 	int count = 0;
 	for (int k = 0; k < 2 * cd->n; k++) {
+		c->steps++;
 		tsl_arc a = unroll_next(&u);
 		if (a.start >= x + span)
 			break;
@@ -303,12 +305,13 @@ int tsl_circle_overlaps(const tsl_circles *c, int d, int64_t t, int64_t span,
 	return count;
 }
 
-int64_t tsl_circles_next_event(const tsl_circles *c, const tsl_block *b,
+int64_t tsl_circles_next_event(tsl_circles *c, const tsl_block *b,
 			       int64_t t)
 {
 	int64_t P = c->P, x = mod(t, P), best = P;
 	for (int k = 0; k < b->ndevices; k++) {
 		const tsl_circle *cd = &c->dev[b->devices[k]];
+		c->steps += cd->n;
 		for (tsl_circle_pos p = tsl_circle_begin(cd); tsl_circle_valid(cd, p);
 		     p = tsl_circle_step(cd, p)) {
 			const tsl_arc *a = tsl_circle_at(cd, p);

@@ -64,6 +64,9 @@ typedef struct tsl_circles {
 	int64_t P;
 	int ndevices;
 	tsl_circle *dev;
+	/* arcs walked by the queries so far: their cost, for the work count
+	 * (a query on a crowded circle walks many) */
+	int64_t steps;
 } tsl_circles;
 
 /* Allocate empty circles for `ndevices` devices; TESSEL_ENOMEM. */
@@ -82,21 +85,21 @@ void tsl_circles_vacate(tsl_circles *c, const tsl_block *b, int owner,
 
 /* Earliest t' >= t at which block b fits on all its devices, or -1 when it
  * fits nowhere on the circle (no t' in [t, t + P)). */
-int64_t tsl_circles_fit(const tsl_circles *c, const tsl_block *b, int64_t t);
+int64_t tsl_circles_fit(tsl_circles *c, const tsl_block *b, int64_t t);
 
 /* Whether block b at start t overlaps busy time of one of its devices. */
-int tsl_circles_conflict(const tsl_circles *c, const tsl_block *b, int64_t t);
+int tsl_circles_conflict(tsl_circles *c, const tsl_block *b, int64_t t);
 
 /* The owners of the arcs that block b at start t would overlap on device
  * `d`, into out (at most `max`); returns how many were found (it may
  * exceed max: then only max were written). */
-int tsl_circle_overlaps(const tsl_circles *c, int d, int64_t t, int64_t span,
+int tsl_circle_overlaps(tsl_circles *c, int d, int64_t t, int64_t span,
 			int *out, int max);
 
 /* Smallest event after `t` for block b: the least t' > t at which the
  * block's start or its end meets the start or end of an arc on one of its
  * devices (t + P when the circles of its devices are empty). */
-int64_t tsl_circles_next_event(const tsl_circles *c, const tsl_block *b,
+int64_t tsl_circles_next_event(tsl_circles *c, const tsl_block *b,
 			       int64_t t);
 
 /* Free time of device d (P minus its busy time). */

@@ -62,7 +62,7 @@ typedef struct dfs {
 	int nomem;
 } dfs;
 
-static int fits(const dfs *s, const tsl_block *B, int64_t t)
+static int fits(dfs *s, const tsl_block *B, int64_t t)
 {
 	return B->span <= s->P && !tsl_circles_conflict(&s->busy, B, t);
 }

@@ -53,7 +53,16 @@ typedef struct heur {
 	int nomem;           /* an allocation failed */
 	int multi;           /* some block is on several devices */
 	int64_t ims_left;    /* work left for iterative modulo scheduling */
+	int64_t steps_charged; /* of busy.steps */
 } heur;
+
+/* Charge the arcs the circle queries walked since the last charge. */
+static void charge_steps(heur *h)
+{
+	int64_t ticks = (h->busy.steps - h->steps_charged) / TSL_ARC_STEPS_PER_TICK;
+	tsl_charge(h->dl, ticks);
+	h->steps_charged += ticks * TSL_ARC_STEPS_PER_TICK;
+}
 
 /* Past the deadline: its end once a repetend is known, else its hard end
  * (when it has one: finding any repetend may take longer than improving
@@ -193,6 +202,7 @@ static int place_all(heur *h, int multi_first)
 		h->T[b] = t;
 	}
 	tsl_charge(h->dl, placed / TSL_PLACEMENTS_PER_TICK);
+	charge_steps(h);
 	return ok;
 }
 
@@ -425,6 +435,7 @@ static int modulo_schedule_iteratively(heur *h)
 	int64_t given = budget;
 	int ok = ims_attempt(h, &budget);
 	tsl_charge(h->dl, (given - (budget > 0 ? budget : 0)) / TSL_IMS_VISITS_PER_TICK);
+	charge_steps(h);
 	return ok;
 }
 

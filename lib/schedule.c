@@ -86,44 +86,30 @@ static int key_sort(sched_key *a, size_t n)
 /* list[off[d] .. off[d + 1]))                                               */
 /* ------------------------------------------------------------------------ */
 
-typedef struct dev_index {
-	size_t *off;
-	int *list;
-} dev_index;
-
-static void dev_index_release(dev_index *x)
+/* Build s->dev_off / s->dev_list from s->graph. */
+static int dev_index_build(tessel_schedule *s)
 {
-	tsl_free(x->off);
-	tsl_free(x->list);
-	x->off = NULL;
-	x->list = NULL;
-}
-
-static int dev_index_build(dev_index *x, const tessel_graph *g)
-{
+	const tessel_graph *g = s->graph;
 	size_t total = 0;
 	for (int b = 0; b < g->nblocks; b++)
 		total += (size_t)g->blocks[b].ndevices;
-	x->off = tsl_calloc((size_t)g->ndevices + 1, sizeof *x->off);
-	x->list = tsl_reallocarray(NULL, total, sizeof *x->list);
-	if (!x->off || !x->list) {
-		dev_index_release(x);
-		return tsl_error_nomem();
+	s->dev_off = tsl_calloc((size_t)g->ndevices + 1, sizeof *s->dev_off);
+	s->dev_list = tsl_reallocarray(NULL, total ? total : 1,
+				       sizeof *s->dev_list);
+	size_t *fill = tsl_calloc((size_t)g->ndevices + 1, sizeof *fill);
+	if (!s->dev_off || !s->dev_list || !fill) {
+		tsl_free(fill);
+		return tsl_error_nomem(); /* the caller frees s */
 	}
 	for (int b = 0; b < g->nblocks; b++)
 		for (int i = 0; i < g->blocks[b].ndevices; i++)
-			x->off[g->blocks[b].devices[i] + 1]++;
+			s->dev_off[g->blocks[b].devices[i] + 1]++;
 	for (int d = 0; d < g->ndevices; d++)
-		x->off[d + 1] += x->off[d];
-	size_t *fill = tsl_calloc((size_t)g->ndevices, sizeof *fill);
-	if (!fill) {
-		dev_index_release(x);
-		return tsl_error_nomem();
-	}
+		s->dev_off[d + 1] += s->dev_off[d];
 	for (int b = 0; b < g->nblocks; b++) {
 		for (int i = 0; i < g->blocks[b].ndevices; i++) {
 			int d = g->blocks[b].devices[i];
-			x->list[x->off[d] + fill[d]++] = b;
+			s->dev_list[s->dev_off[d] + fill[d]++] = b;
 		}
 	}
 	tsl_free(fill);
@@ -148,16 +134,16 @@ static int sorted_keys(sched_key **out, size_t *count, sched_key *keys,
 /* Placed entries of device d as keys (start, gid * nmicros + mid), sorted.
  * *out: new (tsl_free), *count its length. */
 static int device_keys(sched_key **out, size_t *count,
-		       const tessel_schedule *s, const dev_index *x, int d)
+		       const tessel_schedule *s, int d)
 {
-	size_t nb = x->off[d + 1] - x->off[d];
+	size_t nb = s->dev_off[d + 1] - s->dev_off[d];
 	size_t cap = nb * (size_t)s->nmicros;
 	sched_key *keys = tsl_reallocarray(NULL, cap, sizeof *keys);
 	if (!keys)
 		return tsl_error_nomem();
 	size_t n = 0;
-	for (size_t i = x->off[d]; i < x->off[d + 1]; i++) {
-		int gid = x->list[i];
+	for (size_t i = s->dev_off[d]; i < s->dev_off[d + 1]; i++) {
+		int gid = s->dev_list[i];
 		for (int64_t m = 0; m < s->nmicros; m++) {
 			const struct tessel_entry *e = tsl_entry_at(s, gid, m);
 			if (e->start < 0)
@@ -228,6 +214,11 @@ int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
 		tessel_schedule_free(s);
 		return tsl_error_nomem();
 	}
+	rc = dev_index_build(s);
+	if (rc) {
+		tessel_schedule_free(s);
+		return rc;
+	}
 	s->nmicros = nmicros;
 	for (int64_t m = 0; m < nmicros; m++) {
 		for (int b = 0; b < g->nblocks; b++) {
@@ -292,6 +283,8 @@ TESSEL_API void tessel_schedule_free(tessel_schedule *schedule)
 		return;
 	tessel_graph_free(schedule->graph);
 	tsl_free(schedule->entries);
+	tsl_free(schedule->dev_off);
+	tsl_free(schedule->dev_list);
 	tsl_free(schedule);
 }
 
@@ -364,12 +357,11 @@ static int64_t keys_peak(const sched_key *keys, size_t n,
 	return peak;
 }
 
-static int device_peak(int64_t *out, const tessel_schedule *s,
-		       const dev_index *x, int d)
+static int device_peak(int64_t *out, const tessel_schedule *s, int d)
 {
 	sched_key *keys = NULL;
 	size_t n = 0;
-	int rc = device_keys(&keys, &n, s, x, d);
+	int rc = device_keys(&keys, &n, s, d);
 	if (rc)
 		return rc;
 	*out = keys_peak(keys, n, s);
@@ -396,13 +388,9 @@ int tsl_schedule_check_placed(const tessel_schedule *s, const char *fn)
 
 int tsl_schedule_peaks(int64_t *peaks, const tessel_schedule *s)
 {
-	dev_index x;
-	int rc = dev_index_build(&x, s->graph);
-	if (rc)
-		return rc;
+	int rc = TSL_OK;
 	for (int d = 0; d < s->graph->ndevices && !rc; d++)
-		rc = device_peak(&peaks[d], s, &x, d);
-	dev_index_release(&x);
+		rc = device_peak(&peaks[d], s, d);
 	return rc;
 }
 
@@ -425,13 +413,7 @@ TESSEL_API int tessel_schedule_peak_memory(int64_t *out,
 	int rc = check_device(schedule, device, fn);
 	if (rc)
 		return rc;
-	dev_index x;
-	rc = dev_index_build(&x, schedule->graph);
-	if (rc)
-		return rc;
-	rc = device_peak(out, schedule, &x, device);
-	dev_index_release(&x);
-	return rc;
+	return device_peak(out, schedule, device);
 }
 
 static int figure_resource_bound(int64_t *out, const tessel_schedule *s)
@@ -549,13 +531,7 @@ TESSEL_API int tessel_iter_new(tessel_iter **out,
 	if (device == TESSEL_ALL_DEVICES) {
 		rc = all_keys(&it->keys, &it->count, schedule);
 	} else {
-		dev_index x;
-		rc = dev_index_build(&x, schedule->graph);
-		if (!rc) {
-			rc = device_keys(&it->keys, &it->count, schedule, &x,
-					 device);
-			dev_index_release(&x);
-		}
+		rc = device_keys(&it->keys, &it->count, schedule, device);
 	}
 	if (rc) {
 		tsl_free(it);

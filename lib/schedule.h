@@ -29,6 +29,11 @@ struct tessel_schedule {
 	int64_t search_us;
 	int64_t work;            /* work units the search spent */
 	int64_t rep_k;           /* micro-batches per repetition (0, 1: one) */
+	/* Blocks of each device, built with the schedule (the graph is an
+	 * immutable copy): gids of device d are dev_list[dev_off[d] ..
+	 * dev_off[d + 1]). Per-device queries cost that device's entries. */
+	size_t *dev_off;
+	int *dev_list;
 };
 
 /* Allocate an empty schedule (all entries unplaced) for a copy of g. */

@@ -55,7 +55,7 @@ static void resolve_options(tsl_opts *o, const tessel_options *opts)
 /* The default budget of a search of g (TESSEL_WORK_AUTO, tessel.h), in
  * units: TSL_WORK_PER_INSTANCE / 2 per instance up to TSL_WORK_BASE, plus
  * TSL_WORK_PER_KILO per 1,000 instances; in heuristic mode a fifth of the
- * first and half the second. */
+ * first and a quarter of the second. */
 /* The least work the period proof of a search under the default budget
  * may spend beside the budget. */
 #define TSL_PROOF_MIN_UNITS 1000
@@ -70,7 +70,7 @@ static void auto_budget(tsl_opts *o, const tessel_graph *g)
 	if (o->fast) {
 		first /= 5;
 		base /= 5;
-		per_kilo /= 2;
+		per_kilo /= 4;
 	}
 	o->work_ticks = ((first < base ? first : base) + instances / 1000 * per_kilo) *
 			TSL_TICKS_PER_UNIT;
