@@ -48,13 +48,13 @@ extern "C" {
 /* Version of the header the caller compiled against. Compare with
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
-#define TESSEL_VERSION_MINOR 2
+#define TESSEL_VERSION_MINOR 3
 #define TESSEL_VERSION_PATCH 0
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.2.0"
+#define TESSEL_VERSION_STRING "1.3.0"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -458,7 +458,7 @@ typedef enum tessel_option {
  * units per instance up to 5,000 units, plus 4 per 1,000 instances (8
  * blocks x 16 micro-batches: 320 units; 48 x 32: 3,844; 16 x 128: 5,008;
  * 10^5 x 16: 11,400); in heuristic mode (TESSEL_OPT_FAST) 0.5 per
- * instance up to 1,000, plus 2 per 1,000. The budget counts from the
+ * instance up to 1,000, plus 1 per 1,000. The budget counts from the
  * first schedule of the search (list scheduling, in time about linear in
  * the instances), which is always made. The default budget does not
  * bound the proof that a period is minimal: the solver's checks below a
@@ -882,6 +882,38 @@ TESSEL_API int tessel_schedule_to_trace_json(char **out,
  * text, release with tessel_free. */
 TESSEL_API int tessel_schedule_to_svg(char **out,
 				      const tessel_schedule *schedule);
+
+/* Streamed exports (since 1.3): the same texts as the tessel_schedule_to_*
+ * functions, handed to a writer in pieces as they are made, so that a
+ * large schedule is never held whole in memory. */
+
+/* A writer: called with consecutive pieces of the text (length > 0, not
+ * NUL-terminated, valid only during the call); return 0 to go on, anything
+ * else to stop the export, which then returns TESSEL_EIO. */
+typedef int (*tessel_write_fn)(void *payload, const char *data,
+			       size_t length);
+
+typedef enum tessel_format {
+	TESSEL_FORMAT_TEXT = 0,        /* tessel_schedule_to_text */
+	TESSEL_FORMAT_JSON = 1,        /* tessel_schedule_to_json */
+	TESSEL_FORMAT_ACTIONS = 2,     /* tessel_schedule_to_actions_json */
+	TESSEL_FORMAT_TORCH = 3,       /* tessel_schedule_to_torch_csv, 0 */
+	TESSEL_FORMAT_TORCH_COMMS = 4, /* tessel_schedule_to_torch_csv, 1 */
+	TESSEL_FORMAT_TRACE = 5,       /* tessel_schedule_to_trace_json */
+	TESSEL_FORMAT_SVG = 6          /* tessel_schedule_to_svg */
+} tessel_format;
+
+/* Export `schedule` in `format` through `write` (called with `payload`).
+ * step_us: for TESSEL_FORMAT_TRACE as tessel_schedule_to_trace_json takes
+ * it; 0 for the other formats. The checks of the matching
+ * tessel_schedule_to_* function come first: their errors are returned
+ * before anything is written. TESSEL_EINVAL for an unknown format, a NULL
+ * schedule or writer, or a nonzero step_us outside TESSEL_FORMAT_TRACE;
+ * TESSEL_EIO when `write` stopped the export (some pieces may have been
+ * written: the caller discards them); TESSEL_ENOMEM. Since 1.3. */
+TESSEL_API int tessel_schedule_write(const tessel_schedule *schedule,
+				     tessel_format format, double step_us,
+				     tessel_write_fn write, void *payload);
 
 /* ------------------------------------------------------------------------ */
 /* Simulation with real durations                                             */

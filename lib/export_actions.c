@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "export_actions.h"
 #include "graph.h"
 #include "schedule.h"
 #include "util.h"
@@ -271,12 +272,9 @@ static void put_action(tsl_buf *b, const tessel_graph *g,
 	tsl_buf_puts(b, "}");
 }
 
-TESSEL_API int tessel_schedule_to_actions_json(char **out,
-					       const tessel_schedule *schedule)
+int tsl_write_actions_json(tsl_buf *b, const tessel_schedule *schedule,
+			   const char *fn)
 {
-	static const char fn[] = "tessel_schedule_to_actions_json";
-	TSL_CHECK_ARG(out, fn, "out");
-	*out = NULL;
 	TSL_CHECK_ARG(schedule, fn, "schedule");
 	const tessel_graph *g = schedule->graph;
 	int rc = tsl_schedule_check_placed(schedule, fn);
@@ -284,28 +282,37 @@ TESSEL_API int tessel_schedule_to_actions_json(char **out,
 		rc = tsl_json_check_names(schedule->graph, fn);
 	if (rc)
 		return rc;
-	tsl_buf b;
-	tsl_buf_init(&b);
-	tsl_buf_printf(&b, "{\n  \"format\": \"tessel-actions\",\n"
+	tsl_buf_printf(b, "{\n  \"format\": \"tessel-actions\",\n"
 		       "  \"version\": 1,\n  \"ndevs\": %d,\n"
 		       "  \"nmicros\": %lld,\n  \"devices\": [",
 		       g->ndevices, (long long)schedule->nmicros);
-	for (int d = 0; d < g->ndevices; d++) {
+	for (int d = 0; d < g->ndevices && !b->failed; d++) {
 		tessel_action_iter *it = NULL;
 		rc = action_iter_make(&it, schedule, d, fn);
-		if (rc) {
-			tsl_buf_release(&b);
+		if (rc)
 			return rc;
-		}
-		tsl_buf_printf(&b, "%s\n    {\"device\": %d, \"actions\": [",
+		tsl_buf_printf(b, "%s\n    {\"device\": %d, \"actions\": [",
 			       d ? "," : "", d);
-		for (size_t i = 0; i < it->count; i++) {
-			tsl_buf_puts(&b, i ? ",\n      " : "\n      ");
-			put_action(&b, g, &it->acts[i]);
+		for (size_t i = 0; i < it->count && !b->failed; i++) {
+			tsl_buf_puts(b, i ? ",\n      " : "\n      ");
+			put_action(b, g, &it->acts[i]);
+			tsl_buf_flush_point(b);
 		}
-		tsl_buf_puts(&b, it->count ? "\n    ]}" : "]}");
+		tsl_buf_puts(b, it->count ? "\n    ]}" : "]}");
 		tessel_action_iter_free(it);
 	}
-	tsl_buf_puts(&b, g->ndevices ? "\n  ]\n}\n" : "]\n}\n");
-	return tsl_buf_finish(out, &b, TSL_OK);
+	tsl_buf_puts(b, g->ndevices ? "\n  ]\n}\n" : "]\n}\n");
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_schedule_to_actions_json(char **out,
+					       const tessel_schedule *schedule)
+{
+	static const char fn[] = "tessel_schedule_to_actions_json";
+	TSL_CHECK_ARG(out, fn, "out");
+	*out = NULL;
+	tsl_buf b;
+	tsl_buf_init(&b);
+	int rc = tsl_write_actions_json(&b, schedule, fn);
+	return tsl_buf_finish(out, &b, rc);
 }

@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "export_svg.h"
 #include "export_text.h"
 #include "graph.h"
 #include "schedule.h"
@@ -549,29 +550,38 @@ static int put_row(tsl_buf *b, const svg_layout *l, int d)
 	return rc;
 }
 
+int tsl_write_svg(tsl_buf *b, const tessel_schedule *schedule,
+		  const char *fn)
+{
+	TSL_CHECK_ARG(schedule, fn, "schedule");
+	svg_layout l;
+	layout_init(&l, schedule);
+	int rc = put_header(b, &l);
+	if (!rc) {
+		put_defs(b, &l);
+		put_legend(b, &l);
+		put_repetend(b, &l);
+	}
+	for (int d = 0; d < schedule->graph->ndevices && !rc && !b->failed; d++) {
+		rc = put_row(b, &l, d);
+		tsl_buf_flush_point(b);
+	}
+	if (!rc) {
+		put_transfers(b, &l);
+		put_axis(b, &l);
+		tsl_buf_puts(b, "</svg>\n");
+	}
+	return rc;
+}
+
 TESSEL_API int tessel_schedule_to_svg(char **out,
 				      const tessel_schedule *schedule)
 {
 	static const char fn[] = "tessel_schedule_to_svg";
 	TSL_CHECK_ARG(out, fn, "out");
 	*out = NULL;
-	TSL_CHECK_ARG(schedule, fn, "schedule");
-	svg_layout l;
-	layout_init(&l, schedule);
 	tsl_buf b;
 	tsl_buf_init(&b);
-	int rc = put_header(&b, &l);
-	if (!rc) {
-		put_defs(&b, &l);
-		put_legend(&b, &l);
-		put_repetend(&b, &l);
-	}
-	for (int d = 0; d < schedule->graph->ndevices && !rc; d++)
-		rc = put_row(&b, &l, d);
-	if (!rc) {
-		put_transfers(&b, &l);
-		put_axis(&b, &l);
-		tsl_buf_puts(&b, "</svg>\n");
-	}
+	int rc = tsl_write_svg(&b, schedule, fn);
 	return tsl_buf_finish(out, &b, rc);
 }

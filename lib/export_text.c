@@ -257,8 +257,10 @@ static int put_grid(tsl_buf *b, const tessel_schedule *s)
 {
 	text_grid gr;
 	int rc = grid_init(&gr, s);
-	for (int d = 0; d < s->graph->ndevices && !rc; d++)
+	for (int d = 0; d < s->graph->ndevices && !rc && !b->failed; d++) {
 		rc = put_row(b, &gr, d);
+		tsl_buf_flush_point(b);
+	}
 	if (!rc && gr.coarse)
 		tsl_buf_printf(b, "one cell = %lld steps (coarse: a cell shows the "
 			       "block running at its first step)\n",
@@ -408,16 +410,23 @@ static int put_figures(tsl_buf *b, const tessel_schedule *s)
 	return TSL_OK;
 }
 
+int tsl_write_text(tsl_buf *b, const tessel_schedule *schedule,
+		   const char *fn)
+{
+	TSL_CHECK_ARG(schedule, fn, "schedule");
+	int rc = put_grid(b, schedule);
+	if (!rc)
+		rc = put_figures(b, schedule);
+	return rc;
+}
+
 TESSEL_API int tessel_schedule_to_text(char **out,
 				       const tessel_schedule *schedule)
 {
 	TSL_CHECK_ARG(out, "tessel_schedule_to_text", "out");
 	*out = NULL;
-	TSL_CHECK_ARG(schedule, "tessel_schedule_to_text", "schedule");
 	tsl_buf b;
 	tsl_buf_init(&b);
-	int rc = put_grid(&b, schedule);
-	if (!rc)
-		rc = put_figures(&b, schedule);
+	int rc = tsl_write_text(&b, schedule, "tessel_schedule_to_text");
 	return tsl_buf_finish(out, &b, rc);
 }

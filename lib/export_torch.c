@@ -59,6 +59,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "export_torch.h"
 #include "graph.h"
 #include "schedule.h"
 #include "util.h"
@@ -581,13 +582,9 @@ TESSEL_API int tessel_graph_check_torch(const tessel_graph *graph,
 	return rc;
 }
 
-TESSEL_API int tessel_schedule_to_torch_csv(char **out,
-					    const tessel_schedule *schedule,
-					    int with_comms)
+int tsl_write_torch_csv(tsl_buf *b, const tessel_schedule *schedule,
+			int with_comms, const char *fn)
 {
-	static const char fn[] = "tessel_schedule_to_torch_csv";
-	TSL_CHECK_ARG(out, fn, "out");
-	*out = NULL;
 	TSL_CHECK_ARG(schedule, fn, "schedule");
 	if (with_comms != 0 && with_comms != 1)
 		return tsl_error(TESSEL_EINVAL,
@@ -597,10 +594,23 @@ TESSEL_API int tessel_schedule_to_torch_csv(char **out,
 	int rc = check_graph(&m, with_comms);
 	if (!rc)
 		rc = tsl_schedule_check_placed(schedule, fn);
+	for (int d = 0; d < m.g->ndevices && !rc && !b->failed; d++) {
+		rc = put_rank(b, &m, schedule, d, with_comms);
+		tsl_buf_flush_point(b);
+	}
+	map_release(&m);
+	return rc;
+}
+
+TESSEL_API int tessel_schedule_to_torch_csv(char **out,
+					    const tessel_schedule *schedule,
+					    int with_comms)
+{
+	static const char fn[] = "tessel_schedule_to_torch_csv";
+	TSL_CHECK_ARG(out, fn, "out");
+	*out = NULL;
 	tsl_buf b;
 	tsl_buf_init(&b);
-	for (int d = 0; d < m.g->ndevices && !rc; d++)
-		rc = put_rank(&b, &m, schedule, d, with_comms);
-	map_release(&m);
+	int rc = tsl_write_torch_csv(&b, schedule, with_comms, fn);
 	return tsl_buf_finish(out, &b, rc);
 }

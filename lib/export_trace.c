@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "export_trace.h"
 #include "graph.h"
 #include "schedule.h"
 #include "util.h"
@@ -174,13 +175,9 @@ static double placement_step_us(const tessel_graph *g)
 	return DEFAULT_STEP_US;
 }
 
-TESSEL_API int tessel_schedule_to_trace_json(char **out,
-					     const tessel_schedule *schedule,
-					     double step_us)
+int tsl_write_trace_json(tsl_buf *b, const tessel_schedule *schedule,
+			 double step_us, const char *fn)
 {
-	static const char fn[] = "tessel_schedule_to_trace_json";
-	TSL_CHECK_ARG(out, fn, "out");
-	*out = NULL;
 	TSL_CHECK_ARG(schedule, fn, "schedule");
 	if (isnan(step_us) || step_us < 0)
 		return tsl_error(TESSEL_EINVAL,
@@ -201,15 +198,28 @@ TESSEL_API int tessel_schedule_to_trace_json(char **out,
 	int rc = tsl_json_check_names(g, fn);
 	if (rc)
 		return rc;
+	tsl_buf_puts(b, "{\"traceEvents\": [\n");
+	put_names(b, g->ndevices);
+	for (int d = 0; d < g->ndevices && !rc && !b->failed; d++) {
+		rc = put_device(b, schedule, d, step_us);
+		tsl_buf_flush_point(b);
+	}
+	if (!rc) {
+		put_transfers(b, schedule, step_us);
+		tsl_buf_puts(b, "\n],\n\"displayTimeUnit\": \"ms\"}\n");
+	}
+	return rc;
+}
+
+TESSEL_API int tessel_schedule_to_trace_json(char **out,
+					     const tessel_schedule *schedule,
+					     double step_us)
+{
+	static const char fn[] = "tessel_schedule_to_trace_json";
+	TSL_CHECK_ARG(out, fn, "out");
+	*out = NULL;
 	tsl_buf b;
 	tsl_buf_init(&b);
-	tsl_buf_puts(&b, "{\"traceEvents\": [\n");
-	put_names(&b, g->ndevices);
-	for (int d = 0; d < g->ndevices && !rc; d++)
-		rc = put_device(&b, schedule, d, step_us);
-	if (!rc) {
-		put_transfers(&b, schedule, step_us);
-		tsl_buf_puts(&b, "\n],\n\"displayTimeUnit\": \"ms\"}\n");
-	}
+	int rc = tsl_write_trace_json(&b, schedule, step_us, fn);
 	return tsl_buf_finish(out, &b, rc);
 }

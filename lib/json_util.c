@@ -363,6 +363,7 @@ static void write_array(tsl_buf *b, json_t *a, int depth)
 		tsl_json_indent(b, depth + 1);
 		write_inline(b, v);
 		tsl_buf_puts(b, i + 1 < n ? ",\n" : "\n");
+		tsl_buf_flush_point(b);
 	}
 	tsl_json_indent(b, depth);
 	tsl_buf_puts(b, "]");

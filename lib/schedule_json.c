@@ -1,6 +1,7 @@
 /* Schedule JSON: writing a schedule with its placement, and reading it
  * back (structure and consistency with the placement, not timing). */
 #include "schedule_json.h"
+#include "schedule_json_writer.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -275,24 +276,19 @@ static void write_entries(tsl_buf *b, const entry_text *t,
 		tsl_buf_puts(b, "\"");
 		tsl_buf_puts(b, phase_names[e->phase]);
 		tsl_buf_puts(b, "\"}");
+		tsl_buf_flush_point(b);
 	}
 	tsl_buf_puts(b, n ? "\n  ]\n}\n" : "]\n}\n");
 }
 
-TESSEL_API int tessel_schedule_to_json(char **out,
-				       const tessel_schedule *s)
+int tsl_write_schedule_json(tsl_buf *b, const tessel_schedule *s)
 {
 	const struct tessel_entry **order = NULL;
 	entry_text text = { 0 };
 	json_t *head = NULL;
-	tsl_buf b;
-	int rc;
 
-	TSL_CHECK_ARG(out, NULL, "out");
-	*out = NULL;
 	TSL_CHECK_ARG(s, NULL, "schedule");
-	tsl_buf_init(&b);
-	rc = check_complete(s);
+	int rc = check_complete(s);
 	if (!rc)
 		rc = header_object(&head, s);
 	if (!rc)
@@ -300,18 +296,25 @@ TESSEL_API int tessel_schedule_to_json(char **out,
 	if (!rc)
 		rc = sorted_entries(&order, s);
 	if (!rc) {
-		write_header(&b, head);
-		write_entries(&b, &text, order,
+		write_header(b, head);
+		write_entries(b, &text, order,
 			      (size_t)(s->nmicros * s->graph->nblocks));
-		*out = tsl_buf_take(&b);
-		if (!*out)
-			rc = tsl_error_nomem();
 	}
-	tsl_buf_release(&b);
 	tsl_free(order);
 	entry_text_release(&text);
 	json_decref(head);
 	return rc;
+}
+
+TESSEL_API int tessel_schedule_to_json(char **out,
+				       const tessel_schedule *s)
+{
+	TSL_CHECK_ARG(out, NULL, "out");
+	*out = NULL;
+	tsl_buf b;
+	tsl_buf_init(&b);
+	int rc = tsl_write_schedule_json(&b, s);
+	return tsl_buf_finish(out, &b, rc);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -152,6 +152,47 @@ void tsl_buf_init(tsl_buf *b)
 	b->len = 0;
 	b->cap = 0;
 	b->failed = 0;
+	b->sink = NULL;
+	b->sink_payload = NULL;
+	b->sink_failed = 0;
+}
+
+void tsl_buf_stream(tsl_buf *b, tessel_write_fn sink, void *payload)
+{
+	tsl_buf_init(b);
+	b->sink = sink;
+	b->sink_payload = payload;
+}
+
+/* Hand the text gathered to the sink and start again. */
+static void buf_drain(tsl_buf *b)
+{
+	if (b->failed || !b->sink || b->len == 0)
+		return;
+	if (b->sink(b->sink_payload, b->data, b->len) != 0) {
+		b->failed = 1;
+		b->sink_failed = 1;
+	}
+	b->len = 0;
+	b->data[0] = '\0';
+}
+
+void tsl_buf_flush_point(tsl_buf *b)
+{
+	if (b->sink && b->len >= TSL_BUF_PIECE)
+		buf_drain(b);
+}
+
+int tsl_buf_stream_end(tsl_buf *b, int rc)
+{
+	if (!rc)
+		buf_drain(b);
+	if (!rc && b->failed)
+		rc = b->sink_failed
+			     ? tsl_error(TESSEL_EIO, "the writer refused the output")
+			     : tsl_error_nomem();
+	tsl_buf_release(b);
+	return rc;
 }
 
 static int buf_reserve(tsl_buf *b, size_t extra)
@@ -290,7 +331,10 @@ char *tsl_buf_take(tsl_buf *b)
 void tsl_buf_release(tsl_buf *b)
 {
 	free(b->data);
-	tsl_buf_init(b);
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->failed = 0;
 }
 
 int tsl_buf_finish(char **out, tsl_buf *b, int rc)

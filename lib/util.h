@@ -41,15 +41,33 @@ int tsl_digits(int64_t v);
 /* Monotonic clock in microseconds. */
 int64_t tsl_now_us(void);
 
-/* Growable text buffer used by the text and JSON writers. */
+/* Growable text buffer used by the text and JSON writers. With a sink
+ * (tsl_buf_stream) the text goes out in pieces: at each flush point, once
+ * TSL_BUF_PIECE bytes have gathered, they are handed to the sink and the
+ * buffer starts again, so a writer never holds the whole document. */
 typedef struct tsl_buf {
 	char *data;
 	size_t len;
 	size_t cap;
-	int failed; /* an allocation failed; the content is incomplete */
+	int failed; /* an allocation failed or the sink refused; the content
+		     * is incomplete */
+	tessel_write_fn sink; /* NULL: the text stays in data */
+	void *sink_payload;
+	int sink_failed;      /* the sink returned nonzero */
 } tsl_buf;
 
+#define TSL_BUF_PIECE ((size_t)1 << 16)
+
 void tsl_buf_init(tsl_buf *b);
+/* An empty buffer that hands its text to sink(payload, ...) in pieces. */
+void tsl_buf_stream(tsl_buf *b, tessel_write_fn sink, void *payload);
+/* A point where the writer no longer looks back at what it wrote: with a
+ * sink, the text so far goes out once a piece has gathered. */
+void tsl_buf_flush_point(tsl_buf *b);
+/* End of a streamed writer: with rc an error, drop the buffer and return
+ * rc; else hand what is left to the sink: TESSEL_OK, TESSEL_EIO when the
+ * sink refused a piece, TESSEL_ENOMEM when an allocation failed. */
+int tsl_buf_stream_end(tsl_buf *b, int rc);
 void tsl_buf_append(tsl_buf *b, const char *s, size_t n);
 void tsl_buf_puts(tsl_buf *b, const char *s);
 void tsl_buf_printf(tsl_buf *b, const char *fmt, ...)

@@ -971,6 +971,101 @@ static void test_check_torch(void **state)
 	tessel_graph_free(m);
 }
 
+/* The streamed exports (tessel_schedule_write) give the texts of the
+ * tessel_schedule_to_* functions byte for byte, in pieces; a writer that
+ * refuses ends the export with TESSEL_EIO; bad arguments are refused
+ * before anything is written. */
+typedef struct sink {
+	char *data;
+	size_t len, cap;
+	size_t pieces, largest;
+	size_t refuse_after; /* refuse the piece after so many, 0 never */
+} sink;
+
+static int sink_put(void *payload, const char *data, size_t n)
+{
+	sink *k = payload;
+	assert_true(n > 0);
+	if (k->refuse_after && k->pieces >= k->refuse_after)
+		return 7;
+	if (k->len + n + 1 > k->cap) {
+		k->cap = 2 * (k->len + n + 1);
+		k->data = realloc(k->data, k->cap);
+		assert_non_null(k->data);
+	}
+	memcpy(k->data + k->len, data, n);
+	k->len += n;
+	k->data[k->len] = '\0';
+	k->pieces++;
+	if (n > k->largest)
+		k->largest = n;
+	return 0;
+}
+
+static void test_streamed_write(void **state)
+{
+	(void)state;
+	/* vshape 16 x 128: several hundred kB in most formats */
+	tessel_schedule *s = th_search_preset("vshape", 16, TESSEL_UNLIMITED, 128, 1);
+	for (int f = TESSEL_FORMAT_TEXT; f <= TESSEL_FORMAT_SVG; f++) {
+		char *want = NULL;
+		switch (f) {
+		case TESSEL_FORMAT_TEXT: TH_OK(tessel_schedule_to_text(&want, s)); break;
+		case TESSEL_FORMAT_JSON: TH_OK(tessel_schedule_to_json(&want, s)); break;
+		case TESSEL_FORMAT_ACTIONS: TH_OK(tessel_schedule_to_actions_json(&want, s)); break;
+		case TESSEL_FORMAT_TORCH: TH_OK(tessel_schedule_to_torch_csv(&want, s, 0)); break;
+		case TESSEL_FORMAT_TORCH_COMMS: TH_OK(tessel_schedule_to_torch_csv(&want, s, 1)); break;
+		case TESSEL_FORMAT_TRACE: TH_OK(tessel_schedule_to_trace_json(&want, s, 0)); break;
+		default: TH_OK(tessel_schedule_to_svg(&want, s)); break;
+		}
+		sink k = {0};
+		TH_OK(tessel_schedule_write(s, (tessel_format)f, 0, sink_put, &k));
+		assert_int_equal(k.len, strlen(want));
+		assert_memory_equal(k.data, want, k.len);
+		/* pieces, not the whole text, for anything above 2 pieces */
+		if (k.len > 4 * 65536) {
+			assert_true(k.pieces > 2);
+			assert_true(k.largest < k.len / 2);
+		}
+		print_message("format %d: %zu bytes in %zu pieces, largest %zu\n",
+			      f, k.len, k.pieces, k.largest);
+		/* a writer that stops after its first piece */
+		if (k.pieces > 1) {
+			sink r = {.refuse_after = 1};
+			assert_int_equal(tessel_schedule_write(s, (tessel_format)f, 0,
+							       sink_put, &r),
+					 TESSEL_EIO);
+			assert_int_equal(r.pieces, 1);
+			free(r.data);
+		}
+		free(k.data);
+		tessel_free(want);
+	}
+	/* the trace's step_us goes through; other formats refuse one */
+	char *want = NULL;
+	TH_OK(tessel_schedule_to_trace_json(&want, s, 2.5));
+	sink k = {0};
+	TH_OK(tessel_schedule_write(s, TESSEL_FORMAT_TRACE, 2.5, sink_put, &k));
+	assert_string_equal(k.data, want);
+	free(k.data);
+	tessel_free(want);
+	sink none = {0};
+	assert_int_equal(tessel_schedule_write(s, TESSEL_FORMAT_JSON, 2.5, sink_put, &none),
+			 TESSEL_EINVAL);
+	assert_int_equal(tessel_schedule_write(s, TESSEL_FORMAT_TRACE, -1, sink_put, &none),
+			 TESSEL_EINVAL);
+	assert_int_equal(tessel_schedule_write(s, (tessel_format)7, 0, sink_put, &none),
+			 TESSEL_EINVAL);
+	assert_int_equal(tessel_schedule_write(s, (tessel_format)-1, 0, sink_put, &none),
+			 TESSEL_EINVAL);
+	assert_int_equal(tessel_schedule_write(s, TESSEL_FORMAT_TEXT, 0, NULL, &none),
+			 TESSEL_EINVAL);
+	assert_int_equal(tessel_schedule_write(NULL, TESSEL_FORMAT_TEXT, 0, sink_put, &none),
+			 TESSEL_EINVAL);
+	assert_int_equal(none.pieces, 0);
+	tessel_schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -988,6 +1083,7 @@ int main(void)
 		cmocka_unit_test(test_trace_latency),
 		cmocka_unit_test(test_svg_latency),
 		cmocka_unit_test(test_check_torch),
+		cmocka_unit_test(test_streamed_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

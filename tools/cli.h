@@ -48,6 +48,14 @@ int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg);
  * leaves no partial file. On failure print the reason and return -1. */
 int cli_write_output(const char *path, const char *text);
 
+/* Export schedule s in `format` (a tessel_format; step_us as
+ * tessel_schedule_write takes it) to `path` the same way, streamed: the
+ * text is never held whole. Returns 0, or an exit status with the reason
+ * printed (a failed write: CLI_EXIT_USAGE, no partial file left). */
+struct tessel_schedule;
+int cli_write_export(const char *path, const struct tessel_schedule *s,
+		     int format, double step_us);
+
 /* Read the whole file at `path` ("-": the standard input) into *out
  * (NUL-terminated, release with free) and its size into *length. On failure print "tessel: <path>:
  * <reason>" and return -1. */

@@ -151,22 +151,6 @@ int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg)
 	return 0;
 }
 
-static int ends_with_newline(const char *text)
-{
-	size_t n = strlen(text);
-
-	return n > 0 && text[n - 1] == '\n';
-}
-
-static int write_stream(FILE *f, const char *text)
-{
-	if (fputs(text, f) == EOF)
-		return -1;
-	if (!ends_with_newline(text) && fputc('\n', f) == EOF)
-		return -1;
-	return 0;
-}
-
 int cli_flush_stdout(void)
 {
 	if (fflush(stdout) == EOF || ferror(stdout)) {
@@ -218,70 +202,136 @@ static char *temporary_name(const char *path)
 	return tmp;
 }
 
-/* Write `text` to a new file `tmp`; 0 or -1 with errno set. */
-static int write_file(const char *tmp, const char *text)
-{
-	FILE *f = fopen(tmp, "w");
-	int err;
+/* An output being written: the standard output, a device or pipe as it
+ * is, or a regular file through PATH.tmp and a rename. */
+typedef struct cli_out {
+	const char *path; /* NULL: the standard output */
+	FILE *f;
+	char *tmp;        /* the temporary file, NULL when written as it is */
+	int err;          /* errno of the first failed write, 0 none */
+	char last;        /* the last byte written, 0 none */
+} cli_out;
 
-	if (!f)
-		return -1;
-	if (write_stream(f, text) || fflush(f) == EOF || fsync(fileno(f))) {
-		err = errno;
-		fclose(f);
-		errno = err;
+static void out_message(const cli_out *o, int err)
+{
+	if (o->path)
+		cli_error("cannot write %s: %s", o->path, strerror(err));
+	else
+		cli_error("cannot write the standard output: %s", strerror(err));
+}
+
+/* 0, or -1 with the reason printed. */
+static int out_open(cli_out *o, const char *path)
+{
+	memset(o, 0, sizeof *o);
+	if (!path || strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
+	}
+	o->path = path;
+	/* a device or a pipe (/dev/null, /dev/stdout, a FIFO) is written as
+	 * it is: a rename would replace it with a regular file */
+	struct stat st;
+	if (!(stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+		o->tmp = temporary_name(path);
+		if (!o->tmp) {
+			cli_error("%s: out of memory", path);
+			return -1;
+		}
+		writing_tmp = o->tmp;
+	}
+	o->f = fopen(o->tmp ? o->tmp : path, "w");
+	if (!o->f) {
+		int err = errno;
+		if (o->tmp) {
+			writing_tmp = NULL;
+			free(o->tmp);
+			o->tmp = NULL;
+		}
+		out_message(o, err);
 		return -1;
 	}
-	return fclose(f) == EOF ? -1 : 0;
+	return 0;
+}
+
+/* The writer of tessel_schedule_write: 0, or -1 with the errno kept. */
+static int out_put(void *payload, const char *data, size_t n)
+{
+	cli_out *o = payload;
+	if (o->err)
+		return -1;
+	if (n && fwrite(data, 1, n, o->f) != n) {
+		o->err = errno ? errno : EIO;
+		return -1;
+	}
+	if (n)
+		o->last = data[n - 1];
+	return 0;
+}
+
+/* Finish the output: with ok, a final newline when the text lacks one,
+ * then flushed, synced and renamed into place; without, the temporary
+ * file removed. 0, or -1 with the reason printed (a write failure) or
+ * nothing printed (!ok: the caller says why). The stream is closed
+ * once, whatever happens. */
+static int out_close(cli_out *o, int ok)
+{
+	int err = o->err;
+	if (ok && !err && o->last != '\n' && fputc('\n', o->f) == EOF)
+		err = errno;
+	if (ok && !err && fflush(o->f) == EOF)
+		err = errno;
+	if (ok && !err && o->tmp && fsync(fileno(o->f)))
+		err = errno;
+	if (o->f != stdout) {
+		if (fclose(o->f) == EOF && ok && !err)
+			err = errno;
+	} else if (ok && !err && ferror(stdout)) {
+		err = EIO;
+	}
+	o->f = NULL;
+	if (ok && !err && o->tmp && rename(o->tmp, o->path))
+		err = errno;
+	if (o->tmp) {
+		if (!ok || err)
+			unlink(o->tmp);
+		writing_tmp = NULL;
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	if (ok && err) {
+		out_message(o, err);
+		return -1;
+	}
+	return ok && !err ? 0 : -1;
 }
 
 int cli_write_output(const char *path, const char *text)
 {
-	char *tmp;
-	int err;
+	cli_out o;
+	if (out_open(&o, path))
+		return -1;
+	out_put(&o, text, strlen(text));
+	return out_close(&o, 1);
+}
 
-	if (!path || strcmp(path, "-") == 0) {
-		if (write_stream(stdout, text) == 0)
-			return 0;
-		cli_error("cannot write the standard output: %s",
-			  strerror(errno));
-		return -1;
+int cli_write_export(const char *path, const struct tessel_schedule *s,
+		     int format, double step_us)
+{
+	cli_out o;
+	if (out_open(&o, path))
+		return CLI_EXIT_USAGE;
+	int rc = tessel_schedule_write(s, (tessel_format)format, step_us,
+				       out_put, &o);
+	if (rc == TESSEL_OK)
+		return out_close(&o, 1) ? CLI_EXIT_USAGE : 0;
+	int err = o.err;
+	out_close(&o, 0);
+	if (rc == TESSEL_EIO && err) {
+		out_message(&o, err);
+		return CLI_EXIT_USAGE;
 	}
-	/* a device or a pipe (/dev/null, /dev/stdout, a FIFO) is written as
-	 * it is: a rename would replace it with a regular file */
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		FILE *f = fopen(path, "w");
-		if (!f) {
-			err = errno;
-		} else if (write_stream(f, text) || fflush(f) == EOF) {
-			err = errno;
-			fclose(f); /* once: the stream is gone whatever it returns */
-		} else if (fclose(f) == EOF) {
-			err = errno;
-		} else {
-			return 0;
-		}
-		cli_error("cannot write %s: %s", path, strerror(err));
-		return -1;
-	}
-	tmp = temporary_name(path);
-	if (!tmp) {
-		cli_error("%s: out of memory", path);
-		return -1;
-	}
-	writing_tmp = tmp;
-	if (write_file(tmp, text) || rename(tmp, path)) {
-		err = errno;
-		writing_tmp = NULL;
-		unlink(tmp);
-		cli_error("cannot write %s: %s", path, strerror(err));
-		free(tmp);
-		return -1;
-	}
-	writing_tmp = NULL;
-	free(tmp);
-	return 0;
+	return cli_lib_error(rc, "output");
 }
 
 int cli_is_stdin(const char *path)

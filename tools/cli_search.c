@@ -489,41 +489,39 @@ static void memory_note(const tessel_schedule *s)
 		       "reaches it)\n", (long long)bound);
 }
 
-/* Render the schedule and write it where asked; 0 or an exit status. */
+/* Render the schedule and write it where asked, streamed; 0 or an exit
+ * status. */
 static int emit(const tessel_schedule *s, const struct search_args *a)
 {
-	char *text = NULL;
-	int rc;
+	tessel_format format = TESSEL_FORMAT_TEXT;
+	double step_us = 0;
 
 	switch (a->format) {
 	case FORMAT_JSON:
-		rc = tessel_schedule_to_json(&text, s);
+		format = TESSEL_FORMAT_JSON;
 		break;
 	case FORMAT_ACTIONS:
-		rc = tessel_schedule_to_actions_json(&text, s);
+		format = TESSEL_FORMAT_ACTIONS;
 		break;
 	case FORMAT_TORCH:
-		rc = tessel_schedule_to_torch_csv(&text, s, 0);
+		format = TESSEL_FORMAT_TORCH;
 		break;
 	case FORMAT_TORCH_COMMS:
-		rc = tessel_schedule_to_torch_csv(&text, s, 1);
+		format = TESSEL_FORMAT_TORCH_COMMS;
 		break;
 	case FORMAT_TRACE:
-		rc = tessel_schedule_to_trace_json(&text, s, a->step_us);
+		format = TESSEL_FORMAT_TRACE;
+		step_us = a->step_us;
 		break;
 	case FORMAT_SVG:
-		rc = tessel_schedule_to_svg(&text, s);
+		format = TESSEL_FORMAT_SVG;
 		break;
 	default:
-		rc = tessel_schedule_to_text(&text, s);
 		break;
 	}
+	int rc = cli_write_export(a->output, s, format, step_us);
 	if (rc)
-		return cli_lib_error(rc, "output");
-	rc = cli_write_output(a->output, text);
-	tessel_free(text);
-	if (rc)
-		return CLI_EXIT_USAGE;
+		return rc;
 	if (a->format == FORMAT_TEXT && (!a->output || cli_is_stdin(a->output)))
 		memory_note(s);
 	if (!a->output && cli_flush_stdout())

@@ -38,6 +38,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -1131,6 +1132,33 @@ public:
 		detail::check(tessel_schedule_to_trace_json(&out, get(), step_us),
 			      "tessel_schedule_to_trace_json");
 		return detail::take_text(out);
+	}
+
+	// The export in `format` written to `os` in pieces as it is made
+	// (tessel_schedule_write, since 1.3): a large schedule is never held
+	// whole. step_us is for TESSEL_FORMAT_TRACE only. A stream that fails
+	// (badbit or failbit) ends the export with tessel::Error
+	// (TESSEL_EIO); an exception the stream throws is thrown again.
+	void write(std::ostream &os, tessel_format format, double step_us = 0.0) const
+	{
+		struct sink {
+			std::ostream *os;
+			std::exception_ptr error;
+		} k{&os, nullptr};
+		auto put = [](void *payload, const char *data, size_t length) -> int {
+			sink *s = static_cast<sink *>(payload);
+			try {
+				s->os->write(data, static_cast<std::streamsize>(length));
+				return s->os->good() ? 0 : 1;
+			} catch (...) {
+				s->error = std::current_exception();
+				return 1;
+			}
+		};
+		int rc = tessel_schedule_write(get(), format, step_us, put, &k);
+		if (k.error)
+			std::rethrow_exception(k.error);
+		detail::check(rc, "tessel_schedule_write");
 	}
 
 	// The C schedule (borrowed); throws tessel::Error for an empty handle.

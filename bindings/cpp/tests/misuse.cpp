@@ -14,6 +14,7 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -468,6 +469,44 @@ int main()
 	});
 	raises("to_trace_json(-1)", TESSEL_EINVAL, "tessel_schedule_to_trace_json", [&] {
 		(void)small_schedule().to_trace_json(-1);
+	});
+	works("write() streams the texts of to_json() and to_svg()", [&] {
+		auto s = small_schedule();
+		std::ostringstream a, b;
+		s.write(a, TESSEL_FORMAT_JSON);
+		s.write(b, TESSEL_FORMAT_SVG);
+		require(a.str() == s.to_json(), "the JSON");
+		require(b.str() == s.to_svg(), "the SVG");
+	});
+	raises("write() to a failed stream", TESSEL_EIO, "tessel_schedule_write", [&] {
+		std::ostringstream a;
+		a.setstate(std::ios::badbit);
+		small_schedule().write(a, TESSEL_FORMAT_JSON);
+	});
+	raises("write() with a step for JSON", TESSEL_EINVAL, "tessel_schedule_write", [&] {
+		std::ostringstream a;
+		small_schedule().write(a, TESSEL_FORMAT_JSON, 5.0);
+	});
+	works("write() throws again what the stream throws", [&] {
+		struct throwing_buf : std::streambuf {
+			int_type overflow(int_type) override
+			{
+				throw std::runtime_error("disk on fire");
+			}
+			std::streamsize xsputn(const char *, std::streamsize) override
+			{
+				throw std::runtime_error("disk on fire");
+			}
+		} tb;
+		std::ostream os(&tb);
+		os.exceptions(std::ios::badbit);
+		bool thrown = false;
+		try {
+			small_schedule().write(os, TESSEL_FORMAT_JSON);
+		} catch (const std::runtime_error &e) {
+			thrown = std::strcmp(e.what(), "disk on fire") == 0;
+		}
+		require(thrown, "the stream's own exception");
 	});
 
 	// ------------------------------------------------------------ errors

@@ -31,13 +31,13 @@ from .errors import (CancelledError, CycleError, ExistsError,
                      TesselTimeout, UnsupportedError, ViolationError)
 from .graph import (ALL_DEVICES, KINDS, PRESET_MEMORY, UNLIMITED, Graph,
                     pick_step, presets)
-from .schedule import (ACTION_KINDS, PHASES, Action, CancelToken, Entry,
+from .schedule import (ACTION_KINDS, FORMATS, PHASES, Action, CancelToken, Entry,
                        Progress, Schedule, min_memory, search)
 
 __all__ = [
     "Graph", "Schedule", "Entry", "Action", "Progress", "CancelToken",
     "search", "min_memory", "presets", "pick_step", "version", "KINDS",
-    "PHASES", "ACTION_KINDS", "UNLIMITED", "ALL_DEVICES", "PRESET_MEMORY",
+    "PHASES", "ACTION_KINDS", "FORMATS", "UNLIMITED", "ALL_DEVICES", "PRESET_MEMORY",
     "TesselError", "InternalError", "InvalidError", "OutOfMemoryError",
     "NotFoundError", "ExistsError", "CycleError", "ParseError",
     "InfeasibleError", "TesselTimeout", "CancelledError", "SolverError",

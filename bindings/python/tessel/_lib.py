@@ -86,6 +86,9 @@ PROGRESS_CB = ctypes.CFUNCTYPE(c_int, c_int64, c_int64, c_int64, c_int,
 ENTRY_CB = ctypes.CFUNCTYPE(c_int, entry_p, c_void_p)
 #: int (*)(const tessel_progress *p, void *payload)
 PROGRESS_FN = ctypes.CFUNCTYPE(c_int, progress_p, c_void_p)
+#: int (*)(void *payload, const char *data, size_t length); the piece is
+#: followed by a NUL in the library's buffer, so c_char_p reads it whole
+WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_char_p, c_size_t)
 
 # Each opaque handle has its own pointer type (above); "T **out"
 # parameters are POINTER of it. Text returned as "new, release with
@@ -187,6 +190,8 @@ PROTOTYPES = {
     "tessel_schedule_to_trace_json": (c_int, [c_void_pp, schedule_p,
                                               c_double]),
     "tessel_schedule_to_svg": (c_int, [c_void_pp, schedule_p]),
+    "tessel_schedule_write": (c_int, [schedule_p, c_int, c_double, WRITE_FN,
+                                      c_void_p]),
     "tessel_simulate": (c_int, [simulation_pp, schedule_p, c_double_p,
                                 c_size_t, c_double, c_double, c_uint64]),
     "tessel_simulation_free": (None, [simulation_p]),

@@ -2,13 +2,15 @@
 
 import ctypes
 import fractions
+import io
+import os
 import queue
 import threading
 import time
 from typing import (Any, Callable, Dict, Iterator, List, Mapping,
                     NamedTuple, Optional, Tuple, TypeVar, Union)
 
-from ._lib import (PROGRESS_FN, action_iter_p, action_p, entry_p, graph_p,
+from ._lib import (PROGRESS_FN, WRITE_FN, action_iter_p, action_p, entry_p, graph_p,
                    iter_p, lib, options_p, schedule_p, simulation_p)
 from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
                     int64_arg, int_arg, path_arg, seconds_to_ms, take_string,
@@ -19,10 +21,12 @@ from .graph import ALL_DEVICES, KINDS, Block, Graph
 I = TypeVar("I", bound="_Iterator")
 
 __all__ = ["Schedule", "Entry", "Action", "Progress", "CancelToken",
-           "search", "min_memory", "PHASES", "ACTION_KINDS"]
+           "search", "min_memory", "PHASES", "ACTION_KINDS", "FORMATS"]
 
 #: Entry phases, in the order of tessel_phase.
 PHASES = ("warmup", "repetend", "cooldown")
+#: Export formats of Schedule.write, in the order of tessel_format.
+FORMATS = ("text", "json", "actions", "torch", "torch-comms", "trace", "svg")
 #: Action kinds, in the order of tessel_action_kind.
 ACTION_KINDS = ("compute", "send", "recv")
 
@@ -707,6 +711,69 @@ class Schedule(Handle):
     def actions_json(self) -> str:
         """Every device's action stream as JSON."""
         return take_string(lib.tessel_schedule_to_actions_json, self._h())
+
+    def write(self, dest: Any, format: str = "text",
+              step_us: Number = 0.0) -> None:
+        """Export in ``format`` (one of FORMATS) to ``dest``, streamed.
+
+        The text is the one the matching ``to_*`` method returns ("torch":
+        to_torch_csv(), "torch-comms": with comms, "trace": to_trace(step_us),
+        "actions": actions_json()), handed over in pieces as it is made, so
+        that a large schedule is never held whole. ``dest``: a path (str,
+        bytes or os.PathLike; written through a temporary file renamed into
+        place, so that a failure leaves no partial file) or a file object
+        (a text stream gets str, anything else with ``write`` bytes).
+        ``step_us`` is for "trace" only. An exception raised by the file
+        object ends the export and is raised again.
+        """
+        if not isinstance(format, str):
+            raise TypeError("format must be a str, not %s"
+                            % type(format).__name__)
+        if format not in FORMATS:
+            raise ValueError("format must be one of %s, not %r"
+                             % (", ".join(FORMATS), format))
+        code = FORMATS.index(format)
+        us = double_arg(step_us, "step_us")
+        if format != "trace" and us != 0:
+            raise ValueError("step_us is for the trace format only")
+        if hasattr(dest, "write"):
+            self._write_to(dest, code, us)
+            return
+        name = os.fsdecode(path_arg(dest, "dest"))
+        tmp = name + ".tmp"
+        try:
+            with open(tmp, "wb") as f:
+                self._write_to(f, code, us)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, name)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+    def _write_to(self, f: Any, code: int, step_us: float) -> None:
+        text = isinstance(f, io.TextIOBase)
+        failure: List[BaseException] = []
+
+        def put(payload: Any, data: bytes, length: int) -> int:
+            try:
+                if len(data) != length:
+                    raise ValueError("a piece of the export was cut short")
+                f.write(data.decode("utf-8") if text else data)
+                return 0
+            except BaseException as exc:  # raised again below
+                failure.append(exc)
+                return 1
+
+        callback = WRITE_FN(put)
+        rc = lib.tessel_schedule_write(self._h(), code, step_us, callback,
+                                       None)
+        if failure:
+            raise failure[0]
+        check(rc)
 
     # -- iteration --------------------------------------------------------
 

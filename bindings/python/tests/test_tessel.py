@@ -8,12 +8,15 @@ with its output is skipped when unset).
 
 import ctypes
 import gc
+import io
 import json
 import os
+import pathlib
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -329,6 +332,54 @@ class SearchTest(unittest.TestCase):
         with self.assertRaises(tessel.UnsupportedError):
             s.to_torch_csv()  # mshape has blocks on several devices
 
+    def test_streamed_write(self):
+        s = self.schedule
+        v = tessel.search(tessel.Graph.preset("vshape", memory=4))
+        made = {"text": s.to_text, "json": s.to_json, "svg": s.to_svg,
+                "actions": s.actions_json,
+                "trace": lambda: s.to_trace(step_us=10.0)}
+        for fmt, make in made.items():
+            step = 10.0 if fmt == "trace" else 0.0
+            b = io.BytesIO()
+            s.write(b, fmt, step_us=step)
+            self.assertEqual(b.getvalue().decode("utf-8"), make(), fmt)
+            t = io.StringIO()
+            s.write(t, fmt, step_us=step)
+            self.assertEqual(t.getvalue(), make(), fmt)
+        b = io.BytesIO()
+        v.write(b, "torch-comms")
+        self.assertEqual(b.getvalue().decode(), v.to_torch_csv(comms=True))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.json")
+            s.write(path, "json")
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(f.read(), s.to_json())
+            s.write(pathlib.Path(path), "svg")
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(f.read(), s.to_svg())
+            # an export refused leaves the file as it was, no temporary
+            with self.assertRaises(tessel.UnsupportedError):
+                s.write(path, "torch")
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(f.read(), s.to_svg())
+            self.assertEqual(os.listdir(d), ["s.json"])
+
+        class Broken:
+            def write(self, data):
+                raise OSError(28, "No space left on device")
+        with self.assertRaises(OSError):
+            s.write(Broken(), "json")
+        with self.assertRaises(ValueError):
+            s.write(io.BytesIO(), "pdf")
+        with self.assertRaises(TypeError):
+            s.write(io.BytesIO(), 1)
+        with self.assertRaises(ValueError):
+            s.write(io.BytesIO(), "json", step_us=5)
+        with self.assertRaises(TypeError):
+            s.write(io.BytesIO(), "trace", step_us=True)
+        with self.assertRaises(TypeError):
+            s.write(12, "json")
+
     def test_actions(self):
         s = self.schedule
         actions = list(s.actions(1))
@@ -506,6 +557,8 @@ def ctype_for(ctext, enums, structs):
             return _lib.ENTRY_CB
         if base == "tessel_progress_fn":
             return _lib.PROGRESS_FN
+        if base == "tessel_write_fn":
+            return _lib.WRITE_FN
     elif base in structs:
         # each opaque type has its own pointer type: a tessel_schedule *
         # where a tessel_graph * is declared does not pass
@@ -581,10 +634,11 @@ class PrototypeTest(unittest.TestCase):
         _, callbacks, enums, structs = parse_header(_header_text())
         self.assertEqual(set(callbacks),
                          {"tessel_progress_cb", "tessel_entry_cb",
-                          "tessel_progress_fn"})
+                          "tessel_progress_fn", "tessel_write_fn"})
         for name, ret, cb in (("tessel_progress_cb", None, _lib.PROGRESS_CB),
                               ("tessel_entry_cb", None, _lib.ENTRY_CB),
-                              ("tessel_progress_fn", None, _lib.PROGRESS_FN)):
+                              ("tessel_progress_fn", None, _lib.PROGRESS_FN),
+                              ("tessel_write_fn", None, _lib.WRITE_FN)):
             ret, params = callbacks[name]
             self.assertIs(cb._restype_, ctype_for(ret, enums, structs), name)
             self.assertEqual(
