@@ -43,13 +43,16 @@ static int cmp_inst(const void *x, const void *y)
 /* Sort a[0..count) by (start, gid, mid) when it is already in (gid, mid)
  * order: a stable radix sort of the starts (11 bits a pass, as many passes
  * as their range needs) into tmp and back; qsort when tmp is NULL. Time
- * linear in count: the completion sorts every candidate's instances. */
+ * linear in count: the completion sorts every candidate's instances.
+ * 0, or -1 when the hard end of dl (NULL: none) passed before a pass (a
+ * pass over 10^6 instances takes tens of milliseconds; a unsorted). */
 #define RADIX_BITS 11
-static void sort_insts(inst *a, inst *tmp, size_t count)
+static int sort_insts(inst *a, inst *tmp, size_t count,
+		      const tsl_deadline *dl)
 {
 	if (!tmp || count < 64) {
 		qsort(a, count, sizeof *a, cmp_inst);
-		return;
+		return 0;
 	}
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (size_t i = 0; i < count; i++) {
@@ -61,6 +64,8 @@ static void sort_insts(inst *a, inst *tmp, size_t count)
 	inst *src = a, *dst = tmp;
 	for (int shift = 0; shift < 64 && (shift == 0 || (range >> shift) != 0);
 	     shift += RADIX_BITS) {
+		if (dl && tsl_deadline_hard_passed(dl))
+			return -1;
 		memset(cnt, 0, sizeof cnt);
 		for (size_t i = 0; i < count; i++)
 			cnt[(((uint64_t)src[i].start - (uint64_t)lo) >> shift) &
@@ -80,6 +85,7 @@ static void sort_insts(inst *a, inst *tmp, size_t count)
 	}
 	if (src != a)
 		memcpy(a, src, count * sizeof *a);
+	return 0;
 }
 
 /* Micro-batch m = i k + j of block b belongs to repetition i + q(j, b),
@@ -135,9 +141,11 @@ void tsl_repetend_range(tessel_schedule *s)
 /* seq = the instances sorted by a key, ties by block then micro-batch:
  * the periodic start when rep is given, else the schedule's current start,
  * or with by_finish its finish, latest first (the order of a backward pass;
- * a dependency's finish is strictly earlier, so successors come first). */
-static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
-			    const tsl_repetend *rep, int by_finish)
+ * a dependency's finish is strictly earlier, so successors come first).
+ * TESSEL_ETIMEOUT when the hard end of dl (NULL: none) passes first. */
+static int sorted_instances_until(tsl_inst *seq, const tessel_schedule *s,
+				  const tsl_repetend *rep, int by_finish,
+				  const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
 	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
@@ -157,7 +165,12 @@ static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
 			order[i].mid = m;
 			i++;
 		}
-	sort_insts(order, tmp, count);
+	if (sort_insts(order, tmp, count, dl)) {
+		tsl_free(tmp);
+		tsl_free(order);
+		return tsl_error(TESSEL_ETIMEOUT,
+				 "time limit reached while ordering the instances");
+	}
 	for (i = 0; i < count; i++) {
 		seq[i].gid = order[i].gid;
 		seq[i].mid = order[i].mid;
@@ -165,6 +178,12 @@ static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
 	tsl_free(tmp);
 	tsl_free(order);
 	return TSL_OK;
+}
+
+static int sorted_instances(tsl_inst *seq, const tessel_schedule *s,
+			    const tsl_repetend *rep, int by_finish)
+{
+	return sorted_instances_until(seq, s, rep, by_finish, NULL);
 }
 
 typedef struct slot_key {
@@ -205,7 +224,7 @@ static int periodic_order(tsl_inst *seq, const tessel_schedule *s,
 	int64_t groups = (N + k - 1) / k;
 	int64_t slices = groups + maxq - minq;
 	if (slices > 4 * groups)
-		return sorted_instances(seq, s, rep, 0);
+		return sorted_instances_until(seq, s, rep, 0, dl);
 	slot_key *key = tsl_calloc(kn, sizeof *key);
 	if (!key)
 		return tsl_error_nomem();
@@ -369,7 +388,7 @@ static void order_by_keys(tsl_inst *seq, inst *kk, size_t count, int n)
 		for (size_t m = 0; m < N; m++)
 			order[i++] = kk[m * (size_t)n + b];
 	inst *tmp = tsl_reallocarray(NULL, count, sizeof *tmp);
-	sort_insts(order, tmp, count); /* qsort without tmp */
+	sort_insts(order, tmp, count, NULL); /* qsort without tmp */
 	tsl_free(tmp);
 	seq_from_sorted(seq, kk, count);
 }
