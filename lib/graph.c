@@ -77,12 +77,14 @@ static void hash_insert_raw(int *table, size_t cap, const tessel_graph *g,
 	table[i] = gid + 1;
 }
 
-/* Make room in the hash table for one more name. */
-static int hash_grow(tessel_graph *g)
+/* Make room in the hash table for `more` more names. */
+static int hash_grow_by(tessel_graph *g, size_t more)
 {
-	if ((size_t)(g->nblocks + 1) * 2 <= g->hashcap)
+	if (((size_t)g->nblocks + more) * 2 <= g->hashcap)
 		return TSL_OK;
 	size_t cap = g->hashcap ? g->hashcap * 2 : 64;
+	while (cap < ((size_t)g->nblocks + more) * 2)
+		cap *= 2;
 	int *table = tsl_calloc(cap, sizeof *table);
 	if (!table)
 		return tsl_error_nomem();
@@ -264,7 +266,7 @@ TESSEL_API int tessel_graph_add_block(int *out_gid, tessel_graph *g,
 		g->blocks = nb;
 		g->cap = cap;
 	}
-	if (hash_grow(g))
+	if (hash_grow_by(g, 1))
 		return TESSEL_ENOMEM;
 	tsl_block *b = &g->blocks[g->nblocks];
 	memset(b, 0, sizeof *b);
@@ -891,6 +893,19 @@ int tsl_succ_build(tsl_succ *x, const tessel_graph *g)
 }
 
 /* Kahn's algorithm; on a cycle, names a block that is on it. */
+int tsl_graph_reserve(tessel_graph *g, int nblocks)
+{
+	if (nblocks <= g->cap || nblocks > TESSEL_MAX_BLOCKS)
+		return TSL_OK;
+	tsl_block *nb = tsl_reallocarray(g->blocks, (size_t)nblocks, sizeof *nb);
+	if (!nb)
+		return tsl_error_nomem();
+	g->blocks = nb;
+	g->cap = nblocks;
+	return hash_grow_by(g, (size_t)(nblocks - g->nblocks)) ? TESSEL_ENOMEM
+							       : TSL_OK;
+}
+
 int tsl_graph_topo_order(int *order, const tessel_graph *g)
 {
 	int n = g->nblocks;

@@ -42,6 +42,11 @@ struct tessel_graph {
 	size_t hashcap;
 };
 
+/* Room for nblocks blocks in all (and their names' table) at once, so
+ * that a reader that knows the count never grows them by doubling;
+ * TESSEL_ENOMEM. More than TESSEL_MAX_BLOCKS: nothing done. */
+int tsl_graph_reserve(tessel_graph *g, int nblocks);
+
 /* Topological order of the blocks into `order` (nblocks entries).
  * TESSEL_ECYCLE (with a message naming a block on the cycle) if none. */
 int tsl_graph_topo_order(int *order, const tessel_graph *g);

@@ -42,13 +42,27 @@ static int api_error(int code, const char *where, const char *field)
 /* State of one placement read. */
 typedef struct reader {
 	tessel_graph *g;
-	json_t *blocks;
+	json_t *blocks;        /* the "blocks" array, or NULL: */
+	tsl_json_parts *parts; /* its elements, parsed one at a time */
 	int ndevices;
 	int *devs;      /* device list being built (ndevices entries) */
 	int *seen;      /* per device: 1 + index of the block that listed it */
 	double *dur;    /* per block: its "duration", 0 when it has a span */
 	int timed;      /* a "step" or a "duration": latencies in the unit */
 } reader;
+
+static size_t count_blocks(const reader *r)
+{
+	return r->parts ? r->parts->count : json_array_size(r->blocks);
+}
+
+/* Element idx of "blocks", borrowed until the next call; NULL when it
+ * does not parse (in parts: the text is then read whole). */
+static const json_t *block_at(reader *r, size_t idx)
+{
+	return r->parts ? tsl_json_parts_get(r->parts, idx)
+			: json_array_get(r->blocks, idx);
+}
 
 static int parse_kind(int *kind, const json_t *obj, const char *where)
 {
@@ -162,12 +176,14 @@ static int read_span(reader *r, long long *span, const json_t *obj,
 static int add_block(reader *r, size_t idx)
 {
 	char where[320];
-	json_t *obj = json_array_get(r->blocks, idx);
+	const json_t *obj = block_at(r, idx);
 	const char *name = NULL;
 	long long span = 0, memory = 0;
 	int kind = 0, gid = 0, rc;
 
 	block_where(where, sizeof where, idx, NULL);
+	if (!obj) /* in parts: the whole read says why */
+		return tsl_error(TESSEL_EPARSE, "%sdoes not parse", where);
 	if (!json_is_object(obj))
 		return tsl_error(TESSEL_EPARSE, "%smust be an object, not %s",
 				 where, tsl_json_type_name(obj));
@@ -186,6 +202,8 @@ static int add_block(reader *r, size_t idx)
 				 where);
 	if (!rc)
 		rc = read_span(r, &span, obj, idx, where);
+	if (!rc && json_object_get(obj, "duration"))
+		r->timed = 1; /* latencies in the unit */
 	if (!rc)
 		rc = tsl_json_member_int(&memory, obj, "memory", 1,
 					 -TESSEL_MAX_MEMORY, TESSEL_MAX_MEMORY,
@@ -275,7 +293,9 @@ static int add_deps(reader *r, int gid, const json_t *obj, const char *where)
 static int link_block(reader *r, int gid)
 {
 	char where[320];
-	const json_t *obj = json_array_get(r->blocks, (size_t)gid);
+	const json_t *obj = block_at(r, (size_t)gid);
+	if (!obj)
+		return tsl_error(TESSEL_EPARSE, "block %d does not parse", gid);
 	const char *name = r->g->blocks[gid].name;
 	long long stage = -1;
 
@@ -337,7 +357,7 @@ static int gather_times(reader *r, const json_t *root, double *vals,
 	char where[320];
 	const char *name;
 	double lat;
-	size_t n = 0, nb = json_array_size(r->blocks);
+	size_t n = 0, nb = count_blocks(r);
 	json_t *v = json_object_get(root, "latency");
 	int rc;
 
@@ -349,8 +369,7 @@ static int gather_times(reader *r, const json_t *root, double *vals,
 			return rc;
 	}
 	for (size_t i = 0; i < nb; i++) {
-		json_t *list = json_object_get(json_array_get(r->blocks, i),
-					       "after");
+		json_t *list = json_object_get(block_at(r, i), "after");
 		if (!json_is_array(list))
 			continue; /* the link pass reports it */
 		block_where(where, sizeof where, i, r->g->blocks[i].name);
@@ -368,13 +387,12 @@ static int gather_times(reader *r, const json_t *root, double *vals,
 }
 
 /* Number of "after" entries in all blocks. */
-static size_t count_after(const reader *r)
+static size_t count_after(reader *r)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < json_array_size(r->blocks); i++)
-		n += json_array_size(json_object_get(json_array_get(r->blocks, i),
-						     "after"));
+	for (size_t i = 0; i < count_blocks(r); i++)
+		n += json_array_size(json_object_get(block_at(r, i), "after"));
 	return n;
 }
 
@@ -382,7 +400,7 @@ static size_t count_after(const reader *r)
  * latencies by the 1 % rule. */
 static int pick_step(double *step, reader *r, const json_t *root)
 {
-	size_t n = 0, cap = json_array_size(r->blocks) + 1 + count_after(r);
+	size_t n = 0, cap = count_blocks(r) + 1 + count_after(r);
 	double *vals = tsl_reallocarray(NULL, cap, sizeof *vals);
 
 	if (!vals)
@@ -411,9 +429,7 @@ static int read_unit(reader *r, const json_t *root, double *step)
 			return rc;
 		r->timed = 1;
 	}
-	for (size_t i = 0; i < json_array_size(r->blocks); i++)
-		if (json_object_get(json_array_get(r->blocks, i), "duration"))
-			r->timed = 1;
+	/* a block with a "duration" makes it timed too (add_block) */
 	rc = tsl_json_member_string(&unit, root, "unit", 0, "");
 	if (!rc && unit) {
 		rc = tessel_graph_set_unit(r->g, unit);
@@ -471,7 +487,7 @@ static int read_graph_latency(reader *r, const json_t *root)
 
 static int read_graph(reader *r, const json_t *root)
 {
-	size_t n = json_array_size(r->blocks);
+	size_t n = count_blocks(r);
 	double step = 0;
 	int rc = read_unit(r, root, &step);
 
@@ -490,9 +506,9 @@ static int read_graph(reader *r, const json_t *root)
 	return tessel_graph_validate(r->g);
 }
 
-int tsl_graph_from_jansson(tessel_graph **out, const json_t *root)
+/* The placement of root, its "blocks" in r (the array or the parts). */
+static int read_root(tessel_graph **out, reader *r, const json_t *root)
 {
-	reader r = { 0 };
 	long long ndevices = 0;
 	int rc;
 
@@ -503,36 +519,63 @@ int tsl_graph_from_jansson(tessel_graph **out, const json_t *root)
 				 tsl_json_type_name(root));
 	rc = tsl_json_member_int(&ndevices, root, "devices", 1, 1,
 				 TESSEL_MAX_DEVICES, "");
-	if (!rc)
-		rc = tsl_json_member(&r.blocks, root, "blocks", JSON_ARRAY, 1, "");
+	if (!rc && !r->parts)
+		rc = tsl_json_member(&r->blocks, root, "blocks", JSON_ARRAY, 1, "");
 	if (rc)
 		return rc;
-	if (json_array_size(r.blocks) == 0)
+	if (count_blocks(r) == 0)
 		return tsl_error(TESSEL_EINVAL, "\"blocks\" must not be empty");
-	if (json_array_size(r.blocks) > TESSEL_MAX_BLOCKS)
+	if (count_blocks(r) > TESSEL_MAX_BLOCKS)
 		return tsl_error(TESSEL_ERANGE,
 				 "\"blocks\" has %zu blocks, at most %d are allowed",
-				 json_array_size(r.blocks), TESSEL_MAX_BLOCKS);
-	r.ndevices = (int)ndevices;
-	rc = tessel_graph_new(&r.g, r.ndevices);
-	if (rc)
-		return rc;
-	r.devs = tsl_calloc((size_t)r.ndevices, sizeof *r.devs);
-	r.seen = tsl_calloc((size_t)r.ndevices, sizeof *r.seen);
-	r.dur = tsl_calloc(json_array_size(r.blocks), sizeof *r.dur);
-	if (!r.devs || !r.seen || !r.dur)
-		rc = tsl_error_nomem();
-	else
-		rc = read_graph(&r, root);
-	tsl_free(r.devs);
-	tsl_free(r.seen);
-	tsl_free(r.dur);
+				 count_blocks(r), TESSEL_MAX_BLOCKS);
+	r->ndevices = (int)ndevices;
+	rc = tessel_graph_new(&r->g, r->ndevices);
+	if (!rc)
+		rc = tsl_graph_reserve(r->g, (int)count_blocks(r));
 	if (rc) {
-		tessel_graph_free(r.g);
+		tessel_graph_free(r->g);
 		return rc;
 	}
-	*out = r.g;
+	r->devs = tsl_calloc((size_t)r->ndevices, sizeof *r->devs);
+	r->seen = tsl_calloc((size_t)r->ndevices, sizeof *r->seen);
+	r->dur = tsl_calloc(count_blocks(r), sizeof *r->dur);
+	if (!r->devs || !r->seen || !r->dur)
+		rc = tsl_error_nomem();
+	else
+		rc = read_graph(r, root);
+	tsl_free(r->devs);
+	tsl_free(r->seen);
+	tsl_free(r->dur);
+	if (rc) {
+		tessel_graph_free(r->g);
+		return rc;
+	}
+	*out = r->g;
 	return TSL_OK;
+}
+
+int tsl_graph_from_jansson(tessel_graph **out, const json_t *root)
+{
+	reader r = { 0 };
+	return read_root(out, &r, root);
+}
+
+/* The placement from the parts of its text: the other members parsed,
+ * the blocks one at a time. TSL_JSON_WHOLE when a block did not parse
+ * (the whole read then gives the message). */
+static int read_placement_parts(void *out, tsl_json_parts *parts)
+{
+	reader r = { .parts = parts };
+	tessel_graph *g = NULL;
+	int rc = read_root(&g, &r, parts->root);
+	if (parts->failed) {
+		tessel_graph_free(g);
+		return TSL_JSON_WHOLE;
+	}
+	if (!rc)
+		*(tessel_graph **)out = g;
+	return rc;
 }
 
 static int read_placement(void *out, const json_t *root)
@@ -549,14 +592,16 @@ TESSEL_API int tessel_graph_from_json(tessel_graph **out, const char *text,
 {
 	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	return tsl_json_read_text(out, text, length, read_placement, &blocks_limit);
+	return tsl_json_read_text_parts(out, text, length, read_placement,
+					read_placement_parts, &blocks_limit);
 }
 
 TESSEL_API int tessel_graph_from_file(tessel_graph **out, const char *path)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	return tsl_json_read_file(out, path, read_placement, &blocks_limit);
+	return tsl_json_read_file_parts(out, path, read_placement,
+					read_placement_parts, &blocks_limit);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "util.h"
@@ -167,9 +168,23 @@ static int read_file(tsl_buf *b, const char *path)
 	char chunk[65536];
 	size_t n;
 	FILE *f = fopen(path, "rb");
+	struct stat st;
 
 	if (!f)
 		return tsl_error(TESSEL_EIO, "%s: %s", path, strerror(errno));
+	/* a regular file: room for all of it at once (growing by doubling
+	 * would hold up to twice its size) */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (unsigned long long)st.st_size < SIZE_MAX / 2) {
+		tsl_buf_append(b, "", 0);
+		if (!b->failed && b->cap < (size_t)st.st_size + 1) {
+			char *d = realloc(b->data, (size_t)st.st_size + 1);
+			if (d) {
+				b->data = d;
+				b->cap = (size_t)st.st_size + 1;
+			}
+		}
+	}
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
 		tsl_buf_append(b, chunk, n);
 	int bad = ferror(f);
@@ -540,4 +555,231 @@ int tsl_json_read_file(void *out, const char *path, tsl_json_reader read,
 		tsl_json_error_prefix(rc, prefix);
 	}
 	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading in parts                                                           */
+/* ------------------------------------------------------------------------ */
+
+static size_t skip_space(const char *p, size_t i, size_t n)
+{
+	while (i < n && is_space(p[i]))
+		i++;
+	return i;
+}
+
+/* The end of the value starting at p[i] (strings and nesting followed,
+ * scalars up to the next delimiter); 0 when the text ends first. Not a
+ * validation: the parse of the value does that. */
+static size_t skip_value(const char *p, size_t i, size_t n)
+{
+	if (i >= n)
+		return 0;
+	if (p[i] == '"') {
+		size_t e = skip_string(p, i, n);
+		return e <= n && p[e - 1] == '"' && e > i + 1 ? e : 0;
+	}
+	if (p[i] == '{' || p[i] == '[') {
+		int depth = 0;
+		for (; i < n; i++) {
+			char c = p[i];
+			if (c == '"') {
+				size_t e = skip_string(p, i, n);
+				if (e >= n)
+					return 0;
+				i = e - 1;
+			} else if (c == '{' || c == '[') {
+				depth++;
+			} else if (c == '}' || c == ']') {
+				if (--depth == 0)
+					return i + 1;
+			}
+		}
+		return 0;
+	}
+	size_t s = i;
+	while (i < n && !is_space(p[i]) && p[i] != ',' && p[i] != '}' &&
+	       p[i] != ']')
+		i++;
+	return i > s ? i : 0;
+}
+
+static json_t *parse_span(const char *p, size_t s, size_t e)
+{
+	json_error_t err;
+	return json_loadb(p + s, e - s, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+			  &err);
+}
+
+static void parts_release(tsl_json_parts *p)
+{
+	json_decref(p->root);
+	json_decref(p->cur);
+	tsl_free(p->start);
+	tsl_free(p->end);
+	memset(p, 0, sizeof *p);
+}
+
+/* Record the elements of the array at p[i] ('['); the index after it, 0
+ * when it is not of the simple form. */
+static size_t scan_elements(tsl_json_parts *parts, const char *p, size_t i,
+			    size_t n)
+{
+	size_t cap = 0;
+	i = skip_space(p, i + 1, n);
+	if (i < n && p[i] == ']')
+		return 0; /* empty: the whole read says what that means */
+	for (;;) {
+		i = skip_space(p, i, n);
+		size_t e = skip_value(p, i, n);
+		if (!e)
+			return 0;
+		if (parts->count == cap) {
+			cap = cap ? 2 * cap : 1024;
+			size_t *s = tsl_reallocarray(parts->start, cap, sizeof *s);
+			if (s)
+				parts->start = s;
+			size_t *x = s ? tsl_reallocarray(parts->end, cap, sizeof *x) : NULL;
+			if (!x)
+				return 0;
+			parts->end = x;
+		}
+		parts->start[parts->count] = i;
+		parts->end[parts->count] = e;
+		parts->count++;
+		i = skip_space(p, e, n);
+		if (i < n && p[i] == ',') {
+			i++;
+			continue;
+		}
+		return i < n && p[i] == ']' ? i + 1 : 0;
+	}
+}
+
+/* Scan text into parts: 1 when it has the simple form (an object whose
+ * member `member` is a non-empty array, plain keys, no duplicates), 0
+ * when not (read it whole). */
+static int scan_parts(tsl_json_parts *parts, const char *p, size_t n,
+		      const char *member)
+{
+	int have = 0;
+	memset(parts, 0, sizeof *parts);
+	parts->text = p;
+	parts->root = json_object();
+	if (!parts->root)
+		return 0;
+	size_t i = skip_space(p, 0, n);
+	if (i >= n || p[i] != '{')
+		return 0;
+	i = skip_space(p, i + 1, n);
+	while (i < n && p[i] == '"') {
+		size_t ke = skip_string(p, i, n);
+		if (ke >= n || memchr(p + i + 1, '\\', ke - i - 2) ||
+		    memchr(p + i + 1, '\0', ke - i - 2))
+			return 0;
+		char key[64];
+		size_t klen = ke - i - 2;
+		if (klen >= sizeof key)
+			return 0; /* no member of ours is that long */
+		memcpy(key, p + i + 1, klen);
+		key[klen] = '\0';
+		i = skip_space(p, ke, n);
+		if (i >= n || p[i] != ':')
+			return 0;
+		i = skip_space(p, i + 1, n);
+		if (json_object_get(parts->root, key) ||
+		    (have && strcmp(key, member) == 0))
+			return 0; /* a duplicate: the whole parse refuses it */
+		if (strcmp(key, member) == 0) {
+			if (i >= n || p[i] != '[')
+				return 0;
+			i = scan_elements(parts, p, i, n);
+			if (!i)
+				return 0;
+			have = 1;
+		} else {
+			size_t e = skip_value(p, i, n);
+			json_t *v = e ? parse_span(p, i, e) : NULL;
+			if (!v || json_object_set_new(parts->root, key, v))
+				return 0;
+			i = e;
+		}
+		i = skip_space(p, i, n);
+		if (i < n && p[i] == ',') {
+			i = skip_space(p, i + 1, n);
+			if (i >= n || p[i] != '"')
+				return 0;
+			continue;
+		}
+		if (i < n && p[i] == '}')
+			break;
+		return 0;
+	}
+	if (i >= n || p[i] != '}')
+		return 0;
+	i = skip_space(p, i + 1, n);
+	return have && i == n;
+}
+
+const json_t *tsl_json_parts_get(tsl_json_parts *p, size_t idx)
+{
+	if (p->cur && p->cur_idx == idx)
+		return p->cur;
+	json_decref(p->cur);
+	p->cur = idx < p->count ? parse_span(p->text, p->start[idx], p->end[idx])
+				: NULL;
+	p->cur_idx = idx;
+	if (!p->cur)
+		p->failed = 1;
+	return p->cur;
+}
+
+int tsl_json_read_text_parts(void *out, const char *text, size_t length,
+			     tsl_json_reader read,
+			     tsl_json_parts_reader read_parts,
+			     const tsl_json_limit *limit)
+{
+	tsl_json_parts parts;
+	memset(&parts, 0, sizeof parts);
+	if (text && length && !memchr(text, '\0', length) &&
+	    check_limit(text, length, limit) == TSL_OK) {
+		int simple = scan_parts(&parts, text, length, limit->member);
+		int rc = simple ? read_parts(out, &parts) : TSL_JSON_WHOLE;
+		parts_release(&parts);
+		if (rc != TSL_JSON_WHOLE)
+			return rc;
+	}
+	return tsl_json_read_text(out, text, length, read, limit);
+}
+
+int tsl_json_read_file_parts(void *out, const char *path,
+			     tsl_json_reader read,
+			     tsl_json_parts_reader read_parts,
+			     const tsl_json_limit *limit)
+{
+	tsl_buf b;
+	char prefix[512];
+
+	TSL_CHECK_ARG(path, NULL, "path");
+	tsl_buf_init(&b);
+	int rc = read_file(&b, path);
+	if (!rc && b.data && b.len && !memchr(b.data, '\0', b.len) &&
+	    check_limit(b.data, b.len, limit) == TSL_OK) {
+		tsl_json_parts parts;
+		int simple = scan_parts(&parts, b.data, b.len, limit->member);
+		rc = simple ? read_parts(out, &parts) : TSL_JSON_WHOLE;
+		parts_release(&parts);
+		if (rc != TSL_JSON_WHOLE) {
+			tsl_buf_release(&b);
+			if (rc) {
+				snprintf(prefix, sizeof prefix, "%s: ", path);
+				tsl_json_error_prefix(rc, prefix);
+			}
+			return rc;
+		}
+		rc = TSL_OK;
+	}
+	tsl_buf_release(&b);
+	/* the whole read, from the file again (its messages) */
+	return rc ? rc : tsl_json_read_file(out, path, read, limit);
 }

@@ -96,4 +96,43 @@ int tsl_json_read_text(void *out, const char *text, size_t length,
 int tsl_json_read_file(void *out, const char *path, tsl_json_reader read,
 		       const tsl_json_limit *limit);
 
+/* A top-level object read in parts, so that the tree of a large text is
+ * never built whole: its members but one, parsed, and the elements of
+ * that one (an array) as spans of the text, each parsed when asked for,
+ * one at a time. Only for well-formed text: anything the scan does not
+ * expect (and any element that does not parse) sends the caller back to
+ * the whole parse, which gives the same result or its error message. */
+typedef struct tsl_json_parts {
+	json_t *root;        /* the other members */
+	const char *text;
+	size_t *start, *end; /* element i is text[start[i] .. end[i]) */
+	size_t count;
+	json_t *cur;         /* the element last asked for */
+	size_t cur_idx;
+	int failed;          /* an element did not parse */
+} tsl_json_parts;
+
+/* The element idx (borrowed until the next call); NULL, with failed set,
+ * when it does not parse. */
+const json_t *tsl_json_parts_get(tsl_json_parts *p, size_t idx);
+
+/* Build a value from the parts of a text whose array member was read as
+ * spans (tsl_json_read_text_parts). Return TSL_JSON_WHOLE when
+ * parts->failed was set: the text is then read whole. */
+typedef int (*tsl_json_parts_reader)(void *out, tsl_json_parts *parts);
+#define TSL_JSON_WHOLE 1
+
+/* tsl_json_read_text / _read_file, with the array `member` of the
+ * limit read in parts by read_parts when the text has the simple form
+ * (a top-level object with that member a non-empty array), else whole
+ * by read. Peak memory: the text, the parts' spans and the value built. */
+int tsl_json_read_text_parts(void *out, const char *text, size_t length,
+			     tsl_json_reader read,
+			     tsl_json_parts_reader read_parts,
+			     const tsl_json_limit *limit);
+int tsl_json_read_file_parts(void *out, const char *path,
+			     tsl_json_reader read,
+			     tsl_json_parts_reader read_parts,
+			     const tsl_json_limit *limit);
+
 #endif

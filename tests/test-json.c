@@ -138,6 +138,75 @@ static void test_data_files(void **state)
 	}
 }
 
+/* Placements are read in parts (the blocks one at a time, never the
+ * whole tree): the same graph as the whole read, which a key with an
+ * escape ("devic\u0065s") sends the reader back to. Data files, the
+ * latency example and every preset as JSON, with and without spaces. */
+static void same_both_ways(const char *text)
+{
+	const char *key = "\"devices\"";
+	const char *at = strstr(text, key);
+	assert_non_null(at);
+	size_t len = strlen(text), pre = (size_t)(at - text);
+	char *whole = malloc(len + 16);
+	assert_non_null(whole);
+	memcpy(whole, text, pre);
+	strcpy(whole + pre, "\"devic\\u0065s\"");
+	strcat(whole, at + strlen(key));
+	tessel_graph *a = NULL, *b = NULL;
+	TH_OK(tessel_graph_from_json(&a, text, len));
+	TH_OK(tessel_graph_from_json(&b, whole, strlen(whole)));
+	char *ja = NULL, *jb = NULL;
+	TH_OK(tessel_graph_to_json(&ja, a));
+	TH_OK(tessel_graph_to_json(&jb, b));
+	assert_string_equal(ja, jb);
+	tessel_free(ja);
+	tessel_free(jb);
+	tessel_graph_free(a);
+	tessel_graph_free(b);
+	free(whole);
+}
+
+static void test_parts_same_as_whole(void **state)
+{
+	(void)state;
+	static const char *const files[] = {
+		"vshape-4dev.json", "mshape-4dev.json", "kshape-4dev.json",
+		"latency-1f1b.json",
+	};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		size_t len;
+		char *text = th_read_file(th_data_path(files[i]), &len);
+		assert_non_null(text);
+		same_both_ways(text);
+		free(text);
+	}
+	static const char *const presets[] = {"vshape", "mshape", "kshape",
+					      "nnshape", "xshape"};
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+		tessel_graph *g = NULL;
+		char *text = NULL;
+		TH_OK(tessel_preset(&g, presets[i], 8, 0, 6));
+		TH_OK(tessel_graph_to_json(&text, g));
+		same_both_ways(text);
+		/* the same text on one line */
+		size_t k = 0;
+		for (size_t j = 0; text[j]; j++)
+			if (text[j] != '\n')
+				text[k++] = text[j];
+		text[k] = '\0';
+		same_both_ways(text);
+		tessel_free(text);
+		tessel_graph_free(g);
+	}
+	/* blocks before "devices", a member after them, a forward "after" */
+	same_both_ways("{\"blocks\": [{\"name\": \"b\", \"kind\": \"forward\", "
+		       "\"span\": 2, \"memory\": 1, \"devices\": [1], \"after\": [\"a\"]},"
+		       " {\"name\": \"a\", \"kind\": \"forward\", \"span\": 1, "
+		       "\"memory\": 1, \"devices\": [0]}], \"devices\": 2, "
+		       "\"memory_limit\": [4, 5]}");
+}
+
 static void test_vshape_content(void **state)
 {
 	(void)state;
@@ -1371,6 +1440,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_data_files),
+		cmocka_unit_test(test_parts_same_as_whole),
 		cmocka_unit_test(test_vshape_content),
 		cmocka_unit_test(test_placement_round_trip),
 		cmocka_unit_test(test_placement_latency),
