@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "util.h"
@@ -613,6 +615,9 @@ static json_t *parse_span(const char *p, size_t s, size_t e)
 
 static void parts_release(tsl_json_parts *p)
 {
+	if (!p->text && p->fd >= 0)
+		close(p->fd);
+	tsl_free(p->win);
 	json_decref(p->root);
 	json_decref(p->cur);
 	tsl_free(p->start);
@@ -664,6 +669,7 @@ static int scan_parts(tsl_json_parts *parts, const char *p, size_t n,
 {
 	int have = 0;
 	memset(parts, 0, sizeof *parts);
+	parts->fd = -1;
 	parts->text = p;
 	parts->root = json_object();
 	if (!parts->root)
@@ -721,13 +727,46 @@ static int scan_parts(tsl_json_parts *parts, const char *p, size_t n,
 	return have && i == n;
 }
 
+/* The window of the file holds bytes [s, e): 0, or -1 when they cannot
+ * be read (a read error, the file changed). */
+#define TSL_PARTS_WINDOW ((size_t)1 << 20)
+static int window_hold(tsl_json_parts *p, size_t s, size_t e)
+{
+	if (p->win && s >= p->win_at && e <= p->win_at + p->win_len)
+		return 0;
+	size_t want = e - s > TSL_PARTS_WINDOW ? e - s : TSL_PARTS_WINDOW;
+	if (want > p->win_cap) {
+		char *w = tsl_realloc(p->win, want);
+		if (!w)
+			return -1;
+		p->win = w;
+		p->win_cap = want;
+	}
+	size_t got = 0;
+	while (got < want) {
+		ssize_t r = pread(p->fd, p->win + got, want - got, (off_t)(s + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	p->win_at = s;
+	p->win_len = got;
+	return got >= e - s ? 0 : -1;
+}
+
 const json_t *tsl_json_parts_get(tsl_json_parts *p, size_t idx)
 {
 	if (p->cur && p->cur_idx == idx)
 		return p->cur;
 	json_decref(p->cur);
-	p->cur = idx < p->count ? parse_span(p->text, p->start[idx], p->end[idx])
-				: NULL;
+	p->cur = NULL;
+	if (idx < p->count && p->text)
+		p->cur = parse_span(p->text, p->start[idx], p->end[idx]);
+	else if (idx < p->count && !window_hold(p, p->start[idx], p->end[idx]))
+		p->cur = parse_span(p->win, p->start[idx] - p->win_at,
+				    p->end[idx] - p->win_at);
 	p->cur_idx = idx;
 	if (!p->cur)
 		p->failed = 1;
@@ -741,6 +780,8 @@ int tsl_json_read_text_parts(void *out, const char *text, size_t length,
 {
 	tsl_json_parts parts;
 	memset(&parts, 0, sizeof parts);
+	parts.fd = -1;
+	parts.text = text;
 	if (text && length && !memchr(text, '\0', length) &&
 	    check_limit(text, length, limit) == TSL_OK) {
 		int simple = scan_parts(&parts, text, length, limit->member);
@@ -767,6 +808,14 @@ int tsl_json_read_file_parts(void *out, const char *path,
 	    check_limit(b.data, b.len, limit) == TSL_OK) {
 		tsl_json_parts parts;
 		int simple = scan_parts(&parts, b.data, b.len, limit->member);
+		/* the elements from the file, by windows: the text goes */
+		if (simple) {
+			parts.fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (parts.fd >= 0) {
+				parts.text = NULL;
+				tsl_buf_release(&b);
+			}
+		}
 		rc = simple ? read_parts(out, &parts) : TSL_JSON_WHOLE;
 		parts_release(&parts);
 		if (rc != TSL_JSON_WHOLE) {

@@ -104,7 +104,10 @@ int tsl_json_read_file(void *out, const char *path, tsl_json_reader read,
  * the whole parse, which gives the same result or its error message. */
 typedef struct tsl_json_parts {
 	json_t *root;        /* the other members */
-	const char *text;
+	const char *text;    /* NULL: the elements are read from fd */
+	int fd;              /* the file, when text is NULL */
+	char *win;           /* its window: bytes win_at .. win_at + win_len */
+	size_t win_at, win_len, win_cap;
 	size_t *start, *end; /* element i is text[start[i] .. end[i]) */
 	size_t count;
 	json_t *cur;         /* the element last asked for */
