@@ -598,7 +598,10 @@ static int read_entry(entries_reader *r, const json_t *obj, size_t idx)
 	return TSL_OK;
 }
 
-static int read_entries(tessel_schedule *s, const json_t *blocks)
+/* The entries, from the array blocks or (blocks NULL) from parts, one
+ * at a time; TSL_JSON_WHOLE when an element of parts does not parse. */
+static int read_entries(tessel_schedule *s, const json_t *blocks,
+			tsl_json_parts *parts)
 {
 	entries_reader r = { s, s->graph, NULL };
 	const tessel_graph *g = s->graph;
@@ -610,8 +613,12 @@ static int read_entries(tessel_schedule *s, const json_t *blocks)
 	for (int64_t mid = 0; mid < s->nmicros; mid++)
 		for (int gid = 0; gid < g->nblocks; gid++)
 			tsl_entry_at(s, gid, mid)->start = -1;
-	for (size_t i = 0; !rc && i < json_array_size(blocks); i++)
-		rc = read_entry(&r, json_array_get(blocks, i), i);
+	size_t count = blocks ? json_array_size(blocks) : parts->count;
+	for (size_t i = 0; !rc && i < count; i++) {
+		const json_t *obj = blocks ? json_array_get(blocks, i)
+					   : tsl_json_parts_get(parts, i);
+		rc = obj ? read_entry(&r, obj, i) : TSL_JSON_WHOLE;
+	}
 	tsl_free(r.tmp);
 	for (int64_t mid = 0; !rc && mid < s->nmicros; mid++)
 		for (int gid = 0; !rc && gid < g->nblocks; gid++)
@@ -650,7 +657,8 @@ static int read_placement(tessel_graph **g, const json_t *root)
 	return rc ? tsl_json_error_prefix(rc, "\"placement\": ") : TSL_OK;
 }
 
-static int schedule_from_jansson(tessel_schedule **out, const json_t *root)
+static int schedule_from_jansson(tessel_schedule **out, const json_t *root,
+				 tsl_json_parts *parts)
 {
 	tessel_graph *g = NULL;
 	tessel_schedule *s = NULL;
@@ -667,12 +675,12 @@ static int schedule_from_jansson(tessel_schedule **out, const json_t *root)
 		rc = read_device_arrays(root, g);
 	if (!rc)
 		rc = read_step(root, g);
-	if (!rc)
+	if (!rc && !parts)
 		rc = tsl_json_member(&blocks, root, "blocks", JSON_ARRAY, 1, "");
 	if (!rc)
 		rc = tsl_schedule_alloc(&s, g, nmicros);
 	if (!rc)
-		rc = read_entries(s, blocks);
+		rc = read_entries(s, blocks, parts);
 	tessel_graph_free(g);
 	if (rc) {
 		tessel_schedule_free(s);
@@ -685,15 +693,31 @@ static int schedule_from_jansson(tessel_schedule **out, const json_t *root)
 
 static int read_schedule(void *out, const json_t *root)
 {
-	return schedule_from_jansson(out, root);
+	return schedule_from_jansson(out, root, NULL);
 }
+
+/* In parts: the entries one at a time (a schedule of 10^5 blocks x 16
+ * micro-batches has 1.6 10^6), never the whole tree. */
+static int read_schedule_parts(void *out, tsl_json_parts *parts)
+{
+	int rc = schedule_from_jansson(out, parts->root, parts);
+	if (parts->failed && !rc) {
+		tessel_schedule_free(*(tessel_schedule **)out);
+		*(tessel_schedule **)out = NULL;
+	}
+	return parts->failed ? TSL_JSON_WHOLE : rc;
+}
+
+/* More entries than a schedule may hold are refused before the parse. */
+static const tsl_json_limit entries_limit = {"blocks", TESSEL_MAX_ENTRIES, "entries"};
 
 TESSEL_API int tessel_schedule_from_json(tessel_schedule **out,
 					 const char *text, size_t length)
 {
 	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	return tsl_json_read_text(out, text, length, read_schedule, NULL);
+	return tsl_json_read_text_parts(out, text, length, read_schedule,
+					read_schedule_parts, &entries_limit);
 }
 
 TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
@@ -701,7 +725,8 @@ TESSEL_API int tessel_schedule_from_file(tessel_schedule **out,
 {
 	TSL_CHECK_ARG(out, NULL, "out");
 	*out = NULL;
-	return tsl_json_read_file(out, path, read_schedule, NULL);
+	return tsl_json_read_file_parts(out, path, read_schedule,
+					read_schedule_parts, &entries_limit);
 }
 
 /* ------------------------------------------------------------------------ */

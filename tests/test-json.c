@@ -199,6 +199,32 @@ static void test_parts_same_as_whole(void **state)
 		tessel_free(text);
 		tessel_graph_free(g);
 	}
+	/* schedules: their entries in parts, the same schedule */
+	tessel_schedule *s = th_search_preset("vshape", 4, TESSEL_UNLIMITED, 8, 1);
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_json(&text, s));
+	const char *at = strstr(text, "\"nmicros\"");
+	assert_non_null(at);
+	char *whole = malloc(strlen(text) + 16);
+	assert_non_null(whole);
+	memcpy(whole, text, (size_t)(at - text));
+	strcpy(whole + (at - text), "\"nmicro\\u0073\"");
+	strcat(whole, at + strlen("\"nmicros\""));
+	tessel_schedule *p1 = NULL, *p2 = NULL;
+	TH_OK(tessel_schedule_from_json(&p1, text, strlen(text)));
+	TH_OK(tessel_schedule_from_json(&p2, whole, strlen(whole)));
+	char *j1 = NULL, *j2 = NULL;
+	TH_OK(tessel_schedule_to_json(&j1, p1));
+	TH_OK(tessel_schedule_to_json(&j2, p2));
+	assert_string_equal(j1, j2);
+	assert_string_equal(j1, text);
+	tessel_free(j1);
+	tessel_free(j2);
+	tessel_free(text);
+	free(whole);
+	tessel_schedule_free(p1);
+	tessel_schedule_free(p2);
+	tessel_schedule_free(s);
 	/* blocks before "devices", a member after them, a forward "after" */
 	same_both_ways("{\"blocks\": [{\"name\": \"b\", \"kind\": \"forward\", "
 		       "\"span\": 2, \"memory\": 1, \"devices\": [1], \"after\": [\"a\"]},"
