@@ -155,7 +155,13 @@ static int sorted_instances_until(tsl_inst *seq, const tessel_schedule *s,
 	inst *tmp = tsl_reallocarray(NULL, count, sizeof *tmp);
 	size_t i = 0;
 	/* in (block, micro-batch) order: the ties of sort_insts */
-	for (int b = 0; b < g->nblocks; b++)
+	for (int b = 0; b < g->nblocks; b++) {
+		if ((b & 1023) == 0 && tsl_deadline_hard_passed(dl)) {
+			tsl_free(tmp);
+			tsl_free(order);
+			return tsl_error(TESSEL_ETIMEOUT,
+					 "time limit reached while ordering the instances");
+		}
 		for (int64_t m = 0; m < s->nmicros; m++) {
 			int64_t start = tsl_entry_at(s, b, m)->start;
 			order[i].start = rep ? tsl_periodic_start(rep, g->nblocks, b, m)
@@ -165,6 +171,7 @@ static int sorted_instances_until(tsl_inst *seq, const tessel_schedule *s,
 			order[i].mid = m;
 			i++;
 		}
+	}
 	if (sort_insts(order, tmp, count, dl)) {
 		tsl_free(tmp);
 		tsl_free(order);
@@ -280,14 +287,14 @@ static int justify_right_then_left(tessel_schedule *s, tsl_inst *seq,
 {
 	/* each step is a pass over every instance: the limits are looked at
 	 * before each (a cancel ends the round within one pass) */
-	int rc = tsl_deadline_left_ms(dl) > 0 ? sorted_instances(seq, s, NULL, 1)
+	int rc = tsl_deadline_left_ms(dl) > 0 ? sorted_instances_until(seq, s, NULL, 1, dl)
 					       : TESSEL_ETIMEOUT;
 	if (!rc)
 		rc = tsl_sgs_backward(s, seq, count, dl);
 	if (!rc && tsl_deadline_left_ms(dl) <= 0)
 		rc = TESSEL_ETIMEOUT;
 	if (!rc)
-		rc = sorted_instances(seq, s, NULL, 0);
+		rc = sorted_instances_until(seq, s, NULL, 0, dl);
 	if (!rc)
 		rc = tsl_sgs(s, seq, count, dl);
 	return rc;
@@ -314,7 +321,7 @@ static int forward_backward_rounds(tessel_schedule *s, tsl_inst *seq,
 			break;
 		}
 		if (!rc)
-			rc = sorted_instances(seq, s, NULL, 0);
+			rc = sorted_instances_until(seq, s, NULL, 0, dl);
 		if (!rc)
 			rc = tsl_compact(s, seq, count, effort, bound, dl);
 		if (rc == TESSEL_ETIMEOUT) {
@@ -448,7 +455,7 @@ static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 		for (int pass = 0; pass < 2 && !rc; pass++)
 			rc = justify_right_then_left(s, seq, count, dl);
 		if (!rc)
-			rc = sorted_instances(seq, s, NULL, 0);
+			rc = sorted_instances_until(seq, s, NULL, 0, dl);
 		/* the passes' work, then the local search's within what is left */
 		work -= 6 * (int64_t)count;
 		int64_t budget = work < effort ? work : effort, given = budget;
@@ -573,7 +580,7 @@ static int group_restart(tessel_schedule *s, tsl_inst *seq, inst *kk,
 	if (!rc)
 		rc = tsl_sgs(s, seq, count, dl);
 	if (!rc)
-		rc = sorted_instances(seq, s, NULL, 0);
+		rc = sorted_instances_until(seq, s, NULL, 0, dl);
 	if (!rc)
 		rc = compact_charged(s, seq, count, work, each, bound, dl);
 	if (a != INT64_MAX && (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
@@ -584,7 +591,7 @@ static int group_restart(tessel_schedule *s, tsl_inst *seq, inst *kk,
 	if (!rc)
 		rc = justify_right_then_left(s, seq, count, dl);
 	if (!rc)
-		rc = sorted_instances(seq, s, NULL, 0);
+		rc = sorted_instances_until(seq, s, NULL, 0, dl);
 	if (!rc)
 		rc = compact_charged(s, seq, count, work, each, bound, dl);
 	return rc;
@@ -761,7 +768,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 			rc = TSL_OK; /* (b) found nothing in time: keep (a) */
 			load_starts(s, kept, count);
 		} else if (!rc) {
-			rc = sorted_instances(seq, s, NULL, 0);
+			rc = sorted_instances_until(seq, s, NULL, 0, dl);
 			if (!rc)
 				rc = tsl_compact(s, seq, count, effort, bound, dl);
 			if (rc == TESSEL_ETIMEOUT)
@@ -813,7 +820,7 @@ int tsl_complete_improve(tessel_schedule *s, const tsl_bounds *bnd,
 	int64_t before = tsl_schedule_makespan(s);
 	if (!rc) {
 		save_starts(kept, s, count);
-		rc = sorted_instances(seq, s, NULL, 0);
+		rc = sorted_instances_until(seq, s, NULL, 0, dl);
 	}
 	/* the compaction in the schedule's own order, kept when not longer */
 	if (!rc)
@@ -822,7 +829,7 @@ int tsl_complete_improve(tessel_schedule *s, const tsl_bounds *bnd,
 		rc = TSL_OK;
 		load_starts(s, kept, count);
 		if (!rc)
-			rc = sorted_instances(seq, s, NULL, 0);
+			rc = sorted_instances_until(seq, s, NULL, 0, dl);
 	}
 	if (!rc)
 		rc = forward_backward_rounds(s, seq, kept, count, effort, bound, dl);

@@ -36,6 +36,11 @@ TESSEL_API int tessel_progress_phase(const char **out, const tessel_progress *p)
 	return TSL_OK;
 }
 
+int tsl_progress_wanted(const tessel_options *o)
+{
+	return o && (o->progress_fn || o->progress);
+}
+
 int tsl_progress_report(const tessel_options *o, const tessel_progress *p)
 {
 	if (!o)

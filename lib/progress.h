@@ -21,4 +21,7 @@ struct tessel_progress {
  * a callback asked to stop. */
 int tsl_progress_report(const tessel_options *o, const tessel_progress *p);
 
+/* Whether o has a progress callback (what a report would call). */
+int tsl_progress_wanted(const tessel_options *o);
+
 #endif

@@ -3,7 +3,7 @@
 
 Usage: python3 scripts/bench-large.py [--tessel PATH] [--sizes 1000,10000,100000]
            [--devices 16,256,4096] [--time-limit 20] [--modes fast,limit]
-           [--micro-batches N] [--keep DIR]
+           [--micro-batches N] [--keep DIR] [--busy N]
 
 Generates two families of placements, deterministically (a fixed seed per
 placement, Python's random.Random):
@@ -21,6 +21,8 @@ where seconds is the whole run (reading, searching, writing), search_s the
 search itself (the schedule's "search_seconds") and overshoot_s, for
 "limit", how far the search went past the time limit (negative: it ended
 before it).
+With --busy N, N processes spinning on the CPU run beside the searches
+(the time limit must then hold on a loaded machine).
 Exit 0 when every search found a valid schedule, 1 otherwise.
 """
 import argparse
@@ -86,7 +88,20 @@ def main():
     ap.add_argument("--micro-batches", default="16")
     ap.add_argument("--families", default="chain,layered")
     ap.add_argument("--keep", help="write placements and schedules here")
+    ap.add_argument("--busy", type=int, default=0,
+                    help="run N busy processes beside the searches")
     a = ap.parse_args()
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(a.busy)]
+    try:
+        return bench(a)
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+
+
+def bench(a):
     sizes = [int(x) for x in a.sizes.split(",")]
     devs = [int(x) for x in a.devices.split(",")]
     cases = []
