@@ -319,6 +319,10 @@ static int consider(const tsl_repetend *rep, void *payload)
 			return tsl_error(TESSEL_ECANCELLED, "the search was cancelled");
 		if (b->end_us && tsl_now_us() >= b->end_us)
 			return tsl_error(TESSEL_ETIMEOUT, "time limit reached");
+		/* nor one that would end after it (as long as the last
+		 * completion took) */
+		if (b->end_us && tsl_now_us() + b->complete_us >= b->end_us)
+			return tsl_error(TESSEL_ETIMEOUT, "time limit reached");
 	}
 	int64_t t0 = tsl_now_us();
 	if (tsl_repetend_k(rep) == 1 &&
