@@ -89,6 +89,9 @@ int cli_print_version(void);
  * 130 or 143 at once. A search blocks them and stops with its best
  * schedule instead (cli_search.c). */
 void cli_handle_signals(void);
+/* Remove the temporary file of the output being written, if any (a stop
+ * at once leaves no partial file); async-signal-safe. */
+void cli_drop_output(void);
 
 /* Flush stdout; print the reason and return -1 if it failed. */
 int cli_flush_stdout(void);

@@ -164,6 +164,13 @@ int cli_flush_stdout(void)
 /* The temporary output file being written, for the signal handler. */
 static char *volatile writing_tmp;
 
+void cli_drop_output(void)
+{
+	char *tmp = writing_tmp;
+	if (tmp)
+		unlink(tmp);
+}
+
 static void on_signal(int signo)
 {
 	static const char intr[] = "tessel: SIGINT: stopped before the end\n";

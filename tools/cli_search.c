@@ -676,6 +676,7 @@ static void on_signal(struct watch *w, int signo)
 		w->signo = signo;
 	pthread_mutex_unlock(&w->lock);
 	if (!first) {
+		cli_drop_output();
 		write_all(STDERR_FILENO, "tessel: search: interrupted again, "
 					 "stopping at once\n");
 		_exit(128 + signo);
