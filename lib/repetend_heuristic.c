@@ -159,7 +159,7 @@ static int place_all(heur *h, int multi_first)
 		h->pin[b] = -1;
 		if (!multi_first || B->ndevices < 2)
 			continue;
-		if ((k & 1023) == 1023 && out_of_time(h)) {
+		if ((k & 63) == 63 && out_of_time(h)) {
 			ok = 0;
 			break;
 		}
@@ -179,7 +179,7 @@ static int place_all(heur *h, int multi_first)
 	for (int k = 0; k < h->n && ok; k++) {
 		int b = h->order[k];
 		const tsl_block *B = &g->blocks[b];
-		if ((k & 1023) == 1023 && out_of_time(h)) {
+		if ((k & 63) == 63 && out_of_time(h)) {
 			ok = 0;
 			break;
 		}

@@ -147,6 +147,8 @@ typedef struct best {
 	tsl_deadline *fin_dl; /* of the final compaction */
 	int64_t end_us;       /* the time limit itself, 0: none */
 	int64_t complete_us;  /* longest plain completion with its check */
+	int64_t first_us;     /* the first schedule's list scheduling and check */
+	int64_t first_makespan; /* of b->first */
 	int64_t nmicros;
 	finalist fin[TSL_FINALISTS];
 	int nfin;
@@ -299,6 +301,13 @@ static void reserve_time(best *b)
 		b->fin_dl->end_us = fin > 1 ? fin : 1;
 	if (sol < b->dl->end_us)
 		b->dl->end_us = sol > 1 ? sol : 1;
+}
+
+/* Whether the time limit leaves less than `us` before `end` (a work
+ * bound alone never does: what runs then depends on no clock). */
+static int no_time_for(const best *b, int64_t us, int64_t end)
+{
+	return b->end_us && tsl_now_us() + us >= end;
 }
 
 /* Whether repetend a has a smaller period per micro-batch than b. */
@@ -684,6 +693,7 @@ static int first_schedule(best *b)
 	 * has one to stop with */
 	if (b->progress)
 		b->progress->phase = "list";
+	int64_t t0 = tsl_now_us();
 	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
 	if (!rc)
 		rc = tsl_list_schedule(s, b->bnd, &tsl_list_rules[0], b->dl);
@@ -691,6 +701,7 @@ static int first_schedule(best *b)
 		tsl_repetend_detect(s, b->bnd);
 		rc = tsl_schedule_check(s, b->dl);
 	}
+	b->first_us = tsl_now_us() - t0;
 	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
 	    rc == TESSEL_EVIOLATION) {
 		/* nothing to keep (a violation would be a fault of the list
@@ -703,7 +714,9 @@ static int first_schedule(best *b)
 		return rc;
 	}
 	b->first = s;
-	return settle(b, offer_schedule(b, s), 1);
+	b->first_makespan = tsl_schedule_makespan(s);
+	return settle(b, offer(b, s->period, s->rep_k, b->first_makespan,
+			      s->period_optimal), 1);
 }
 
 /* List scheduling as a candidate beside the repetends: every rule of
@@ -712,7 +725,8 @@ static int first_schedule(best *b)
 static int list_candidate(tessel_schedule **out, best *b, int64_t effort)
 {
 	if (tsl_schedule_makespan(*out) <= tsl_bounds_lower(b->bnd, b->nmicros) ||
-	    tsl_deadline_left_ms(b->fin_dl) <= 0)
+	    tsl_deadline_left_ms(b->fin_dl) <= 0 ||
+	    no_time_for(b, b->first_us, b->fin_dl->end_us))
 		return TSL_OK;
 	tessel_schedule *s = NULL;
 	int found = 0;
@@ -820,6 +834,9 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 static int improve(tessel_schedule **out, best *b, int64_t effort)
 {
 	const tsl_opts *o = b->opts;
+	/* not begun when the time limit leaves less than a completion */
+	if (no_time_for(b, b->complete_us, b->fin_dl->end_us))
+		return TSL_OK;
 	int rc = tsl_schedule_copy(&b->checked, *out);
 	if (!rc && !o->fast && !b->stopped) {
 		rc = enter(b, PH_WINDOWS);
@@ -872,11 +889,13 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 	if (!rc && kept) {
 		*out = kept;
 		kept = NULL;
-	} else if (!rc && b->stopped && b->plain) {
-		/* stopped (a time limit, a cancel, a callback): the best
-		 * candidate's plain completion, made and validated when it was
-		 * found, is the best schedule so far; nothing is completed
-		 * again */
+	} else if (!rc && b->plain &&
+		   (b->stopped || no_time_for(b, b->complete_us, b->fin_dl->end_us))) {
+		/* stopped (a time limit, a cancel, a callback), or the time
+		 * limit leaves less than one completion: the best candidate's
+		 * plain completion, made and validated when it was found, is
+		 * the best schedule so far; nothing is completed again */
+		b->stopped = 1;
 		*out = b->plain;
 		b->plain = NULL;
 		b->plain_used = 1;
@@ -939,10 +958,19 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 	b.w0 = tsl_work_counted(dl);
 	if (!rc)
 		rc = find_schedule(&s, &b, &rep);
-	int checked = b.plain_used;
-	/* every schedule returned has passed the validator (the plain
-	 * completion of a finalist when it was checked); when the time
-	 * limit ends the check, the last schedule that passed it */
+	/* every schedule returned has passed the validator: each candidate
+	 * was checked when it was made (a completion, the list schedule),
+	 * so only what the improvements changed is checked again (they kept
+	 * a checked copy in b.checked); when the time limit leaves no time
+	 * for that check (as long as a completion with its check took) or
+	 * ends it, the copy */
+	int checked = b.plain_used || !b.checked;
+	if (!rc && !checked && s && no_time_for(&b, b.complete_us, b.end_us)) {
+		tessel_schedule_free(s);
+		s = b.checked;
+		b.checked = NULL;
+		checked = 1;
+	}
 	if (!rc && !checked) {
 		rc = tsl_schedule_check(s, fin_dl);
 		if (rc == TESSEL_EVIOLATION)
@@ -958,20 +986,22 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 	}
 	/* the search ended before a repetend was completed, or ended longer:
 	 * the first schedule (validated when it was made) */
-	if (b.first && ((!rc && s && tsl_schedule_makespan(b.first) < tsl_schedule_makespan(s)) ||
+	/* (a walk over every entry: 1.6 10^6 of them take 15 ms) */
+	int64_t makespan = !rc && s ? tsl_schedule_makespan(s) : 0;
+	if (b.first && ((!rc && s && b.first_makespan < makespan) ||
 			((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && !s) ||
 			(rc == TESSEL_ETIMEOUT && s))) {
 		tessel_schedule_free(s);
 		s = b.first;
 		b.first = NULL;
+		makespan = b.first_makespan;
 		rc = TSL_OK;
 	}
 	best_release(&b);
 	if (!rc) {
 		s->resource_bound = bnd.resource_bound;
 		s->lower_bound = tsl_bounds_lower(&bnd, o->nmicros);
-		/* (a walk over every entry: 1.6 10^6 of them take 15 ms) */
-		if (tsl_schedule_makespan(s) <= s->lower_bound)
+		if (makespan <= s->lower_bound)
 			s->makespan_optimal = 1;
 	}
 	tsl_repetend_release(&rep);

@@ -330,9 +330,11 @@ static int v_check_deps(const tessel_schedule *s, const tsl_deadline *dl)
 	size_t *off = NULL;
 	int rc = v_latencies(&lat, &off, g);
 	for (int64_t m = 0; m < s->nmicros && !rc; m++) {
-		if ((m & 1023) == 1023 && tsl_deadline_hard_passed(dl))
-			rc = v_timeout(s);
 		for (int b = 0; b < g->nblocks && !rc; b++) {
+			if ((b & 4095) == 4095 && tsl_deadline_hard_passed(dl)) {
+				rc = v_timeout(s);
+				break;
+			}
 			const tsl_block *bb = &g->blocks[b];
 			int64_t start = tsl_entry_at(s, b, m)->start;
 			for (int i = 0; i < bb->ndeps; i++) {
