@@ -187,6 +187,12 @@ static int all_keys(sched_key **out, size_t *count, const tessel_schedule *s)
 int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
 		       int64_t nmicros)
 {
+	return tsl_schedule_alloc_until(out, g, nmicros, NULL);
+}
+
+int tsl_schedule_alloc_until(tessel_schedule **out, const tessel_graph *g,
+			     int64_t nmicros, const tsl_deadline *dl)
+{
 	TSL_CHECK_ARG(out, "schedule", "out");
 	*out = NULL;
 	TSL_CHECK_ARG(g, "schedule", "graph");
@@ -220,7 +226,16 @@ int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	}
 	s->nmicros = nmicros;
+	int64_t since = 0; /* entries since the clock was looked at */
 	for (int64_t m = 0; m < nmicros; m++) {
+		/* (the first touch of the entries: page faults, slow on a
+		 * loaded machine) */
+		since += g->nblocks;
+		if (since >= 65536 && (since = 0, tsl_deadline_hard_passed(dl))) {
+			tessel_schedule_free(s);
+			return tsl_error(TESSEL_ETIMEOUT,
+					 "time limit reached while allocating a schedule");
+		}
 		for (int b = 0; b < g->nblocks; b++) {
 			struct tessel_entry *e = tsl_entry_at(s, b, m);
 			e->sched = s;

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "budget.h"
 #include "graph.h"
 #include "util.h"
 
@@ -39,6 +40,10 @@ struct tessel_schedule {
 /* Allocate an empty schedule (all entries unplaced) for a copy of g. */
 int tsl_schedule_alloc(tessel_schedule **out, const tessel_graph *g,
 		       int64_t nmicros);
+/* The same, giving up with TESSEL_ETIMEOUT (nothing allocated) once the
+ * hard end of dl passed (NULL: never). */
+int tsl_schedule_alloc_until(tessel_schedule **out, const tessel_graph *g,
+			     int64_t nmicros, const tsl_deadline *dl);
 
 /* A new copy of s: its graph, entries and figures. */
 int tsl_schedule_copy(tessel_schedule **out, const tessel_schedule *s);

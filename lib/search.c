@@ -267,7 +267,7 @@ static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
 {
 	tessel_schedule *s = NULL;
 	*out = NULL;
-	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
+	int rc = tsl_schedule_alloc_until(&s, b->g, b->nmicros, dl);
 	if (!rc)
 		rc = tsl_complete(s, rep, b->bnd, effort, dl);
 	if (rc) {
@@ -328,10 +328,15 @@ static int consider(const tsl_repetend *rep, void *payload)
 			return tsl_error(TESSEL_ECANCELLED, "the search was cancelled");
 		if (b->end_us && tsl_now_us() >= b->end_us)
 			return tsl_error(TESSEL_ETIMEOUT, "time limit reached");
-		/* nor one that would end after it (as long as the last
-		 * completion took) */
-		if (b->end_us && tsl_now_us() + b->complete_us >= b->end_us)
+		/* nor one that would end after it: as long as the longest
+		 * completion took, before the first one half the first
+		 * schedule's time (list scheduling and its check take about
+		 * twice a plain completion with its check) */
+		if (no_time_for(b, b->complete_us ? b->complete_us : b->first_us / 2,
+				b->end_us)) {
+			b->stopped = 1; /* nor any later */
 			return tsl_error(TESSEL_ETIMEOUT, "time limit reached");
+		}
 	}
 	int64_t t0 = tsl_now_us();
 	if (tsl_repetend_k(rep) == 1 &&
@@ -547,7 +552,8 @@ static int reaches_bounds(int *done, tessel_schedule **kept, best *b,
 {
 	*done = 0;
 	*kept = NULL;
-	if (hint->period != b->bnd->resource_bound)
+	if (hint->period != b->bnd->resource_bound ||
+	    no_time_for(b, b->complete_us, b->end_us))
 		return TSL_OK;
 	tessel_schedule *s;
 	char reason[256];
@@ -694,7 +700,7 @@ static int first_schedule(best *b)
 	if (b->progress)
 		b->progress->phase = "list";
 	int64_t t0 = tsl_now_us();
-	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
+	int rc = tsl_schedule_alloc_until(&s, b->g, b->nmicros, b->dl);
 	if (!rc)
 		rc = tsl_list_schedule(s, b->bnd, &tsl_list_rules[0], b->dl);
 	if (!rc) {
@@ -730,7 +736,7 @@ static int list_candidate(tessel_schedule **out, best *b, int64_t effort)
 		return TSL_OK;
 	tessel_schedule *s = NULL;
 	int found = 0;
-	int rc = tsl_schedule_alloc(&s, b->g, b->nmicros);
+	int rc = tsl_schedule_alloc_until(&s, b->g, b->nmicros, b->fin_dl);
 	if (!rc)
 		rc = tsl_list_best(s, &found, b->bnd, b->fin_dl);
 	if (!rc && found)
@@ -812,7 +818,7 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	 * left) is no stop: the phases after it still run, unless the time
 	 * limit itself passed or the search was cancelled */
 	if (rc == TESSEL_ETIMEOUT && have_hint && !tsl_options_cancelled(o->src) &&
-	    !(b->end_us && tsl_now_us() >= b->end_us))
+	    !b->stopped && !(b->end_us && tsl_now_us() >= b->end_us))
 		rc = TSL_OK;
 	tsl_repetend_release(&hint);
 	tsl_repetend_release(&guide);
@@ -997,6 +1003,11 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 		makespan = b.first_makespan;
 		rc = TSL_OK;
 	}
+	if (rc == TESSEL_ETIMEOUT && !s && !b.first && !b.nfin)
+		rc = tsl_error(TESSEL_ETIMEOUT,
+			       "time limit reached before any schedule was found "
+			       "(%lld instances; not even the first, a list schedule, "
+			       "was done)", (long long)g->nblocks * o->nmicros);
 	best_release(&b);
 	if (!rc) {
 		s->resource_bound = bnd.resource_bound;
