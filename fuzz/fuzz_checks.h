@@ -351,6 +351,21 @@ FUZZ_MAYBE_UNUSED static int fuzz_check_search(const uint8_t *data, size_t size)
 			bad |= fuzz_fail("search", "the search failed", rc);
 		}
 	}
+	/* the smallest memory for any schedule: the search under it (as
+	 * the only limit) finds one, within it */
+	int64_t least = -1;
+	if (o && !bad && tessel_graph_min_memory(&least, NULL, g, n) == TESSEL_OK) {
+		tessel_schedule *t = NULL;
+		(void)tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, least);
+		if ((rc = tessel_search(&t, g, o)) != TESSEL_OK)
+			bad |= fuzz_fail("search", "no schedule under tessel_graph_min_memory", rc);
+		for (int d = 0; d < ndev && t && !bad; d++) {
+			int64_t peak = 0;
+			if (tessel_schedule_peak_memory(&peak, t, d) != TESSEL_OK || peak > least)
+				bad |= fuzz_fail("search", "a peak above tessel_graph_min_memory", 0);
+		}
+		tessel_schedule_free(t);
+	}
 	tessel_schedule_free(s);
 	tessel_options_free(o);
 	tessel_graph_free(g);

@@ -48,13 +48,13 @@ extern "C" {
 /* Version of the header the caller compiled against. Compare with
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
-#define TESSEL_VERSION_MINOR 3
+#define TESSEL_VERSION_MINOR 4
 #define TESSEL_VERSION_PATCH 0
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.3.0"
+#define TESSEL_VERSION_STRING "1.4.0"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -369,10 +369,16 @@ TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *graph,
 /* Presets                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* `memory_limit` of tessel_preset: the preset's default, 3 per 2 devices
+ * rounded up (6 on 4 devices, 96 on 64): enough for every preset's period
+ * to reach its resource bound. Since 1.4. */
+#define TESSEL_PRESET_MEMORY (-2)
+
 /* Build a built-in placement: "vshape", "xshape", "mshape", "nnshape" or
  * "kshape", for `ndevices` devices (>= 2; even for kshape),
  * training (infer = 0) or inference (infer = 1), with every device's memory
- * limit set to `memory_limit` (or TESSEL_UNLIMITED).
+ * limit set to `memory_limit` (or TESSEL_UNLIMITED, or TESSEL_PRESET_MEMORY:
+ * the preset's default for that many devices).
  * TESSEL_ENOTFOUND for an unknown name, TESSEL_ERANGE for ndevices outside
  * 2 .. TESSEL_MAX_DEVICES, TESSEL_EINVAL for an odd count with kshape or
  * infer not 0 or 1, TESSEL_EINFEASIBLE when the limit is below what one
@@ -599,6 +605,24 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *graph,
 TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 				 const tessel_graph *graph, int64_t period,
 				 const tessel_options *options);
+
+/* The smallest memory limit, the same on every device, under which
+ * tessel_search finds a schedule of `nmicros` micro-batches at all (the
+ * graph's own limits are ignored): the memory of running one micro-batch
+ * at a time, in the order of its blocks that needs least (of the orders
+ * tried: topological, depth-first, smallest delta first; every block that
+ * frees memory as early as it can). No solver, no time limit: O(blocks
+ * log blocks + devices), and the ancestor sets of graphs of at most 4096
+ * blocks for *out_proven. *out_proven (may be NULL) is 1 when no schedule
+ * can do with less (the limit meets the lower bound tessel_graph_validate
+ * checks: what one micro-batch needs when a block starts, or what
+ * nmicros micro-batches leave behind), else 0. Compare tessel_min_memory:
+ * the smallest limit under which the period reaches a given value.
+ * 1 <= nmicros <= 10^6 (else TESSEL_ERANGE); TESSEL_ECYCLE, TESSEL_EINVAL
+ * for a bad graph. Since 1.4. */
+TESSEL_API int tessel_graph_min_memory(int64_t *out, int *out_proven,
+				       const tessel_graph *graph,
+				       int64_t nmicros);
 
 /* An empty schedule of `nmicros` micro-batches for `graph` (copied), every
  * (block, micro-batch) unplaced; fill it with tessel_schedule_set_step and

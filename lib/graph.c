@@ -982,14 +982,15 @@ int tsl_graph_check_structure(const tessel_graph *g)
  * after a block b with a positive delta starts, every block on the same
  * device that b (transitively) depends on has started, and at best every
  * unrelated block with a negative delta has too. For graphs too large for
- * the ancestor sets the bound uses b alone. */
-static int check_memory(const tessel_graph *g)
+ * the ancestor sets the bound uses b alone. need[d] is the largest over
+ * the blocks of d (0 without one), at[d] that block (-1: none). */
+int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g)
 {
 	int n = g->nblocks;
 	int exact = n <= 4096;
 	size_t words = ((size_t)n + 63) / 64;
 	uint64_t *anc = NULL;
-	int *order = tsl_calloc((size_t)n, sizeof *order);
+	int *order = tsl_calloc((size_t)n + 1, sizeof *order);
 	if (!order)
 		return tsl_error_nomem();
 	int rc = tsl_graph_topo_order(order, g);
@@ -998,7 +999,7 @@ static int check_memory(const tessel_graph *g)
 		return rc;
 	}
 	if (exact) {
-		anc = tsl_calloc((size_t)n * words, sizeof *anc);
+		anc = tsl_calloc((size_t)n * words + 1, sizeof *anc);
 		if (!anc) {
 			tsl_free(order);
 			return tsl_error_nomem();
@@ -1016,16 +1017,17 @@ static int check_memory(const tessel_graph *g)
 			}
 		}
 	}
-	for (int v = 0; v < n && !rc; v++) {
+	for (int d = 0; d < g->ndevices; d++) {
+		need[d] = 0;
+		at[d] = -1;
+	}
+	for (int v = 0; v < n; v++) {
 		const tsl_block *b = &g->blocks[v];
 		if (b->memory <= 0)
 			continue;
-		for (int k = 0; k < b->ndevices && !rc; k++) {
+		for (int k = 0; k < b->ndevices; k++) {
 			int d = b->devices[k];
-			int64_t limit = g->memory_limit[d];
-			if (limit == TESSEL_UNLIMITED)
-				continue;
-			int64_t need = b->memory;
+			int64_t v_need = b->memory;
 			if (exact) {
 				const uint64_t *row = anc + (size_t)v * words;
 				for (int u = 0; u < n; u++) {
@@ -1035,20 +1037,43 @@ static int check_memory(const tessel_graph *g)
 					const uint64_t *urow = anc + (size_t)u * words;
 					int is_desc = (urow[v / 64] >> (v % 64)) & 1;
 					if (is_anc)
-						need += g->blocks[u].memory;
+						v_need += g->blocks[u].memory;
 					else if (!is_desc && g->blocks[u].memory < 0)
-						need += g->blocks[u].memory;
+						v_need += g->blocks[u].memory;
 				}
 			}
-			if (need > limit)
-				rc = tsl_error(TESSEL_EINFEASIBLE,
-					       "device %d: memory limit %lld is below the %lld that one micro-batch needs when block \"%s\" starts",
-					       d, (long long)limit, (long long)need,
-					       b->name);
+			if (v_need > need[d]) {
+				need[d] = v_need;
+				at[d] = v;
+			}
 		}
 	}
 	tsl_free(anc);
 	tsl_free(order);
+	return TSL_OK;
+}
+
+/* Every device's limit at least what one micro-batch needs there. */
+static int check_memory(const tessel_graph *g)
+{
+	int limited = 0;
+	for (int d = 0; d < g->ndevices; d++)
+		limited |= g->memory_limit[d] != TESSEL_UNLIMITED;
+	if (!limited)
+		return TSL_OK;
+	int64_t *need = tsl_calloc((size_t)g->ndevices, sizeof *need);
+	int *at = tsl_calloc((size_t)g->ndevices, sizeof *at);
+	int rc = need && at ? tsl_graph_memory_need(need, at, g) : tsl_error_nomem();
+	for (int d = 0; d < g->ndevices && !rc; d++) {
+		int64_t limit = g->memory_limit[d];
+		if (limit != TESSEL_UNLIMITED && need[d] > limit)
+			rc = tsl_error(TESSEL_EINFEASIBLE,
+				       "device %d: memory limit %lld is below the %lld that one micro-batch needs when block \"%s\" starts",
+				       d, (long long)limit, (long long)need[d],
+				       g->blocks[at[d]].name);
+	}
+	tsl_free(need);
+	tsl_free(at);
 	return rc;
 }
 

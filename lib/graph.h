@@ -51,6 +51,12 @@ int tsl_graph_reserve(tessel_graph *g, int nblocks);
  * TESSEL_ECYCLE (with a message naming a block on the cycle) if none. */
 int tsl_graph_topo_order(int *order, const tessel_graph *g);
 
+/* Lower bound on the memory one micro-batch needs on each device (need:
+ * ndevices values, 0 on a device where no block takes memory) and the
+ * block at which it is needed (at: -1 for none). TESSEL_ENOMEM,
+ * TESSEL_ECYCLE. */
+int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g);
+
 /* Validation without the memory check (structure only). */
 int tsl_graph_check_structure(const tessel_graph *g);
 

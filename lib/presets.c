@@ -262,6 +262,8 @@ TESSEL_API int tessel_preset(tessel_graph **out, const char *name, int D,
 	int rc = tessel_graph_new(&g, D);
 	if (!rc)
 		rc = p->build(g, D, infer);
+	if (memory_limit == TESSEL_PRESET_MEMORY)
+		memory_limit = ((int64_t)D * 3 + 1) / 2;
 	if (!rc)
 		rc = tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES,
 						   memory_limit);

@@ -8,6 +8,7 @@
 #include "complete.h"
 #include "complete_direct_z3.h"
 #include "complete_list.h"
+#include "complete_serial.h"
 #include "complete_window_z3.h"
 #include "error.h"
 #include "options.h"
@@ -690,6 +691,32 @@ static int search_groups(best *b, const tessel_graph *g, const tsl_opts *o,
  * list scheduling by the first rule of complete_list.c, its repetend
  * figures read off it, validated. Kept in b->first (none when memory held
  * it back or the hard end came first). */
+/* One micro-batch at a time in the order of least memory
+ * (complete_serial.c) into *out, when it fits the limits;
+ * TESSEL_EINFEASIBLE (nothing made) otherwise. */
+static int serial_schedule(tessel_schedule **out, best *b)
+{
+	const tessel_graph *g = b->g;
+	int *order = tsl_calloc((size_t)g->nblocks + 1, sizeof *order);
+	int64_t *need = tsl_calloc((size_t)g->ndevices, sizeof *need);
+	int rc = order && need ? tsl_serial_order(order, need, g, b->nmicros)
+			       : tsl_error_nomem();
+	if (!rc && !tsl_serial_fits(g, need))
+		rc = tsl_error(TESSEL_EINFEASIBLE,
+			       "not even one micro-batch at a time fits the memory limits");
+	if (!rc)
+		rc = tsl_schedule_alloc_until(out, g, b->nmicros, b->dl);
+	if (!rc)
+		rc = tsl_serial_schedule(*out, order, b->dl);
+	if (rc) {
+		tessel_schedule_free(*out);
+		*out = NULL;
+	}
+	tsl_free(order);
+	tsl_free(need);
+	return rc;
+}
+
 static int first_schedule(best *b)
 {
 	tessel_schedule *s = NULL;
@@ -703,6 +730,13 @@ static int first_schedule(best *b)
 	int rc = tsl_schedule_alloc_until(&s, b->g, b->nmicros, b->dl);
 	if (!rc)
 		rc = tsl_list_schedule(s, b->bnd, &tsl_list_rules[0], b->dl);
+	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_EVIOLATION) {
+		/* memory too tight for list scheduling: one micro-batch at a
+		 * time, when that fits */
+		tessel_schedule_free(s);
+		s = NULL;
+		rc = serial_schedule(&s, b);
+	}
 	if (!rc) {
 		tsl_repetend_detect(s, b->bnd);
 		rc = tsl_schedule_check(s, b->dl);
@@ -996,6 +1030,9 @@ static int search_graph(tessel_schedule **out, const tessel_graph *g,
 	int64_t makespan = !rc && s ? tsl_schedule_makespan(s) : 0;
 	if (b.first && ((!rc && s && b.first_makespan < makespan) ||
 			((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && !s) ||
+			/* no repetend within the memory limits (the first
+			 * schedule has none to keep to a period cap) */
+			(rc == TESSEL_EINFEASIBLE && !s && !o->max_period) ||
 			(rc == TESSEL_ETIMEOUT && s))) {
 		tessel_schedule_free(s);
 		s = b.first;

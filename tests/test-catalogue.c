@@ -573,7 +573,7 @@ static int c_preset_n1(void) { return preset("vshape", 1, 0, -1); }
 static int c_preset_n_big(void) { return preset("vshape", TESSEL_MAX_DEVICES + 1, 0, -1); }
 static int c_preset_kshape_odd(void) { return preset("kshape", 3, 0, -1); }
 static int c_preset_infer(void) { return preset("vshape", 4, 2, -1); }
-static int c_preset_memory(void) { return preset("vshape", 4, 0, -2); }
+static int c_preset_memory(void) { return preset("vshape", 4, 0, -3); }
 static int c_preset_memory_small(void) { return preset("vshape", 4, 0, 0); }
 static int c_preset_null_out(void) { return tessel_preset(NULL, "vshape", 4, 0, -1); }
 static int c_preset_info(void)
@@ -692,6 +692,32 @@ static int c_min_memory_period(void)
 	tessel_graph_free(g);
 	return rc;
 }
+static int graph_min_memory(int64_t n, int cycle)
+{
+	tessel_graph *g = two_blocks();
+	int64_t v = -7;
+	if (cycle)
+		TH_OK(tessel_graph_add_dep(g, 1, 0));
+	int rc = tessel_graph_min_memory(&v, NULL, g, n);
+	assert_int_equal(v, -7); /* untouched on failure */
+	tessel_graph_free(g);
+	return rc;
+}
+static int c_graph_min_memory_null(void)
+{
+	int64_t v;
+	return tessel_graph_min_memory(&v, NULL, NULL, 4);
+}
+static int c_graph_min_memory_out(void)
+{
+	tessel_graph *g = two_blocks();
+	int rc = tessel_graph_min_memory(NULL, NULL, g, 4);
+	tessel_graph_free(g);
+	return rc;
+}
+static int c_graph_min_memory_n0(void) { return graph_min_memory(0, 0); }
+static int c_graph_min_memory_n_big(void) { return graph_min_memory(TESSEL_MAX_MICRO_BATCHES + 1, 0); }
+static int c_graph_min_memory_cycle(void) { return graph_min_memory(4, 1); }
 
 static int sched_new(int64_t n)
 {
@@ -1044,7 +1070,7 @@ static const struct row catalogue[] = {
 	C("preset N = 4097", c_preset_n_big, TESSEL_ERANGE, "preset vshape: devices must be 2 .. 4096, got 4097"),
 	C("preset kshape N = 3", c_preset_kshape_odd, TESSEL_EINVAL, "preset kshape needs an even number of devices, got 3"),
 	C("preset infer = 2", c_preset_infer, TESSEL_EINVAL, "infer must be 0 or 1, got 2"),
-	C("preset memory -2", c_preset_memory, TESSEL_ERANGE, "memory limit of every device must be -1 (unlimited) .. 2^50, got -2"),
+	C("preset memory -3", c_preset_memory, TESSEL_ERANGE, "memory limit of every device must be -1 (unlimited) .. 2^50, got -3"),
 	C("preset memory too small", c_preset_memory_small, TESSEL_EINFEASIBLE, "device 0: memory limit 0 is below the 1 that one micro-batch needs when block \"f0\" starts"),
 	C("preset NULL out", c_preset_null_out, TESSEL_EINVAL, "out is NULL"),
 	C("preset_info index = count", c_preset_info, TESSEL_ENOTFOUND, "preset index 5 out of range (5 presets)"),
@@ -1068,6 +1094,11 @@ static const struct row catalogue[] = {
 	C("options_clear_cancel NULL", c_clear_cancel_null, TESSEL_EINVAL, "options is NULL"),
 	C("min_memory NULL graph", c_min_memory_null, TESSEL_EINVAL, "graph is NULL"),
 	C("min_memory period -1", c_min_memory_period, TESSEL_ERANGE, "period must be >= 0, got -1"),
+	C("graph_min_memory NULL graph", c_graph_min_memory_null, TESSEL_EINVAL, "graph is NULL"),
+	C("graph_min_memory NULL out", c_graph_min_memory_out, TESSEL_EINVAL, "out is NULL"),
+	C("graph_min_memory 0 micro-batches", c_graph_min_memory_n0, TESSEL_ERANGE, "micro-batches must be 1 .. 1000000, got 0"),
+	C("graph_min_memory too many micro-batches", c_graph_min_memory_n_big, TESSEL_ERANGE, "micro-batches must be 1 .. 1000000, got 1000001"),
+	C("graph_min_memory cycle", c_graph_min_memory_cycle, TESSEL_ECYCLE, "dependency cycle through block"),
 	C("schedule_new N = 0", c_sched_new_0, TESSEL_ERANGE, "tessel_schedule_new: nmicros 0 is out of range 1 .. 1000000"),
 	C("schedule_new N = -1", c_sched_new_m1, TESSEL_ERANGE, "tessel_schedule_new: nmicros -1 is out of range 1 .. 1000000"),
 	C("schedule_new N = 1000001", c_sched_new_big, TESSEL_ERANGE, "tessel_schedule_new: nmicros 1000001 is out of range 1 .. 1000000"),

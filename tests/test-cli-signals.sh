@@ -25,7 +25,7 @@ esac
 # with the solver (its heuristic schedule comes within milliseconds) and a
 # work budget far beyond what a second of any machine does.
 OUTFILE=
-LONG="search --preset nnshape --devices 8 --micro-batches 64 --work-limit 100000000 --time-limit 600"
+LONG="search --preset nnshape --devices 8 --memory 6 --micro-batches 64 --work-limit 100000000 --time-limit 600"
 
 # interrupt SIGNAL [SIGNAL2]: start the long search, send SIGNAL after 1 s
 # (and SIGNAL2 right after it), wait for the end. Sets STATUS and

@@ -435,4 +435,23 @@ expect_status 0
 grep -q '^memory:' "$OUT" && fail "the memory note in JSON output"
 pass "the memory note of the text output"
 
+# --memory min: the smallest equal limit under which any schedule exists;
+# the search under it finds one (one micro-batch at a time if need be)
+run search --preset mshape --devices 64 --micro-batches 16 --memory min --fast --format json
+expect_status 0
+expect_stderr_has '^tessel: search: --memory min: 1 on every device (proven the smallest)'
+grep -q '"memory_limit": \[1, 1,' "$OUT" || fail "--memory min: not the limit 1"
+run search --preset xshape --devices 32 --micro-batches 16 --memory 1 --work-limit 500
+expect_status 0
+expect_stdout_has '^peak memory: d0 1/1'
+pass "--memory min, and a search under it"
+# a preset's default memory scales with its devices: 3 per 2, rounded up
+run search --preset mshape --devices 64 --micro-batches 32 --fast --format json
+expect_status 0
+grep -q '"memory_limit": \[96, 96,' "$OUT" || fail "mshape on 64 devices: default memory not 96"
+run search --preset vshape --devices 7 --micro-batches 8 --fast --format json
+expect_status 0
+grep -q '"memory_limit": \[11, 11,' "$OUT" || fail "vshape on 7 devices: default memory not 11"
+pass "preset memory scales with the devices"
+
 echo "all cli tests passed"

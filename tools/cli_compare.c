@@ -44,7 +44,8 @@ static const char compare_usage[] =
 	"Options:\n"
 	"  -d, --devices D           devices of a preset (default 8)\n"
 	"  -m, --memory M            memory limit of every device (preset\n"
-	"                            default 6; overrides the file's limits)\n"
+	"                            default 3 per 2 devices, 12 on 8;\n"
+	"                            overrides the file's limits)\n"
 	"  -n, --micro-batches N     micro-batches, 1 .. 256 (default 16)\n"
 	"  -t, --time-limit SECONDS  limit of libtessel's search (default 60)\n"
 	"      --fast                libtessel's heuristics only, no solver\n"
@@ -630,7 +631,7 @@ static int load(tessel_graph **g, const struct compare_args *a)
 		return 0;
 	}
 	rc = tessel_preset(g, a->placement, (int)a->devices, 0,
-			   a->memory_given ? a->memory : 6);
+			   a->memory_given ? a->memory : TESSEL_PRESET_MEMORY);
 	if (!rc)
 		rc = tessel_graph_validate(*g);
 	if (rc == TESSEL_ENOTFOUND) {

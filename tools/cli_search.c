@@ -17,7 +17,7 @@
 /* The built-in default: tessel search with no arguments. */
 #define DEFAULT_PRESET "mshape"
 #define DEFAULT_DEVICES 4
-#define DEFAULT_MEMORY 6
+#define DEFAULT_MEMORY TESSEL_PRESET_MEMORY
 
 static const char search_usage[] =
 	"Usage: tessel search [PLACEMENT.json] [OPTIONS]\n"
@@ -31,10 +31,12 @@ static const char search_usage[] =
 	"  -p, --preset NAME         built-in placement (see 'tessel presets')\n"
 	"  -d, --devices D           devices of the preset (default 4)\n"
 	"  -m, --memory M            memory limit of every device: an integer\n"
-	"                            >= 0, 'unlimited', or 'auto': the smallest\n"
-	"                            equal limit under which the period can\n"
-	"                            reach the resource bound (preset default 6;\n"
-	"                            overrides the limits of PLACEMENT.json)\n"
+	"                            >= 0, 'unlimited', 'min': the smallest equal\n"
+	"                            limit under which any schedule exists, or\n"
+	"                            'auto': the smallest under which the period\n"
+	"                            can reach the resource bound (preset default:\n"
+	"                            3 per 2 devices, 6 on 4; overrides the limits\n"
+	"                            of PLACEMENT.json)\n"
 	"      --infer               inference variant of the preset\n"
 	"Search:\n"
 	"  -n, --micro-batches N     micro-batches to schedule (default 16)\n"
@@ -147,6 +149,7 @@ struct search_args {
 	int64_t memory;
 	int memory_given;
 	int memory_auto;             /* --memory auto */
+	int memory_min;              /* --memory min */
 	int infer;
 	enum output_format format;
 	double step_us;              /* --format trace */
@@ -200,6 +203,7 @@ static int memory_option(struct search_args *a, const char *arg)
 {
 	a->memory_given = 1;
 	a->memory_auto = 0;
+	a->memory_min = 0;
 	if (strcmp(arg, "unlimited") == 0) {
 		a->memory = TESSEL_UNLIMITED;
 		return 0;
@@ -207,6 +211,12 @@ static int memory_option(struct search_args *a, const char *arg)
 	if (strcmp(arg, "auto") == 0) {
 		/* found on the placement without limits (auto_memory) */
 		a->memory_auto = 1;
+		a->memory = TESSEL_UNLIMITED;
+		return 0;
+	}
+	if (strcmp(arg, "min") == 0) {
+		/* found on the placement without limits (min_memory) */
+		a->memory_min = 1;
 		a->memory = TESSEL_UNLIMITED;
 		return 0;
 	}
@@ -446,6 +456,25 @@ static int auto_memory(tessel_graph *g)
 	return 0;
 }
 
+/* --memory min: the smallest equal limit under which a schedule of the
+ * micro-batches asked for exists (tessel_graph_min_memory). */
+static int min_memory(tessel_graph *g, const struct search_args *a)
+{
+	int64_t nmicros = 16, limit = 0;
+	int proven = 0;
+	int rc = tessel_options_get(&nmicros, a->options, TESSEL_OPT_MICRO_BATCHES);
+	if (!rc)
+		rc = tessel_graph_min_memory(&limit, &proven, g, nmicros);
+	if (!rc)
+		rc = tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, limit);
+	if (rc)
+		return cli_lib_error(rc, "--memory min");
+	fprintf(stderr, "tessel: search: --memory min: %lld on every device (%s)\n",
+		(long long)limit,
+		proven ? "proven the smallest" : "one micro-batch at a time needs it");
+	return 0;
+}
+
 /* The placement to schedule; 0, or an exit status with the reason
  * printed. */
 static int load_graph(tessel_graph **out, const struct search_args *a)
@@ -453,6 +482,8 @@ static int load_graph(tessel_graph **out, const struct search_args *a)
 	int status = a->file ? load_file(out, a) : build_preset(out, a);
 	if (!status && a->memory_auto)
 		status = auto_memory(*out);
+	if (!status && a->memory_min)
+		status = min_memory(*out, a);
 	return status;
 }
 

@@ -163,12 +163,15 @@ public:
 	// Take ownership of a C graph (may be NULL only for a moved-from state).
 	static Graph adopt(tessel_graph *g) { return Graph(g); }
 
-	// The memory limit of every device defaults to preset_memory, as in
-	// `tessel search --preset` and Python's Graph.preset; pass
-	// TESSEL_UNLIMITED for none.
+	// The memory limit of every device defaults to preset_default: the
+	// preset's own, 3 per 2 devices rounded up (6 on 4), as in `tessel
+	// search --preset` and Python's Graph.preset; pass TESSEL_UNLIMITED
+	// for none. preset_memory is that default on 4 devices (the default
+	// on every device count before 1.4).
+	static constexpr int64_t preset_default = TESSEL_PRESET_MEMORY;
 	static constexpr int64_t preset_memory = 6;
 	static Graph preset(const std::string &name, int devices,
-			    int64_t memory = preset_memory, bool infer = false)
+			    int64_t memory = preset_default, bool infer = false)
 	{
 		tessel_graph *g = nullptr;
 		detail::check(tessel_preset(&g, name.c_str(), devices, infer ? 1 : 0, memory),
@@ -395,6 +398,18 @@ public:
 		detail::check(tessel_graph_lower_bound(&v, get(), micro_batches),
 			      "tessel_graph_lower_bound");
 		return v;
+	}
+
+	// The smallest memory limit, equal on every device, under which any
+	// schedule of `micro_batches` exists (tessel_graph_min_memory: one
+	// micro-batch at a time); second: proven the smallest.
+	std::pair<int64_t, bool> min_memory(int64_t micro_batches) const
+	{
+		int64_t v = 0;
+		int proven = 0;
+		detail::check(tessel_graph_min_memory(&v, &proven, get(), micro_batches),
+			      "tessel_graph_min_memory");
+		return {v, proven != 0};
 	}
 
 	std::string block_name(int gid) const

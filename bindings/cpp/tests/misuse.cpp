@@ -129,6 +129,12 @@ int main()
 			n += a.kind == tessel::ActionKind::Compute;
 		require(n == reference.size(), "one compute action per entry of the device");
 	});
+	works("preset memory scales with the devices; min_memory", [&] {
+		auto g = tessel::Graph::preset("mshape", 64);
+		require(g.memory_limit(0) == 96, "3 per 2 devices");
+		auto m = g.min_memory(16);
+		require(m.first == 1 && m.second, "one unit, proven");
+	});
 	works("range kept after its schedule is destroyed", [&] {
 		tessel::EntryRange r = [] { return small_schedule().entries(0); }();
 		require(same(r.to_vector(), reference), "entries still readable");

@@ -13,9 +13,9 @@ variable (a path), then the library installed with the package (the
 location ``meson install`` writes into tessel._config), then
 ctypes.util.find_library("tessel"), then "libtessel.so.1".
 
-Presets get every device's memory limit 6 unless told otherwise
-(:data:`PRESET_MEMORY`, as ``tessel search --preset``); ``memory=None``
-means unlimited. A ``time_limit`` of None or 0 means no limit, as
+Presets get every device's memory limit 3 per 2 devices (6 on 4) unless
+told otherwise (:data:`PRESET_DEFAULT`, as ``tessel search --preset``);
+``memory=None`` means unlimited. A ``time_limit`` of None or 0 means no limit, as
 everywhere in libtessel. Arguments are checked before they reach C
 (TypeError, OverflowError, the library's RangeError: never truncation);
 closed objects, and what reads from them, raise ValueError.
@@ -29,7 +29,7 @@ from .errors import (CancelledError, CycleError, ExistsError,
                      TesselFileNotFoundError, TesselIOError,
                      TesselIsADirectoryError, TesselPermissionError,
                      TesselTimeout, UnsupportedError, ViolationError)
-from .graph import (ALL_DEVICES, KINDS, PRESET_MEMORY, UNLIMITED, Graph,
+from .graph import (ALL_DEVICES, KINDS, PRESET_DEFAULT, PRESET_MEMORY, UNLIMITED, Graph,
                     pick_step, presets)
 from .schedule import (ACTION_KINDS, FORMATS, PHASES, Action, CancelToken, Entry,
                        Progress, Schedule, min_memory, search)
@@ -37,7 +37,7 @@ from .schedule import (ACTION_KINDS, FORMATS, PHASES, Action, CancelToken, Entry
 __all__ = [
     "Graph", "Schedule", "Entry", "Action", "Progress", "CancelToken",
     "search", "min_memory", "presets", "pick_step", "version", "KINDS",
-    "PHASES", "ACTION_KINDS", "FORMATS", "UNLIMITED", "ALL_DEVICES", "PRESET_MEMORY",
+    "PHASES", "ACTION_KINDS", "FORMATS", "UNLIMITED", "ALL_DEVICES", "PRESET_MEMORY", "PRESET_DEFAULT",
     "TesselError", "InternalError", "InvalidError", "OutOfMemoryError",
     "NotFoundError", "ExistsError", "CycleError", "ParseError",
     "InfeasibleError", "TesselTimeout", "CancelledError", "SolverError",

@@ -160,6 +160,7 @@ PROTOTYPES = {
     "tessel_search": (c_int, [schedule_pp, graph_p, options_p]),
     "tessel_min_memory": (c_int, [c_int64_p, c_int_p, graph_p, c_int64,
                                   options_p]),
+    "tessel_graph_min_memory": (c_int, [c_int64_p, c_int_p, graph_p, c_int64]),
     "tessel_schedule_new": (c_int, [schedule_pp, graph_p, c_int64]),
     "tessel_schedule_set_step": (c_int, [schedule_p, c_int, c_int64, c_int64]),
     "tessel_schedule_free": (None, [schedule_p]),

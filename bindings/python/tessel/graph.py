@@ -10,7 +10,7 @@ from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
 from .errors import check, check_file
 
 __all__ = ["Graph", "KINDS", "presets", "pick_step", "UNLIMITED",
-           "ALL_DEVICES", "PRESET_MEMORY", "Block"]
+           "ALL_DEVICES", "PRESET_MEMORY", "PRESET_DEFAULT", "Block"]
 
 #: Block kinds, in the order of tessel_kind.
 KINDS = ("forward", "backward", "weight")
@@ -18,8 +18,12 @@ KINDS = ("forward", "backward", "weight")
 UNLIMITED = -1
 #: Device argument meaning "every device".
 ALL_DEVICES = -1
-#: Memory limit of every device of a preset when none is given: the same
-#: as ``tessel search --preset NAME`` without ``--memory``.
+#: ``memory`` of :meth:`Graph.preset` meaning the preset's own default, 3
+#: per 2 devices rounded up (6 on 4 devices, 96 on 64): the same as
+#: ``tessel search --preset NAME`` without ``--memory`` (TESSEL_PRESET_MEMORY).
+PRESET_DEFAULT = -2
+#: The preset default on 4 devices (the default on every device count
+#: before 1.4; see :data:`PRESET_DEFAULT`).
 PRESET_MEMORY = 6
 
 #: A block: its id (gid) or its name.
@@ -148,13 +152,14 @@ class Graph(Handle):
 
     @classmethod
     def preset(cls, name: str, devices: int = 4,
-               memory: Optional[int] = PRESET_MEMORY,
+               memory: Optional[int] = PRESET_DEFAULT,
                infer: bool = False) -> "Graph":
         """Build a built-in placement ("vshape", "mshape", ...).
 
         ``memory`` is every device's memory limit; None means unlimited.
-        It defaults to :data:`PRESET_MEMORY` (6), the same limit as
-        ``tessel search --preset NAME`` without ``--memory``.
+        It defaults to :data:`PRESET_DEFAULT`: 3 per 2 devices, rounded up
+        (6 on 4 devices), the same limit as ``tessel search --preset NAME``
+        without ``--memory``.
         """
         limit = UNLIMITED if memory is None else int64_arg(memory, "memory")
         handle = graph_p()
@@ -365,6 +370,23 @@ class Graph(Handle):
         check(lib.tessel_graph_lower_bound(ctypes.byref(out), self._h(),
                                            int64_arg(n, "micro-batches")))
         return out.value
+
+    def min_memory(self, micro_batches: int = 16) -> Tuple[int, bool]:
+        """Smallest memory limit, equal on every device, for any schedule.
+
+        The memory of ``micro_batches`` micro-batches run one at a time in
+        the order of the blocks that needs least (``tessel search --memory
+        min``); no solver, fast on any size. Returns ``(limit, proven)``:
+        proven is True when no schedule can do with less. The graph's own
+        limits are ignored. Compare :func:`tessel.min_memory`: the smallest
+        limit under which the period reaches a given value.
+        """
+        out = ctypes.c_int64()
+        proven = ctypes.c_int()
+        check(lib.tessel_graph_min_memory(
+            ctypes.byref(out), ctypes.byref(proven), self._h(),
+            int64_arg(micro_batches, "micro_batches")))
+        return out.value, bool(proven.value)
 
     def memory_limit(self, device: int) -> Optional[int]:
         """Memory limit of ``device`` (None when unlimited)."""

@@ -222,7 +222,10 @@ def preset_memory_default():
     g = tessel.Graph.preset("vshape")
     limits = {g.memory_limit(d) for d in range(g.devices)}
     assert limits == {tessel.PRESET_MEMORY} == {6}, limits
-    return "Graph.preset('vshape') memory limit 6 on every device"
+    g = tessel.Graph.preset("vshape", devices=64)
+    limits = {g.memory_limit(d) for d in range(g.devices)}
+    assert limits == {96}, limits
+    return "Graph.preset('vshape') memory limit 6 on every device, 96 on 64"
 
 
 @case("FileNotFoundError")
@@ -238,14 +241,14 @@ def cancelled_before_start():
     import tessel
     token = tessel.CancelToken()
     token.cancel()
-    tessel.search(tessel.Graph.preset("mshape", devices=8), cancel=token)
+    tessel.search(tessel.Graph.preset("mshape", devices=8, memory=6), cancel=token)
 
 
 @case("KeyboardInterrupt")
 def ctrl_c_during_search():
     import tessel
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    g = tessel.Graph.preset("mshape", devices=8)
+    g = tessel.Graph.preset("mshape", devices=8, memory=6)
     threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
     tessel.search(g)
 

@@ -77,6 +77,22 @@ class GraphTest(unittest.TestCase):
         default = tessel.Graph.preset("vshape")
         self.assertEqual([default.memory_limit(d) for d in range(4)],
                          [6] * 4)
+        # 3 per 2 devices, rounded up
+        for devices, limit in ((2, 3), (6, 9), (7, 11), (64, 96)):
+            scaled = tessel.Graph.preset("xshape" if devices != 7 else "vshape",
+                                         devices=devices)
+            self.assertEqual({scaled.memory_limit(d) for d in range(devices)},
+                             {limit})
+        # the smallest limit for any schedule: one micro-batch at a time
+        big = tessel.Graph.preset("mshape", devices=64)
+        self.assertEqual(big.min_memory(128), (1, True))
+        with self.assertRaises(tessel.RangeError):
+            big.min_memory(0)
+        with self.assertRaises(TypeError):
+            big.min_memory(2.5)
+        tight = tessel.Graph.preset("mshape", devices=64, memory=1)
+        s = tessel.search(tight, micro_batches=8, fast=True)
+        self.assertLessEqual(max(s.peak_memory(d) for d in range(64)), 1)
         for block in range(infer.blocks):
             self.assertEqual(infer.block(block)["kind"], "forward")
 
@@ -843,7 +859,7 @@ class ArgumentTest(unittest.TestCase):
             tessel.Graph.preset("vshape", infer="yes")
 
 
-SLOW = tessel.Graph.preset("mshape", devices=8)  # a search of minutes
+SLOW = tessel.Graph.preset("mshape", devices=8, memory=6)  # a search of minutes
 
 
 class ControlTest(unittest.TestCase):
@@ -911,7 +927,7 @@ class ControlTest(unittest.TestCase):
 import os, signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 import tessel
-g = tessel.Graph.preset("mshape", devices=8)
+g = tessel.Graph.preset("mshape", devices=8, memory=6)
 print("searching", flush=True)
 try:
     tessel.search(g)
