@@ -164,9 +164,13 @@ TESSEL_API int tessel_graph_place(tessel_graph *graph, int gid,
 
 /* Declare that block `after` of a micro-batch starts only once block
  * `before` of the same micro-batch has finished. TESSEL_ENOTFOUND for an
- * unknown block id, TESSEL_ECYCLE when before == after, TESSEL_EEXISTS for
- * a dependency already declared; longer cycles are found by
- * tessel_graph_validate (and everything that validates). */
+ * unknown block id, TESSEL_ECYCLE when before == after or when the
+ * dependency closes a cycle (`before` already waits for `after`; nothing
+ * added), TESSEL_EEXISTS for a dependency already declared. The cycle
+ * check walks back from `before` over at most 4096 blocks (constant time
+ * when blocks are added in either dependency order); a cycle beyond that
+ * walk is found by tessel_graph_validate (and everything that
+ * validates). */
 TESSEL_API int tessel_graph_add_dep(tessel_graph *graph, int before, int after);
 
 /* Latency: the time a block's output takes to reach another device.

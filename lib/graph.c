@@ -139,6 +139,8 @@ TESSEL_API void tessel_graph_free(tessel_graph *g)
 	tsl_free(g->memory_limit);
 	tsl_free(g->hash);
 	tsl_free(g->unit);
+	tsl_free(g->walk_mark);
+	tsl_free(g->walk_stack);
 	tsl_free(g);
 }
 
@@ -331,6 +333,60 @@ TESSEL_API int tessel_graph_place(tessel_graph *g, int gid, const int *devices,
 	return TSL_OK;
 }
 
+/* Blocks the cycle check of add_dep walks at most; beyond, a cycle is
+ * found by tessel_graph_validate. */
+#define TSL_CYCLE_WALK 4096
+
+/* Whether `after` is among the blocks `before` waits for, directly or
+ * not (so that before -> after would close a cycle): a walk back from
+ * `before` over at most TSL_CYCLE_WALK blocks. 1: yes, 0: no or not
+ * found within the walk, TESSEL_ENOMEM. */
+static int closes_cycle(tessel_graph *g, int before, int after)
+{
+	/* nothing waits for `after`, or `before` waits for nothing: no cycle
+	 * (the common cases: blocks added in either dependency order) */
+	if (g->defer_cycles || g->blocks[after].nsucc == 0 ||
+	    g->blocks[before].ndeps == 0)
+		return 0;
+	if (g->walk_cap < g->nblocks) {
+		int cap = g->cap > g->nblocks ? g->cap : g->nblocks;
+		unsigned *m = tsl_reallocarray(g->walk_mark, (size_t)cap, sizeof *m);
+		if (!m)
+			return tsl_error_nomem();
+		g->walk_mark = m;
+		int *st = tsl_reallocarray(g->walk_stack, (size_t)cap, sizeof *st);
+		if (!st)
+			return tsl_error_nomem();
+		g->walk_stack = st;
+		for (int i = g->walk_cap; i < cap; i++)
+			m[i] = 0;
+		g->walk_cap = cap;
+	}
+	if (++g->walk_stamp == 0) { /* wrapped: clear the marks */
+		for (int i = 0; i < g->walk_cap; i++)
+			g->walk_mark[i] = 0;
+		g->walk_stamp = 1;
+	}
+	int top = 0, seen = 1;
+	g->walk_stack[top++] = before;
+	g->walk_mark[before] = g->walk_stamp;
+	while (top > 0) {
+		const tsl_block *v = &g->blocks[g->walk_stack[--top]];
+		for (int j = 0; j < v->ndeps; j++) {
+			int p = v->deps[j];
+			if (p == after)
+				return 1;
+			if (g->walk_mark[p] == g->walk_stamp)
+				continue;
+			if (++seen > TSL_CYCLE_WALK)
+				return 0; /* left to tessel_graph_validate */
+			g->walk_mark[p] = g->walk_stamp;
+			g->walk_stack[top++] = p;
+		}
+	}
+	return 0;
+}
+
 /* Add the dependency before -> after with latency `lat` (-1: the
  * graph's), given as `time` in the placement's unit (-1: in steps). */
 static int add_dep(tessel_graph *g, int before, int after, int lat,
@@ -355,6 +411,15 @@ static int add_dep(tessel_graph *g, int before, int after, int lat,
 			return tsl_error(TESSEL_EEXISTS,
 					 "block \"%s\" already depends on \"%s\"",
 					 b->name, g->blocks[before].name);
+	rc = closes_cycle(g, before, after);
+	if (rc < 0)
+		return rc;
+	if (rc)
+		return tsl_error(TESSEL_ECYCLE,
+				 "dependency \"%s\" -> \"%s\" closes a cycle: \"%s\" "
+				 "already waits for \"%s\"",
+				 g->blocks[before].name, b->name,
+				 g->blocks[before].name, b->name);
 	if (b->ndeps == b->depcap) {
 		int cap = b->depcap ? b->depcap * 2 : 4;
 		int *nd = tsl_reallocarray(b->deps, (size_t)cap, sizeof *nd);
@@ -375,6 +440,7 @@ static int add_dep(tessel_graph *g, int before, int after, int lat,
 	b->deplat[b->ndeps] = lat;
 	b->deptime[b->ndeps] = time;
 	b->deps[b->ndeps++] = before;
+	g->blocks[before].nsucc++;
 	return TSL_OK;
 }
 

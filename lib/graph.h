@@ -24,6 +24,7 @@ typedef struct tsl_block {
 			  * span was given in steps) */
 	int ndeps;
 	int depcap;
+	int nsucc;      /* blocks that depend on this one */
 } tsl_block;
 
 struct tessel_graph {
@@ -40,6 +41,14 @@ struct tessel_graph {
 	/* name -> gid hash table (open addressing, gid + 1, 0 = empty) */
 	int *hash;
 	size_t hashcap;
+	/* the cycle check of add_dep: a mark per block (walk_cap of them,
+	 * a block is marked when it holds walk_stamp) and its stack */
+	unsigned *walk_mark;
+	int *walk_stack;
+	int walk_cap;
+	unsigned walk_stamp;
+	int defer_cycles; /* 1: add_dep leaves cycles to the validation (a
+			   * reader that validates what it read) */
 };
 
 /* Room for nblocks blocks in all (and their names' table) at once, so

@@ -495,8 +495,12 @@ static int read_graph(reader *r, const json_t *root)
 		rc = add_block(r, i);
 	if (!rc)
 		rc = apply_step(r, root, step);
+	/* the dependencies of a file come all at once: its cycles are found
+	 * by the validation below, not by a walk per dependency */
+	r->g->defer_cycles = 1;
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = link_block(r, (int)i);
+	r->g->defer_cycles = 0;
 	if (!rc)
 		rc = read_limits(r, root);
 	if (!rc)

@@ -303,13 +303,26 @@ static int dep(int before, int after)
 }
 static int c_dep_null(void) { return tessel_graph_add_dep(NULL, 0, 1); }
 static int c_dep_self(void) { return dep(1, 1); }
-/* add_dep refuses only a self-dependency; longer cycles are found by
- * tessel_graph_validate. */
+/* add_dep refuses a dependency that closes a cycle, and adds nothing */
 static int c_dep_cycle(void)
 {
 	tessel_graph *g = two_blocks();
-	TH_OK(tessel_graph_add_dep(g, 1, 0));
-	int rc = tessel_graph_validate(g);
+	int rc = tessel_graph_add_dep(g, 1, 0);
+	TH_OK(tessel_graph_validate(g));
+	tessel_graph_free(g);
+	return rc;
+}
+/* the same through a longer path: a -> b -> c, then c -> a */
+static int c_dep_cycle3(void)
+{
+	tessel_graph *g = two_blocks();
+	int c = -1;
+	const int dev0 = 0;
+	TH_OK(tessel_graph_add_block(&c, g, "c", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, c, &dev0, 1));
+	TH_OK(tessel_graph_add_dep(g, 1, c));
+	int rc = tessel_graph_add_dep(g, c, 0);
+	TH_OK(tessel_graph_validate(g));
 	tessel_graph_free(g);
 	return rc;
 }
@@ -692,12 +705,10 @@ static int c_min_memory_period(void)
 	tessel_graph_free(g);
 	return rc;
 }
-static int graph_min_memory(int64_t n, int cycle)
+static int graph_min_memory(int64_t n)
 {
 	tessel_graph *g = two_blocks();
 	int64_t v = -7;
-	if (cycle)
-		TH_OK(tessel_graph_add_dep(g, 1, 0));
 	int rc = tessel_graph_min_memory(&v, NULL, g, n);
 	assert_int_equal(v, -7); /* untouched on failure */
 	tessel_graph_free(g);
@@ -715,9 +726,8 @@ static int c_graph_min_memory_out(void)
 	tessel_graph_free(g);
 	return rc;
 }
-static int c_graph_min_memory_n0(void) { return graph_min_memory(0, 0); }
-static int c_graph_min_memory_n_big(void) { return graph_min_memory(TESSEL_MAX_MICRO_BATCHES + 1, 0); }
-static int c_graph_min_memory_cycle(void) { return graph_min_memory(4, 1); }
+static int c_graph_min_memory_n0(void) { return graph_min_memory(0); }
+static int c_graph_min_memory_n_big(void) { return graph_min_memory(TESSEL_MAX_MICRO_BATCHES + 1); }
 
 static int sched_new(int64_t n)
 {
@@ -1028,7 +1038,8 @@ static const struct row catalogue[] = {
 	C("place count SIZE_MAX", c_place_count_huge, TESSEL_EINVAL, "block \"a\": 18446744073709551615 devices listed, graph has 2"),
 	C("add_dep NULL graph", c_dep_null, TESSEL_EINVAL, "graph is NULL"),
 	C("add_dep self", c_dep_self, TESSEL_ECYCLE, "block \"b\" cannot depend on itself"),
-	C("add_dep cycle, then validate", c_dep_cycle, TESSEL_ECYCLE, "dependency cycle through block \"a\" (block 0)"),
+	C("add_dep closing a cycle", c_dep_cycle, TESSEL_ECYCLE, "dependency \"b\" -> \"a\" closes a cycle: \"b\" already waits for \"a\""),
+	C("add_dep closing a cycle of three", c_dep_cycle3, TESSEL_ECYCLE, "dependency \"c\" -> \"a\" closes a cycle: \"c\" already waits for \"a\""),
 	C("add_dep duplicate", c_dep_dup, TESSEL_EEXISTS, "block \"b\" already depends on \"a\""),
 	C("add_dep unknown block", c_dep_unknown, TESSEL_ENOTFOUND, "block id 2 out of range (graph has 2 blocks)"),
 	C("add_dep gid -2", c_dep_m2, TESSEL_ENOTFOUND, "block id -2 out of range (graph has 2 blocks)"),
@@ -1098,7 +1109,6 @@ static const struct row catalogue[] = {
 	C("graph_min_memory NULL out", c_graph_min_memory_out, TESSEL_EINVAL, "out is NULL"),
 	C("graph_min_memory 0 micro-batches", c_graph_min_memory_n0, TESSEL_ERANGE, "micro-batches must be 1 .. 1000000, got 0"),
 	C("graph_min_memory too many micro-batches", c_graph_min_memory_n_big, TESSEL_ERANGE, "micro-batches must be 1 .. 1000000, got 1000001"),
-	C("graph_min_memory cycle", c_graph_min_memory_cycle, TESSEL_ECYCLE, "dependency cycle through block"),
 	C("schedule_new N = 0", c_sched_new_0, TESSEL_ERANGE, "tessel_schedule_new: nmicros 0 is out of range 1 .. 1000000"),
 	C("schedule_new N = -1", c_sched_new_m1, TESSEL_ERANGE, "tessel_schedule_new: nmicros -1 is out of range 1 .. 1000000"),
 	C("schedule_new N = 1000001", c_sched_new_big, TESSEL_ERANGE, "tessel_schedule_new: nmicros 1000001 is out of range 1 .. 1000000"),

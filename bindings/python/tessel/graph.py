@@ -218,6 +218,9 @@ class Graph(Handle):
 
         ``latency`` gives the dependency its own latency in steps,
         ``latency_time`` in the step's unit (the graph needs a step).
+        A dependency that closes a cycle raises CycleError and is not
+        added (a cycle longer than 4096 blocks is found by
+        :meth:`validate`).
         """
         if latency is not None and latency_time is not None:
             raise ValueError("give latency or latency_time, not both")

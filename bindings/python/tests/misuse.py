@@ -248,9 +248,9 @@ def cancelled_before_start():
 def ctrl_c_during_search():
     import tessel
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    g = tessel.Graph.preset("mshape", devices=8, memory=6)
+    g = tessel.Graph.preset("nnshape", devices=8, memory=6)
     threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
-    tessel.search(g)
+    tessel.search(g, micro_batches=64, work_limit=100000000)
 
 
 # -- sharing between threads, copies -------------------------------------

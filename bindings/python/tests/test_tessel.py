@@ -180,9 +180,10 @@ class GraphTest(unittest.TestCase):
         g.add_block("b", "backward", 1, -1)
         g.place(1, [1])
         g.add_dep(0, 1)
-        g.add_dep(1, 0)
-        with self.assertRaises(tessel.CycleError):
-            g.validate()
+        with self.assertRaises(tessel.CycleError) as cyc:
+            g.add_dep(1, 0)  # refused where the cycle is closed
+        self.assertIn("closes a cycle", str(cyc.exception))
+        g.validate()
         with self.assertRaises(tessel.NotFoundError) as ctx:
             g.find("zz")
         self.assertEqual(ctx.exception.code, -4)
@@ -859,7 +860,10 @@ class ArgumentTest(unittest.TestCase):
             tessel.Graph.preset("vshape", infer="yes")
 
 
-SLOW = tessel.Graph.preset("mshape", devices=8, memory=6)  # a search of minutes
+# a search of minutes on any machine: a work budget far beyond what the
+# tests wait for
+SLOW = tessel.Graph.preset("nnshape", devices=8, memory=6)
+LONG = {"micro_batches": 64, "work_limit": 100000000}
 
 
 class ControlTest(unittest.TestCase):
@@ -872,7 +876,7 @@ class ControlTest(unittest.TestCase):
         start = time.monotonic()
         timer.start()
         try:
-            s = tessel.search(SLOW, cancel=token)
+            s = tessel.search(SLOW, cancel=token, **LONG)
             s.validate()  # the best schedule so far
         except tessel.CancelledError:
             pass
@@ -888,7 +892,7 @@ class ControlTest(unittest.TestCase):
     def test_progress_ticks(self):
         calls = []
         start = time.monotonic()
-        s = tessel.search(SLOW, time_limit=2.5,
+        s = tessel.search(SLOW, time_limit=2.5, **LONG,
                           progress=lambda p: calls.append(
                               (time.monotonic(), p)) and False)
         end = time.monotonic()
@@ -914,7 +918,7 @@ class ControlTest(unittest.TestCase):
 
         start = time.monotonic()
         try:
-            tessel.search(SLOW, progress=progress, progress_interval=0.3)
+            tessel.search(SLOW, progress=progress, progress_interval=0.3, **LONG)
         except tessel.CancelledError:
             pass
         self.assertLess(time.monotonic() - start, 3.0)
@@ -927,10 +931,10 @@ class ControlTest(unittest.TestCase):
 import os, signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 import tessel
-g = tessel.Graph.preset("mshape", devices=8, memory=6)
+g = tessel.Graph.preset("nnshape", devices=8, memory=6)
 print("searching", flush=True)
 try:
-    tessel.search(g)
+    tessel.search(g, micro_batches=64, work_limit=100000000)
     print("finished")
 except KeyboardInterrupt:
     print("interrupted %.6f" % time.time(), flush=True)
