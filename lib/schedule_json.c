@@ -130,6 +130,9 @@ static int header_object(json_t **out, const tessel_schedule *s)
 	bad |= set(o, "depth", json_integer(s->depth));
 	if (s->rep_k > 1)
 		bad |= set(o, "repetend_micro_batches", json_integer(s->rep_k));
+	if (s->period > 0)
+		bad |= set(o, "period_per_micro_batch",
+			   json_real((double)s->period / (double)(s->rep_k > 1 ? s->rep_k : 1)));
 	if (g->step > 0)
 		bad |= set(o, "step", json_real(g->step));
 	if (g->unit)
@@ -393,6 +396,28 @@ static int read_seconds(figures *f, const json_t *root)
 	return TSL_OK;
 }
 
+/* "period_per_micro_batch": derived from period and k, so only checked
+ * (a number that agrees with them) and not kept. */
+static int read_period_per_micro_batch(const figures *f, const json_t *root)
+{
+	json_t *v = json_object_get(root, "period_per_micro_batch");
+
+	if (!v)
+		return TSL_OK;
+	if (!json_is_number(v))
+		return tsl_error(TESSEL_EPARSE,
+				 "\"period_per_micro_batch\" must be a number, not %s",
+				 tsl_json_type_name(v));
+	double want = f->period ? (double)f->period / (double)f->rep_k : 0;
+	double got = json_number_value(v);
+	if (!(got >= want - 1e-6 * (want + 1) && got <= want + 1e-6 * (want + 1)))
+		return tsl_error(TESSEL_EINVAL,
+				 "\"period_per_micro_batch\" is %g, but \"period\" / "
+				 "\"repetend_micro_batches\" is %g",
+				 got, want);
+	return TSL_OK;
+}
+
 static int read_optimal(figures *f, const json_t *root)
 {
 	json_t *v = json_object_get(root, "period_optimal");
@@ -439,6 +464,8 @@ static int read_figures(figures *f, const json_t *root)
 	if (!rc)
 		rc = tsl_json_member_int(&f->rep_k, root, "repetend_micro_batches",
 					 0, 1, MAX_MICROS, "");
+	if (!rc)
+		rc = read_period_per_micro_batch(f, root);
 	if (!rc)
 		rc = read_optimal(f, root);
 	if (!rc)

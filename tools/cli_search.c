@@ -826,11 +826,16 @@ static void progress_done(const struct watch *w, const tessel_schedule *s)
 	tessel_schedule_get(&period, s, TESSEL_SCHED_PERIOD);
 	tessel_schedule_get(&makespan, s, TESSEL_SCHED_MAKESPAN);
 	tessel_schedule_get(&lb, s, TESSEL_SCHED_LOWER_BOUND);
-	int64_t work = 0;
+	int64_t work = 0, k = 1;
 	tessel_schedule_get(&work, s, TESSEL_SCHED_WORK);
-	fprintf(stderr, "tessel: search: done in %.1f s, work %lld: period %lld, "
+	tessel_schedule_get(&k, s, TESSEL_SCHED_REPETEND_MICRO_BATCHES);
+	char per[96] = "";
+	if (k > 1)
+		snprintf(per, sizeof per, " for %lld micro-batches (%.2f each)",
+			 (long long)k, (double)period / (double)k);
+	fprintf(stderr, "tessel: search: done in %.1f s, work %lld: period %lld%s, "
 		"makespan %lld, LB %lld\n", elapsed(w), (long long)work,
-		(long long)period, (long long)makespan, (long long)lb);
+		(long long)period, per, (long long)makespan, (long long)lb);
 }
 
 static int run_search(const struct search_args *a)

@@ -482,12 +482,26 @@ inline double pick_step(const std::vector<double> &values)
 // ---------------------------------------------------------------------------
 
 // What the progress callback receives each time the search finds a schedule
-// better than all before (see tessel_progress_cb).
+// better than all before (a progress event of tessel_options_set_progress_fn
+// with TESSEL_PROGRESS_IMPROVED 1).
 struct Progress {
-	int64_t period = 0;
+	int64_t period = 0;      // P_k: steps of one repetition of k micro-batches
+	int64_t repetend_micro_batches = 1; // k
 	int64_t makespan = 0;    // before the final compaction (may shrink)
 	int64_t lower_bound = 0; // LB(N)
 	bool period_proven = false;
+	std::string phase;       // the phase the search is in ("compaction", ...)
+	int64_t work = 0;        // work units spent so far
+	int64_t work_limit = 0;  // the work budget (0: none)
+	std::chrono::microseconds elapsed{0}; // since the search began
+
+	// P_k / k: the steady state's steps per micro-batch.
+	double period_per_micro_batch() const
+	{
+		return repetend_micro_batches > 1
+			       ? static_cast<double>(period) / static_cast<double>(repetend_micro_batches)
+			       : static_cast<double>(period);
+	}
 };
 
 // Return true to go on, false to stop the search (it then returns the best
@@ -650,15 +664,15 @@ public:
 	{
 		tessel_options *o = get();
 		if (!cb) {
-			detail::check(tessel_options_set_progress(o, nullptr, nullptr),
-				      "tessel_options_set_progress");
+			detail::check(tessel_options_set_progress_fn(o, nullptr, nullptr),
+				      "tessel_options_set_progress_fn");
 			progress_.reset();
 			return *this;
 		}
 		auto holder = std::make_unique<ProgressHolder>();
 		holder->fn = std::move(cb);
-		detail::check(tessel_options_set_progress(o, &Options::trampoline, holder.get()),
-			      "tessel_options_set_progress");
+		detail::check(tessel_options_set_progress_fn(o, &Options::trampoline, holder.get()),
+			      "tessel_options_set_progress_fn");
 		progress_ = std::move(holder);
 		return *this;
 	}
@@ -697,16 +711,31 @@ private:
 		std::exception_ptr error;
 	};
 
-	static int trampoline(int64_t period, int64_t makespan, int64_t lower_bound,
-			      int period_proven, void *payload) noexcept
+	static int64_t figure(const tessel_progress *e, tessel_progress_attr attr)
+	{
+		int64_t v = 0;
+		return tessel_progress_get(&v, e, attr) == TESSEL_OK ? v : 0;
+	}
+
+	static int trampoline(const tessel_progress *e, void *payload) noexcept
 	{
 		auto *h = static_cast<ProgressHolder *>(payload);
 		try {
+			if (!figure(e, TESSEL_PROGRESS_IMPROVED))
+				return 0; /* a phase begins: not a better schedule */
 			Progress p;
-			p.period = period;
-			p.makespan = makespan;
-			p.lower_bound = lower_bound;
-			p.period_proven = period_proven != 0;
+			p.period = figure(e, TESSEL_PROGRESS_PERIOD);
+			int64_t k = figure(e, TESSEL_PROGRESS_REPETEND_MICRO_BATCHES);
+			p.repetend_micro_batches = k > 1 ? k : 1;
+			p.makespan = figure(e, TESSEL_PROGRESS_MAKESPAN);
+			p.lower_bound = figure(e, TESSEL_PROGRESS_LOWER_BOUND);
+			p.period_proven = figure(e, TESSEL_PROGRESS_PERIOD_PROVEN) != 0;
+			p.work = figure(e, TESSEL_PROGRESS_WORK);
+			p.work_limit = figure(e, TESSEL_PROGRESS_WORK_LIMIT);
+			p.elapsed = std::chrono::microseconds(figure(e, TESSEL_PROGRESS_MICROSECONDS));
+			const char *phase = nullptr;
+			if (tessel_progress_phase(&phase, e) == TESSEL_OK && phase)
+				p.phase = phase;
 			return h->fn(p) ? 0 : 1;
 		} catch (...) {
 			h->error = std::current_exception();

@@ -360,6 +360,12 @@ int main()
 		for (const auto &p : seen)
 			require(p.makespan >= p.lower_bound && p.lower_bound == s.lower_bound(),
 				"makespan >= LB(N)");
+		for (const auto &p : seen)
+			require(!p.phase.empty() && p.work >= 0 && p.work_limit > 0 &&
+					p.repetend_micro_batches >= 1 &&
+					p.period_per_micro_batch() * static_cast<double>(p.repetend_micro_batches) ==
+						static_cast<double>(p.period),
+				"phase, work, budget, k and P_k / k");
 	});
 	works("a progress callback returning false stops with a schedule", [&] {
 		int calls = 0;

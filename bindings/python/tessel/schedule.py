@@ -263,6 +263,13 @@ class Progress(NamedTuple):
     work_limit: Optional[int] = None
     repetend_micro_batches: Optional[int] = None
 
+    @property
+    def period_per_micro_batch(self) -> Optional[fractions.Fraction]:
+        """``period`` / k exactly (None before the first schedule)."""
+        if self.period is None:
+            return None
+        return fractions.Fraction(self.period, self.repetend_micro_batches or 1)
+
 
 class CancelToken:
     """Cancels the searches it is given to (``search(..., cancel=token)``).

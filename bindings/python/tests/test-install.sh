@@ -42,6 +42,31 @@ version=$(sed -n "s/^ *version : '\(.*\)',/\1/p" "$src/meson.build" | head -n 1)
 grep -q "^Version: $version\$" "$site/tessel-$version.dist-info/METADATA" ||
 	fail "no tessel-$version.dist-info/METADATA"
 echo "package in $site, library $lib"
+# the package went where the prefix's own Python finds it
+meson introspect "$build" --buildoptions >"$tmp/options.json"
+prefix=$("$python" -c 'import json, sys
+print(next(o["value"] for o in json.load(open(sys.argv[1])) if o["name"] == "prefix"))' \
+	"$tmp/options.json")
+want=$("$python" "$src/bindings/python/site_dir.py" "$prefix" 2>/dev/null)
+[ "$site" = "$dest$want" ] || fail "package in $site, not in $dest$want (site_dir.py $prefix)"
+if "$python" -c 'import sys; sys.exit(0 if sys.argv[1] in sys.path else 1)' "$want"; then
+	echo "$python searches $want"
+fi
+# a virtual environment as the prefix: its own site-packages
+if "$python" -m venv --without-pip "$tmp/prefixvenv" >/dev/null 2>&1; then
+	want=$("$tmp/prefixvenv/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	got=$("$python" "$src/bindings/python/site_dir.py" "$tmp/prefixvenv")
+	[ "$got" = "$want" ] || fail "site_dir.py for a venv prefix: $got, not $want"
+	echo "a venv prefix: $got"
+fi
+# the installed program finds the installed library by its run path
+tool=$(find "$dest" -path '*/bin/tessel' | head -n 1)
+if [ -n "$tool" ] && command -v readelf >/dev/null 2>&1; then
+	libdir=$(dirname "${lib#"$dest"}")
+	readelf -d "$tool" | grep -E 'RUNPATH|RPATH' | grep -q "\[$libdir\]" ||
+		fail "the installed tessel has no run path to $libdir"
+	echo "tessel's run path: $libdir"
+fi
 
 cat >"$tmp/search.py" <<'PY'
 import os, sys

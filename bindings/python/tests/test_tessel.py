@@ -448,6 +448,8 @@ class SearchTest(unittest.TestCase):
             self.assertIsInstance(p, tessel.Progress)
             self.assertIsInstance(p.proven, bool)
             self.assertGreaterEqual(p.makespan, p.lower_bound)
+            k = p.repetend_micro_batches or 1
+            self.assertEqual(p.period_per_micro_batch * k, p.period)
         # reported before the final compaction, which can only shorten it
         self.assertGreaterEqual(improved[-1].makespan, full.makespan)
         calls = []
