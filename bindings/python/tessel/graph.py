@@ -7,7 +7,7 @@ from ._lib import graph_p, lib
 from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
                     enum_value, int64_arg, int_arg, path_arg, size_arg,
                     take_string, text_arg)
-from .errors import check, check_file
+from .errors import RangeError, check, check_file
 
 __all__ = ["Graph", "KINDS", "presets", "pick_step", "UNLIMITED",
            "ALL_DEVICES", "PRESET_MEMORY", "PRESET_DEFAULT", "Block"]
@@ -315,9 +315,13 @@ class Graph(Handle):
                          device: Optional[int] = None) -> None:
         """Set the memory limit of ``device`` (None: of every device).
 
-        ``limit`` None means unlimited.
+        ``limit`` None means unlimited; else 0 .. 2**50 (RangeError).
         """
         value = UNLIMITED if limit is None else int64_arg(limit, "limit")
+        if limit is not None and not 0 <= value <= 1 << 50:
+            raise RangeError(RangeError.CODE,
+                             "memory limit must be None (unlimited) or "
+                             "0 .. 2**50, got %d" % value)
         which = ALL_DEVICES if device is None else int_arg(device, "device")
         check(lib.tessel_graph_set_memory_limit(self._h(), which, value))
 

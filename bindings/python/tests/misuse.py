@@ -201,6 +201,12 @@ def simulate_seed_2_64():
 
 # -- meanings -----------------------------------------------------------
 
+@case("RangeError")
+def memory_limit_negative():
+    import tessel
+    tessel.Graph.preset("vshape").set_memory_limit(-5, device=1)
+
+
 @case("ValueError")
 def time_limit_negative():
     import tessel
