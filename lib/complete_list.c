@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "complete_list.h"
+#include "complete_interleaved.h"
 #include "complete_vshape.h"
 #include "error.h"
 #include "graph.h"
@@ -494,6 +495,21 @@ int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
 			rc = TSL_OK; /* the rules may still find one */
 		if (!rc && vfound) {
 			best_makespan = tsl_schedule_makespan(s);
+			*found = 1;
+			for (size_t i = 0; i < count; i++)
+				best[i] = s->entries[i].start;
+		}
+	}
+	/* an interleaved pipeline's order (none when the graph is no such
+	 * pipeline) */
+	if (!rc) {
+		int ifound = 0;
+		rc = tsl_interleaved_schedule(s, &ifound, dl);
+		if (rc == TESSEL_ETIMEOUT)
+			rc = TSL_OK; /* the rules may still find one */
+		int64_t m = !rc && ifound ? tsl_schedule_makespan(s) : INT64_MAX;
+		if (m < best_makespan) {
+			best_makespan = m;
 			*found = 1;
 			for (size_t i = 0; i < count; i++)
 				best[i] = s->entries[i].start;
