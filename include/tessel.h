@@ -465,9 +465,11 @@ typedef enum tessel_option {
  *
  * The default budget grows with the instances to schedule (blocks times
  * micro-batches), as the work of completing and improving them does: 2.5
- * units per instance up to 5,000 units, plus 4 per 1,000 instances (8
- * blocks x 16 micro-batches: 320 units; 48 x 32: 3,844; 16 x 128: 5,008;
- * 10^5 x 16: 11,400); in heuristic mode (TESSEL_OPT_FAST) 0.5 per
+ * units per instance up to a base, plus 4 per 1,000 instances; the base
+ * is 2,000 units on up to 8 devices, 250 more a device above that, 5,000
+ * from 20 devices (8 blocks x 16 micro-batches: 320 units; 48 blocks on 8
+ * devices x 32: 2,004; 48 on 16 devices x 32: 3,844; 16 x 128 on 32
+ * devices: 5,008; 10^5 x 16: 11,400); in heuristic mode (TESSEL_OPT_FAST) 0.5 per
  * instance up to 1,000, plus 1 per 1,000. The budget counts from the
  * first schedule of the search (list scheduling, in time about linear in
  * the instances), which is always made. The default budget does not

@@ -28,6 +28,8 @@
 #define TSL_WORK_PER_INSTANCE 5 /* halves: 2.5 units per instance */
 #define TSL_WORK_BASE 5000      /* ... up to this */
 #define TSL_WORK_PER_KILO 4     /* and so many per 1,000 instances */
+#define TSL_WORK_SMALL 2000     /* the base up to 8 devices ... */
+#define TSL_WORK_PER_DEVICE 250 /* ... and so much more a device above */
 
 static void resolve_options(tsl_opts *o, const tessel_options *opts)
 {
@@ -67,11 +69,17 @@ static void auto_budget(tsl_opts *o, const tessel_graph *g)
 		return;
 	int64_t instances = (int64_t)g->nblocks * o->nmicros;
 	int64_t first = instances * TSL_WORK_PER_INSTANCE / 2, base = TSL_WORK_BASE;
+	/* few devices: a smaller base (TSL_WORK_SMALL up to 8 devices,
+	 * growing by TSL_WORK_PER_DEVICE a device up to TSL_WORK_BASE) */
+	int64_t small = TSL_WORK_SMALL +
+			(g->ndevices > 8 ? (int64_t)(g->ndevices - 8) * TSL_WORK_PER_DEVICE : 0);
 	int64_t per_kilo = TSL_WORK_PER_KILO;
-	if (o->fast) {
+	if (o->fast) { /* (the heuristics' own fifth, whatever the devices) */
 		first /= 5;
 		base /= 5;
 		per_kilo /= 4;
+	} else if (small < base) {
+		base = small;
 	}
 	o->work_ticks = ((first < base ? first : base) + instances / 1000 * per_kilo) *
 			TSL_TICKS_PER_UNIT;
