@@ -906,10 +906,17 @@ TESSEL_API int tessel_schedule_to_trace_json(char **out,
 					     const tessel_schedule *schedule,
 					     double step_us);
 
-/* The schedule as an SVG picture: one row per device, blocks as rectangles
- * coloured by kind and labelled with the micro-batch, the repetend shaded,
- * a legend and the key figures in the title. *out: new NUL-terminated
- * text, release with tessel_free. */
+/* The schedule as an SVG picture: one row per device (20 px), blocks as
+ * rectangles coloured by kind and shaded by micro-batch (four lightnesses
+ * in turn, micro-batch mod 4), the repetend as a grey band, a legend, the
+ * key figures in the title and a time axis in the placement's unit when it
+ * has a step and a unit (else in steps), ticks 1, 2 or 5 times a power of
+ * ten apart. At most 24 px per step and never wider than 1600 px, so drawn
+ * 1600 px wide nothing is scaled down. A block is labelled with its
+ * micro-batch only where that fits in type of 8 px or more; every block
+ * has a tooltip (name, micro-batch, steps and, with a unit, times) up to
+ * 200,000 rectangles, beyond which the picture is drawn without them and
+ * says so. *out: new NUL-terminated text, release with tessel_free. */
 TESSEL_API int tessel_schedule_to_svg(char **out,
 				      const tessel_schedule *schedule);
 

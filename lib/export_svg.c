@@ -1,28 +1,41 @@
 /* The schedule as an SVG picture.
  *
  *   period 6 (resource bound 6, optimal); makespan 40 (lower bound 38, ...)
- *   [] forward [] backward [] weight [] repetend
+ *   4 devices, 16 micro-batches, 8 blocks per micro-batch; one step 0.5 ms
+ *   [] forward [] backward [] weight [] repetend [0|1|2|3] micro-batch mod 4
+ *   numbers: micro-batch, where they fit; a tooltip on every block ...
  *   device 0 |[0][1]   [0  ][2]...
  *   device 1 |   [0][0  ][1]...
- *            0        10        20 ...
+ *            0        5        10 ...
+ *            time in ms
  *
- * One row per device, one rectangle per entry and device it occupies (x the
- * start step, width the span, coloured by kind, darker stroke), labelled
- * with the micro-batch when wide enough, with the block name and steps as a
- * tooltip; the repetend is a light grey band behind the blocks. A
- * dependency with a latency (where it counts) is a thin arrow from the
- * producer's finish on its first device to the arrival, latency steps
- * later, on the first consumer device it travels to. The step width
- * shrinks with the makespan (24 px down to 1 px) so that long schedules
- * stay a few thousand pixels wide, but stays at 8 px, room for a label,
- * while the grid is no wider than 8000 px (1000 steps).
+ * One row per device (20 px), one rectangle per entry and device it
+ * occupies (x the start, width the span, at least 1 px; coloured by kind,
+ * a darker stroke), shaded by micro-batch: four lightnesses of the kind's
+ * colour in turn, so that neighbouring micro-batches differ. Each block
+ * has a tooltip (name, micro-batch, first and last step and, when the
+ * placement has a step and a unit, its start and end in that unit); the
+ * repetend is a light grey band behind the blocks. A dependency with a
+ * latency (where it counts) is a thin arrow from the producer's finish on
+ * its first device to the arrival, latency steps later, on the first
+ * consumer device it travels to.
+ *
+ * Width: at most 24 px per step, and never wider than SVG_MAX_WIDTH
+ * (1600 px) in all, so that the picture drawn 1600 px wide is never
+ * scaled down; long schedules get less than a pixel per step. At least
+ * 640 px, more (up to 1600) when the title lines need it. The axis is in
+ * the placement's unit when it has a step and a unit, else in steps,
+ * ticks 1, 2 or 5 times a power of ten apart.
  *
  * Labels: the micro-batch in the largest type up to 11 px that fits the
- * block, across it, or turned a quarter (reading upwards) when that gives
- * larger type, down to 5 px; none below. Beyond SVG_TOOLTIPS blocks the
- * picture is drawn compact: one path per device and kind, labels in
- * groups of one size, no tooltip per block; 64 devices x 128 micro-batches
- * stay under 1 MB. */
+ * block, across it, or turned a quarter (reading upwards) when across
+ * would be under 8 px and turned is larger; none under 8 px (the tooltip
+ * has it). Beyond
+ * SVG_TOOLTIPS rectangles (200,000) the picture is drawn compact: one path
+ * per device, kind and shade, labels in groups of one size, no tooltip per
+ * block, and the legend says so; 64 devices x 128 micro-batches (16,384
+ * rectangles) keep their tooltips in about 2.1 MB. */
+#include <math.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -32,40 +45,50 @@
 #include "schedule.h"
 #include "util.h"
 
-#define SVG_MAX_LABELS 200 /* step labels on the axis at most */
-#define SVG_WIDE 2400.0    /* target width of the grid, in px */
-#define SVG_MAX_CELL 24.0
-#define SVG_MIN_CELL 1.0
+#define SVG_MAX_LABELS 200 /* labels on the axis at most */
+#define SVG_MAX_WIDTH 1600.0 /* the whole picture, in px, at most */
+#define SVG_MAX_CELL 24.0  /* px per step at most */
+#define SVG_MIN_BLOCK 1.0  /* a rectangle is drawn at least this wide */
 #define SVG_ROW 20.0       /* row height */
 #define SVG_BLOCK 16.0     /* rectangle height */
 #define SVG_LEFT 72.0      /* room for the device names */
 #define SVG_RIGHT 16.0
-#define SVG_TOP 76.0       /* title lines and legend above the rows */
-#define SVG_BOTTOM 30.0    /* step axis below */
+#define SVG_TOP 88.0       /* title lines and legend above the rows */
+#define SVG_BOTTOM 46.0    /* axis and its caption below */
 #define SVG_MIN_WIDTH 640.0
-#define SVG_LABEL_CELL 8.0 /* px per step that leaves room for a label ... */
-#define SVG_LABEL_GRID 8000.0 /* ... while the grid stays this wide */
-#define SVG_TOOLTIPS 2500  /* blocks drawn with a tooltip each, at most */
+#define SVG_TITLE_CHAR 8.0 /* px per character of the title (13 px bold) */
+#define SVG_TEXT_CHAR 6.6  /* and of 11 px text */
+#define SVG_TICK_GAP 50.0  /* px between axis labels at least */
+#define SVG_TOOLTIPS 200000 /* rectangles drawn with a tooltip each, at most */
 #define SVG_FONT 11.0      /* the type of the labels, at most */
-#define SVG_MIN_FONT 5.0   /* and at least */
+#define SVG_MIN_FONT 8.0   /* and at least */
 #define SVG_DIGIT_W 0.6    /* width of a digit, in font sizes */
 #define SVG_DIGIT_H 0.75   /* height of a digit, in font sizes */
-#define SVG_NSIZES 13      /* label sizes 5, 5.5, ..., 11 px */
+#define SVG_NSIZES 7       /* label sizes 8, 8.5, ..., 11 px */
+#define SVG_SHADES 4       /* lightnesses, micro-batch mod SVG_SHADES */
+#define SVG_KINDS 4        /* forward, backward, weight, other */
 
 typedef struct svg_style {
-	const char *fill;
+	const char *fill;                /* the legend's */
 	const char *stroke;
 	const char *label;
+	const char *shade[SVG_SHADES];   /* fill of micro-batch m, m mod 4:
+					  * lightness -12, +4, -4, +12 % */
 } svg_style;
 
-static const svg_style styles[] = {
-	[TESSEL_KIND_FORWARD] = {"#8fb8de", "#2f5f8a", "forward"},
-	[TESSEL_KIND_BACKWARD] = {"#f4a582", "#a2401a", "backward"},
-	[TESSEL_KIND_WEIGHT] = {"#a6d96a", "#4d7a1c", "weight"},
+static const svg_style styles[SVG_KINDS] = {
+	[TESSEL_KIND_FORWARD] = {"#8fb8de", "#2f5f8a", "forward",
+				 {"#609ad0", "#9fc2e3", "#7faed9", "#bed6ec"}},
+	[TESSEL_KIND_BACKWARD] = {"#f4a582", "#a2401a", "backward",
+				  {"#ef7d4a", "#f6b395", "#f2986f", "#f9ceba"}},
+	[TESSEL_KIND_WEIGHT] = {"#a6d96a", "#4d7a1c", "weight",
+				{"#89cd39", "#b0dd7a", "#9cd55a", "#c3e59b"}},
+	[3] = {"#cccccc", "#666666", "other",
+	       {"#adadad", "#d6d6d6", "#c2c2c2", "#ebebeb"}},
 };
-static const svg_style other_style = {"#cccccc", "#666666", "other"};
 #define REPETEND_FILL "#e3e3e3"
 #define TRANSFER_STROKE "#333333"
+#define NOTE_FILL "#555555"
 
 typedef struct svg_layout {
 	const tessel_schedule *s;
@@ -73,16 +96,20 @@ typedef struct svg_layout {
 	double cell;     /* px per step */
 	double width, height;
 	double stroke;   /* stroke width of the blocks */
+	int timed;       /* the placement has a step and a unit */
 	int transfers;   /* some dependency has a latency that counts */
-	int compact;     /* too many blocks for a tooltip each */
+	int compact;     /* too many rectangles for a tooltip each */
 	int64_t nblocks; /* rectangles drawn: entries x their devices */
 } svg_layout;
 
-static const svg_style *style_of(int kind)
+static int kind_of(int kind)
 {
-	if (kind >= 0 && kind < (int)(sizeof styles / sizeof styles[0]))
-		return &styles[kind];
-	return &other_style;
+	return kind >= 0 && kind < SVG_KINDS - 1 ? kind : SVG_KINDS - 1;
+}
+
+static const char *fill_of(int kind, int64_t mid)
+{
+	return styles[kind_of(kind)].shade[mid % SVG_SHADES];
 }
 
 /* s as XML character data or attribute text: markup characters as
@@ -117,26 +144,26 @@ static void put_xml_text(tsl_buf *b, const char *s)
 
 static void layout_init(svg_layout *l, const tessel_schedule *s)
 {
+	const tessel_graph *g = s->graph;
+	double plot = SVG_MAX_WIDTH - SVG_LEFT - SVG_RIGHT;
 	l->s = s;
 	l->makespan = tsl_schedule_makespan(s);
 	l->cell = SVG_MAX_CELL;
-	if (l->makespan > 0) {
-		l->cell = SVG_WIDE / (double)l->makespan;
-		if (l->cell > SVG_MAX_CELL)
-			l->cell = SVG_MAX_CELL;
-		if (l->cell < SVG_MIN_CELL)
-			l->cell = SVG_MIN_CELL;
-		if (l->cell < SVG_LABEL_CELL &&
-		    (double)l->makespan * SVG_LABEL_CELL <= SVG_LABEL_GRID)
-			l->cell = SVG_LABEL_CELL;
-	}
+	if (l->makespan > 0 && plot / (double)l->makespan < SVG_MAX_CELL)
+		l->cell = plot / (double)l->makespan;
 	l->width = SVG_LEFT + (double)l->makespan * l->cell + SVG_RIGHT;
+	if (l->width > SVG_MAX_WIDTH)
+		l->width = SVG_MAX_WIDTH; /* rounding */
 	if (l->width < SVG_MIN_WIDTH)
 		l->width = SVG_MIN_WIDTH;
-	l->height = SVG_TOP + SVG_ROW * s->graph->ndevices + SVG_BOTTOM;
+	l->height = SVG_TOP + SVG_ROW * g->ndevices + SVG_BOTTOM;
 	l->stroke = l->cell < 4.0 ? 0.25 : 1.0;
+	/* the unit on the axis when its ticks can be computed: finite
+	 * times, ticks no closer than 1e-300 units */
+	l->timed = g->step > 0 && g->unit &&
+		   isfinite((double)l->makespan * g->step) &&
+		   g->step * SVG_TICK_GAP / SVG_MAX_CELL >= 1e-300;
 	l->transfers = 0;
-	const tessel_graph *g = s->graph;
 	l->nblocks = 0;
 	for (int b = 0; b < g->nblocks; b++)
 		l->nblocks += (int64_t)g->blocks[b].ndevices * s->nmicros;
@@ -152,40 +179,20 @@ static double x_of(const svg_layout *l, int64_t step)
 	return SVG_LEFT + (double)step * l->cell;
 }
 
-
-static int put_header(tsl_buf *b, const svg_layout *l)
+/* Width of a block of `span` steps: at least SVG_MIN_BLOCK px. */
+static double w_of(const svg_layout *l, int64_t span)
 {
-	const tessel_schedule *s = l->s;
-	tsl_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-			  "width=\"%.0f\" height=\"%.0f\" "
-			  "viewBox=\"0 0 %.0f %.0f\" "
-			  "font-family=\"sans-serif\" font-size=\"11\">\n",
-		       l->width, l->height, l->width, l->height);
-	/* the figures (ASCII, nothing to escape), as the document title and
-	 * as the first line */
-	tsl_buf fig;
-	tsl_buf_init(&fig);
-	int rc = tsl_put_key_figures(&fig, s, "; ");
-	if (rc) {
-		tsl_buf_release(&fig);
-		return rc;
-	}
-	char *figures = tsl_buf_take(&fig);
-	if (!figures)
-		return tsl_error_nomem();
-	tsl_buf_puts(b, "<title>");
-	put_xml_text(b, figures);
-	tsl_buf_puts(b, "</title>\n");
-	tsl_buf_printf(b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
-			  "fill=\"#ffffff\"/>\n", l->width, l->height);
-	tsl_buf_puts(b, "<text x=\"8\" y=\"18\" font-size=\"13\" "
-			"font-weight=\"bold\">");
-	put_xml_text(b, figures);
-	tsl_buf_puts(b, "</text>\n");
-	tsl_free(figures);
+	double w = (double)span * l->cell;
+	return w < SVG_MIN_BLOCK ? SVG_MIN_BLOCK : w;
+}
+
+/* The line under the title: devices, micro-batches, blocks, the step and
+ * the latency (markup escaped). */
+static void put_subtitle(tsl_buf *b, const tessel_schedule *s)
+{
 	const tessel_graph *g = s->graph;
-	tsl_buf_printf(b, "<text x=\"8\" y=\"36\">%d devices, %lld micro-batches, "
-			  "%d blocks per micro-batch",
+	tsl_buf_printf(b, "%d devices, %lld micro-batches, %d blocks per "
+			  "micro-batch",
 		       g->ndevices, (long long)s->nmicros, g->nblocks);
 	if (g->step > 0) {
 		tsl_buf_printf(b, "; one step %.6g", g->step);
@@ -197,42 +204,122 @@ static int put_header(tsl_buf *b, const svg_layout *l)
 	if (g->latency > 0)
 		tsl_buf_printf(b, "; latency %d step%s between devices",
 			       g->latency, g->latency == 1 ? "" : "s");
+}
+
+/* The picture widened, up to SVG_MAX_WIDTH, for its title (`title` bytes,
+ * 13 px bold) and subtitle (`sub`, 11 px) to fit. */
+static void fit_titles(svg_layout *l, size_t title, size_t sub)
+{
+	double need = 16 + SVG_TITLE_CHAR * (double)title;
+	if (need < 16 + SVG_TEXT_CHAR * (double)sub)
+		need = 16 + SVG_TEXT_CHAR * (double)sub;
+	if (need > SVG_MAX_WIDTH)
+		need = SVG_MAX_WIDTH;
+	if (l->width < need)
+		l->width = ceil(need);
+}
+
+/* The opening tag (the width fitted to the titles), the document title,
+ * the background and the two title lines. */
+static int put_header(tsl_buf *b, svg_layout *l)
+{
+	tsl_buf fig, sub; /* NUL-terminated once written to */
+	tsl_buf_init(&fig);
+	tsl_buf_init(&sub);
+	int rc = tsl_put_key_figures(&fig, l->s, "; ");
+	put_subtitle(&sub, l->s);
+	if (!rc && (fig.failed || sub.failed || !fig.data || !sub.data))
+		rc = tsl_error_nomem();
+	if (rc) {
+		tsl_buf_release(&fig);
+		tsl_buf_release(&sub);
+		return rc;
+	}
+	fit_titles(l, fig.len, sub.len);
+	tsl_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+			  "width=\"%.0f\" height=\"%.0f\" "
+			  "viewBox=\"0 0 %.0f %.0f\" "
+			  "font-family=\"sans-serif\" font-size=\"11\">\n",
+		       l->width, l->height, l->width, l->height);
+	/* the figures (escaped: they name the unit), as the document title
+	 * and as the first line */
+	tsl_buf_puts(b, "<title>");
+	put_xml_text(b, fig.data);
+	tsl_buf_puts(b, "</title>\n");
+	tsl_buf_printf(b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+			  "fill=\"#ffffff\"/>\n", l->width, l->height);
+	tsl_buf_puts(b, "<text x=\"8\" y=\"18\" font-size=\"13\" "
+			"font-weight=\"bold\">");
+	put_xml_text(b, fig.data);
+	tsl_buf_puts(b, "</text>\n<text x=\"8\" y=\"36\">");
+	tsl_buf_puts(b, sub.data);
 	tsl_buf_puts(b, "</text>\n");
+	tsl_buf_release(&fig);
+	tsl_buf_release(&sub);
 	return b->failed ? tsl_error_nomem() : TSL_OK;
+}
+
+/* A legend entry at x: a 12 px square and its text; returns the next x. */
+static double put_key(tsl_buf *b, double x, double y, const char *fill,
+		      const char *stroke, const char *text)
+{
+	tsl_buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" "
+			  "height=\"12\" fill=\"%s\" stroke=\"%s\"/>"
+			  "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+		       x, y, fill, stroke, x + 16, y + 10, text);
+	return x + 90;
+}
+
+/* The shades: micro-batch 0 .. 3 of a forward block, numbered. */
+static void put_shades(tsl_buf *b, double x, double y)
+{
+	const svg_style *st = &styles[TESSEL_KIND_FORWARD];
+	tsl_buf_puts(b, "<g class=\"shades\">");
+	for (int k = 0; k < SVG_SHADES; k++)
+		tsl_buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" "
+				  "height=\"12\" fill=\"%s\" stroke=\"%s\"/>"
+				  "<text x=\"%.0f\" y=\"%.0f\" font-size=\"9\" "
+				  "text-anchor=\"middle\">%d</text>",
+			       x + 14 * k, y, st->shade[k], st->stroke,
+			       x + 14 * k + 7, y + 9.5, k);
+	tsl_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\">micro-batch mod %d"
+			  "</text></g>\n", x + 14 * SVG_SHADES + 4, y + 10,
+		       SVG_SHADES);
 }
 
 static void put_legend(tsl_buf *b, const svg_layout *l)
 {
+	const tessel_schedule *s = l->s;
 	double x = 8, y = 46;
 	tsl_buf_puts(b, "<g class=\"legend\">\n");
-	for (size_t k = 0; k < sizeof styles / sizeof styles[0]; k++) {
-		tsl_buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" "
-				  "height=\"12\" fill=\"%s\" stroke=\"%s\"/>"
-				  "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-			       x, y, styles[k].fill, styles[k].stroke, x + 16,
-			       y + 10, styles[k].label);
-		x += 90;
-	}
-	tsl_buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" "
-			  "height=\"12\" fill=\"%s\" stroke=\"#999999\"/>"
-			  "<text x=\"%.0f\" y=\"%.0f\">repetend</text>\n",
-		       x, y, REPETEND_FILL, x + 16, y + 10);
+	for (int k = 0; k < SVG_KINDS - 1; k++)
+		x = put_key(b, x, y, styles[k].fill, styles[k].stroke,
+			    styles[k].label);
+	if (s->rep_end > s->rep_begin && s->rep_begin >= 0)
+		x = put_key(b, x, y, REPETEND_FILL, "#999999", "repetend");
 	if (l->transfers) {
-		x += 90;
 		tsl_buf_printf(b, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" "
 				  "y2=\"%.0f\" stroke=\"%s\" stroke-width=\"1\" "
 				  "marker-end=\"url(#arrow)\"/>"
 				  "<text x=\"%.0f\" y=\"%.0f\">transfer</text>\n",
 			       x, y + 6, x + 12, y + 6, TRANSFER_STROKE, x + 16,
 			       y + 10);
+		x += 90;
 	}
-	x += 90;
-	tsl_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#555555\">"
-			  "numbers: micro-batch, where they fit", x, y + 10);
-	if (l->compact)
-		tsl_buf_printf(b, "; %lld blocks, no tooltips (the text or "
-				  "JSON output has every one)",
-			       (long long)l->nblocks);
+	put_shades(b, x, y);
+	tsl_buf_printf(b, "<text x=\"8\" y=\"%.0f\" fill=\"%s\">numbers: "
+			  "micro-batch, where they fit; ", y + 28, NOTE_FILL);
+	if (!l->compact) {
+		tsl_buf_printf(b, "a tooltip on every block (name, micro-batch, "
+				  "steps%s", l->timed ? ", time in " : "");
+		if (l->timed)
+			put_xml_text(b, s->graph->unit);
+		tsl_buf_puts(b, ")");
+	} else {
+		tsl_buf_printf(b, "%lld blocks, more than %d: no tooltip per "
+				  "block (the text or JSON output has every one)",
+			       (long long)l->nblocks, SVG_TOOLTIPS);
+	}
 	tsl_buf_puts(b, "</text>\n</g>\n");
 }
 
@@ -310,6 +397,19 @@ static void put_transfers(tsl_buf *b, const svg_layout *l)
 	tsl_buf_puts(b, "</g>\n");
 }
 
+/* ", 0.2 to 0.26 ms": steps [from, to) in the placement's unit, when the
+ * picture is timed. */
+static void put_times(tsl_buf *b, const svg_layout *l, int64_t from,
+		      int64_t to)
+{
+	const tessel_graph *g = l->s->graph;
+	if (!l->timed)
+		return;
+	tsl_buf_printf(b, ", %.6g to %.6g ", (double)from * g->step,
+		       (double)to * g->step);
+	put_xml_text(b, g->unit);
+}
+
 static void put_repetend(tsl_buf *b, const svg_layout *l)
 {
 	const tessel_schedule *s = l->s;
@@ -319,36 +419,87 @@ static void put_repetend(tsl_buf *b, const svg_layout *l)
 	double h = SVG_ROW * s->graph->ndevices + 8;
 	tsl_buf_printf(b, "<rect class=\"repetend\" x=\"%.2f\" y=\"%.0f\" "
 			  "width=\"%.2f\" height=\"%.0f\" fill=\"%s\">"
-			  "<title>repetend: steps %lld to %lld</title></rect>\n",
+			  "<title>repetend: steps %lld to %lld",
 		       x_of(l, s->rep_begin), top,
-		       (double)(s->rep_end - s->rep_begin) * l->cell, h,
+		       w_of(l, s->rep_end - s->rep_begin), h,
 		       REPETEND_FILL, (long long)s->rep_begin,
 		       (long long)s->rep_end - 1);
+	put_times(b, l, s->rep_begin, s->rep_end);
+	tsl_buf_puts(b, "</title></rect>\n");
 }
 
-/* Step numbers under the rows, at least 50 px apart. */
+/* An axis value v with `decimals` decimals; in exponent form when that
+ * would be long. */
+static void put_tick_value(tsl_buf *b, double v, int decimals)
+{
+	if (v == 0)
+		tsl_buf_puts(b, "0");
+	else if (decimals <= 9 && fabs(v) < 1e15)
+		tsl_buf_printf(b, "%.*f", decimals, v);
+	else
+		tsl_buf_printf(b, "%.6g", v);
+}
+
+/* Distance of the axis labels in units (`per` units a step): 1, 2 or 5
+ * times a power of ten, at least SVG_TICK_GAP px and at most
+ * SVG_MAX_LABELS in all (however long the schedule); *decimals: the
+ * decimals a label needs. */
+static double tick_every(const svg_layout *l, double per, int *decimals)
+{
+	double total = (double)l->makespan * per;
+	double need = SVG_TICK_GAP * per / l->cell;
+	if (total / SVG_MAX_LABELS > need)
+		need = total / SVG_MAX_LABELS;
+	if (!l->timed && need < 1)
+		need = 1; /* steps are whole */
+	if (!(need >= 1e-300))
+		need = 1e-300; /* a step of a few denormals */
+	if (!(need <= 1e300))
+		need = 1e300;
+	int k = (int)floor(log10(need));
+	double p = pow(10, k);
+	double every = 10 * p;
+	static const double mult[] = {1, 2, 5};
+	for (int i = 0; i < 3; i++)
+		if (mult[i] * p >= need * (1 - 1e-9)) {
+			every = mult[i] * p;
+			break;
+		}
+	if (every == 10 * p)
+		k++;
+	*decimals = k < 0 ? -k : 0;
+	return every;
+}
+
+/* The axis under the rows: in the placement's unit when it has a step and
+ * a unit, else in steps, and its caption. */
 static void put_axis(tsl_buf *b, const svg_layout *l)
 {
-	/* labels 1, 2 or 5 times a power of ten apart, at least 50 pixels
-	 * and at most SVG_MAX_LABELS in all (however long the schedule) */
-	static const int64_t mult[] = {1, 2, 5};
-	int64_t every = 1;
-	for (int64_t scale = 1; every * l->cell < 50.0 ||
-				l->makespan / every > SVG_MAX_LABELS; scale *= 10) {
-		for (int i = 0; i < 3; i++) {
-			every = mult[i] * scale;
-			if (every * l->cell >= 50.0 &&
-			    l->makespan / every <= SVG_MAX_LABELS)
-				break;
-		}
+	const tessel_graph *g = l->s->graph;
+	double per = l->timed ? g->step : 1.0; /* units per step */
+	int decimals;
+	double every = tick_every(l, per, &decimals);
+	double total = (double)l->makespan * per;
+	int64_t n = (int64_t)floor(total / every + 1e-9) + 1;
+	double y = SVG_TOP + SVG_ROW * g->ndevices + 16;
+	tsl_buf_printf(b, "<g class=\"axis\" fill=\"%s\" "
+			  "text-anchor=\"middle\">\n", NOTE_FILL);
+	for (int64_t i = 0; i < n && i <= SVG_MAX_LABELS; i++) {
+		double v = (double)i * every;
+		tsl_buf_printf(b, "<text x=\"%.2f\" y=\"%.0f\">",
+			       SVG_LEFT + v / per * l->cell, y);
+		put_tick_value(b, v, decimals);
+		tsl_buf_puts(b, "</text>\n");
 	}
-	double y = SVG_TOP + SVG_ROW * l->s->graph->ndevices + 16;
-	tsl_buf_puts(b, "<g class=\"axis\" fill=\"#555555\" "
-			"text-anchor=\"middle\">\n");
-	for (int64_t t = 0; t <= l->makespan; t += every)
-		tsl_buf_printf(b, "<text x=\"%.2f\" y=\"%.0f\">%lld</text>\n",
-			       x_of(l, t), y, (long long)t);
-	tsl_buf_puts(b, "</g>\n");
+	tsl_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"start\">",
+		       SVG_LEFT, y + 18);
+	if (l->timed) {
+		tsl_buf_puts(b, "time in ");
+		put_xml_text(b, g->unit);
+	} else {
+		tsl_buf_puts(b, "steps");
+	}
+	tsl_buf_puts(b, "</text>\n</g>\n");
 }
 
 /* v with one decimal at most ("8", "12.5"). */
@@ -378,7 +529,7 @@ static int label_size(double w, int ndigits, int *turned)
 		up = SVG_FONT;
 	*turned = 0;
 	f = across;
-	if (across < 8.0 && up > across) {
+	if (across < SVG_MIN_FONT && up > across) {
 		*turned = 1;
 		f = up;
 	}
@@ -397,17 +548,21 @@ static void put_block(tsl_buf *b, const svg_layout *l,
 		      const struct tessel_entry *e, double y)
 {
 	const tsl_block *blk = &l->s->graph->blocks[e->gid];
-	const svg_style *st = style_of(blk->kind);
 	double x = x_of(l, e->start);
 	double w = (double)blk->span * l->cell;
-	tsl_buf_printf(b, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
-			  "height=\"%.0f\" fill=\"%s\" stroke=\"%s\" "
-			  "stroke-width=\"%.2f\"><title>",
-		       x, y, w, SVG_BLOCK, st->fill, st->stroke, l->stroke);
+	tsl_buf_puts(b, "<rect x=\"");
+	put_num(b, x);
+	tsl_buf_printf(b, "\" y=\"%.0f\" width=\"", y);
+	put_num(b, w_of(l, blk->span));
+	tsl_buf_printf(b, "\" height=\"%.0f\" fill=\"%s\" "
+			  "stroke=\"%s\"><title>", SVG_BLOCK,
+		       fill_of(blk->kind, e->mid),
+		       styles[kind_of(blk->kind)].stroke);
 	put_xml_text(b, blk->name);
-	tsl_buf_printf(b, " mb%lld: steps %lld to %lld</title></rect>\n",
-		       (long long)e->mid, (long long)e->start,
-		       (long long)(e->start + blk->span - 1));
+	tsl_buf_printf(b, " mb%lld: steps %lld to %lld", (long long)e->mid,
+		       (long long)e->start, (long long)(e->start + blk->span - 1));
+	put_times(b, l, e->start, e->start + blk->span);
+	tsl_buf_puts(b, "</title></rect>\n");
 	int turned;
 	int k = label_size(w, tsl_digits(e->mid), &turned);
 	if (k < 0)
@@ -425,15 +580,17 @@ static void put_block(tsl_buf *b, const svg_layout *l,
 			       -cy, cx + 0.36 * f, f, (long long)(e->mid));
 }
 
-/* The compact row: a path per kind, labels grouped by size and turn. */
+/* The compact row: a path per kind and shade, labels grouped by size and
+ * turn. */
+#define SVG_PATHS (SVG_KINDS * SVG_SHADES)
 typedef struct svg_row {
-	tsl_buf path[4];                /* forward, backward, weight, other */
+	tsl_buf path[SVG_PATHS];        /* [kind * SVG_SHADES + shade] */
 	tsl_buf label[2][SVG_NSIZES];   /* [turned][size] */
 } svg_row;
 
 static void row_init(svg_row *r)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < SVG_PATHS; i++)
 		tsl_buf_init(&r->path[i]);
 	for (int t = 0; t < 2; t++)
 		for (int k = 0; k < SVG_NSIZES; k++)
@@ -442,7 +599,7 @@ static void row_init(svg_row *r)
 
 static int row_failed(const svg_row *r)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < SVG_PATHS; i++)
 		if (r->path[i].failed)
 			return 1;
 	for (int t = 0; t < 2; t++)
@@ -454,7 +611,7 @@ static int row_failed(const svg_row *r)
 
 static void row_release(svg_row *r)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < SVG_PATHS; i++)
 		tsl_buf_release(&r->path[i]);
 	for (int t = 0; t < 2; t++)
 		for (int k = 0; k < SVG_NSIZES; k++)
@@ -465,16 +622,17 @@ static void row_add(svg_row *r, const svg_layout *l,
 		    const struct tessel_entry *e, double y)
 {
 	const tsl_block *blk = &l->s->graph->blocks[e->gid];
-	int kind = blk->kind >= 0 && blk->kind < 3 ? blk->kind : 3;
 	double x = x_of(l, e->start);
 	double w = (double)blk->span * l->cell;
-	tsl_buf *p = &r->path[kind];
+	double wd = w_of(l, blk->span);
+	tsl_buf *p = &r->path[kind_of(blk->kind) * SVG_SHADES +
+			      (int)(e->mid % SVG_SHADES)];
 	tsl_buf_puts(p, "M");
 	put_num(p, x);
 	tsl_buf_printf(p, " %.0fh", y);
-	put_num(p, w);
+	put_num(p, wd);
 	tsl_buf_printf(p, "v%.0fh", SVG_BLOCK);
-	put_num(p, -w);
+	put_num(p, -wd);
 	tsl_buf_puts(p, "z");
 	int turned;
 	int k = label_size(w, tsl_digits(e->mid), &turned);
@@ -490,12 +648,12 @@ static void row_add(svg_row *r, const svg_layout *l,
 
 static void row_put(tsl_buf *b, svg_row *r, double y)
 {
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < SVG_PATHS; i++) {
 		if (!r->path[i].len)
 			continue;
-		const svg_style *st = i < 3 ? &styles[i] : &other_style;
-		tsl_buf_printf(b, "<path fill=\"%s\" stroke=\"%s\" "
-				  "stroke-width=\"0.25\" d=\"", st->fill, st->stroke);
+		const svg_style *st = &styles[i / SVG_SHADES];
+		tsl_buf_printf(b, "<path fill=\"%s\" stroke=\"%s\" d=\"",
+			       st->shade[i % SVG_SHADES], st->stroke);
 		tsl_buf_append(b, r->path[i].data, r->path[i].len);
 		tsl_buf_puts(b, "\"/>\n");
 	}
@@ -530,7 +688,8 @@ static int put_row(tsl_buf *b, const svg_layout *l, int d)
 	if (rc)
 		return rc;
 	const tessel_entry *e;
-	tsl_buf_printf(b, "<g class=\"device\" id=\"device%d\">\n", d);
+	tsl_buf_printf(b, "<g class=\"device\" id=\"device%d\" "
+			  "stroke-width=\"%.2f\">\n", d, l->stroke);
 	if (!l->compact) {
 		while (tessel_iter_next(&e, it) == TESSEL_OK)
 			put_block(b, l, e, top);

@@ -625,11 +625,11 @@ static void test_trace_known(void **state)
 /* ------------------------------------------------------------------------ */
 
 /* Well-formed XML (python3's minidom), and rendered by rsvg-convert when
- * it is there. */
-static void check_svg_file(const char *text)
+ * it is there and `render`. */
+static void check_svg_file_render(const char *text, int render)
 {
 	int python = have_program("python3");
-	int rsvg = have_program("rsvg-convert");
+	int rsvg = render && have_program("rsvg-convert");
 	if (!python && !rsvg)
 		return;
 	char path[128];
@@ -652,6 +652,11 @@ static void check_svg_file(const char *text)
 	}
 	unlink(path);
 	assert_int_equal(rc, 0);
+}
+
+static void check_svg_file(const char *text)
+{
+	check_svg_file_render(text, 1);
 }
 
 static void test_svg(void **state)
@@ -787,6 +792,14 @@ static void test_svg_latency(void **state)
 	assert_non_null(strstr(text, "<title>a -&gt; b mb1: latency 3 steps, steps 7 to 10</title>"));
 	assert_non_null(strstr(text, "; one step 0.5 m&lt;s"));
 	assert_non_null(strstr(text, "makespan 11 = 5.5 m&lt;s ("));
+	/* the tooltips and the axis in the unit: 2 m<s apart (48 px) */
+	assert_non_null(strstr(text, "<title>a mb1: steps 5 to 6, 2.5 to 3.5 m&lt;s</title>"));
+	assert_non_null(strstr(text, ">time in m&lt;s</text>"));
+	const char *axis = strstr(text, "<g class=\"axis\"");
+	assert_non_null(axis);
+	assert_non_null(strstr(axis, ">2</text>"));
+	assert_non_null(strstr(axis, ">4</text>"));
+	assert_null(strstr(axis, ">1</text>"));
 	assert_null(strstr(text, "m<s"));
 	check_svg_file(text);
 	tessel_free(text);
@@ -799,6 +812,51 @@ static void test_svg_latency(void **state)
 	assert_null(strstr(text, "marker"));
 	tessel_free(text);
 	tessel_schedule_free(s);
+}
+
+/* The time axis in the placement's unit: ticks 1, 2 or 5 times a power of
+ * ten apart (0.2 ms for 300 steps of 0.02 ms); in steps without a unit. */
+static void test_svg_time_axis(void **state)
+{
+	(void)state;
+	static const char *const units[] = {"ms", NULL};
+	for (int u = 0; u < 2; u++) {
+		tessel_graph *g = NULL;
+		int dev = 0;
+		TH_OK(tessel_graph_new(&g, 1));
+		TH_OK(tessel_graph_add_block(NULL, g, "f", TESSEL_KIND_FORWARD, 1, 0));
+		TH_OK(tessel_graph_place(g, 0, &dev, 1));
+		TH_OK(tessel_graph_set_step(g, 0.02));
+		TH_OK(tessel_graph_set_unit(g, units[u]));
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_schedule_new(&s, g, 300));
+		tessel_graph_free(g);
+		for (int m = 0; m < 300; m++)
+			TH_OK(tessel_schedule_set_step(s, 0, m, m));
+		char *text = NULL;
+		TH_OK(tessel_schedule_to_svg(&text, s));
+		const char *axis = strstr(text, "<g class=\"axis\"");
+		assert_non_null(axis);
+		if (units[u]) {
+			assert_non_null(strstr(text, "<title>f mb150: steps 150 to "
+						     "150, 3 to 3.02 ms</title>"));
+			assert_non_null(strstr(axis, ">time in ms</text>"));
+			assert_non_null(strstr(axis, ">0</text>"));
+			assert_non_null(strstr(axis, ">0.2</text>"));
+			assert_non_null(strstr(axis, ">6.0</text>"));
+			assert_int_equal(th_count(axis, "<text"), 31 + 1);
+		} else {
+			assert_non_null(strstr(text, "<title>f mb150: steps 150 to "
+						     "150</title>"));
+			assert_non_null(strstr(axis, ">steps</text>"));
+			assert_non_null(strstr(axis, ">10</text>"));
+			assert_non_null(strstr(axis, ">300</text>"));
+			assert_int_equal(th_count(axis, "<text"), 31 + 1);
+		}
+		check_svg_file(text);
+		tessel_free(text);
+		tessel_schedule_free(s);
+	}
 }
 
 /* one block on one device, n micro-batches one after the other */
@@ -832,60 +890,260 @@ static void test_svg_escapes_and_size(void **state)
 	int64_t n = 3000;
 	s = one_row("<&>\"'\x01\xff", n);
 	TH_OK(tessel_schedule_to_svg(&text, s));
-	/* 1 px per step: the picture is as wide as the schedule is long,
-	 * plus margins, and no label fits; too many blocks for tooltips */
-	char width[64];
-	snprintf(width, sizeof width, "width=\"%lld\"", (long long)n + 72 + 16);
-	assert_non_null(strstr(text, width));
+	/* half a pixel per step: 1600 px in all, no label fits, and every
+	 * block keeps its tooltip */
+	assert_non_null(strstr(text, "width=\"1600\""));
 	assert_null(strstr(text, ">2999</text>"));
-	assert_null(strstr(text, "<title>&lt;"));
-	assert_non_null(strstr(text, "3000 blocks, no tooltips"));
+	assert_int_equal(th_count(text, "<title>&lt;&amp;&gt;&quot;&apos;?? mb"),
+			 (size_t)n);
+	assert_non_null(strstr(text, "<title>&lt;&amp;&gt;&quot;&apos;?? mb2999: "
+				     "steps 2999 to 2999</title>"));
+	assert_null(strstr(text, "no tooltip"));
 	check_svg_file(text);
 	tessel_free(text);
 	tessel_schedule_free(s);
 }
 
-/* At scale: 8 px per step up to 1000 steps, a label on every block, across
- * or turned, however many digits; 64 devices x 128 micro-batches under
- * 1 MB (compact: paths and grouped labels, no tooltips). */
+/* The number after `attr="` in the text at p (the first such attribute
+ * from p on); -1 when there is none. */
+static double svg_attr(const char *p, const char *attr)
+{
+	char key[64];
+	snprintf(key, sizeof key, " %s=\"", attr);
+	const char *a = strstr(p, key);
+	return a ? strtod(a + strlen(key), NULL) : -1;
+}
+
+/* The smallest font-size of the picture. */
+static double svg_min_font(const char *text)
+{
+	double least = 1e9;
+	for (const char *p = strstr(text, "font-size=\""); p;
+	     p = strstr(p + 1, "font-size=\"")) {
+		double f = strtod(p + strlen("font-size=\""), NULL);
+		if (f < least)
+			least = f;
+	}
+	return least;
+}
+
+/* Each device's group: as many tooltips as rectangles, each rectangle
+ * `height` px high; returns the rectangles. */
+static size_t svg_block_tooltips(const char *text, double height)
+{
+	size_t rects = 0;
+	for (const char *g = strstr(text, "<g class=\"device\""); g;
+	     g = strstr(g + 1, "<g class=\"device\"")) {
+		const char *end = strstr(g, "</g>");
+		assert_non_null(end);
+		for (const char *r = strstr(g, "<rect "); r && r < end;
+		     r = strstr(r + 1, "<rect ")) {
+			const char *close = strstr(r, "</rect>");
+			const char *next = strstr(r + 1, "<rect ");
+			assert_non_null(close);
+			assert_true(close < end && (!next || close < next));
+			assert_true(strstr(r, "><title>") < close);
+			assert_true(svg_attr(r, "height") == height);
+			rects++;
+		}
+	}
+	return rects;
+}
+
+/* Width and height of a PNG file from its IHDR chunk. */
+static void png_size(const char *path, unsigned *w, unsigned *h)
+{
+	unsigned char head[24];
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+	fclose(f);
+	assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
+	assert_memory_equal(head + 12, "IHDR", 4);
+	*w = (unsigned)head[16] << 24 | (unsigned)head[17] << 16 |
+	     (unsigned)head[18] << 8 | head[19];
+	*h = (unsigned)head[20] << 24 | (unsigned)head[21] << 16 |
+	     (unsigned)head[22] << 8 | head[23];
+}
+
+/* The fill of the rectangle whose tooltip starts with `title`. */
+static void fill_of(const char *text, const char *title, char fill[8])
+{
+	const char *t = strstr(text, title);
+	assert_non_null(t);
+	const char *r = t;
+	while (r > text && strncmp(r, "<rect ", 6) != 0)
+		r--;
+	const char *f = strstr(r, " fill=\"#");
+	assert_true(f && f < t);
+	memcpy(fill, f + 7, 7);
+	fill[7] = '\0';
+}
+
+/* Labels only where they fit in 8 px type or larger, across or turned:
+ * 150 steps of one block, 10 px each, labels up to 99 (two digits turned),
+ * none from 100 on; a tooltip on every block. */
 static void test_svg_at_scale(void **state)
 {
 	(void)state;
 	char *text = NULL;
-	/* 300 steps: 8 px each; one-digit labels across, two- and
-	 * three-digit ones turned */
-	tessel_schedule *s = one_row("f", 300);
+	tessel_schedule *s = one_row("f", 150);
 	TH_OK(tessel_schedule_to_svg(&text, s));
-	assert_non_null(strstr(text, "width=\"2488\""));
-	for (int m = 0; m < 300; m++) {
+	assert_true(svg_attr(text, "width") == 1600);
+	char *axis = strstr(text, "<g class=\"axis\"");
+	assert_non_null(axis);
+	*axis = '\0'; /* the labels of the blocks only */
+	for (int m = 0; m < 150; m++) {
 		char label[32];
 		snprintf(label, sizeof label, ">%d</text>", m);
-		assert_non_null(strstr(text, label));
+		if (m < 100)
+			assert_non_null(strstr(text, label));
+		else
+			assert_null(strstr(text, label));
 	}
+	*axis = '<';
 	assert_non_null(strstr(text, "transform=\"rotate(-90)\""));
+	assert_true(svg_min_font(text) >= 8);
+	assert_int_equal(svg_block_tooltips(text, 16), 150);
 	check_svg_file(text);
 	tessel_free(text);
 	tessel_schedule_free(s);
 
-	s = th_search_preset("vshape", 64, 64, 128, 1);
+	/* short: 24 px per step as before, every label across in 11 px */
+	s = one_row("f", 60);
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	assert_true(svg_attr(text, "width") == 72 + 60 * 24 + 16);
+	assert_int_equal(th_count(text, "font-size=\"11.0\" text-anchor"), 60);
+	assert_null(strstr(text, "rotate(-90)"));
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* vshape, 64 devices x 128 micro-batches: no wider than 1600 px, so drawn
+ * 1600 px wide nothing shrinks; no type under 8 px, rows 20 px, a tooltip
+ * on each of the 16,384 blocks, neighbouring micro-batches in different
+ * shades; under 5 MB; rendered to a PNG 1600 px wide. */
+static void test_svg_legible_at_scale(void **state)
+{
+	(void)state;
+	char *text = NULL;
+	tessel_schedule *s = th_search_preset("vshape", 64, 64, 128, 1);
 	TH_OK(tessel_schedule_to_svg(&text, s));
 	size_t len = strlen(text);
-	print_message("vshape 64 x 128: %zu bytes of SVG\n", len);
-	assert_true(len < 1000000);
-	assert_null(strstr(text, "<title>f0 mb"));
-	assert_non_null(strstr(text, "16384 blocks, no tooltips"));
-	/* every micro-batch labelled: 128 blocks per micro-batch */
-	for (int m = 0; m < 128; m += 9) {
-		char label[32];
-		snprintf(label, sizeof label, ">%d</text>", m);
-		assert_true(th_count(text, label) >= 128);
+	double width = svg_attr(text, "width");
+	double height = svg_attr(text, "height");
+	print_message("vshape 64 x 128: %zu bytes of SVG, %.0f x %.0f px\n",
+		      len, width, height);
+	assert_true(len < 5000000);
+	assert_true(width > 0 && width <= 1600);
+	assert_true(svg_min_font(text) >= 8);
+	const char *d0 = strstr(text, ">device 0</text>");
+	const char *d1 = strstr(text, ">device 1</text>");
+	assert_true(d0 && d1);
+	while (strncmp(d0, "<text", 5) != 0)
+		d0--;
+	while (strncmp(d1, "<text", 5) != 0)
+		d1--;
+	assert_true(svg_attr(d1, "y") - svg_attr(d0, "y") >= 12);
+	size_t rects = svg_block_tooltips(text, 16);
+	assert_int_equal(rects, (size_t)th_sched(s, TESSEL_SCHED_NENTRIES));
+	assert_int_equal(rects, 16384);
+	assert_int_equal(th_count(text, "</title></rect>"), rects + 1);
+	char f0[8], f1[8], f4[8];
+	fill_of(text, "<title>f0 mb0:", f0);
+	fill_of(text, "<title>f0 mb1:", f1);
+	fill_of(text, "<title>f0 mb4:", f4);
+	assert_string_not_equal(f0, f1);
+	assert_string_equal(f0, f4);
+	assert_non_null(strstr(text, "micro-batch mod 4</text>"));
+	assert_non_null(strstr(text, ">steps</text>"));
+	if (have_program("rsvg-convert") && !th_under_checker()) {
+		char svg[128], png[160], cmd[512];
+		snprintf(svg, sizeof svg, "%s", write_temp(text, ".svg"));
+		snprintf(png, sizeof png, "%.*s.png", (int)(strlen(svg) - 4), svg);
+		snprintf(cmd, sizeof cmd, "rsvg-convert -w 1600 -o %s %s", png,
+			 svg);
+		assert_int_equal(system(cmd), 0);
+		unsigned w, h;
+		png_size(png, &w, &h);
+		assert_int_equal(w, 1600);
+		assert_true(fabs(h - 1600 * height / width) <= 1);
+		unlink(png);
+		unlink(svg);
 	}
-	assert_true(th_count(text, "</text>") >= 16384);
-	assert_non_null(strstr(text, "rotate(-90)"));
-	if (!getenv("TESSEL_UNDER_VALGRIND"))
+	if (!th_under_checker())
 		check_svg_file(text);
 	tessel_free(text);
 	tessel_schedule_free(s);
+}
+
+/* Beyond 200,000 rectangles: drawn compact (a path per kind and shade),
+ * no tooltip per block, and the legend says so. */
+static void test_svg_compact(void **state)
+{
+	(void)state;
+	enum { DEVS = 8, N = 25001 };
+	tessel_graph *g = NULL;
+	int devs[DEVS];
+	for (int d = 0; d < DEVS; d++)
+		devs[d] = d;
+	TH_OK(tessel_graph_new(&g, DEVS));
+	TH_OK(tessel_graph_add_block(NULL, g, "all", TESSEL_KIND_BACKWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 0, devs, DEVS));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, N));
+	tessel_graph_free(g);
+	for (int m = 0; m < N; m++)
+		TH_OK(tessel_schedule_set_step(s, 0, m, m));
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	assert_true(svg_attr(text, "width") == 1600);
+	assert_non_null(strstr(text, "200008 blocks, more than 200000: no "
+				     "tooltip per block"));
+	assert_null(strstr(text, "<title>all mb"));
+	/* a path per device and shade */
+	assert_int_equal(th_count(text, "<path fill="), DEVS * 4);
+	assert_true(svg_min_font(text) >= 8);
+	if (!th_under_checker())
+		check_svg_file(text);
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* 1 and 4096 devices, a block on every device: a rectangle and a tooltip
+ * per device it occupies. */
+static void test_svg_devices(void **state)
+{
+	(void)state;
+	static int devs[4096];
+	for (int d = 0; d < 4096; d++)
+		devs[d] = d;
+	for (int nd = 1; nd <= 4096; nd *= 4096) {
+		tessel_graph *g = NULL;
+		TH_OK(tessel_graph_new(&g, nd));
+		TH_OK(tessel_graph_add_block(NULL, g, "every", TESSEL_KIND_WEIGHT, 2, 0));
+		TH_OK(tessel_graph_place(g, 0, devs, (size_t)nd));
+		TH_OK(tessel_graph_add_block(NULL, g, "last", TESSEL_KIND_FORWARD, 1, 0));
+		TH_OK(tessel_graph_place(g, 1, &devs[nd - 1], 1));
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_schedule_new(&s, g, 3));
+		tessel_graph_free(g);
+		for (int m = 0; m < 3; m++) {
+			TH_OK(tessel_schedule_set_step(s, 0, m, 3 * m));
+			TH_OK(tessel_schedule_set_step(s, 1, m, 3 * m + 2));
+		}
+		char *text = NULL;
+		TH_OK(tessel_schedule_to_svg(&text, s));
+		assert_int_equal(svg_block_tooltips(text, 16), 3 * (nd + 1));
+		assert_int_equal(th_count(text, "<title>every mb2: steps 6 to 7</title>"),
+				 nd);
+		assert_true(svg_attr(text, "height") == 88 + 20 * nd + 46);
+		assert_true(svg_min_font(text) >= 8);
+		/* 82,000 px high: beyond what rsvg-convert draws */
+		check_svg_file_render(text, nd == 1);
+		tessel_free(text);
+		tessel_schedule_free(s);
+	}
 }
 
 /* A schedule 10^15 steps long still gives a picture at once: the axis
@@ -1080,6 +1338,10 @@ int main(void)
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_svg_escapes_and_size),
 		cmocka_unit_test(test_svg_at_scale),
+		cmocka_unit_test(test_svg_legible_at_scale),
+		cmocka_unit_test(test_svg_compact),
+		cmocka_unit_test(test_svg_devices),
+		cmocka_unit_test(test_svg_time_axis),
 		cmocka_unit_test(test_trace_latency),
 		cmocka_unit_test(test_svg_latency),
 		cmocka_unit_test(test_check_torch),
