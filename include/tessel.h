@@ -683,10 +683,15 @@ typedef enum tessel_schedule_attr {
 					    * repetend holds (1 for most; 0
 					    * for a schedule built with
 					    * tessel_schedule_new); since 1.1 */
-	TESSEL_SCHED_WORK = 15           /* work units the search spent (see
+	TESSEL_SCHED_WORK = 15,          /* work units the search spent (see
 					  * TESSEL_OPT_WORK_LIMIT; 0 for a
 					  * schedule built with
 					  * tessel_schedule_new); since 1.2 */
+	TESSEL_SCHED_PROOF_WORK = 16     /* of TESSEL_SCHED_WORK, the units
+					  * spent proving the period minimal
+					  * beside the default budget (0 when
+					  * no proof ran outside it); since
+					  * 1.4 */
 } tessel_schedule_attr;
 
 /* Read a figure of a schedule. Figures a schedule does not know (the period

@@ -402,7 +402,11 @@ static int put_figures(tsl_buf *b, const tessel_schedule *s)
 		return rc;
 	put_step(b, s->graph);
 	put_latency(b, s->graph);
-	if (s->work > 0)
+	if (s->work > 0 && s->proof_work > 0)
+		tsl_buf_printf(b, "search time %.3f s, work %lld units (%lld of them "
+			       "on the period proof)\n", (double)s->search_us / 1e6,
+			       (long long)s->work, (long long)s->proof_work);
+	else if (s->work > 0)
 		tsl_buf_printf(b, "search time %.3f s, work %lld units\n",
 			       (double)s->search_us / 1e6, (long long)s->work);
 	else

@@ -270,6 +270,7 @@ int tsl_schedule_copy(tessel_schedule **out, const tessel_schedule *s)
 	c->depth = s->depth;
 	c->search_us = s->search_us;
 	c->work = s->work;
+	c->proof_work = s->proof_work;
 	c->rep_k = s->rep_k;
 	*out = c;
 	return TSL_OK;
@@ -484,6 +485,7 @@ TESSEL_API int tessel_schedule_get(int64_t *out,
 	case TESSEL_SCHED_DEPTH: v = s->depth; break;
 	case TESSEL_SCHED_SEARCH_MICROSECONDS: v = s->search_us; break;
 	case TESSEL_SCHED_WORK: v = s->work; break;
+	case TESSEL_SCHED_PROOF_WORK: v = s->proof_work; break;
 	case TESSEL_SCHED_REPETEND_MICRO_BATCHES: v = s->rep_k; break;
 	default:
 		return tsl_error(TESSEL_EINVAL, "%s: unknown attribute %d", fn,

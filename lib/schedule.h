@@ -29,6 +29,7 @@ struct tessel_schedule {
 	int64_t depth;
 	int64_t search_us;
 	int64_t work;            /* work units the search spent */
+	int64_t proof_work;      /* of them, on the period proof beside the budget */
 	int64_t rep_k;           /* micro-batches per repetition (0, 1: one) */
 	/* Blocks of each device, built with the schedule (the graph is an
 	 * immutable copy): gids of device d are dev_list[dev_off[d] ..

@@ -144,6 +144,8 @@ static int header_object(json_t **out, const tessel_schedule *s)
 	bad |= set(o, "search_seconds", json_real((double)s->search_us / 1e6));
 	if (s->work > 0)
 		bad |= set(o, "work", json_integer(s->work));
+	if (s->proof_work > 0)
+		bad |= set(o, "proof_work", json_integer(s->proof_work));
 	bad |= set(o, "placement", placement);
 	placement = NULL;
 	if (bad) {
@@ -332,6 +334,7 @@ typedef struct figures {
 	int makespan_optimal;
 	int64_t search_us;
 	long long work;
+	long long proof_work;
 } figures;
 
 static int read_header(long long *nmicros, const json_t *root,
@@ -474,6 +477,9 @@ static int read_figures(figures *f, const json_t *root)
 		rc = read_seconds(f, root);
 	if (!rc)
 		rc = tsl_json_member_int(&f->work, root, "work", 0, 0, LLONG_MAX, "");
+	if (!rc)
+		rc = tsl_json_member_int(&f->proof_work, root, "proof_work", 0, 0,
+					 f->work, "");
 	return rc;
 }
 
@@ -670,6 +676,7 @@ static void set_figures(tessel_schedule *s, const figures *f)
 	s->rep_k = f->rep_k;
 	s->search_us = f->search_us;
 	s->work = f->work;
+	s->proof_work = f->proof_work;
 }
 
 /* The placement first (everything else is checked against it). */

@@ -1176,6 +1176,7 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	}
 	s->search_us = tsl_now_us() - dl.start_us;
 	s->work = (meter.used + TSL_TICKS_PER_UNIT - 1) / TSL_TICKS_PER_UNIT;
+	s->proof_work = meter.exempt / TSL_TICKS_PER_UNIT;
 	/* the last report is the schedule returned (the improvements after
 	 * a candidate was reported may have changed its period) */
 	/* (a walk over every entry: only for a callback to tell) */

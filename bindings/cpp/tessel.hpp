@@ -1103,6 +1103,8 @@ public:
 	int64_t depth() const { return get(TESSEL_SCHED_DEPTH); }
 	// work units the search spent (TESSEL_OPT_WORK_LIMIT; since 1.2)
 	int64_t work() const { return get(TESSEL_SCHED_WORK); }
+	// of work(), the units spent on the period proof beside the budget
+	int64_t proof_work() const { return get(TESSEL_SCHED_PROOF_WORK); }
 
 	double search_seconds() const
 	{

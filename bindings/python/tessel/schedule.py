@@ -38,7 +38,7 @@ ACTION_KINDS = ("compute", "send", "recv")
 (_S_NDEVICES, _S_NBLOCKS, _S_NMICROS, _S_NENTRIES, _S_MAKESPAN, _S_PERIOD,
  _S_RESOURCE_BOUND, _S_PERIOD_OPTIMAL, _S_LOWER_BOUND, _S_REPETEND_BEGIN,
  _S_REPETEND_END, _S_DEPTH, _S_SEARCH_US, _S_MAKESPAN_OPTIMAL,
- _S_REPETEND_MICRO_BATCHES, _S_WORK) = range(16)
+ _S_REPETEND_MICRO_BATCHES, _S_WORK, _S_PROOF_WORK) = range(17)
 # tessel_progress_attr
 (_P_IMPROVED, _P_PERIOD, _P_REPETEND_MICRO_BATCHES, _P_MAKESPAN,
  _P_LOWER_BOUND, _P_PERIOD_PROVEN, _P_WORK, _P_WORK_LIMIT,
@@ -635,6 +635,12 @@ class Schedule(Handle):
     def work(self) -> int:
         """Work units the search spent (0 for a schedule not searched)."""
         return self._get(_S_WORK)
+
+    @property
+    def proof_work(self) -> int:
+        """Of :attr:`work`, the units spent proving the period minimal
+        beside the default budget (0 when none)."""
+        return self._get(_S_PROOF_WORK)
 
     @property
     def depth(self) -> int:

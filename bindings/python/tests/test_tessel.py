@@ -452,6 +452,7 @@ class SearchTest(unittest.TestCase):
             self.assertEqual(p.period_per_micro_batch * k, p.period)
         # reported before the final compaction, which can only shorten it
         self.assertGreaterEqual(improved[-1].makespan, full.makespan)
+        self.assertTrue(0 <= full.proof_work <= full.work, full.proof_work)
         calls = []
 
         def stop(report):
