@@ -466,10 +466,10 @@ typedef enum tessel_option {
  * The default budget grows with the instances to schedule (blocks times
  * micro-batches), as the work of completing and improving them does: 2.5
  * units per instance up to a base, plus 4 per 1,000 instances; the base
- * is 2,000 units on up to 8 devices, 250 more a device above that, 5,000
- * from 20 devices (8 blocks x 16 micro-batches: 320 units; 48 blocks on 8
- * devices x 32: 2,004; 48 on 16 devices x 32: 3,844; 16 x 128 on 32
- * devices: 5,008; 10^5 x 16: 11,400); in heuristic mode (TESSEL_OPT_FAST) 0.5 per
+ * is 1,500 units on up to 8 devices, 250 more a device above that, 5,000
+ * from 22 devices (8 blocks x 16 micro-batches: 320 units; 48 blocks on 8
+ * devices x 32: 1,504; 48 on 16 devices x 32: 3,504; 16 x 128 on 32
+ * devices: 5,008; 10^5 x 16 on 16 devices: 9,900); in heuristic mode (TESSEL_OPT_FAST) 0.5 per
  * instance up to 1,000, plus 1 per 1,000. The budget counts from the
  * first schedule of the search (list scheduling, in time about linear in
  * the instances), which is always made. The default budget does not

@@ -28,7 +28,7 @@
 #define TSL_WORK_PER_INSTANCE 5 /* halves: 2.5 units per instance */
 #define TSL_WORK_BASE 5000      /* ... up to this */
 #define TSL_WORK_PER_KILO 4     /* and so many per 1,000 instances */
-#define TSL_WORK_SMALL 2000     /* the base up to 8 devices ... */
+#define TSL_WORK_SMALL 1500     /* the base up to 8 devices ... */
 #define TSL_WORK_PER_DEVICE 250 /* ... and so much more a device above */
 
 static void resolve_options(tsl_opts *o, const tessel_options *opts)
