@@ -2,6 +2,7 @@
  * Paths count the latency of each dependency as a schedule honours it
  * (tsl_dep_latency): c starts at least span(a) + latency after a starts. */
 #include "bounds.h"
+#include "bounds_memory.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -87,11 +87,4 @@ void tsl_bounds_keep_lower(tsl_bounds *b, int64_t nmicros);
  * b->nblocks entries. */
 int tsl_bounds_order_by_head(int *order, const tsl_bounds *b);
 
-/* bounds_memory.c: fill the memory terms (part of tsl_bounds_compute) and
- * free a phase; the memory term of device d for N micro-batches (0 when
- * the device has no limit or none applies). */
-int tsl_bounds_memory(tsl_bounds *b, const tessel_graph *g);
-void tsl_mem_phase_release(tsl_mem_phase *ph);
-int64_t tsl_bounds_memory_lower(const tsl_bounds *b, int d, int64_t nmicros);
-
 #endif

@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "bounds.h"
+#include "bounds_memory.h"
 #include "error.h"
 #include "util.h"
 

@@ -328,16 +328,6 @@ int64_t tsl_circles_next_event(tsl_circles *c, const tsl_block *b,
 	return t + best;
 }
 
-int64_t tsl_circle_free_time(const tsl_circles *c, int d)
-{
-	const tsl_circle *cd = &c->dev[d];
-	int64_t busy = 0;
-	for (tsl_circle_pos p = tsl_circle_begin(cd); tsl_circle_valid(cd, p);
-	     p = tsl_circle_step(cd, p))
-		busy += tsl_circle_at(cd, p)->end - tsl_circle_at(cd, p)->start;
-	return c->P - busy;
-}
-
 int tsl_circle_free_runs(const tsl_circles *c, int d, int64_t *out, int max)
 {
 	const tsl_circle *cd = &c->dev[d];

@@ -102,9 +102,6 @@ int tsl_circle_overlaps(tsl_circles *c, int d, int64_t t, int64_t span,
 int64_t tsl_circles_next_event(tsl_circles *c, const tsl_block *b,
 			       int64_t t);
 
-/* Free time of device d (P minus its busy time). */
-int64_t tsl_circle_free_time(const tsl_circles *c, int d);
-
 /* Lengths of the free runs of device d in `out` (at most `max`); returns
  * their number (it may exceed max). */
 int tsl_circle_free_runs(const tsl_circles *c, int d, int64_t *out, int max);

@@ -16,6 +16,7 @@
 
 #include "complete.h"
 #include "complete_compact.h"
+#include "complete_sgs.h"
 #include "error.h"
 #include "repetend.h"
 #include "util.h"

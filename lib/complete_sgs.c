@@ -6,7 +6,7 @@
  * delta keeps every later step of its devices within the limits.
  * Unlike the order-keeping compaction it may reorder a device's work, which
  * packs warm-up and cool-down tighter. */
-#include "complete_compact.h"
+#include "complete_sgs.h"
 #include "complete_gaps.h"
 
 #include <stdint.h>

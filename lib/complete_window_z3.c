@@ -30,6 +30,7 @@
 #include <z3.h>
 
 #include "complete_compact.h"
+#include "complete_sgs.h"
 #include "error.h"
 #include "graph.h"
 #include "schedule.h"

@@ -97,6 +97,8 @@ static void auto_budget(tsl_opts *o, const tessel_graph *g)
  * state's throughput); the best few then get the local search and the
  * shortest result wins, ties to the smaller period. */
 #define TSL_FINALISTS 3
+/* Room for the reason a candidate was dropped (a validator's message). */
+#define TSL_REASON_LEN 256
 /* Work bound of the local search, in instance visits (deterministic). */
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
 #define TSL_FAST_EFFORT ((int64_t)300000)
@@ -162,7 +164,7 @@ typedef struct best {
 	finalist fin[TSL_FINALISTS];
 	int nfin;
 	int rejected;          /* candidates whose completion broke a limit */
-	char reason[256];
+	char reason[TSL_REASON_LEN];
 	int64_t single_period; /* smallest period of one micro-batch seen, 0: none */
 
 	/* the first finalist's plain completion (validated): the result when
@@ -289,7 +291,7 @@ static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
 		return vrc;
 	}
 	if (vrc == TESSEL_EVIOLATION) {
-		snprintf(reason, 256, "%s", tessel_error_last());
+		snprintf(reason, TSL_REASON_LEN, "%s", tessel_error_last());
 		tessel_schedule_free(s);
 		return TSL_OK;
 	}
@@ -421,7 +423,7 @@ typedef struct job {
 	int first, step;          /* finalists first, first + step, ... */
 	tessel_schedule **result; /* per finalist */
 	int *rc;                  /* per finalist */
-	char (*msg)[256];         /* per finalist: error message */
+	char (*msg)[TSL_REASON_LEN];         /* per finalist: error message */
 	int64_t *spent;           /* per finalist: ticks of work */
 	int64_t share;            /* ticks each finalist may use, 0: any */
 } job;
@@ -475,7 +477,7 @@ static int finish(tessel_schedule **out, best *b)
 {
 	tessel_schedule *result[TSL_FINALISTS] = {NULL};
 	int rcs[TSL_FINALISTS] = {0};
-	char msg[TSL_FINALISTS][256] = {""};
+	char msg[TSL_FINALISTS][TSL_REASON_LEN] = {""};
 	int64_t spent[TSL_FINALISTS] = {0};
 	int nthreads = thread_count(b->opts, b->nfin);
 	job jobs[TSL_FINALISTS];
@@ -565,7 +567,7 @@ static int reaches_bounds(int *done, tessel_schedule **kept, best *b,
 	    no_time_for(b, b->complete_us, b->end_us))
 		return TSL_OK;
 	tessel_schedule *s;
-	char reason[256];
+	char reason[TSL_REASON_LEN];
 	int rc = complete_one(&s, b, hint, TSL_COMPACT_EFFORT, b->dl, reason);
 	if (rc || !s)
 		return rc;

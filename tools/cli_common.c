@@ -346,6 +346,49 @@ int cli_is_stdin(const char *path)
 	return path && strcmp(path, "-") == 0;
 }
 
+int cli_read_file(char **out, size_t *length, const char *path)
+{
+	int from_stdin = cli_is_stdin(path);
+	const char *name = from_stdin ? "standard input" : path;
+	FILE *f = from_stdin ? stdin : fopen(path, "rb");
+	size_t cap = 4096, len = 0, n;
+	char *buf;
+
+	*out = NULL;
+	if (!f) {
+		cli_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	buf = malloc(cap);
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len - 1 == 0) {
+			char *bigger = cap > SIZE_MAX / 2 ? NULL
+							  : realloc(buf, cap * 2);
+			if (!bigger) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	if (!buf || ferror(f)) {
+		cli_error("%s: %s", name, buf ? "read error" : "out of memory");
+		free(buf);
+		if (!from_stdin)
+			fclose(f);
+		return -1;
+	}
+	if (!from_stdin)
+		fclose(f);
+	buf[len] = '\0';
+	*out = buf;
+	*length = len;
+	return 0;
+}
+
 int cli_load_graph(tessel_graph **out, const char *path)
 {
 	char *text = NULL;

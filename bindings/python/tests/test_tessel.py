@@ -505,6 +505,21 @@ class ErrorTest(unittest.TestCase):
             tessel.Schedule.from_json("[]")
         self.assertIsInstance(ctx.exception, ValueError)
 
+    def test_error_classes_match_the_header(self):
+        # every error code of tessel.h has its class, named in its
+        # docstring, and no class has a code the header does not
+        body = re.search(r"typedef enum tessel_error_code \{(.*?)\}",
+                         _header_text(), re.S).group(1)
+        codes = {int(v): n for n, v in
+                 re.findall(r"(TESSEL_E\w*|TESSEL_ERROR)\s*=\s*(-?\d+)", body)}
+        classes = tessel.errors._CLASSES
+        self.assertEqual(set(classes), set(codes))
+        for code, name in codes.items():
+            cls = classes[code]
+            self.assertEqual(cls.CODE, code)
+            self.assertIn("(%s)" % name, cls.__doc__, cls)
+            self.assertIs(tessel.errors.error_class(code), cls)
+
     def test_error_classes(self):
         self.assertIs(tessel.errors.error_class(-9), tessel.TesselTimeout)
         self.assertIs(tessel.errors.error_class(-99), tessel.TesselError)
