@@ -13,7 +13,7 @@
 #include "complete_direct_z3.h"
 #include "error.h"
 #include "options.h"
-#include "search.h"
+#include "stage.h"
 #include "solver.h"
 #include "util.h"
 

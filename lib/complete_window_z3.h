@@ -5,7 +5,7 @@
 
 #include "bounds.h"
 #include "schedule.h"
-#include "search.h"
+#include "stage.h"
 #include "budget.h"
 #include "util.h"
 

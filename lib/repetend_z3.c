@@ -23,7 +23,7 @@
 #include "repetend.h"
 #include "repetend_tighten.h"
 #include "repetend_z3.h"
-#include "search.h"
+#include "stage.h"
 #include "util.h"
 
 /* Alternative repetends of the smallest depth tried for a better

@@ -8,7 +8,7 @@
 #include "bounds.h"
 #include "graph.h"
 #include "repetend.h"
-#include "search.h"
+#include "stage.h"
 #include "budget.h"
 #include "util.h"
 

@@ -19,7 +19,7 @@
 #include "repetend_heuristic.h"
 #include "repetend_tighten.h"
 #include "repetend_z3.h"
-#include "search.h"
+#include "stage.h"
 #include "util.h"
 #include "validate.h"
 

@@ -8,7 +8,7 @@
 #include <z3.h>
 
 #include "options.h"
-#include "search.h"
+#include "stage.h"
 #include "budget.h"
 #include "util.h"
 

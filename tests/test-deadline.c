@@ -26,7 +26,7 @@
 #include "repetend_heuristic.h"
 #include "repetend_z3.h"
 #include "schedule.h"
-#include "search.h"
+#include "stage.h"
 #include "tessel.h"
 #include "util.h"
 #include "validate.h"

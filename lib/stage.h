@@ -1,7 +1,9 @@
-/* Internal: the search driver (search.c) and the resolved options every
- * stage of a search reads. */
-#ifndef TESSEL_SEARCH_H
-#define TESSEL_SEARCH_H
+/* Internal: what every stage of a search reads besides the graph, the
+ * bounds and its deadline: the resolved options (the driver, search.c,
+ * resolves them from tessel_options; the stages never include the
+ * driver). */
+#ifndef TESSEL_STAGE_H
+#define TESSEL_STAGE_H
 
 #include <stdint.h>
 
@@ -31,6 +33,5 @@ typedef struct tsl_opts {
 				* of repetends of several micro-batches) */
 	const tessel_options *src; /* for cancellation and progress; may be NULL */
 } tsl_opts;
-
 
 #endif
