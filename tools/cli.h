@@ -33,6 +33,23 @@ int cli_exit_status(int code);
  * and return CLI_EXIT_USAGE. `c` is what getopt_long returned. */
 int cli_getopt_error(int c, char **argv);
 
+/* What a command does with one of its options: `c` as getopt_long gave
+ * it, `arg` its argument (NULL without one). 0 to go on; anything else
+ * stops the parse with CLI_EXIT_USAGE (the reason printed). */
+typedef int (*cli_apply_fn)(void *args, int c, const char *arg);
+
+struct option; /* <getopt.h> */
+
+/* The option loop every command shares: getopt_long over argv with
+ * `shortopts` (starting with ':') and `longopts`; -h/--help prints `usage`
+ * (exit 0), -V/--version the version; an unknown option or a missing
+ * argument is reported (cli_getopt_error); every other option goes to
+ * `apply` with `args`. Returns -1 to go on, the operands then at
+ * argv[optind ..], else the exit status. */
+int cli_parse_options(int argc, char **argv, const char *shortopts,
+		      const struct option *longopts, const char *usage,
+		      cli_apply_fn apply, void *args);
+
 /* Strict integer parsing: the whole of `arg` must be a decimal integer in
  * [min, max]. On failure print "tessel: <option>: ..." and return -1. */
 int cli_parse_int(int64_t *out, const char *option, const char *arg,

@@ -377,6 +377,65 @@ static int run_full(const bench_opts *bo, size_t *ncases)
 	return failed;
 }
 
+/* The options of tessel bench, as parsed. */
+struct bench_args {
+	bench_opts bo;
+	const char *suite, *family, *write_dir, *match, *data;
+	int data_given, time_limit_given;
+};
+
+static int kind_spans_option(bench_opts *bo, const char *arg)
+{
+	long long f[3];
+	int used = 0;
+	if (sscanf(arg, "%lld,%lld,%lld%n", &f[0], &f[1], &f[2], &used) != 3 ||
+	    arg[used] != '\0' || f[0] < 1 || f[1] < 1 || f[2] < 1 ||
+	    f[0] > TESSEL_MAX_SPAN || f[1] > TESSEL_MAX_SPAN ||
+	    f[2] > TESSEL_MAX_SPAN) {
+		cli_error("--kind-spans: expected three integers 1 .. %d "
+			  "separated by commas, got '%s'", TESSEL_MAX_SPAN, arg);
+		return -1;
+	}
+	for (int k = 0; k < 3; k++)
+		bo->kind_factor[k] = f[k];
+	return 0;
+}
+
+static int apply_bench_option(void *args, int c, const char *arg)
+{
+	struct bench_args *a = args;
+	bench_opts *bo = &a->bo;
+	switch (c) {
+	case 's': a->suite = arg; return 0;
+	case 'f': bo->fast = 1; return 0;
+	case 't':
+		a->time_limit_given = 1;
+		return cli_parse_seconds(&bo->time_limit_ms, "--time-limit", arg);
+	case 'j': return cli_parse_int(&bo->threads, "--threads", arg, 0, 256);
+	case 'D':
+		return cli_parse_int(&bo->max_devices, "--max-devices", arg, 1,
+				     TESSEL_MAX_DEVICES);
+	case 'p': bo->preset = arg; return 0;
+	case 'c': bo->tight_file = arg; return 0;
+	case 'k':
+		return cli_parse_int(&bo->span_scale, "--span-scale", arg, 1,
+				     TESSEL_MAX_SPAN);
+	case 'K': return kind_spans_option(bo, arg);
+	case 'L':
+		return cli_parse_int(&bo->latency, "--latency", arg, 0,
+				     TESSEL_MAX_LATENCY);
+	case 'F': a->family = arg; return 0;
+	case 'W': a->write_dir = arg; return 0;
+	case 'w':
+		bo->work_limit_given = 1;
+		return cli_parse_int(&bo->work_limit, "--work-limit", arg, 0,
+				     1000000000000LL);
+	case 'M': a->match = arg; return 0;
+	case 'd': a->data = arg; a->data_given = 1; return 0;
+	default: return -1;
+	}
+}
+
 int cli_bench(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -399,101 +458,21 @@ int cli_bench(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	bench_opts bo = {0, 0, 0, 0, NULL, NULL, 1, {0, 0, 0}, 0, 0, 0};
-	const char *suite = "reference";
-	const char *family = NULL, *write_dir = NULL, *match = NULL;
+	struct bench_args a = {
+		.bo = {0, 0, 0, 0, NULL, NULL, 1, {0, 0, 0}, 0, 0, 0},
+		.suite = "reference",
 #ifdef TESSEL_ZB_DATA
-	const char *data = TESSEL_ZB_DATA;
-#else
-	const char *data = NULL;
+		.data = TESSEL_ZB_DATA,
 #endif
-	int data_given = 0;
-	int time_limit_given = 0;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:ft:w:j:D:p:c:k:K:L:F:W:M:d:hV", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'V':
-			return cli_print_version();
-		case 's':
-			suite = optarg;
-			break;
-		case 'f':
-			bo.fast = 1;
-			break;
-		case 't':
-			if (cli_parse_seconds(&bo.time_limit_ms, "--time-limit", optarg))
-				return CLI_EXIT_USAGE;
-			time_limit_given = 1;
-			break;
-		case 'j':
-			if (cli_parse_int(&bo.threads, "--threads", optarg, 0, 256))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'D':
-			if (cli_parse_int(&bo.max_devices, "--max-devices", optarg, 1,
-					  TESSEL_MAX_DEVICES))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'p':
-			bo.preset = optarg;
-			break;
-		case 'c':
-			bo.tight_file = optarg;
-			break;
-		case 'k':
-			if (cli_parse_int(&bo.span_scale, "--span-scale", optarg, 1,
-					  TESSEL_MAX_SPAN))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'K': {
-			long long f[3];
-			int used = 0;
-			if (sscanf(optarg, "%lld,%lld,%lld%n", &f[0], &f[1], &f[2], &used) != 3 ||
-			    optarg[used] != '\0' || f[0] < 1 || f[1] < 1 || f[2] < 1 ||
-			    f[0] > TESSEL_MAX_SPAN || f[1] > TESSEL_MAX_SPAN ||
-			    f[2] > TESSEL_MAX_SPAN) {
-				cli_error("--kind-spans: expected three integers 1 .. %d "
-					  "separated by commas, got '%s'", TESSEL_MAX_SPAN, optarg);
-				return CLI_EXIT_USAGE;
-			}
-			for (int k = 0; k < 3; k++)
-				bo.kind_factor[k] = f[k];
-			break;
-		}
-		case 'L':
-			if (cli_parse_int(&bo.latency, "--latency", optarg, 0,
-					  TESSEL_MAX_LATENCY))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'F':
-			family = optarg;
-			break;
-		case 'W':
-			write_dir = optarg;
-			break;
-		case 'w':
-			if (cli_parse_int(&bo.work_limit, "--work-limit", optarg, 0,
-					  1000000000000LL))
-				return CLI_EXIT_USAGE;
-			bo.work_limit_given = 1;
-			break;
-		case 'M':
-			match = optarg;
-			break;
-		case 'd':
-			data = optarg;
-			data_given = 1;
-			break;
-		case 'h':
-			fputs(bench_usage, stdout);
-			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-		default:
-			return cli_getopt_error(c, argv);
-		}
-	}
+	};
+	int status = cli_parse_options(argc, argv, ":s:ft:w:j:D:p:c:k:K:L:F:W:M:d:hV",
+				       longopts, bench_usage, apply_bench_option, &a);
+	if (status >= 0)
+		return status;
+	bench_opts bo = a.bo;
+	const char *suite = a.suite, *family = a.family, *write_dir = a.write_dir;
+	const char *match = a.match, *data = a.data;
+	int data_given = a.data_given, time_limit_given = a.time_limit_given;
 	if (optind < argc) {
 		cli_error("bench: unexpected argument '%s'", argv[optind]);
 		return CLI_EXIT_USAGE;

@@ -102,6 +102,29 @@ int cli_getopt_error(int c, char **argv)
 	return CLI_EXIT_USAGE;
 }
 
+int cli_parse_options(int argc, char **argv, const char *shortopts,
+		      const struct option *longopts, const char *usage,
+		      cli_apply_fn apply, void *args)
+{
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return cli_getopt_error(c, argv);
+		if (c == 'V')
+			return cli_print_version();
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+		}
+		if (apply(args, c, optarg))
+			return CLI_EXIT_USAGE;
+	}
+	return -1;
+}
+
 int cli_parse_int(int64_t *out, const char *option, const char *arg,
 		  int64_t min, int64_t max)
 {

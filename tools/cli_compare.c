@@ -53,6 +53,7 @@ static const char compare_usage[] =
 	"                            names to numbers, as for 'tessel simulate')\n"
 	"  -l, --latency X           extra latency between devices (default 0)\n"
 	"  -h, --help                show this help and exit\n"
+	"  -V, --version             show the version and exit\n"
 	"\n"
 	"Exit status: 0 success, 1 libtessel found no schedule, 2 bad usage or\n"
 	"bad input.\n";
@@ -72,6 +73,7 @@ static const struct option compare_options[] = {
 	{ "durations", required_argument, NULL, 'D' },
 	{ "latency", required_argument, NULL, 'l' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -542,61 +544,52 @@ static size_t published_rows(struct row *rows, size_t max,
 /* The command                                                                */
 /* ------------------------------------------------------------------------ */
 
+static int apply_compare_option(void *args, int c, const char *arg)
+{
+	struct compare_args *a = args;
+	switch (c) {
+	case 'd':
+		return cli_parse_int(&a->devices, "--devices", arg, 1, 4096);
+	case 'm':
+		a->memory_given = 1;
+		if (strcmp(arg, "unlimited") == 0) {
+			a->memory = TESSEL_UNLIMITED;
+			return 0;
+		}
+		return cli_parse_int(&a->memory, "--memory", arg, 0, (int64_t)1 << 50);
+	case 'n':
+		return cli_parse_int(&a->micros, "--micro-batches", arg, 1,
+				     COMPARE_MAX_MICROS);
+	case 't':
+		return cli_parse_seconds(&a->time_ms, "--time-limit", arg);
+	case OPT_FAST:
+		a->fast = 1;
+		return 0;
+	case 'D':
+		a->durations = arg;
+		return 0;
+	case 'l': {
+		char *end = NULL;
+		a->latency = strtod(arg, &end);
+		if (!end || *end || end == arg || !(a->latency >= 0) ||
+		    a->latency > 1e12) {
+			cli_error("--latency: '%s' is not a number >= 0", arg);
+			return -1;
+		}
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
 static int parse_args(struct compare_args *a, int argc, char **argv)
 {
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hd:m:n:t:D:l:", compare_options,
-				NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(compare_usage, stdout);
-			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-		case 'd':
-			if (cli_parse_int(&a->devices, "--devices", optarg, 1,
-					  4096))
-				return CLI_EXIT_USAGE;
-			break;
-		case 'm':
-			if (strcmp(optarg, "unlimited") == 0)
-				a->memory = TESSEL_UNLIMITED;
-			else if (cli_parse_int(&a->memory, "--memory", optarg, 0,
-					       (int64_t)1 << 50))
-				return CLI_EXIT_USAGE;
-			a->memory_given = 1;
-			break;
-		case 'n':
-			if (cli_parse_int(&a->micros, "--micro-batches", optarg,
-					  1, COMPARE_MAX_MICROS))
-				return CLI_EXIT_USAGE;
-			break;
-		case 't':
-			if (cli_parse_seconds(&a->time_ms, "--time-limit",
-					      optarg))
-				return CLI_EXIT_USAGE;
-			break;
-		case OPT_FAST:
-			a->fast = 1;
-			break;
-		case 'D':
-			a->durations = optarg;
-			break;
-		case 'l': {
-			char *end = NULL;
-			a->latency = strtod(optarg, &end);
-			if (!end || *end || end == optarg || !(a->latency >= 0) ||
-			    a->latency > 1e12) {
-				cli_error("--latency: '%s' is not a number >= 0",
-					  optarg);
-				return CLI_EXIT_USAGE;
-			}
-			break;
-		}
-		default:
-			return cli_getopt_error(c, argv);
-		}
-	}
+	int status = cli_parse_options(argc, argv, ":hVd:m:n:t:D:l:",
+				       compare_options, compare_usage,
+				       apply_compare_option, a);
+	if (status >= 0)
+		return status;
 	if (optind >= argc) {
 		cli_error("compare: no placement given (a preset name or a "
 			  "placement JSON file)");

@@ -341,24 +341,18 @@ static int usage_error(void)
 
 /* Parse the command line into *a. Returns -1 to go on, else an exit
  * status. */
+static int apply_search_option(void *a, int c, const char *arg)
+{
+	return apply_option(a, c, arg);
+}
+
 static int parse_args(struct search_args *a, int argc, char **argv)
 {
-	int c;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:d:m:n:t:w:j:o:qhV", search_options,
-				NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return cli_getopt_error(c, argv);
-		if (c == 'V')
-			return cli_print_version();
-		if (c == 'h') {
-			fputs(search_usage, stdout);
-			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-		}
-		if (apply_option(a, c, optarg))
-			return CLI_EXIT_USAGE;
-	}
+	int status = cli_parse_options(argc, argv, ":p:d:m:n:t:w:j:o:qhV",
+				       search_options, search_usage,
+				       apply_search_option, a);
+	if (status >= 0)
+		return status;
 	if (argc - optind > 1) {
 		cli_error("search: too many arguments ('%s')", argv[optind + 1]);
 		return usage_error();

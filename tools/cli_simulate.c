@@ -114,24 +114,18 @@ static int usage_error(void)
 
 /* Parse the command line into *a. Returns -1 to go on, else an exit
  * status. */
+static int apply_simulate_option(void *a, int c, const char *arg)
+{
+	return apply_option(a, c, arg);
+}
+
 static int parse_args(struct simulate_args *a, int argc, char **argv)
 {
-	int c;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":D:l:J:s:hV", simulate_options,
-				NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return cli_getopt_error(c, argv);
-		if (c == 'V')
-			return cli_print_version();
-		if (c == 'h') {
-			fputs(simulate_usage, stdout);
-			return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-		}
-		if (apply_option(a, c, optarg))
-			return CLI_EXIT_USAGE;
-	}
+	int status = cli_parse_options(argc, argv, ":D:l:J:s:hV",
+				       simulate_options, simulate_usage,
+				       apply_simulate_option, a);
+	if (status >= 0)
+		return status;
 	if (argc - optind != 1) {
 		cli_error(argc == optind ? "simulate: no schedule file given"
 					 : "simulate: too many arguments");

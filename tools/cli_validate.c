@@ -36,29 +36,26 @@ static const struct option validate_options[] = {
 
 /* Parse the command line into *path and *placement. Returns -1 to go on,
  * else an exit status. */
+static int apply_validate_option(void *placement, int c, const char *arg)
+{
+	if (c != 'P')
+		return -1;
+	if (!arg[0]) {
+		cli_error("--placement: empty file name");
+		return -1;
+	}
+	*(const char **)placement = arg;
+	return 0;
+}
+
 static int parse_args(const char **path, const char **placement, int argc,
 		      char **argv)
 {
-	int c;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hVP:", validate_options,
-				NULL)) != -1) {
-		if (c == 'P') {
-			if (!optarg[0]) {
-				cli_error("--placement: empty file name");
-				return CLI_EXIT_USAGE;
-			}
-			*placement = optarg;
-			continue;
-		}
-		if (c == 'V')
-			return cli_print_version();
-		if (c != 'h')
-			return cli_getopt_error(c, argv);
-		fputs(validate_usage, stdout);
-		return cli_flush_stdout() ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-	}
+	int status = cli_parse_options(argc, argv, ":hVP:", validate_options,
+				       validate_usage, apply_validate_option,
+				       (void *)placement);
+	if (status >= 0)
+		return status;
 	if (argc - optind != 1) {
 		cli_error(argc == optind ? "validate: no schedule file given"
 					 : "validate: too many arguments");
