@@ -144,17 +144,17 @@ static tessel_schedule *make(const tessel_graph *g, int ndev, int nm,
 	return s;
 }
 
-static void expect_violation(const tessel_schedule *s, const char **fragments)
+static void expect_violation(const tessel_schedule *s, const char *const *fragments)
 {
 	int rc = tessel_schedule_validate(s);
 	const char *msg = tessel_error_last();
 	int ok = rc == TESSEL_EVIOLATION;
-	for (const char **f = fragments; ok && *f; f++)
+	for (const char *const *f = fragments; ok && *f; f++)
 		ok = strstr(msg, *f) != NULL;
 	if (!ok) {
 		print_error("validate returned %d \"%s\"; wanted fragments:", rc,
 			    msg);
-		for (const char **f = fragments; *f; f++)
+		for (const char *const *f = fragments; *f; f++)
 			print_error(" \"%s\"", *f);
 		print_error("\n");
 	}
@@ -352,59 +352,46 @@ static void test_overlap_multi_device(void **state)
 	tessel_graph_free(g);
 }
 
-/* f1 of micro-batch 0 moved one step early: device 1 is idle there. */
-static void test_dep_forward(void **state)
+/* A dependency broken: one entry of a valid 1F1B (or GPipe) schedule of
+ * vshape on 4 devices, 8 micro-batches, moved earlier, and the fragments
+ * the validator's message must hold. */
+static void test_dep_broken(void **state)
 {
 	(void)state;
-	tessel_graph *g = vshape(4, limit4);
-	int64_t *st = plan(4, 8, 0);
-	tessel_schedule *s = make(g, 4, 8, st, -1, -1);
-	assert_int_equal(st[1], 1);
-	TH_OK(tessel_schedule_set_step(s, 1, 0, 0));
-	EXPECT_VIOLATION(s, "dependency", "micro-batch 0",
-			 "'f1' (gid 1, device 1) starts at step 0",
-			 "'f0' (gid 0, device 0)", "finishes at step 1",
-			 "1 step too early");
-	tessel_schedule_free(s);
-	free(st);
-	tessel_graph_free(g);
-}
-
-/* b0 of micro-batch 0 moved one step early (device 0 idles before it). */
-static void test_dep_backward(void **state)
-{
-	(void)state;
-	tessel_graph *g = vshape(4, limit4);
-	int64_t *st = plan(4, 8, 0);
-	tessel_schedule *s = make(g, 4, 8, st, -1, -1);
-	assert_int_equal(st[7], 13);
-	TH_OK(tessel_schedule_set_step(s, 7, 0, 12));
-	EXPECT_VIOLATION(s, "dependency", "micro-batch 0",
-			 "'b0' (gid 7, device 0) starts at step 12",
-			 "'b1' (gid 6, device 1)", "finishes at step 13",
-			 "1 step too early");
-	tessel_schedule_free(s);
-	free(st);
-	tessel_graph_free(g);
-}
-
-/* A dependency broken by several steps. */
-static void test_dep_several_steps(void **state)
-{
-	(void)state;
-	tessel_graph *g = vshape(4, NULL);
-	int64_t *st = plan(4, 8, 1);
-	tessel_schedule *s = make(g, 4, 8, st, -1, -1);
-	TH_OK(tessel_schedule_validate(s));
-	/* GPipe: device 3 idles before its first forward at step 3; put f3
-	 * of micro-batch 0 at step 0 */
-	assert_int_equal(st[3], 3);
-	TH_OK(tessel_schedule_set_step(s, 3, 0, 0));
-	EXPECT_VIOLATION(s, "micro-batch 0", "'f3' (gid 3, device 3)",
-			 "'f2' (gid 2, device 2)", "3 steps too early");
-	tessel_schedule_free(s);
-	free(st);
-	tessel_graph_free(g);
+	static const struct {
+		const char *what;
+		int gpipe;            /* plan(): 1 GPipe, 0 1F1B */
+		int limited;          /* memory limit 4 on every device */
+		int gid;
+		int64_t was, moved_to; /* micro-batch 0's start, and the new one */
+		const char *frags[7];
+	} cases[] = {
+		/* device 1 is idle before f1 */
+		{"f1 one step early", 0, 1, 1, 1, 0,
+		 {"dependency", "micro-batch 0", "'f1' (gid 1, device 1) starts at step 0",
+		  "'f0' (gid 0, device 0)", "finishes at step 1", "1 step too early", NULL}},
+		/* device 0 idles before b0 */
+		{"b0 one step early", 0, 1, 7, 13, 12,
+		 {"dependency", "micro-batch 0", "'b0' (gid 7, device 0) starts at step 12",
+		  "'b1' (gid 6, device 1)", "finishes at step 13", "1 step too early", NULL}},
+		/* GPipe: device 3 idles before its first forward at step 3 */
+		{"f3 three steps early", 1, 0, 3, 3, 0,
+		 {"micro-batch 0", "'f3' (gid 3, device 3)", "'f2' (gid 2, device 2)",
+		  "3 steps too early", NULL}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		print_message("%s\n", cases[i].what);
+		tessel_graph *g = vshape(4, cases[i].limited ? limit4 : NULL);
+		int64_t *st = plan(4, 8, cases[i].gpipe);
+		tessel_schedule *s = make(g, 4, 8, st, -1, -1);
+		TH_OK(tessel_schedule_validate(s));
+		assert_int_equal(st[cases[i].gid], cases[i].was);
+		TH_OK(tessel_schedule_set_step(s, cases[i].gid, 0, cases[i].moved_to));
+		expect_violation(s, cases[i].frags);
+		tessel_schedule_free(s);
+		free(st);
+		tessel_graph_free(g);
+	}
 }
 
 /* ---- latency ------------------------------------------------------------ */
@@ -638,9 +625,7 @@ int main(void)
 		cmocka_unit_test(test_overlap_same_start),
 		cmocka_unit_test(test_overlap_one_device),
 		cmocka_unit_test(test_overlap_multi_device),
-		cmocka_unit_test(test_dep_forward),
-		cmocka_unit_test(test_dep_backward),
-		cmocka_unit_test(test_dep_several_steps),
+		cmocka_unit_test(test_dep_broken),
 		cmocka_unit_test(test_latency_other_device),
 		cmocka_unit_test(test_latency_same_device),
 		cmocka_unit_test(test_memory_gpipe),
