@@ -912,34 +912,32 @@ static int improve(tessel_schedule **out, best *b, int64_t effort)
 	return rc;
 }
 
-/* The pipeline of a search on g (first_schedule has run): repetends,
- * repetends of several micro-batches, the best candidates completed
- * (finish), list scheduling beside them, the improvements. */
-static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
+/* Stage: repetends of several micro-batches (PH_GROUPS), unless the
+ * repetends already reach both bounds (done) or none was found. */
+static int stage_groups(best *b, int done)
 {
-	const tsl_opts *o = b->opts;
-	int64_t effort = o->fast ? TSL_FAST_EFFORT : TSL_COMPACT_EFFORT;
-	tessel_schedule *kept = NULL; /* the heuristic's, when optimal */
-	int done = 0;
-	int rc = find_repetends(b, rep, &kept, &done);
-	rc = settle(b, rc, b->nfin > 0 || b->first);
-	if (!rc && !done && b->nfin && !b->stopped) {
-		rc = enter(b, PH_GROUPS);
-		tsl_deadline hdl = heuristic_deadline(b);
-		if (!rc)
-			rc = search_groups(b, b->g, o, &hdl);
-		rc = settle(b, rc, b->nfin > 0 || b->first);
-	}
-	/* stopped before any repetend was completed: the first schedule
-	 * stands (search_graph) */
-	if (!rc && b->stopped && !kept && !b->nfin)
-		return tsl_options_cancelled(o->src)
-			       ? tsl_error(TESSEL_ECANCELLED, "the search was cancelled")
-			       : tsl_error(TESSEL_ETIMEOUT, "time limit reached");
-	if (!rc && kept) {
-		*out = kept;
-		kept = NULL;
-	} else if (!rc && b->plain &&
+	if (done || !b->nfin || b->stopped)
+		return TSL_OK;
+	int rc = enter(b, PH_GROUPS);
+	tsl_deadline hdl = heuristic_deadline(b);
+	if (!rc)
+		rc = search_groups(b, b->g, b->opts, &hdl);
+	return settle(b, rc, b->nfin > 0 || b->first);
+}
+
+/* Stage: the schedule from the candidates into *out: the heuristic's
+ * (kept, when it reaches both bounds), or the best candidate's plain
+ * completion when the search was stopped or the time limit leaves less
+ * than one completion, else the best candidates completed and improved
+ * (PH_COMPACTION, finish). *kept is taken. */
+static int stage_completion(tessel_schedule **out, best *b,
+			    tessel_schedule **kept)
+{
+	int rc = TSL_OK;
+	if (*kept) {
+		*out = *kept;
+		*kept = NULL;
+	} else if (b->plain &&
 		   (b->stopped || no_time_for(b, b->complete_us, b->fin_dl->end_us))) {
 		/* stopped (a time limit, a cancel, a callback), or the time
 		 * limit leaves less than one completion: the best candidate's
@@ -950,28 +948,61 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 		b->plain = NULL;
 		b->plain_used = 1;
 		(*out)->period_optimal = b->fin[0].rep.optimal;
-	} else if (!rc) {
+	} else {
 		rc = enter(b, PH_COMPACTION);
 		if (!rc || rc == TESSEL_ECANCELLED)
 			rc = finish(out, b); /* the best so far, at least */
 	}
-	tessel_schedule_free(kept);
 	if (!rc && *out)
 		rc = settle(b, offer_schedule(b, *out), 1);
-	/* the plain completion kept for a time limit: no time for more, and
-	 * it stays the schedule that was validated */
-	if (!rc && *out && !b->plain_used && !b->stopped) {
-		rc = enter(b, PH_LIST);
-		if (!rc)
-			rc = list_candidate(out, b, effort);
-		rc = settle(b, rc, 1);
-		if (!rc)
-			rc = settle(b, offer_schedule(b, *out), 1);
-		if (!rc)
-			rc = improve(out, b, effort);
-		if (!rc)
-			rc = settle(b, offer_schedule(b, *out), 1);
-	}
+	return rc;
+}
+
+/* Stage: list scheduling beside the repetends (PH_LIST), then the
+ * improvements of the schedule (improve), each result reported. Not when
+ * the plain completion was kept for a time limit (no time for more, and
+ * it stays the schedule that was validated) or the search was stopped. */
+static int stage_list_and_improve(tessel_schedule **out, best *b)
+{
+	if (!*out || b->plain_used || b->stopped)
+		return TSL_OK;
+	int64_t effort = b->opts->fast ? TSL_FAST_EFFORT : TSL_COMPACT_EFFORT;
+	int rc = enter(b, PH_LIST);
+	if (!rc)
+		rc = list_candidate(out, b, effort);
+	rc = settle(b, rc, 1);
+	if (!rc)
+		rc = settle(b, offer_schedule(b, *out), 1);
+	if (!rc)
+		rc = improve(out, b, effort);
+	if (!rc)
+		rc = settle(b, offer_schedule(b, *out), 1);
+	return rc;
+}
+
+/* The pipeline of a search on g (first_schedule has run): the
+ * repetends, the repetends of several micro-batches, the completion of
+ * the best candidates, list scheduling beside them and the
+ * improvements. */
+static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
+{
+	tessel_schedule *kept = NULL; /* the heuristic's, when optimal */
+	int done = 0;
+	int rc = find_repetends(b, rep, &kept, &done);
+	rc = settle(b, rc, b->nfin > 0 || b->first);
+	if (!rc)
+		rc = stage_groups(b, done);
+	/* stopped before any repetend was completed: the first schedule
+	 * stands (search_graph) */
+	if (!rc && b->stopped && !kept && !b->nfin)
+		return tsl_options_cancelled(b->opts->src)
+			       ? tsl_error(TESSEL_ECANCELLED, "the search was cancelled")
+			       : tsl_error(TESSEL_ETIMEOUT, "time limit reached");
+	if (!rc)
+		rc = stage_completion(out, b, &kept);
+	tessel_schedule_free(kept);
+	if (!rc)
+		rc = stage_list_and_improve(out, b);
 	if (!rc && !*out)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
 			       "every repetend found breaks a limit once completed: %s",
