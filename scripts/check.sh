@@ -27,6 +27,10 @@
 #               AddressSanitizer 428, ThreadSanitizer 65; total 915 s
 #   at beffa5c: install 123, build and plain suite 149, valgrind 173,
 #               AddressSanitizer 453, ThreadSanitizer 58; total 956 s
+#   at 44aeac4 (a bare minbase chroot: the compilers installed too):
+#               install 161, build and plain suite 170, valgrind 201,
+#               AddressSanitizer 477, ThreadSanitizer 76; total 1085 s
+#               (a fuzzer shared the machine during the sanitizer passes)
 # The plain suite alone, after the build, on 2 idle cores: about 110 s.
 #
 # Under valgrind and the sanitizers the tests run their lighter cases
