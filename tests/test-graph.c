@@ -168,6 +168,81 @@ static void test_cycle_named(void **state)
 	tessel_graph_free(g);
 }
 
+/* A block of graph g on device d with memory delta mem after `after`
+ * (-1: none); its gid. */
+static int add_on(tessel_graph *g, const char *name, int d, int mem, int after)
+{
+	int gid = -1;
+	TH_OK(tessel_graph_add_block(&gid, g, name, TESSEL_KIND_FORWARD, 1, mem));
+	TH_OK(tessel_graph_place(g, gid, &d, 1));
+	if (after >= 0)
+		TH_OK(tessel_graph_add_dep(g, after, gid));
+	return gid;
+}
+
+/* tessel_graph_min_memory: the least memory of one micro-batch at a time,
+ * and a search under it that finds a schedule within it. */
+static void test_min_memory_any_schedule(void **state)
+{
+	(void)state;
+	int64_t limit = -1;
+	int proven = -1;
+	/* two branches, each taking 2 then freeing it, then a join: one
+	 * branch after the other needs 2 (both first would need 4) */
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 1));
+	int root = add_on(g, "root", 0, 0, -1);
+	int a1 = add_on(g, "a1", 0, 2, root);
+	int a2 = add_on(g, "a2", 0, -2, a1);
+	int b1 = add_on(g, "b1", 0, 2, root);
+	int b2 = add_on(g, "b2", 0, -2, b1);
+	int join = add_on(g, "join", 0, 0, a2);
+	TH_OK(tessel_graph_add_dep(g, b2, join));
+	TH_OK(tessel_graph_min_memory(&limit, &proven, g, 4));
+	assert_int_equal(limit, 2);
+	/* (not proven: the lower bound lets b2 free memory before b1 took
+	 * it) */
+	assert_int_equal(proven, 0);
+	/* the graph's own limit is ignored */
+	TH_OK(tessel_graph_set_memory_limit(g, 0, 100));
+	TH_OK(tessel_graph_min_memory(&limit, NULL, g, 4));
+	assert_int_equal(limit, 2);
+	/* and the search under it finds a schedule within it */
+	TH_OK(tessel_graph_set_memory_limit(g, 0, limit));
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 4));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+	TH_OK(tessel_search(&s, g, o));
+	int64_t peak = -1;
+	TH_OK(tessel_schedule_peak_memory(&peak, s, 0));
+	assert_true(peak <= 2);
+	tessel_schedule_free(s);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+
+	/* memory left behind by every micro-batch: 3 for one, 3 more each */
+	TH_OK(tessel_graph_new(&g, 2));
+	int x = add_on(g, "x", 0, 3, -1);
+	add_on(g, "y", 1, 1, x);
+	TH_OK(tessel_graph_min_memory(&limit, &proven, g, 1));
+	assert_int_equal(limit, 3);
+	TH_OK(tessel_graph_min_memory(&limit, &proven, g, 5));
+	assert_int_equal(limit, 15);
+	assert_int_equal(proven, 1);
+	/* nothing stored: 0 */
+	tessel_graph_free(g);
+	TH_OK(tessel_graph_new(&g, 1));
+	add_on(g, "free", 0, -5, -1);
+	TH_OK(tessel_graph_min_memory(&limit, &proven, g, 3));
+	assert_int_equal(limit, 0);
+	assert_int_equal(proven, 1);
+	th_expect_error(tessel_graph_min_memory(&limit, NULL, g, 0), TESSEL_ERANGE,
+			"micro-batches");
+	tessel_graph_free(g);
+}
+
 static void test_memory_below_one_micro_batch(void **state)
 {
 	(void)state;
@@ -460,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_empty_graph),
 		cmocka_unit_test(test_cycle_named),
 		cmocka_unit_test(test_memory_below_one_micro_batch),
+		cmocka_unit_test(test_min_memory_any_schedule),
 		cmocka_unit_test(test_many_blocks),
 		cmocka_unit_test(test_errors_and_version),
 		cmocka_unit_test(test_step_and_durations),
