@@ -174,6 +174,174 @@ static int add_pred(void *arg, size_t j, int64_t gap)
 	return 0;
 }
 
+/* What the parts of a window's model share while it is built. */
+typedef struct wbuild {
+	wmodel *m;
+	const wprob *p;
+	const size_t *win;  /* the window's instances */
+	size_t nwin;
+	int64_t *busy;      /* per device: when its kept work ends */
+	int64_t *base;      /* per device: the kept instances' deltas */
+	size_t *dstart;     /* per device d: its window instances (indices */
+	size_t *dlist;      /* into win) are dlist[dstart[d] .. dstart[d+1]) */
+	Z3_ast **lit;       /* lit[x][y], x < y sharing a device: x first */
+	int64_t reach;      /* how far an instance may move */
+} wbuild;
+
+/* The kept instances: each device's end of kept work and kept deltas,
+ * and the latest finish of a kept instance. */
+static void kept_state(wbuild *w, int64_t *kept_end)
+{
+	const wprob *p = w->p;
+	const tessel_graph *g = p->g;
+	*kept_end = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		if (w->m->var[i])
+			continue;
+		const tsl_block *B = &g->blocks[i % (size_t)g->nblocks];
+		int64_t e = p->start[i] + B->span;
+		if (e > *kept_end)
+			*kept_end = e;
+		for (int k = 0; k < B->ndevices; k++) {
+			int d = B->devices[k];
+			if (e > w->busy[d])
+				w->busy[d] = e;
+			w->base[d] += delta_of(p, i);
+		}
+	}
+}
+
+/* Each window instance: after its kept predecessors and its devices'
+ * kept work, within its neighbourhood (at most `reach` earlier, and with
+ * p->later as much later, else never later), before the makespan less
+ * its tail; and the device lists of the window. */
+static void place_bounds(wbuild *w)
+{
+	const wprob *p = w->p;
+	const tessel_graph *g = p->g;
+	wmodel *m = w->m;
+	for (size_t x = 0; x < w->nwin; x++)
+		if (TSL_WINDOW_REACH * span_of(p, w->win[x]) > w->reach)
+			w->reach = TSL_WINDOW_REACH * span_of(p, w->win[x]);
+	for (size_t x = 0; x < w->nwin; x++) {
+		size_t i = w->win[x];
+		const tsl_block *B = &g->blocks[i % (size_t)g->nblocks];
+		pred_ctx c = {m, p, i, 0};
+		for_each_pred(p, i, add_pred, &c);
+		for (int k = 0; k < B->ndevices; k++)
+			if (w->busy[B->devices[k]] > c.release)
+				c.release = w->busy[B->devices[k]];
+		int64_t from = p->start[i] - w->reach;
+		tsl_z3_assert_le(&m->z, tsl_z3_int(&m->z, c.release > from ? c.release : from), m->var[i]);
+		tsl_z3_assert_le(&m->z, m->var[i],
+				 tsl_z3_int(&m->z, p->start[i] + (p->later ? w->reach : 0)));
+		tsl_z3_assert_le(&m->z, tsl_z3_add_int(&m->z, m->var[i], B->span + p->tail[i % (size_t)g->nblocks]),
+			    m->makespan);
+		for (int k = 0; k < B->ndevices; k++)
+			w->dstart[B->devices[k] + 1]++;
+	}
+	for (int d = 0; d < g->ndevices; d++)
+		w->dstart[d + 1] += w->dstart[d];
+}
+
+/* No window schedule ends before a device's kept work plus its window
+ * load plus the least time needed after it: *lower raised to that. */
+static void load_bound(const wbuild *w, int64_t *lower)
+{
+	const tessel_graph *g = w->p->g;
+	for (int d = 0; d < g->ndevices; d++) {
+		int64_t load = 0, after = INT64_MAX;
+		for (size_t x = 0; x < w->nwin; x++) {
+			const tsl_block *B = &g->blocks[w->win[x] % (size_t)g->nblocks];
+			if (!tsl_block_on_device(B, d))
+				continue;
+			load += B->span;
+			int64_t t = w->p->tail[w->win[x] % (size_t)g->nblocks];
+			after = t < after ? t : after;
+		}
+		if (load && w->busy[d] + load + after > *lower)
+			*lower = w->busy[d] + load + after;
+	}
+}
+
+/* The order of two window instances on a shared device: a literal per
+ * pair (made once), or true / false where the neighbourhood fixes it. */
+static void order_literals(wbuild *w)
+{
+	const wprob *p = w->p;
+	wmodel *m = w->m;
+	Z3_context ctx = m->z.ctx;
+	unsigned sym = (unsigned)p->n + 1;
+	int64_t fixed = p->later ? 2 * w->reach : w->reach; /* apart: order fixed */
+	for (int d = 0; d < p->g->ndevices; d++)
+		for (size_t a = w->dstart[d]; a < w->dstart[d + 1]; a++)
+			for (size_t b = a + 1; b < w->dstart[d + 1]; b++) {
+				size_t x = w->dlist[a], y = w->dlist[b];
+				if (x > y) {
+					size_t t = x;
+					x = y;
+					y = t;
+				}
+				if (w->lit[x][y])
+					continue;
+				size_t i = w->win[x], j = w->win[y];
+				if (p->start[i] + span_of(p, i) <= p->start[j] - fixed) {
+					w->lit[x][y] = Z3_mk_true(ctx);
+					continue;
+				}
+				if (p->start[j] + span_of(p, j) <= p->start[i] - fixed) {
+					w->lit[x][y] = Z3_mk_false(ctx);
+					continue;
+				}
+				Z3_ast l = Z3_mk_const(ctx, Z3_mk_int_symbol(ctx, (int)sym++),
+						       Z3_mk_bool_sort(ctx));
+				w->lit[x][y] = l;
+				tsl_z3_assert(&m->z, Z3_mk_implies(ctx, l,
+					Z3_mk_le(ctx, tsl_z3_add_int(&m->z, m->var[i], span_of(p, i)), m->var[j])));
+				tsl_z3_assert(&m->z, Z3_mk_implies(ctx,
+					Z3_mk_not(ctx, l),
+					Z3_mk_le(ctx, tsl_z3_add_int(&m->z, m->var[j], span_of(p, j)), m->var[i])));
+			}
+}
+
+/* Memory just after each positive delta on a limited device: the kept
+ * deltas, its own and those of the window instances ordered before it.
+ * terms: room for nwin + 1 terms. */
+static void memory_limits(wbuild *w, Z3_ast *terms, const tsl_deadline *dl)
+{
+	const wprob *p = w->p;
+	wmodel *m = w->m;
+	Z3_context ctx = m->z.ctx;
+	for (int d = 0; d < p->g->ndevices; d++) {
+		if (p->room[d] == INT64_MAX)
+			continue;
+		if (tsl_deadline_left_ms(dl) <= 0)
+			break;
+		for (size_t a = w->dstart[d]; a < w->dstart[d + 1]; a++) {
+			size_t x = w->dlist[a];
+			int64_t dx = delta_of(p, w->win[x]);
+			if (dx <= 0)
+				continue;
+			unsigned nt = 0;
+			terms[nt++] = tsl_z3_int(&m->z, w->base[d] + dx);
+			for (size_t b = w->dstart[d]; b < w->dstart[d + 1]; b++) {
+				size_t y = w->dlist[b];
+				int64_t dy = delta_of(p, w->win[y]);
+				if (y == x || dy == 0)
+					continue;
+				/* y before x */
+				Z3_ast l = y < x ? w->lit[y][x] : Z3_mk_not(ctx, w->lit[x][y]);
+				Z3_lbool known = Z3_get_bool_value(ctx, Z3_simplify(ctx, l));
+				if (known == Z3_L_TRUE)
+					terms[nt++] = tsl_z3_int(&m->z, dy);
+				else if (known == Z3_L_UNDEF)
+					terms[nt++] = Z3_mk_ite(ctx, l, tsl_z3_int(&m->z, dy), tsl_z3_int(&m->z, 0));
+			}
+			tsl_z3_assert_le(&m->z, Z3_mk_add(ctx, nt, terms), tsl_z3_int(&m->z, p->room[d]));
+		}
+	}
+}
+
 /* The model of the window (var[i] != NULL); *kept_end: the latest finish
  * of a kept instance; *lower raised to what the devices' loads prove.
  * TSL_OK, or 1 when Z3 could not build it. */
@@ -189,164 +357,45 @@ static int build_window(wmodel *m, const wprob *p, const tsl_opts *opts,
 	for (size_t x = 0; x < nwin; x++)
 		m->var[win[x]] = Z3_mk_const(ctx, Z3_mk_int_symbol(ctx, (int)win[x]),
 					     m->z.isort);
-	int64_t *busy = tsl_calloc((size_t)nd, sizeof *busy);  /* kept work ends */
-	int64_t *base = tsl_calloc((size_t)nd, sizeof *base);  /* kept deltas */
-	size_t *dstart = tsl_calloc((size_t)nd + 1, sizeof *dstart);
-	size_t *fill = tsl_calloc((size_t)nd, sizeof *fill);
 	size_t ndl = 0;
 	for (size_t x = 0; x < nwin; x++)
 		ndl += (size_t)g->blocks[win[x] % (size_t)g->nblocks].ndevices;
-	size_t *dlist = tsl_calloc(ndl + 1, sizeof *dlist); /* window per device */
+	wbuild w = {.m = m, .p = p, .win = win, .nwin = nwin};
+	w.busy = tsl_calloc((size_t)nd, sizeof *w.busy);
+	w.base = tsl_calloc((size_t)nd, sizeof *w.base);
+	w.dstart = tsl_calloc((size_t)nd + 1, sizeof *w.dstart);
+	w.dlist = tsl_calloc(ndl + 1, sizeof *w.dlist);
+	w.lit = tsl_calloc(nwin + 1, sizeof *w.lit);
+	size_t *fill = tsl_calloc((size_t)nd, sizeof *fill);
 	Z3_ast *terms = tsl_calloc(nwin + 1, sizeof *terms);
-	Z3_ast **lit = NULL;
-	int rc = !busy || !base || !dstart || !fill || !dlist || !terms
-			 ? tsl_error_nomem() : TSL_OK;
-	*kept_end = 0;
-	for (size_t i = 0; i < p->n && !rc; i++) {
-		if (m->var[i])
-			continue;
-		const tsl_block *B = &g->blocks[i % (size_t)g->nblocks];
-		int64_t e = p->start[i] + B->span;
-		if (e > *kept_end)
-			*kept_end = e;
-		for (int k = 0; k < B->ndevices; k++) {
-			int d = B->devices[k];
-			if (e > busy[d])
-				busy[d] = e;
-			base[d] += delta_of(p, i);
-		}
-	}
-	m->makespan = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, "M"), m->z.isort);
-	int64_t reach = 0;
-	for (size_t x = 0; x < nwin; x++)
-		if (TSL_WINDOW_REACH * span_of(p, win[x]) > reach)
-			reach = TSL_WINDOW_REACH * span_of(p, win[x]);
-	for (size_t x = 0; x < nwin && !rc; x++) {
-		size_t i = win[x];
-		const tsl_block *B = &g->blocks[i % (size_t)g->nblocks];
-		pred_ctx c = {m, p, i, 0};
-		for_each_pred(p, i, add_pred, &c);
-		for (int k = 0; k < B->ndevices; k++)
-			if (busy[B->devices[k]] > c.release)
-				c.release = busy[B->devices[k]];
-		/* the neighbourhood: at most `reach` earlier than now, and
-		 * with p->later as much later (making room for others
-		 * earlier), else never later */
-		int64_t from = p->start[i] - reach;
-		tsl_z3_assert_le(&m->z, tsl_z3_int(&m->z, c.release > from ? c.release : from), m->var[i]);
-		tsl_z3_assert_le(&m->z, m->var[i],
-				 tsl_z3_int(&m->z, p->start[i] + (p->later ? reach : 0)));
-		tsl_z3_assert_le(&m->z, tsl_z3_add_int(&m->z, m->var[i], B->span + p->tail[i % (size_t)g->nblocks]),
-			    m->makespan);
-		for (int k = 0; k < B->ndevices; k++)
-			dstart[B->devices[k] + 1]++;
-	}
-	for (int d = 0; d < nd && !rc; d++)
-		dstart[d + 1] += dstart[d];
-	/* no window schedule ends before its devices' kept work plus their
-	 * window load plus the least time needed after it */
-	for (int d = 0; d < nd && !rc; d++) {
-		int64_t load = 0, after = INT64_MAX;
+	int rc = !w.busy || !w.base || !w.dstart || !w.dlist || !w.lit || !fill ||
+			 !terms ? tsl_error_nomem() : TSL_OK;
+	for (size_t x = 0; x < nwin && !rc; x++)
+		if (!(w.lit[x] = tsl_calloc(nwin, sizeof *w.lit[x])))
+			rc = tsl_error_nomem();
+	if (!rc) {
+		kept_state(&w, kept_end);
+		m->makespan = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, "M"), m->z.isort);
+		place_bounds(&w);
+		load_bound(&w, lower);
 		for (size_t x = 0; x < nwin; x++) {
 			const tsl_block *B = &g->blocks[win[x] % (size_t)g->nblocks];
-			if (!tsl_block_on_device(B, d))
-				continue;
-			load += B->span;
-			int64_t t = p->tail[win[x] % (size_t)g->nblocks];
-			after = t < after ? t : after;
-		}
-		if (load && busy[d] + load + after > *lower)
-			*lower = busy[d] + load + after;
-	}
-	for (size_t x = 0; x < nwin && !rc; x++) {
-		const tsl_block *B = &g->blocks[win[x] % (size_t)g->nblocks];
-		for (int k = 0; k < B->ndevices; k++) {
-			int d = B->devices[k];
-			dlist[dstart[d] + fill[d]++] = x;
-		}
-	}
-	/* ordering literals: lit[x][y] for x < y in the window, shared
-	 * device; made once per pair */
-	if (!rc) {
-		lit = tsl_calloc(nwin, sizeof *lit);
-		if (!lit)
-			rc = tsl_error_nomem();
-	}
-	for (size_t x = 0; x < nwin && !rc; x++) {
-		lit[x] = tsl_calloc(nwin, sizeof *lit[x]);
-		if (!lit[x])
-			rc = tsl_error_nomem();
-	}
-	unsigned sym = (unsigned)p->n + 1;
-	int64_t fixed = p->later ? 2 * reach : reach; /* apart: order fixed */
-	for (int d = 0; d < nd && !rc; d++)
-		for (size_t a = dstart[d]; a < dstart[d + 1]; a++)
-			for (size_t b = a + 1; b < dstart[d + 1]; b++) {
-				size_t x = dlist[a], y = dlist[b];
-				if (x > y) {
-					size_t t = x;
-					x = y;
-					y = t;
-				}
-				if (lit[x][y])
-					continue;
-				size_t i = win[x], j = win[y];
-				/* an order the neighbourhood fixes needs no literal */
-				if (p->start[i] + span_of(p, i) <= p->start[j] - fixed) {
-					lit[x][y] = Z3_mk_true(ctx);
-					continue;
-				}
-				if (p->start[j] + span_of(p, j) <= p->start[i] - fixed) {
-					lit[x][y] = Z3_mk_false(ctx);
-					continue;
-				}
-				Z3_ast l = Z3_mk_const(ctx, Z3_mk_int_symbol(ctx, (int)sym++),
-						       Z3_mk_bool_sort(ctx));
-				lit[x][y] = l;
-				tsl_z3_assert(&m->z, Z3_mk_implies(ctx, l,
-					Z3_mk_le(ctx, tsl_z3_add_int(&m->z, m->var[i], span_of(p, i)), m->var[j])));
-				tsl_z3_assert(&m->z, Z3_mk_implies(ctx,
-					Z3_mk_not(ctx, l),
-					Z3_mk_le(ctx, tsl_z3_add_int(&m->z, m->var[j], span_of(p, j)), m->var[i])));
+			for (int k = 0; k < B->ndevices; k++) {
+				int d = B->devices[k];
+				w.dlist[w.dstart[d] + fill[d]++] = x;
 			}
-	/* memory just after each positive delta on a limited device */
-	for (int d = 0; d < nd && !rc; d++) {
-		if (p->room[d] == INT64_MAX)
-			continue;
-		if (tsl_deadline_left_ms(dl) <= 0)
-			break;
-		for (size_t a = dstart[d]; a < dstart[d + 1]; a++) {
-			size_t x = dlist[a];
-			int64_t dx = delta_of(p, win[x]);
-			if (dx <= 0)
-				continue;
-			unsigned nt = 0;
-			terms[nt++] = tsl_z3_int(&m->z, base[d] + dx);
-			for (size_t b = dstart[d]; b < dstart[d + 1]; b++) {
-				size_t y = dlist[b];
-				int64_t dy = delta_of(p, win[y]);
-				if (y == x || dy == 0)
-					continue;
-				/* y before x */
-				Z3_ast l = y < x ? lit[y][x] : Z3_mk_not(ctx, lit[x][y]);
-				Z3_lbool known = Z3_get_bool_value(ctx, Z3_simplify(ctx, l));
-				if (known == Z3_L_TRUE)
-					terms[nt++] = tsl_z3_int(&m->z, dy);
-				else if (known == Z3_L_UNDEF)
-					terms[nt++] = Z3_mk_ite(ctx, l, tsl_z3_int(&m->z, dy), tsl_z3_int(&m->z, 0));
-			}
-			tsl_z3_assert_le(&m->z, Z3_mk_add(ctx, nt, terms), tsl_z3_int(&m->z, p->room[d]));
 		}
+		order_literals(&w);
+		memory_limits(&w, terms, dl);
 	}
-	if (lit)
-		for (size_t x = 0; x < nwin; x++)
-			tsl_free(lit[x]);
-	tsl_free(lit);
-	tsl_free(busy);
-	tsl_free(base);
-	tsl_free(dstart);
+	for (size_t x = 0; w.lit && x < nwin; x++)
+		tsl_free(w.lit[x]);
+	tsl_free(w.lit);
+	tsl_free(w.busy);
+	tsl_free(w.base);
+	tsl_free(w.dstart);
+	tsl_free(w.dlist);
 	tsl_free(fill);
-	tsl_free(dlist);
 	tsl_free(terms);
 	if (!rc && (tsl_z3_take_error(&m->z) || tsl_deadline_left_ms(dl) <= 0))
 		rc = 1;
