@@ -231,11 +231,11 @@ static int fb_left(const vshape *v)
 }
 
 /* One run: the orders and starts of every instance. */
-static void run(vshape *v, int fill_f, int fill_b)
+/* A run's state cleared. */
+static void run_reset(vshape *v)
 {
 	int p = v->p;
-	int64_t N = v->N;
-	size_t count = (size_t)v->n * (size_t)N;
+	size_t count = (size_t)v->n * (size_t)v->N;
 	for (size_t i = 0; i < count; i++)
 		v->endt[i] = -1;
 	memset(v->count, 0, (size_t)p * 6 * sizeof *v->count);
@@ -245,8 +245,16 @@ static void run(vshape *v, int fill_f, int fill_b)
 	memset(v->wq_head, 0, (size_t)p * sizeof *v->wq_head);
 	memset(v->wq_tail, 0, (size_t)p * sizeof *v->wq_tail);
 	v->failed = 0;
+}
 
-	/* 1. warm-up */
+/* 1. warm-up: a chunk-0 forward everywhere; from the last device up as
+ * many more as memory and the second chunk's arrival allow, then its
+ * chunk-1 forward; then forwards of alternating chunks until every device
+ * has as many in flight as the one before it. */
+static void run_warmup(vshape *v)
+{
+	int p = v->p;
+	int64_t N = v->N;
 	for (int i = 0; i < p; i++)
 		put(v, 0, 0, i);
 	for (int i = p - 1; i >= 0 && !v->failed; i--) {
@@ -286,9 +294,107 @@ static void run(vshape *v, int fill_f, int fill_b)
 			}
 		}
 	}
+}
 
-	/* 2. rounds */
-	/* 2N rounds, as that scheduler has them; more while they place
+/* A round's backwards: weight blocks first where memory needs them, then
+ * chunk 1 from the last stage down and chunk 0 from the first up (kept
+ * on the stacks of stage indexes), each after the blocks that fit before
+ * its input arrives. */
+static void round_backwards(vshape *v, int fill_b)
+{
+	int p = v->p;
+	int64_t N = v->N;
+	for (int i = 0; i < p && !v->failed; i++) {
+		int64_t bm = v->g->blocks[B(v, 1, 0, i)].memory;
+		int64_t bm1 = v->g->blocks[B(v, 1, 1, i)].memory;
+		if (bm1 > bm)
+			bm = bm1;
+		while (!v->failed && bm > 0 && v->mem[i] + bm > v->lim[i])
+			put_w(v, i);
+	}
+	int nb1 = 0, nb0 = 0;
+	int *b1 = v->b1, *b0 = v->b0;
+	for (int i = 0; i < p; i++) {
+		if (cnt(v, i, 3) >= cnt(v, i, 2))
+			b0[nb0++] = i;
+		else if (i == p - 1)
+			b1[nb1++] = i;
+		else if (E(v, 1, 1, i + 1, cnt(v, i, 3)) >= 0 || cnt(v, i, 2) >= N)
+			b1[nb1++] = i;
+		else
+			b0[nb0++] = i;
+	}
+	for (int k = 0; k < nb1 + nb0 && !v->failed; k++) {
+		int i = k < nb1 ? b1[nb1 - 1 - k] : b0[k - nb1];
+		int ch = k < nb1 ? 1 : 0;
+		int has = 0;
+		int64_t fa;
+		if (ch == 1 && i < p - 1) {
+			has = 1;
+			fa = fa_end(v, 1, 1, 1, i + 1, cnt(v, i, 3));
+		} else if (ch == 0 && i > 0) {
+			has = 1;
+			fa = fa_end(v, 1, 1, 0, i - 1, cnt(v, i, 2));
+		} else {
+			fa = fa_end(v, 0, 0, 0, 0, 0);
+		}
+		if (!inputs_placed(v, 1, ch, i))
+			continue; /* (spans of their own) its input later */
+		fill_before(v, 1, ch, i, has, fa, ch == 1 || fill_b);
+		put(v, 1, ch, i);
+	}
+}
+
+/* A round's forwards: one per device, the chunk whose input is there,
+ * weight blocks first where memory needs them or where they fit before
+ * the input arrives. */
+static void round_forwards(vshape *v, int fill_f)
+{
+	int p = v->p;
+	int64_t N = v->N;
+	for (int i = 0; i < p && !v->failed; i++) {
+		if (cnt(v, i, 1) >= N)
+			continue;
+		int item = -1;
+		if (cnt(v, i, 1) >= cnt(v, i, 0))
+			item = 0;
+		else if (i == p - 1)
+			item = 1;
+		else if (E(v, 0, 1, i + 1, cnt(v, i, 1)) >= 0)
+			item = 1;
+		else if (cnt(v, i, 0) < N &&
+			 (i == 0 || E(v, 0, 0, i - 1, cnt(v, i, 0)) >= 0))
+			item = 0;
+		if (item < 0 || !inputs_placed(v, 0, item, i))
+			continue;
+		int64_t fm = v->g->blocks[B(v, 0, item, i)].memory;
+		while (!v->failed && fm > 0 && v->mem[i] + fm > v->lim[i])
+			put_w(v, i);
+		int has = 0;
+		int64_t fa;
+		if (item == 0 && i > 0) {
+			has = 1;
+			fa = fa_end(v, 1, 0, 0, i - 1, cnt(v, i, 0));
+		} else if (item == 1 && i < p - 1) {
+			has = 1;
+			fa = fa_end(v, 1, 0, 1, i + 1, cnt(v, i, 1));
+		} else {
+			fa = fa_end(v, 0, 0, 0, 0, 0);
+		}
+		fill_before(v, 0, item, i, has, fa, fill_f);
+		put(v, 0, item, i);
+	}
+}
+
+/* One run of the rounds with its fill variant: warm-up, rounds, the
+ * weight blocks left; v->failed when an instance was not placed. */
+static void run(vshape *v, int fill_f, int fill_b)
+{
+	int64_t N = v->N;
+	size_t count = (size_t)v->n * (size_t)N;
+	run_reset(v);
+	run_warmup(v);
+	/* 2. 2N rounds, as that scheduler has them; more while they place
 	 * something and forwards or backwards are left (with spans of their
 	 * own, a device may skip a round whose input is not there yet) */
 	int64_t round_puts = -1;
@@ -299,84 +405,11 @@ static void run(vshape *v, int fill_f, int fill_b)
 		round_puts = v->puts;
 		if ((r & 15) == 0 && v->dl && v->dl->stop && atomic_load(v->dl->stop))
 			break;
-		for (int i = 0; i < p && !v->failed; i++) {
-			int64_t bm = v->g->blocks[B(v, 1, 0, i)].memory;
-			int64_t bm1 = v->g->blocks[B(v, 1, 1, i)].memory;
-			if (bm1 > bm)
-				bm = bm1;
-			while (!v->failed && bm > 0 && v->mem[i] + bm > v->lim[i])
-				put_w(v, i);
-		}
-		/* backwards: chunk 1 from the last stage down, then chunk 0
-		 * from the first up (kept on the stack of stage indexes) */
-		int nb1 = 0, nb0 = 0;
-		int *b1 = v->b1, *b0 = v->b0;
-		for (int i = 0; i < p; i++) {
-			if (cnt(v, i, 3) >= cnt(v, i, 2))
-				b0[nb0++] = i;
-			else if (i == p - 1)
-				b1[nb1++] = i;
-			else if (E(v, 1, 1, i + 1, cnt(v, i, 3)) >= 0 || cnt(v, i, 2) >= N)
-				b1[nb1++] = i;
-			else
-				b0[nb0++] = i;
-		}
-		for (int k = 0; k < nb1 + nb0 && !v->failed; k++) {
-			int i = k < nb1 ? b1[nb1 - 1 - k] : b0[k - nb1];
-			int ch = k < nb1 ? 1 : 0;
-			int has = 0;
-			int64_t fa;
-			if (ch == 1 && i < p - 1) {
-				has = 1;
-				fa = fa_end(v, 1, 1, 1, i + 1, cnt(v, i, 3));
-			} else if (ch == 0 && i > 0) {
-				has = 1;
-				fa = fa_end(v, 1, 1, 0, i - 1, cnt(v, i, 2));
-			} else {
-				fa = fa_end(v, 0, 0, 0, 0, 0);
-			}
-			if (!inputs_placed(v, 1, ch, i))
-				continue; /* (spans of their own) its input later */
-			fill_before(v, 1, ch, i, has, fa, ch == 1 || fill_b);
-			put(v, 1, ch, i);
-		}
-		/* forwards */
-		for (int i = 0; i < p && !v->failed; i++) {
-			if (cnt(v, i, 1) >= N)
-				continue;
-			int item = -1;
-			if (cnt(v, i, 1) >= cnt(v, i, 0))
-				item = 0;
-			else if (i == p - 1)
-				item = 1;
-			else if (E(v, 0, 1, i + 1, cnt(v, i, 1)) >= 0)
-				item = 1;
-			else if (cnt(v, i, 0) < N &&
-				 (i == 0 || E(v, 0, 0, i - 1, cnt(v, i, 0)) >= 0))
-				item = 0;
-			if (item < 0 || !inputs_placed(v, 0, item, i))
-				continue;
-			int64_t fm = v->g->blocks[B(v, 0, item, i)].memory;
-			while (!v->failed && fm > 0 && v->mem[i] + fm > v->lim[i])
-				put_w(v, i);
-			int has = 0;
-			int64_t fa;
-			if (item == 0 && i > 0) {
-				has = 1;
-				fa = fa_end(v, 1, 0, 0, i - 1, cnt(v, i, 0));
-			} else if (item == 1 && i < p - 1) {
-				has = 1;
-				fa = fa_end(v, 1, 0, 1, i + 1, cnt(v, i, 1));
-			} else {
-				fa = fa_end(v, 0, 0, 0, 0, 0);
-			}
-			fill_before(v, 0, item, i, has, fa, fill_f);
-			put(v, 0, item, i);
-		}
+		round_backwards(v, fill_b);
+		round_forwards(v, fill_f);
 	}
-
 	/* 3. the weight blocks left */
-	for (int i = 0; i < p && !v->failed; i++)
+	for (int i = 0; i < v->p && !v->failed; i++)
 		while (!v->failed && pending_w(v, i))
 			put_w(v, i);
 	for (size_t i = 0; i < count && !v->failed; i++)
