@@ -512,6 +512,103 @@ static void reserve(dfs *s, int b, int64_t r, unsigned char v)
  * of them as a start. */
 #define TSL_DFS_FINE_POSITIONS 64
 
+/* The grid the search places on: the gcd of the spans, the latencies
+ * and P (at least 1); fine when P holds few enough of its steps. */
+static void dfs_unit(dfs *s)
+{
+	const tessel_graph *g = s->g;
+	for (int b = 0; b < s->n; b++) {
+		const tsl_block *B = &g->blocks[b];
+		s->unit = tsl_gcd64(s->unit, B->span);
+		for (int j = 0; j < B->ndeps; j++)
+			s->unit = tsl_gcd64(s->unit, tsl_dep_latency(g, B, j));
+	}
+	s->unit = tsl_gcd64(s->unit, s->P);
+	if (s->unit < 1)
+		s->unit = 1;
+	s->fine = s->P / s->unit <= TSL_DFS_FINE_POSITIONS;
+}
+
+/* The search's arrays (the circles apart); TESSEL_ENOMEM. */
+static int dfs_alloc(dfs *s)
+{
+	size_t n = (size_t)s->n;
+	s->T = tsl_calloc(n, sizeof *s->T);
+	s->lb = tsl_calloc(n, sizeof *s->lb);
+	s->best_T = tsl_calloc(n, sizeof *s->best_T);
+	s->next = tsl_calloc(n + 1, sizeof *s->next);
+	s->ncand = tsl_calloc(n + 1, sizeof *s->ncand);
+	s->cand = tsl_reallocarray(NULL, n + 1, TSL_DFS_CANDIDATES * sizeof *s->cand);
+	s->sums = tsl_calloc(2 * TSL_DFS_SUMS + 4 * TSL_DFS_CANDIDATES,
+			     sizeof *s->sums);
+	s->placed = tsl_calloc(n, 1);
+	s->pin = tsl_calloc(n, sizeof *s->pin);
+	s->tried = tsl_calloc(n + 1, sizeof *s->tried);
+	s->used = tsl_calloc(n + 1, sizeof *s->used);
+	s->alloc_left = tsl_calloc((size_t)s->g->ndevices, sizeof *s->alloc_left);
+	if (!s->T || !s->lb || !s->best_T || !s->next || !s->ncand || !s->cand ||
+	    !s->sums || !s->placed || !s->pin || !s->tried || !s->used ||
+	    !s->alloc_left)
+		return tsl_error_nomem();
+	return TSL_OK;
+}
+
+static void dfs_release(dfs *s)
+{
+	tsl_circles_release(&s->busy);
+	tsl_free(s->T);
+	tsl_free(s->lb);
+	tsl_free(s->best_T);
+	tsl_free(s->next);
+	tsl_free(s->ncand);
+	tsl_free(s->cand);
+	tsl_free(s->sums);
+	tsl_free(s->placed);
+	tsl_free(s->pin);
+	tsl_free(s->tried);
+	tsl_free(s->used);
+	tsl_free(s->alloc_left);
+}
+
+/* The blocks on every device (at most MAX_WIDE, else none: too many to
+ * enumerate their positions) into wide[] and their spans into wspan[];
+ * their count. Every block unpinned. */
+static int wide_blocks(dfs *s, int *wide, int *wspan)
+{
+	const tessel_graph *g = s->g;
+	int nw = 0;
+	for (int k = 0; k < s->n; k++) {
+		const tsl_block *B = &g->blocks[s->order[k]];
+		if (B->ndevices == g->ndevices && g->ndevices > 1 && B->span <= s->P) {
+			if (nw == MAX_WIDE) {
+				nw = 0;
+				break;
+			}
+			wspan[nw] = B->span;
+			wide[nw++] = s->order[k];
+		}
+	}
+	for (int k = 0; k < s->n; k++)
+		s->pin[k] = -1;
+	return nw;
+}
+
+/* The best repetend found into rep, shifted by whole periods to start
+ * near 0 (which keeps the memory formula's value). */
+static void dfs_store(const dfs *s, tsl_repetend *rep, const tsl_bounds *bnd)
+{
+	int64_t minT = INT64_MAX, P = s->P;
+	for (int b = 0; b < s->n; b++)
+		if (s->best_T[b] < minT)
+			minT = s->best_T[b];
+	minT -= minT % P;
+	for (int b = 0; b < s->n; b++)
+		rep->T[b] = s->best_T[b] - minT;
+	rep->period = P;
+	rep->depth = s->best_depth - minT;
+	rep->optimal = P == bnd->resource_bound;
+}
+
 int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 		     const tsl_bounds *bnd, const int *order, int64_t P,
 		     int64_t budget, const tsl_deadline *dl,
@@ -540,61 +637,22 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 	s.budget = budget;
 	s.dl = dl;
 	s.src = src;
-	for (int b = 0; b < n; b++) {
-		const tsl_block *B = &g->blocks[b];
-		s.unit = tsl_gcd64(s.unit, B->span);
-		for (int j = 0; j < B->ndeps; j++)
-			s.unit = tsl_gcd64(s.unit, tsl_dep_latency(g, B, j));
-	}
-	s.unit = tsl_gcd64(s.unit, P);
-	if (s.unit < 1)
-		s.unit = 1;
-	s.fine = P / s.unit <= TSL_DFS_FINE_POSITIONS;
+	dfs_unit(&s);
 	int rc = tsl_circles_init(&s.busy, g->ndevices);
 	if (rc) {
 		tsl_free(own_order);
 		return rc;
 	}
 	tsl_circles_reset(&s.busy, P);
-	s.T = tsl_calloc((size_t)n, sizeof *s.T);
-	s.lb = tsl_calloc((size_t)n, sizeof *s.lb);
-	s.best_T = tsl_calloc((size_t)n, sizeof *s.best_T);
-	s.next = tsl_calloc((size_t)n + 1, sizeof *s.next);
-	s.ncand = tsl_calloc((size_t)n + 1, sizeof *s.ncand);
-	s.cand = tsl_reallocarray(NULL, (size_t)n + 1,
-				  TSL_DFS_CANDIDATES * sizeof *s.cand);
-	s.sums = tsl_calloc(2 * TSL_DFS_SUMS + 4 * TSL_DFS_CANDIDATES,
-			    sizeof *s.sums);
-	s.placed = tsl_calloc((size_t)n, 1);
-	s.pin = tsl_calloc((size_t)n, sizeof *s.pin);
-	s.tried = tsl_calloc((size_t)n + 1, sizeof *s.tried);
-	s.used = tsl_calloc((size_t)n + 1, sizeof *s.used);
-	s.alloc_left = tsl_calloc((size_t)g->ndevices, sizeof *s.alloc_left);
-	if (!s.T || !s.lb || !s.best_T || !s.next || !s.ncand || !s.cand ||
-	    !s.sums || !s.placed || !s.pin ||
-	    !s.tried || !s.used || !s.alloc_left) {
-		rc = tsl_error_nomem();
+	rc = dfs_alloc(&s);
+	if (rc)
 		goto out;
-	}
 	for (int b = 0; b < n; b++)
 		if (g->blocks[b].memory > 0)
 			for (int i = 0; i < g->blocks[b].ndevices; i++)
 				s.alloc_left[g->blocks[b].devices[i]]++;
-	int wide[MAX_WIDE], wspan[MAX_WIDE], nw = 0;
-	for (int k = 0; k < n; k++) {
-		const tsl_block *B = &g->blocks[order[k]];
-		s.pin[order[k]] = -1;
-		if (B->ndevices == g->ndevices && g->ndevices > 1 && B->span <= P) {
-			if (nw == MAX_WIDE) {
-				nw = 0; /* too many to enumerate: none reserved */
-				break;
-			}
-			wspan[nw] = B->span;
-			wide[nw++] = order[k];
-		}
-	}
-	for (int k = 0; k < n; k++)
-		s.pin[k] = -1;
+	int wide[MAX_WIDE], wspan[MAX_WIDE];
+	int nw = wide_blocks(&s, wide, wspan);
 	int64_t combo[MAX_COMBOS][MAX_WIDE];
 	int ncombo = nw ? wide_combos(combo, MAX_COMBOS, wspan, nw, P) : 1;
 	int64_t total = budget;
@@ -613,38 +671,14 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 			reserve(&s, wide[i], combo[c][i], 0);
 		}
 	}
-	if (s.nomem) {
+	if (s.nomem)
 		rc = tsl_error_nomem();
-		goto out;
-	}
-	if (s.best_depth) {
-		int64_t minT = INT64_MAX;
-		for (int b = 0; b < n; b++)
-			if (s.best_T[b] < minT)
-				minT = s.best_T[b];
-		/* a shift by whole periods keeps the memory formula's value */
-		minT -= minT % P;
-		for (int b = 0; b < n; b++)
-			rep->T[b] = s.best_T[b] - minT;
-		rep->period = P;
-		rep->depth = s.best_depth - minT;
-		rep->optimal = P == bnd->resource_bound;
+	else if (s.best_depth) {
+		dfs_store(&s, rep, bnd);
 		*found = 1;
 	}
 out:
-	tsl_circles_release(&s.busy);
-	tsl_free(s.T);
-	tsl_free(s.lb);
-	tsl_free(s.best_T);
-	tsl_free(s.next);
-	tsl_free(s.ncand);
-	tsl_free(s.cand);
-	tsl_free(s.sums);
-	tsl_free(s.placed);
-	tsl_free(s.pin);
-	tsl_free(s.tried);
-	tsl_free(s.used);
-	tsl_free(s.alloc_left);
+	dfs_release(&s);
 	tsl_free(own_order);
 	return rc;
 }
