@@ -36,16 +36,15 @@ typedef struct dmodel {
 	Z3_ast makespan;
 } dmodel;
 
-static int encode(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
-		 const tsl_opts *opts, const int *pairs, size_t npairs,
-		 const tsl_deadline *dl)
+/* Every start (first: a block may depend on one listed after it), its
+ * head, its finish plus tail before the makespan, its dependencies, and
+ * the micro-batches numbered in the order their first block starts
+ * (they are interchangeable). */
+static void encode_starts(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd)
 {
 	const tessel_graph *g = s->graph;
 	size_t E = (size_t)g->nblocks * (size_t)s->nmicros;
-	if (tsl_z3_open(&m->z, opts))
-		return TSL_DIRECT_SKIP;
 	m->makespan = Z3_mk_const(m->z.ctx, Z3_mk_string_symbol(m->z.ctx, "M"), m->z.isort);
-	/* every start first: a block may depend on one listed after it */
 	for (size_t i = 0; i < E; i++)
 		m->start[i] = Z3_mk_const(m->z.ctx, Z3_mk_int_symbol(m->z.ctx, (int)i),
 					  m->z.isort);
@@ -59,17 +58,20 @@ static int encode(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 			tsl_z3_assert_le(&m->z, tsl_z3_add_int(&m->z, m->start[base + (size_t)B->deps[k]],
 				   tsl_dep_gap(g, B, k)), m->start[i]);
 	}
-	/* micro-batches are interchangeable: number them in the order their
-	 * first block starts */
 	int first = bnd->topo[0];
 	for (int64_t mb = 0; mb + 1 < s->nmicros; mb++)
 		tsl_z3_assert_le(&m->z, tsl_z3_add_int(&m->z, m->start[(size_t)mb * g->nblocks + first],
 			   g->blocks[first].span),
 		   m->start[(size_t)(mb + 1) * g->nblocks + first]);
+}
 
-	Z3_ast *before = tsl_calloc(npairs, sizeof *before);
-	if (!before)
-		return tsl_error_nomem();
+/* A literal per pair of entries sharing a device (before[k]: the first
+ * ends before the second starts, else the other way round). */
+static void encode_pairs(dmodel *m, const tessel_schedule *s, const int *pairs,
+			 size_t npairs, Z3_ast *before)
+{
+	const tessel_graph *g = s->graph;
+	size_t E = (size_t)g->nblocks * (size_t)s->nmicros;
 	for (size_t k = 0; k < npairs; k++) {
 		int i = pairs[2 * k], j = pairs[2 * k + 1];
 		const tsl_block *A = &g->blocks[i % g->nblocks];
@@ -82,38 +84,39 @@ static int encode(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 			Z3_mk_not(m->z.ctx, before[k]),
 			Z3_mk_le(m->z.ctx, tsl_z3_add_int(&m->z, m->start[j], B->span), m->start[i])));
 	}
-	/* memory just after each positive start on a limited device; the
-	 * pairs of each instance listed once (inc[inc_start[c] ..]) so that
-	 * this costs the pairs times the devices of a block, not times all
-	 * devices and instances */
+}
+
+/* Memory just after each positive start on a limited device; the pairs
+ * of each instance listed once (inc[inc_start[c] ..]) so that this costs
+ * the pairs times the devices of a block, not times all devices and
+ * instances. *late when the deadline passed first. TESSEL_ENOMEM. */
+static int encode_memory(dmodel *m, const tessel_schedule *s, const int *pairs,
+			 size_t npairs, Z3_ast *before, int *late,
+			 const tsl_deadline *dl)
+{
+	const tessel_graph *g = s->graph;
+	size_t E = (size_t)g->nblocks * (size_t)s->nmicros;
 	Z3_ast *terms = tsl_calloc(E + 1, sizeof *terms);
 	size_t *inc_start = tsl_calloc(E + 1, sizeof *inc_start);
 	size_t *inc = tsl_calloc(2 * npairs + 1, sizeof *inc);
 	size_t *fill = tsl_calloc(E + 1, sizeof *fill);
-	if (!terms || !inc_start || !inc || !fill) {
-		tsl_free(terms);
-		tsl_free(inc_start);
-		tsl_free(inc);
-		tsl_free(fill);
-		tsl_free(before);
-		return tsl_error_nomem();
-	}
-	for (size_t k = 0; k < 2 * npairs; k++)
+	int rc = terms && inc_start && inc && fill ? TSL_OK : tsl_error_nomem();
+	for (size_t k = 0; k < 2 * npairs && !rc; k++)
 		inc_start[(size_t)pairs[k] + 1]++;
-	for (size_t c = 0; c < E; c++)
+	for (size_t c = 0; c < E && !rc; c++)
 		inc_start[c + 1] += inc_start[c];
-	for (size_t k = 0; k < npairs; k++)
+	for (size_t k = 0; k < npairs && !rc; k++)
 		for (int side = 0; side < 2; side++) {
 			size_t c = (size_t)pairs[2 * k + side];
 			inc[inc_start[c] + fill[c]++] = k;
 		}
-	int late = 0;
-	for (int d = 0; d < g->ndevices && !late; d++) {
+	*late = 0;
+	for (int d = 0; d < g->ndevices && !*late && !rc; d++) {
 		int64_t limit = g->memory_limit[d];
 		if (limit == TESSEL_UNLIMITED)
 			continue;
-		late = tsl_deadline_left_ms(dl) <= 0;
-		for (size_t c = 0; c < E && !late; c++) {
+		*late = tsl_deadline_left_ms(dl) <= 0;
+		for (size_t c = 0; c < E && !*late; c++) {
 			const tsl_block *C = &g->blocks[c % g->nblocks];
 			if (C->memory <= 0 || !tsl_block_on_device(C, d))
 				continue;
@@ -137,7 +140,28 @@ static int encode(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
 	tsl_free(inc_start);
 	tsl_free(inc);
 	tsl_free(fill);
+	return rc;
+}
+
+/* The whole model of s's entries: starts, pairs, memory. TSL_OK,
+ * TSL_DIRECT_SKIP (Z3 failed, a cancel, or the deadline: no attempt),
+ * TESSEL_ENOMEM. */
+static int encode(dmodel *m, const tessel_schedule *s, const tsl_bounds *bnd,
+		 const tsl_opts *opts, const int *pairs, size_t npairs,
+		 const tsl_deadline *dl)
+{
+	if (tsl_z3_open(&m->z, opts))
+		return TSL_DIRECT_SKIP;
+	encode_starts(m, s, bnd);
+	Z3_ast *before = tsl_calloc(npairs + 1, sizeof *before);
+	if (!before)
+		return tsl_error_nomem();
+	encode_pairs(m, s, pairs, npairs, before);
+	int late = 0;
+	int rc = encode_memory(m, s, pairs, npairs, before, &late, dl);
 	tsl_free(before);
+	if (rc)
+		return rc;
 	/* a Z3 failure (or a cancel request) while building, or the
 	 * deadline: no attempt */
 	if (tsl_z3_take_error(&m->z) || late)
