@@ -48,13 +48,13 @@ extern "C" {
 /* Version of the header the caller compiled against. Compare with
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
-#define TESSEL_VERSION_MINOR 4
+#define TESSEL_VERSION_MINOR 5
 #define TESSEL_VERSION_PATCH 0
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.4.0"
+#define TESSEL_VERSION_STRING "1.5.0"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -1027,6 +1027,176 @@ TESSEL_API int tessel_schedule_from_reference_json(tessel_schedule **out,
 						   const tessel_graph *placement,
 						   const char *text,
 						   size_t length);
+
+/* ------------------------------------------------------------------------ */
+/* Model profiles and the exploration of placements (since 1.5)              */
+/* ------------------------------------------------------------------------ */
+
+/* A model as measured: its layers with their forward, backward and
+ * weight-gradient times, the activation each keeps per micro-batch and
+ * the parameter memory it holds, and the devices, memory, transfer time
+ * and micro-batches to place it on (doc/formats.md, "Model profile"). */
+typedef struct tessel_model tessel_model;
+
+/* Read a model profile from `length` bytes of JSON. Errors name the field
+ * or layer (TESSEL_EPARSE, TESSEL_ERANGE). *out: new, release with
+ * tessel_model_free. Since 1.5. */
+TESSEL_API int tessel_model_from_json(tessel_model **out, const char *text,
+				      size_t length);
+
+/* Read a model profile from a file (TESSEL_EIO when it cannot be read;
+ * messages start with the path). *out: new, release with
+ * tessel_model_free. Since 1.5. */
+TESSEL_API int tessel_model_from_file(tessel_model **out, const char *path);
+
+/* Release a model. NULL is a no-op. Since 1.5. */
+TESSEL_API void tessel_model_free(tessel_model *model);
+
+typedef enum tessel_model_attr {
+	TESSEL_MODEL_DEVICES = 0,
+	TESSEL_MODEL_LAYERS = 1,
+	TESSEL_MODEL_MICRO_BATCHES = 2,
+	TESSEL_MODEL_INFERENCE = 3    /* 1: "mode": "inference" */
+} tessel_model_attr;
+
+/* Read a figure of a model. Since 1.5. */
+TESSEL_API int tessel_model_get(int64_t *out, const tessel_model *model,
+				tessel_model_attr attr);
+
+/* The model's unit of time and of memory ("GB" when it gives none), each
+ * borrowed from the model (either out-parameter may be NULL). Since 1.5. */
+TESSEL_API int tessel_model_units(const char **out_unit,
+				  const char **out_memory_unit,
+				  const tessel_model *model);
+
+/* An exploration: for one model, a candidate placement per placement
+ * family (pipeline, zero-bubble, interleaved-2 and -4, v-shape, chimera,
+ * m-shape, k-shape, tp2, tp4; doc/guide.md, "Exploring placements"), its
+ * layers partitioned into stages by dynamic programming to balance the
+ * stages' time under each device's memory, plus the published GPipe and
+ * 1F1B orders on their own best partitions as baselines ("gpipe",
+ * "1f1b"; in inference one, "pipeline-order"). tessel_explore_run
+ * searches every candidate and ranks them by time per training step
+ * (inference: the latency of the micro-batches). */
+typedef struct tessel_explore tessel_explore;
+
+/* Called by tessel_explore_run each time a candidate is done, from the
+ * thread that ran it, one call at a time: its family, its time (-1 when
+ * it has no schedule), the work its search spent, `reason` ("" or why it
+ * has no schedule), and how many of `total` are done. Return nonzero to
+ * stop the exploration (the candidates done so far are kept). */
+typedef int (*tessel_explore_fn)(const char *family, double time,
+				 int64_t work, const char *reason, size_t done,
+				 size_t total, void *payload);
+
+/* The candidates of `model`: families, partitions and placements (no
+ * search yet; the model is not needed afterwards). A family the model
+ * cannot use (too few layers, no tensor-parallel cost, the memory) is a
+ * candidate without a placement, with its reason. *out: new, release
+ * with tessel_explore_free. Since 1.5. */
+TESSEL_API int tessel_explore_new(tessel_explore **out,
+				  const tessel_model *model);
+
+/* Release an exploration. NULL is a no-op. Since 1.5. */
+TESSEL_API void tessel_explore_free(tessel_explore *explore);
+
+/* Set (fn NULL: clear) the progress callback of tessel_explore_run.
+ * Since 1.5. */
+TESSEL_API int tessel_explore_set_progress(tessel_explore *explore,
+					   tessel_explore_fn fn,
+					   void *payload);
+
+/* Search every candidate that has a placement (the baselines: their order
+ * as early as possible), up to TESSEL_OPT_THREADS at a time, each with
+ * the options given (NULL: defaults) except: its own micro-batches (the
+ * model's; half as many pairs for chimera), one thread, a share of the
+ * work budget (TESSEL_WORK_AUTO: each its own default budget; a budget
+ * set: that budget over the candidates searched), and what is left of the
+ * time limit, which caps the whole exploration. Then rank: candidates
+ * with a schedule by time (ties in the order of the families), the others
+ * after them. Results are deterministic under a work budget.
+ * tessel_options_cancel on the options (or the progress callback) stops
+ * it: candidates done are kept. Returns TESSEL_OK when a candidate has a
+ * schedule, else TESSEL_ECANCELLED, TESSEL_ETIMEOUT, or TESSEL_EINFEASIBLE
+ * (no family fits). Runs again from scratch when called again.
+ * TESSEL_EINVAL while another call uses the exploration. Since 1.5. */
+TESSEL_API int tessel_explore_run(tessel_explore *explore,
+				  const tessel_options *options);
+
+/* Number of candidates. Index 0 .. count-1 below: the rank after
+ * tessel_explore_run (0 the fastest), the order of the families before.
+ * Since 1.5. */
+TESSEL_API int tessel_explore_count(size_t *out,
+				    const tessel_explore *explore);
+
+/* Family name of candidate `index` ("pipeline", "interleaved-2", "1f1b",
+ * ...): borrowed from the exploration. Since 1.5. */
+TESSEL_API int tessel_explore_family(const char **out,
+				     const tessel_explore *explore,
+				     size_t index);
+
+/* Why candidate `index` has no placement or no schedule ("" when it has
+ * one): borrowed from the exploration. Since 1.5. */
+TESSEL_API int tessel_explore_reason(const char **out,
+				     const tessel_explore *explore,
+				     size_t index);
+
+typedef enum tessel_explore_attr {
+	TESSEL_EXPLORE_TIME = 0,          /* time per step (inference: latency)
+					   * in the model's unit; -1: none */
+	TESSEL_EXPLORE_PEAK_MEMORY = 1,   /* highest memory of a device:
+					   * parameters and activations at the
+					   * schedule's peak; -1: none */
+	TESSEL_EXPLORE_SPEEDUP_1F1B = 2,  /* the 1f1b baseline's time over
+					   * this one (inference: the
+					   * pipeline order's); 0: unknown */
+	TESSEL_EXPLORE_SPEEDUP_GPIPE = 3, /* the gpipe baseline's time over
+					   * this one; 0: unknown */
+	TESSEL_EXPLORE_STAGES = 4,        /* stages of the placement (0: none) */
+	TESSEL_EXPLORE_CHUNKS = 5,        /* pipelined stages per device */
+	TESSEL_EXPLORE_TENSOR_PARALLEL = 6, /* devices of its widest stage */
+	TESSEL_EXPLORE_REPLICAS = 7,      /* 2: two pipelines (chimera) */
+	TESSEL_EXPLORE_MICRO_BATCHES = 8, /* of the placement (pairs for
+					   * chimera) */
+	TESSEL_EXPLORE_BASELINE = 9,      /* 1: a published order, not a
+					   * search */
+	TESSEL_EXPLORE_WORK = 10,         /* work units its search spent */
+	TESSEL_EXPLORE_SECONDS = 11       /* wall-clock seconds it took */
+} tessel_explore_attr;
+
+/* Read a figure of candidate `index`. Since 1.5. */
+TESSEL_API int tessel_explore_get(double *out, const tessel_explore *explore,
+				  size_t index, tessel_explore_attr attr);
+
+/* Memory of `device` at the peak of candidate `index`'s schedule,
+ * parameters included, in the model's memory unit (-1: no schedule).
+ * Since 1.5. */
+TESSEL_API int tessel_explore_device_memory(double *out,
+					    const tessel_explore *explore,
+					    size_t index, int device);
+
+/* The placement of candidate `index`: borrowed from the exploration, NULL
+ * (TESSEL_ENOTFOUND, the reason in the message) when it has none. Its
+ * block names are f<s>, b<s>, w<s> (rf<s>, ... for chimera's second
+ * pipeline) with their stage numbers. Since 1.5. */
+TESSEL_API int tessel_explore_graph(const tessel_graph **out,
+				    const tessel_explore *explore,
+				    size_t index);
+
+/* The schedule of candidate `index`: borrowed from the exploration, NULL
+ * (TESSEL_ENOTFOUND) when it has none. Since 1.5. */
+TESSEL_API int tessel_explore_schedule(const tessel_schedule **out,
+				       const tessel_explore *explore,
+				       size_t index);
+
+/* The exploration as JSON (doc/formats.md, "Exploration"): the model's
+ * figures and every candidate in rank order with its stages (their
+ * layers and devices) and figures; with `with_schedules`, each
+ * candidate's schedule (which holds its placement) too. *out: new,
+ * release with tessel_free. Since 1.5. */
+TESSEL_API int tessel_explore_to_json(char **out,
+				      const tessel_explore *explore,
+				      int with_schedules);
 
 #ifdef __cplusplus
 }

@@ -121,6 +121,7 @@ int cli_presets(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
 int cli_compare(int argc, char **argv);
+int cli_explore(int argc, char **argv);
 
 /* Options of tessel bench --suite published (cli_bench_published.c). */
 typedef struct cli_published_opts {

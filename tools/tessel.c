@@ -8,6 +8,7 @@
  *   tessel presets
  *   tessel bench [options]
  *   tessel compare PLACEMENT [options]
+ *   tessel explore MODEL.json [options]
  *   tessel --help | --version
  */
 #include "cli.h"
@@ -36,6 +37,8 @@ static const char usage_text[] =
 	"  bench [OPTIONS]                    run the benchmark suite\n"
 	"  compare PLACEMENT [OPTIONS]        libtessel's schedule against GPipe,\n"
 	"                                     1F1B and published baselines\n"
+	"  explore MODEL.json [OPTIONS]       the fastest placement and schedule\n"
+	"                                     of a model profile\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help and exit\n"
@@ -66,6 +69,7 @@ static const struct command commands[] = {
 	{ "presets", cli_presets },
 	{ "bench", cli_bench },
 	{ "compare", cli_compare },
+	{ "explore", cli_explore },
 };
 
 static int is_help(const char *arg)

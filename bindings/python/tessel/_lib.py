@@ -12,7 +12,7 @@ from typing import Any, Iterator, List, Optional
 from . import _config
 
 __all__ = ["lib", "PROTOTYPES", "PROGRESS_CB", "PROGRESS_FN", "ENTRY_CB",
-           "REQUIRED_MAJOR"]
+           "EXPLORE_FN", "REQUIRED_MAJOR"]
 
 #: Major version of libtessel these bindings are written for.
 REQUIRED_MAJOR = 1
@@ -69,6 +69,10 @@ action_iter_p = _opaque("tessel_action_iter")
 action_p = _opaque("tessel_action")
 simulation_p = _opaque("tessel_simulation")
 progress_p = _opaque("tessel_progress")
+model_p = _opaque("tessel_model")
+explore_p = _opaque("tessel_explore")
+model_pp = ctypes.POINTER(model_p)
+explore_pp = ctypes.POINTER(explore_p)
 graph_pp = ctypes.POINTER(graph_p)
 options_pp = ctypes.POINTER(options_p)
 schedule_pp = ctypes.POINTER(schedule_p)
@@ -89,6 +93,10 @@ PROGRESS_FN = ctypes.CFUNCTYPE(c_int, progress_p, c_void_p)
 #: int (*)(void *payload, const char *data, size_t length); the piece is
 #: followed by a NUL in the library's buffer, so c_char_p reads it whole
 WRITE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_char_p, c_size_t)
+#: int (*)(const char *family, double time, int64_t work,
+#:         const char *reason, size_t done, size_t total, void *payload)
+EXPLORE_FN = ctypes.CFUNCTYPE(c_int, c_char_p, c_double, c_int64, c_char_p,
+                              c_size_t, c_size_t, c_void_p)
 
 # Each opaque handle has its own pointer type (above); "T **out"
 # parameters are POINTER of it. Text returned as "new, release with
@@ -201,6 +209,24 @@ PROTOTYPES = {
                                            c_size_t]),
     "tessel_schedule_from_reference_json": (c_int, [schedule_pp, graph_p,
                                                     c_char_p, c_size_t]),
+    "tessel_model_from_json": (c_int, [model_pp, c_char_p, c_size_t]),
+    "tessel_model_from_file": (c_int, [model_pp, c_char_p]),
+    "tessel_model_free": (None, [model_p]),
+    "tessel_model_get": (c_int, [c_int64_p, model_p, c_int]),
+    "tessel_model_units": (c_int, [c_char_pp, c_char_pp, model_p]),
+    "tessel_explore_new": (c_int, [explore_pp, model_p]),
+    "tessel_explore_free": (None, [explore_p]),
+    "tessel_explore_set_progress": (c_int, [explore_p, EXPLORE_FN, c_void_p]),
+    "tessel_explore_run": (c_int, [explore_p, options_p]),
+    "tessel_explore_count": (c_int, [ctypes.POINTER(c_size_t), explore_p]),
+    "tessel_explore_family": (c_int, [c_char_pp, explore_p, c_size_t]),
+    "tessel_explore_reason": (c_int, [c_char_pp, explore_p, c_size_t]),
+    "tessel_explore_get": (c_int, [c_double_p, explore_p, c_size_t, c_int]),
+    "tessel_explore_device_memory": (c_int, [c_double_p, explore_p, c_size_t,
+                                             c_int]),
+    "tessel_explore_graph": (c_int, [graph_pp, explore_p, c_size_t]),
+    "tessel_explore_schedule": (c_int, [schedule_pp, explore_p, c_size_t]),
+    "tessel_explore_to_json": (c_int, [c_void_pp, explore_p, c_int]),
 }
 
 

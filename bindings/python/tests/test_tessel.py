@@ -594,6 +594,8 @@ def ctype_for(ctext, enums, structs):
             return _lib.PROGRESS_FN
         if base == "tessel_write_fn":
             return _lib.WRITE_FN
+        if base == "tessel_explore_fn":
+            return _lib.EXPLORE_FN
     elif base in structs:
         # each opaque type has its own pointer type: a tessel_schedule *
         # where a tessel_graph * is declared does not pass
@@ -669,11 +671,13 @@ class PrototypeTest(unittest.TestCase):
         _, callbacks, enums, structs = parse_header(_header_text())
         self.assertEqual(set(callbacks),
                          {"tessel_progress_cb", "tessel_entry_cb",
-                          "tessel_progress_fn", "tessel_write_fn"})
+                          "tessel_progress_fn", "tessel_write_fn",
+                          "tessel_explore_fn"})
         for name, ret, cb in (("tessel_progress_cb", None, _lib.PROGRESS_CB),
                               ("tessel_entry_cb", None, _lib.ENTRY_CB),
                               ("tessel_progress_fn", None, _lib.PROGRESS_FN),
-                              ("tessel_write_fn", None, _lib.WRITE_FN)):
+                              ("tessel_write_fn", None, _lib.WRITE_FN),
+                              ("tessel_explore_fn", None, _lib.EXPLORE_FN)):
             ret, params = callbacks[name]
             self.assertIs(cb._restype_, ctype_for(ret, enums, structs), name)
             self.assertEqual(

@@ -1,0 +1,237 @@
+/* The placement of a partitioned plan of the exploration: blocks, their
+ * devices, times, memory and dependencies, through the public graph API
+ * (explore_placement.h). */
+#include "explore_placement.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "graph.h"
+#include "util.h"
+
+/* Gids of a stage's blocks (-1: none). */
+typedef struct stage_blocks {
+	int f, b, w;
+} stage_blocks;
+
+/* The stage of every layer, for one replica (-1: none). */
+static void layer_stages(int *of, const tsl_plan *p, int replica, int L)
+{
+	for (int i = 0; i < L; i++)
+		of[i] = -1;
+	for (int s = 0; s < p->nstages; s++)
+		if (p->stages[s].replica == replica)
+			for (int i = p->stages[s].lo; i < p->stages[s].hi; i++)
+				of[i] = s;
+}
+
+static double pass_time(const tessel_model *m, const tsl_plan_stage *st,
+			tsl_pass pass)
+{
+	double sum = 0;
+	for (int i = st->lo; i < st->hi; i++)
+		sum += tsl_model_layer_time(m, i, st->ndev, pass);
+	return sum;
+}
+
+/* Add one block of stage s; its gid in *gid. */
+static int add_block(int *gid, tessel_graph *g, const tsl_plan *p, int s,
+		     char kind, double duration, int64_t memory)
+{
+	const tsl_plan_stage *st = &p->stages[s];
+	char name[48];
+	int stage = st->replica ? s - p->nstages / 2 : s;
+	snprintf(name, sizeof name, "%s%c%d", st->replica ? "r" : "", kind,
+		 stage);
+	tessel_kind k = kind == 'f' ? TESSEL_KIND_FORWARD
+			: kind == 'b' ? TESSEL_KIND_BACKWARD : TESSEL_KIND_WEIGHT;
+	int rc = tessel_graph_add_block(gid, g, name, k, 1, (int)memory);
+	int devs[TESSEL_MAX_DEVICES];
+	for (int d = 0; d < st->ndev; d++)
+		devs[d] = st->dev + d;
+	if (!rc)
+		rc = tessel_graph_place(g, *gid, devs, (size_t)st->ndev);
+	if (!rc)
+		rc = tessel_graph_set_stage(g, *gid,
+					    st->replica ? p->nstages / 2 + stage : stage);
+	if (!rc && duration > 0)
+		rc = tessel_graph_set_block_duration(g, *gid, duration);
+	return rc;
+}
+
+/* A dependency, once. */
+static int depend(tessel_graph *g, int before, int after)
+{
+	int rc = tessel_graph_add_dep(g, before, after);
+	if (rc == TESSEL_EEXISTS) {
+		tessel_error_clear();
+		return TSL_OK;
+	}
+	return rc;
+}
+
+/* The stages' dependencies from their layers' inputs. */
+static int stage_deps(tessel_graph *g, const tsl_plan *p, const tessel_model *m,
+		      const stage_blocks *sb, const int *of0, const int *of1)
+{
+	int rc = TSL_OK;
+	for (int s = 0; s < p->nstages && !rc; s++) {
+		const tsl_plan_stage *st = &p->stages[s];
+		const int *of = st->replica ? of1 : of0;
+		for (int i = st->lo; i < st->hi && !rc; i++)
+			for (int k = 0; k < m->layers[i].nafter && !rc; k++) {
+				int u = of[m->layers[i].after[k]];
+				if (u < 0 || u == s)
+					continue;
+				rc = depend(g, sb[u].f, sb[s].f);
+				if (!rc && sb[s].b >= 0)
+					rc = depend(g, sb[s].b, sb[u].b);
+			}
+		if (!rc && sb[s].b >= 0)
+			rc = depend(g, sb[s].f, sb[s].b);
+		if (!rc && sb[s].w >= 0)
+			rc = depend(g, sb[s].b, sb[s].w);
+	}
+	return rc;
+}
+
+/* The times of each stage's blocks (forward, backward, weight as the
+ * blocks take them; 0 for a block it does not have), 3 a stage. */
+static void block_times(double *t, const tsl_plan *p, const tessel_model *m)
+{
+	for (int s = 0; s < p->nstages; s++) {
+		const tsl_plan_stage *st = &p->stages[s];
+		double fw = pass_time(m, st, TSL_PASS_FORWARD);
+		double bw = pass_time(m, st, TSL_PASS_BACKWARD);
+		double ww = pass_time(m, st, TSL_PASS_WEIGHT);
+		t[3 * s] = fw;
+		t[3 * s + 1] = m->infer ? 0 : p->split ? bw : bw + ww;
+		/* a split stage without weight time still gets a weight
+		 * block, of a thousandth of its backward */
+		t[3 * s + 2] = m->infer || !p->split ? 0 : ww > 0 ? ww : bw * 1e-3;
+	}
+}
+
+/* The step of the placement: tessel_pick_step over its times (the
+ * transfer last in t). */
+static int pick_step(tessel_graph *g, const double *t, size_t n)
+{
+	double step = 0;
+	int rc = tessel_pick_step(&step, t, n);
+	if (!rc)
+		rc = tessel_graph_set_step(g, step);
+	return rc;
+}
+
+/* Memory limits: each device's memory less its stages' parameters, in
+ * units; `why` when the parameters do not fit. */
+static int limits(tessel_graph *g, double *params, const tsl_plan *p,
+		  const tessel_model *m, double unit, char *why, size_t whylen)
+{
+	for (int d = 0; d < m->devices; d++) {
+		double par = 0;
+		for (int s = 0; s < p->nstages; s++) {
+			const tsl_plan_stage *st = &p->stages[s];
+			if (st->dev <= d && d < st->dev + st->ndev)
+				for (int i = st->lo; i < st->hi; i++)
+					par += m->layers[i].parameters / st->ndev;
+		}
+		if (params)
+			params[d] = par;
+		double left = floor((m->memory - par) / unit + 1e-9);
+		if (left < 0) {
+			snprintf(why, whylen,
+				 "the parameters of device %d (%.4g %s) exceed its memory (%.4g)",
+				 d, par, m->memory_unit, m->memory);
+			return TSL_OK;
+		}
+		if (left > TESSEL_MAX_MEMORY)
+			left = TESSEL_MAX_MEMORY;
+		int rc = tessel_graph_set_memory_limit(g, d, (int64_t)left);
+		if (rc)
+			return rc;
+	}
+	return TSL_OK;
+}
+
+static int build(tessel_graph *g, double *params, const tsl_plan *p,
+		 const tessel_model *m, stage_blocks *sb, int *of0, int *of1,
+		 double *t, char *why, size_t whylen)
+{
+	double unit = m->memory / TSL_PLACEMENT_MEMORY_UNITS;
+	block_times(t, p, m);
+	t[3 * p->nstages] = m->transfer;
+	int rc = tessel_graph_set_unit(g, m->unit);
+	if (!rc)
+		rc = pick_step(g, t, 3 * (size_t)p->nstages + 1);
+	for (int s = 0; s < p->nstages && !rc; s++) {
+		const tsl_plan_stage *st = &p->stages[s];
+		double act = 0;
+		for (int i = st->lo; i < st->hi; i++)
+			act += m->layers[i].activation / st->ndev;
+		double q = m->infer ? 0 : ceil(act / unit - 1e-9);
+		if (q > TESSEL_MAX_MEMORY) {
+			snprintf(why, whylen,
+				 "stage %d keeps more activation per micro-batch than the placement can count",
+				 s);
+			return TSL_OK;
+		}
+		sb[s].b = sb[s].w = -1;
+		rc = add_block(&sb[s].f, g, p, s, 'f', t[3 * s], (int64_t)q);
+		if (!rc && t[3 * s + 1] > 0)
+			rc = add_block(&sb[s].b, g, p, s, 'b', t[3 * s + 1],
+				       p->split ? 0 : -(int64_t)q);
+		if (!rc && t[3 * s + 2] > 0)
+			rc = add_block(&sb[s].w, g, p, s, 'w', t[3 * s + 2],
+				       -(int64_t)q);
+	}
+	layer_stages(of0, p, 0, m->nlayers);
+	layer_stages(of1, p, 1, m->nlayers);
+	if (!rc)
+		rc = stage_deps(g, p, m, sb, of0, of1);
+	if (!rc)
+		rc = tessel_graph_set_latency_time(g, m->transfer);
+	if (!rc)
+		rc = limits(g, params, p, m, unit, why, whylen);
+	return rc;
+}
+
+int tsl_plan_graph(tessel_graph **out, double *params, const tsl_plan *p,
+		   const tessel_model *m, char *why, size_t whylen)
+{
+	*out = NULL;
+	why[0] = '\0';
+	tessel_graph *g = NULL;
+	stage_blocks *sb = tsl_calloc((size_t)p->nstages + 1, sizeof *sb);
+	int *of0 = tsl_malloc(((size_t)m->nlayers + 1) * sizeof *of0);
+	int *of1 = tsl_malloc(((size_t)m->nlayers + 1) * sizeof *of1);
+	double *t = tsl_malloc((3 * (size_t)p->nstages + 1) * sizeof *t);
+	int rc = sb && of0 && of1 && t ? tessel_graph_new(&g, m->devices)
+				       : tsl_error_nomem();
+	if (!rc)
+		rc = build(g, params, p, m, sb, of0, of1, t, why, whylen);
+	if (rc == TESSEL_ERANGE) { /* times the steps cannot hold */
+		snprintf(why, whylen, "%s", tessel_error_last());
+		tessel_error_clear();
+		rc = TSL_OK;
+	}
+	if (!rc && !why[0]) {
+		rc = tessel_graph_validate(g);
+		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_EINVAL) {
+			snprintf(why, whylen, "%s", tessel_error_last());
+			tessel_error_clear();
+			rc = TSL_OK;
+		}
+	}
+	if (!rc && why[0] == '\0')
+		*out = g;
+	else
+		tessel_graph_free(g);
+	tsl_free(sb);
+	tsl_free(of0);
+	tsl_free(of1);
+	tsl_free(t);
+	return rc;
+}

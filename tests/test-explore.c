@@ -1,0 +1,323 @@
+/* Model profiles and the exploration of placements, through the public
+ * API: the reader's errors, the candidates and their partitions, the
+ * schedules (validated), the ranking and speedups, determinism under a
+ * work budget, cancel, and the JSON. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "tessel.h"
+
+/* A profile of `layers` transformer layers between an embedding and a
+ * head, on `devices` devices of `memory` each. */
+static char *profile(int devices, double memory, int layers, int micros,
+		     const char *extra)
+{
+	size_t cap = 4096 + (size_t)layers * 200;
+	char *t = malloc(cap);
+	assert_non_null(t);
+	int n = snprintf(t, cap,
+			 "{\"model\": \"t\", \"unit\": \"ms\", \"memory_unit\": \"GiB\", \"devices\": %d, "
+			 "\"memory_per_device\": %g, \"transfer\": 0.2, \"micro_batches\": %d, %s"
+			 "\"tensor_parallel\": {\"efficiency\": 0.85, \"allreduce\": 0.15}, \"layers\": ["
+			 "{\"name\": \"embed\", \"forward\": 0.3, \"backward\": 0.3, \"weight\": 0.2, \"activation\": 0.1, \"parameters\": 1.2}",
+			 devices, memory, micros, extra);
+	for (int i = 0; i < layers; i++)
+		n += snprintf(t + n, cap - (size_t)n,
+			      ", {\"name\": \"l%d\", \"forward\": 1.1, \"backward\": 1.1, \"weight\": 1.0, \"activation\": 0.6, \"parameters\": 0.8}",
+			      i);
+	snprintf(t + n, cap - (size_t)n,
+		 ", {\"name\": \"head\", \"forward\": 0.9, \"backward\": 0.9, \"weight\": 0.8, \"activation\": 0.4, \"parameters\": 1.2}]}");
+	return t;
+}
+
+static tessel_model *model_of(const char *text)
+{
+	tessel_model *m = NULL;
+	TH_OK(tessel_model_from_json(&m, text, strlen(text)));
+	return m;
+}
+
+static void test_reader_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *from, *to;
+		int code;
+		const char *fragment;
+	} cases[] = {
+		{"\"devices\": 4", "\"devices\": 1", TESSEL_ERANGE, "devices"},
+		{"\"memory_per_device\": 12", "\"memory_per_device\": 0", TESSEL_ERANGE, "memory_per_device"},
+		{"\"micro_batches\": 8", "\"micro_batches\": 8.5", TESSEL_EPARSE, "micro_batches"},
+		{"\"name\": \"l1\"", "\"name\": \"l0\"", TESSEL_EPARSE, "comes before"},
+		{"\"forward\": 0.9", "\"forward\": -1", TESSEL_ERANGE, "forward"},
+		{"\"unit\": \"ms\", ", "", TESSEL_EPARSE, "unit"},
+		{"\"efficiency\": 0.85", "\"efficiency\": 1.5", TESSEL_ERANGE, "efficiency"},
+		{"\"parameters\": 1.2}]", "\"parameters\": 1.2, \"after\": [\"nosuch\"]}]", TESSEL_EPARSE, "no layer \"nosuch\""},
+		{"\"parameters\": 1.2}, {\"name\": \"l0\"", "\"parameters\": 1.2, \"after\": [\"l1\"]}, {\"name\": \"l0\"", TESSEL_EPARSE, "not earlier"},
+		{"\"layers\": [", "\"mode\": \"training\", \"mode\": \"x\", \"layers\": [", TESSEL_EPARSE, ""},
+		{"\"layers\": [", "\"mode\": \"sleep\", \"layers\": [", TESSEL_EPARSE, "mode"},
+	};
+	char *base = profile(4, 12, 3, 8, "");
+	tessel_model *m = model_of(base);
+	tessel_model_free(m);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *t = th_replace_first(base, cases[i].from, cases[i].to);
+		m = NULL;
+		th_expect_error(tessel_model_from_json(&m, t, strlen(t)),
+				cases[i].code, cases[i].fragment);
+		assert_null(m);
+		free(t);
+	}
+	free(base);
+	tessel_model_free(NULL);
+	tessel_explore_free(NULL);
+	th_expect_error(tessel_model_from_json(NULL, "{}", 2), TESSEL_EINVAL, "out");
+	th_expect_error(tessel_explore_new(NULL, NULL), TESSEL_EINVAL, "out");
+	tessel_explore *ex = (tessel_explore *)1;
+	th_expect_error(tessel_explore_new(&ex, NULL), TESSEL_EINVAL, "model");
+	assert_null(ex);
+	th_expect_error(tessel_model_from_file(&m, "/nonexistent/model.json"),
+			TESSEL_EIO, "/nonexistent/model.json");
+}
+
+/* Every candidate with a placement covers every layer once per replica,
+ * in order, each stage non-empty. */
+static void check_partitions(const tessel_explore *ex, int nlayers)
+{
+	char *json = NULL;
+	TH_OK(tessel_explore_to_json(&json, ex, 0));
+	size_t n = 0;
+	TH_OK(tessel_explore_count(&n, ex));
+	for (size_t k = 0; k < n; k++) {
+		const tessel_graph *g = NULL;
+		double stages = 0, replicas = 0;
+		TH_OK(tessel_explore_get(&stages, ex, k, TESSEL_EXPLORE_STAGES));
+		TH_OK(tessel_explore_get(&replicas, ex, k, TESSEL_EXPLORE_REPLICAS));
+		int rc = tessel_explore_graph(&g, ex, k);
+		if (rc) {
+			assert_int_equal(rc, TESSEL_ENOTFOUND);
+			assert_true(stages == 0);
+			continue;
+		}
+		TH_OK(tessel_graph_validate(g));
+		assert_true(stages >= 2);
+	}
+	/* every layer appears once per replica in each placed candidate's
+	 * stages: counted over the JSON */
+	char name[32];
+	snprintf(name, sizeof name, "\"l%d\"", nlayers - 1);
+	assert_true(th_count(json, name) >= 1);
+	tessel_free(json);
+}
+
+static void test_explore_small(void **state)
+{
+	(void)state;
+	char *t = profile(4, 12, 12, 8, "");
+	tessel_model *m = model_of(t);
+	free(t);
+	int64_t v = 0;
+	TH_OK(tessel_model_get(&v, m, TESSEL_MODEL_LAYERS));
+	assert_int_equal(v, 14);
+	const char *unit = NULL, *munit = NULL;
+	TH_OK(tessel_model_units(&unit, &munit, m));
+	assert_string_equal(unit, "ms");
+	assert_string_equal(munit, "GiB");
+	tessel_explore *ex = NULL;
+	TH_OK(tessel_explore_new(&ex, m));
+	tessel_model_free(m); /* the exploration does not need it */
+	check_partitions(ex, 12);
+	tessel_options *o = th_options(8);
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 2000));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 2));
+	TH_OK(tessel_explore_run(ex, o));
+	size_t n = 0;
+	TH_OK(tessel_explore_count(&n, ex));
+	assert_true(n >= 8);
+	double prev = 0, t1f1b = -1, best = -1;
+	int with = 0;
+	for (size_t k = 0; k < n; k++) {
+		double time = 0, s1 = 0, peak = 0, base = 0;
+		const char *family = NULL, *why = NULL;
+		TH_OK(tessel_explore_get(&time, ex, k, TESSEL_EXPLORE_TIME));
+		TH_OK(tessel_explore_get(&s1, ex, k, TESSEL_EXPLORE_SPEEDUP_1F1B));
+		TH_OK(tessel_explore_get(&peak, ex, k, TESSEL_EXPLORE_PEAK_MEMORY));
+		TH_OK(tessel_explore_get(&base, ex, k, TESSEL_EXPLORE_BASELINE));
+		TH_OK(tessel_explore_family(&family, ex, k));
+		TH_OK(tessel_explore_reason(&why, ex, k));
+		if (time < 0) {
+			assert_true(why[0] != '\0');
+			prev = 1e300; /* the rest have none */
+			continue;
+		}
+		assert_true(prev <= time); /* ranked */
+		prev = time;
+		with++;
+		if (best < 0)
+			best = time;
+		if (strcmp(family, "1f1b") == 0)
+			t1f1b = time;
+		assert_true(peak > 0 && peak <= 12 * (1 + 1e-9));
+		const tessel_schedule *s = NULL;
+		TH_OK(tessel_explore_schedule(&s, ex, k));
+		TH_OK(tessel_schedule_validate(s));
+		for (int d = 0; d < 4; d++) {
+			double dm = 0;
+			TH_OK(tessel_explore_device_memory(&dm, ex, k, d));
+			assert_true(dm <= peak);
+		}
+	}
+	assert_true(with >= 5);
+	assert_true(t1f1b > 0);
+	/* the search beats or matches the 1F1B order on its own placement */
+	assert_true(best <= t1f1b);
+	double s1 = 0;
+	TH_OK(tessel_explore_get(&s1, ex, 0, TESSEL_EXPLORE_SPEEDUP_1F1B));
+	assert_true(s1 >= 1.0 && s1 < 3.0);
+	assert_true(s1 * best > t1f1b * 0.999 && s1 * best < t1f1b * 1.001);
+	/* the same budget gives the same ranking and times again, on one
+	 * thread */
+	char *first = NULL, *second = NULL;
+	TH_OK(tessel_explore_to_json(&first, ex, 0));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 1));
+	TH_OK(tessel_explore_run(ex, o));
+	TH_OK(tessel_explore_to_json(&second, ex, 0));
+	assert_string_equal(first, second);
+	tessel_free(first);
+	tessel_free(second);
+	th_expect_error(tessel_explore_get(&s1, ex, n, TESSEL_EXPLORE_TIME),
+			TESSEL_ENOTFOUND, "out of range");
+	th_expect_error(tessel_explore_device_memory(&s1, ex, 0, 4),
+			TESSEL_ENOTFOUND, "device 4");
+	/* cancelled before it starts: nothing searched */
+	TH_OK(tessel_options_cancel(o));
+	th_expect_error(tessel_explore_run(ex, o), TESSEL_ECANCELLED, "cancelled");
+	tessel_options_free(o);
+	tessel_explore_free(ex);
+}
+
+static int stop_after_two(const char *family, double time, int64_t work,
+			  const char *reason, size_t done, size_t total,
+			  void *payload)
+{
+	(void)family, (void)time, (void)work, (void)reason, (void)total;
+	int *calls = payload;
+	(*calls)++;
+	return done >= 2;
+}
+
+static void test_progress_stops(void **state)
+{
+	(void)state;
+	char *t = profile(4, 12, 12, 8, "");
+	tessel_model *m = model_of(t);
+	free(t);
+	tessel_explore *ex = NULL;
+	TH_OK(tessel_explore_new(&ex, m));
+	tessel_model_free(m);
+	int calls = 0;
+	TH_OK(tessel_explore_set_progress(ex, stop_after_two, &calls));
+	tessel_options *o = th_options(8);
+	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 1));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+	TH_OK(tessel_explore_run(ex, o)); /* the first two have schedules */
+	size_t n = 0, with = 0;
+	TH_OK(tessel_explore_count(&n, ex));
+	for (size_t k = 0; k < n; k++) {
+		double time = 0;
+		TH_OK(tessel_explore_get(&time, ex, k, TESSEL_EXPLORE_TIME));
+		with += time >= 0;
+	}
+	assert_int_equal(with, 2);
+	assert_true(calls >= 2);
+	tessel_options_free(o);
+	tessel_explore_free(ex);
+}
+
+static void test_inference_and_branches(void **state)
+{
+	(void)state;
+	char *t = profile(4, 12, 12, 8, "\"mode\": \"inference\", ");
+	tessel_model *m = model_of(t);
+	free(t);
+	tessel_explore *ex = NULL;
+	TH_OK(tessel_explore_new(&ex, m));
+	tessel_model_free(m);
+	tessel_options *o = th_options(8);
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+	TH_OK(tessel_explore_run(ex, o));
+	const char *family = NULL;
+	size_t n = 0;
+	TH_OK(tessel_explore_count(&n, ex));
+	int order = 0;
+	for (size_t k = 0; k < n; k++) {
+		TH_OK(tessel_explore_family(&family, ex, k));
+		assert_true(strcmp(family, "zero-bubble") && strcmp(family, "1f1b"));
+		order += strcmp(family, "pipeline-order") == 0;
+	}
+	assert_int_equal(order, 1);
+	tessel_explore_free(ex);
+	/* two branches meeting: every family places, k-shape among them */
+	char *text = th_read_file(th_data_path("model-branches.json"), NULL);
+	if (text) {
+		m = model_of(text);
+		free(text);
+		TH_OK(tessel_explore_new(&ex, m));
+		tessel_model_free(m);
+		TH_OK(tessel_explore_run(ex, o));
+		int k_placed = 0;
+		TH_OK(tessel_explore_count(&n, ex));
+		for (size_t k = 0; k < n; k++) {
+			const tessel_graph *g = NULL;
+			TH_OK(tessel_explore_family(&family, ex, k));
+			if (strcmp(family, "k-shape") == 0 &&
+			    tessel_explore_graph(&g, ex, k) == TESSEL_OK)
+				k_placed = 1;
+		}
+		assert_true(k_placed);
+		tessel_explore_free(ex);
+	}
+	tessel_options_free(o);
+}
+
+/* Memory too small for any family: EINFEASIBLE, every reason given. */
+static void test_nothing_fits(void **state)
+{
+	(void)state;
+	char *t = profile(4, 2, 12, 8, "");
+	tessel_model *m = model_of(t);
+	free(t);
+	tessel_explore *ex = NULL;
+	TH_OK(tessel_explore_new(&ex, m));
+	tessel_model_free(m);
+	th_expect_error(tessel_explore_run(ex, NULL), TESSEL_EINFEASIBLE,
+			"no placement family fits");
+	size_t n = 0;
+	TH_OK(tessel_explore_count(&n, ex));
+	for (size_t k = 0; k < n; k++) {
+		const char *why = NULL;
+		TH_OK(tessel_explore_reason(&why, ex, k));
+		assert_true(why[0] != '\0');
+	}
+	tessel_explore_free(ex);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reader_errors),
+		cmocka_unit_test(test_explore_small),
+		cmocka_unit_test(test_progress_stops),
+		cmocka_unit_test(test_inference_and_branches),
+		cmocka_unit_test(test_nothing_fits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
