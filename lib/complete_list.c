@@ -129,6 +129,10 @@ typedef struct psg {
 	int64_t *ready;        /* per instance: earliest start so far */
 	unsigned char *done;   /* per instance: started */
 	int64_t *free_at;      /* per device */
+	int64_t *wake;         /* per device: the time of the last look
+				* again it asked for (-1: none); an event
+				* of that time is still to come when it is
+				* later than now, so it is not asked twice */
 	int64_t *mem;          /* per device: memory now */
 	int64_t *crit;         /* per block: span + tail */
 	heap *pending;         /* per device: (ready time, id) not yet ready */
@@ -153,6 +157,7 @@ static void psg_release(psg *p)
 	tsl_free(p->ready);
 	tsl_free(p->done);
 	tsl_free(p->free_at);
+	tsl_free(p->wake);
 	tsl_free(p->mem);
 	tsl_free(p->crit);
 	for (int d = 0; p->pending && d < p->nd; d++)
@@ -316,6 +321,18 @@ static int64_t devices_free(const psg *p, const tsl_block *B, int64_t t)
 	return at;
 }
 
+/* Look again on device d at `when` (> now), once: a device blocked again
+ * and again before then (every event of a wide block's other devices)
+ * would otherwise ask for the same event each time, and each of those
+ * events, served alike, would ask again. */
+static void wake_at(psg *p, int d, int64_t when)
+{
+	if (p->wake[d] == when)
+		return;
+	p->wake[d] = when;
+	push(p, &p->events, when, d, d);
+}
+
 /* The event of device d at time t: start the best instance that can. */
 static void serve(psg *p, int d, int64_t t)
 {
@@ -338,7 +355,7 @@ static void serve(psg *p, int d, int64_t t)
 		int64_t when = devices_free(p, B, t);
 		if (when > t) {
 			/* its other devices are busy: come back then */
-			push(p, &p->events, when, d, d);
+			wake_at(p, d, when);
 			if (when < until)
 				until = when;
 			continue;
@@ -354,7 +371,7 @@ static void serve(psg *p, int d, int64_t t)
 			int64_t next = next_arrival(p, d);
 			if (next < t + B->span) {
 				/* keep the gap for what arrives: look again then */
-				push(p, &p->events, next, d, d);
+				wake_at(p, d, next);
 				continue;
 			}
 		}
@@ -381,13 +398,16 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 	p->ready = tsl_calloc(p->count, sizeof *p->ready);
 	p->done = tsl_calloc(p->count, 1);
 	p->free_at = tsl_calloc((size_t)p->nd, sizeof *p->free_at);
+	p->wake = tsl_malloc(((size_t)p->nd + 1) * sizeof *p->wake);
 	p->mem = tsl_calloc((size_t)p->nd, sizeof *p->mem);
 	p->crit = tsl_calloc((size_t)p->n, sizeof *p->crit);
 	p->pending = tsl_calloc((size_t)p->nd, sizeof *p->pending);
 	p->ranked = tsl_calloc((size_t)p->nd * NRANKS, sizeof *p->ranked);
 	if (!p->waiting || !p->ready || !p->done || !p->free_at || !p->mem ||
-	    !p->crit || !p->pending || !p->ranked)
+	    !p->crit || !p->pending || !p->ranked || !p->wake)
 		return tsl_error_nomem();
+	for (int d = 0; d < p->nd; d++)
+		p->wake[d] = -1;
 	int rc = tsl_succ_build(&p->succ, g);
 	if (rc)
 		return rc;
