@@ -12,10 +12,12 @@
  * back from the rows of that bound. Time O(50 stages layers). */
 #include "explore_partition.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "error.h"
+#include "explore_placement.h"
 #include "util.h"
 
 #define BISECTIONS 50
@@ -30,6 +32,17 @@ double tsl_stage_memory(const tessel_model *m, const tsl_plan_stage *st)
 	if (m->infer)
 		a = 0;
 	return (p + (double)st->keep * a) / st->ndev;
+}
+
+/* Whether a stage of parameters `par` and activation `act` (sums over its
+ * layers) keeping `keep` micro-batches on `ndev` devices fits `cap`,
+ * counted as the placement counts it (explore_placement.c): the
+ * activation rounded up to whole units, the room left rounded down. */
+static int fits(const tsl_plan_stage *st, double par, double act, double unit)
+{
+	double room = floor((st->cap - par / st->ndev) / unit + 1e-9);
+	double need = (double)st->keep * ceil(act / st->ndev / unit - 1e-9);
+	return need <= room;
 }
 
 /* Time of the stage's layers lo .. hi-1 on t devices. */
@@ -63,6 +76,7 @@ static int feasible(unsigned char *reach, int *count, const tsl_plan *p,
 		    const tsl_plan_group *g, const prefix *x, const tessel_model *m,
 		    double T)
 {
+	double unit = m->memory / TSL_PLACEMENT_MEMORY_UNITS;
 	int n = g->last - g->first + 1, len = g->hi - g->lo;
 	memset(reach, 0, (size_t)(n + 1) * (size_t)(len + 1));
 	reach[0] = 1;
@@ -80,7 +94,7 @@ static int feasible(unsigned char *reach, int *count, const tsl_plan *p,
 				double par = range(x->par, 0, i, j);
 				double act = m->infer ? 0 : range(x->act, 0, i, j);
 				if (range(x->time, 0, i, j) <= T &&
-				    (par + (double)st->keep * act) / st->ndev <= st->cap)
+				    fits(st, par, act, unit))
 					break;
 				if (++i >= j)
 					break;
@@ -97,6 +111,7 @@ static int feasible(unsigned char *reach, int *count, const tsl_plan *p,
 static void cut(tsl_plan *p, const tsl_plan_group *g, const unsigned char *reach,
 		const prefix *x, const tessel_model *m, double T)
 {
+	double unit = m->memory / TSL_PLACEMENT_MEMORY_UNITS;
 	int n = g->last - g->first + 1, len = g->hi - g->lo;
 	int j = len;
 	for (int s = n; s >= 1; s--) {
@@ -111,7 +126,7 @@ static void cut(tsl_plan *p, const tsl_plan_group *g, const unsigned char *reach
 			double par = range(x->par, 0, i, j);
 			double act = m->infer ? 0 : range(x->act, 0, i, j);
 			if (range(x->time, 0, i, j) > T ||
-			    (par + (double)st->keep * act) / st->ndev > st->cap)
+			    !fits(st, par, act, unit))
 				break;
 			if (prev[i])
 				pick = i;

@@ -77,6 +77,7 @@ pass "search (default: mshape, 4 devices)"
 found=0
 for f in "$DATA"/*.json; do
 	[ -e "$f" ] || continue
+	case $(basename "$f") in model-*) continue ;; esac # model profiles
 	found=1
 	run search "$f"
 	expect_grid
@@ -453,5 +454,25 @@ run search --preset vshape --devices 7 --micro-batches 8 --fast --format json
 expect_status 0
 grep -q '"memory_limit": \[11, 11,' "$OUT" || fail "vshape on 7 devices: default memory not 11"
 pass "preset memory scales with the devices"
+
+# explore: a model profile's placements ranked; JSON; the best written
+run explore "$DATA/model-small.json" --fast -q
+expect_status 0
+expect_stdout_has '^rank  family'
+expect_stdout_has '^   1  '
+expect_stdout_has 'published order'
+run explore "$DATA/model-small.json" --fast --format json --top 3 -o "$TMP/best.json" -p "$TMP/best-placement.json"
+expect_status 0
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["candidates"][0]["rank"] == 1' "$OUT" || fail "explore --format json"
+run validate "$TMP/best.json"
+expect_status 0
+run search "$TMP/best-placement.json" --fast -n 4
+expect_status 0
+run explore "$DATA/vshape-4dev.json"
+expect_status 2
+expect_stderr_has 'unit'
+run explore
+expect_status 2
+pass "explore"
 
 echo "all cli tests passed"

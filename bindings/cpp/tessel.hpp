@@ -1284,6 +1284,166 @@ inline Schedule search(const Graph &graph, const SearchOptions &options = Search
 	return search(graph, Options(options));
 }
 
+// ---------------------------------------------------------------------------
+// Model profiles and the exploration of placements (since 1.5)
+// ---------------------------------------------------------------------------
+
+// A model profile (doc/formats.md, "Model profile").
+class Model {
+public:
+	static Model from_json(const std::string &text)
+	{
+		tessel_model *m = nullptr;
+		detail::check(tessel_model_from_json(&m, text.data(), text.size()),
+			      "tessel_model_from_json");
+		return Model(m);
+	}
+
+	static Model from_file(const std::string &path)
+	{
+		tessel_model *m = nullptr;
+		detail::check(tessel_model_from_file(&m, path.c_str()),
+			      "tessel_model_from_file");
+		return Model(m);
+	}
+
+	int64_t get(tessel_model_attr a) const
+	{
+		int64_t v = 0;
+		detail::check(tessel_model_get(&v, get(), a), "tessel_model_get");
+		return v;
+	}
+	int devices() const { return static_cast<int>(get(TESSEL_MODEL_DEVICES)); }
+	int layers() const { return static_cast<int>(get(TESSEL_MODEL_LAYERS)); }
+	int64_t micro_batches() const { return get(TESSEL_MODEL_MICRO_BATCHES); }
+	bool inference() const { return get(TESSEL_MODEL_INFERENCE) != 0; }
+	std::string unit() const
+	{
+		const char *u = nullptr;
+		detail::check(tessel_model_units(&u, nullptr, get()), "tessel_model_units");
+		return u;
+	}
+	std::string memory_unit() const
+	{
+		const char *u = nullptr;
+		detail::check(tessel_model_units(nullptr, &u, get()), "tessel_model_units");
+		return u;
+	}
+
+	const tessel_model *get() const { return ptr_.get(); }
+
+	Model(Model &&) noexcept = default;
+	Model &operator=(Model &&) noexcept = default;
+	Model(const Model &) = delete;
+	Model &operator=(const Model &) = delete;
+
+private:
+	explicit Model(tessel_model *m) : ptr_(m) {}
+	struct Free {
+		void operator()(tessel_model *m) const { tessel_model_free(m); }
+	};
+	std::unique_ptr<tessel_model, Free> ptr_;
+};
+
+// One placement family's result (tessel::explore), in rank order: time
+// per training step (inference: latency) in the model's unit and memory in
+// its memory unit; has_schedule false when `reason` says why there is
+// none. The placement and schedule are independent copies.
+struct Candidate {
+	std::string family;
+	std::string reason;
+	bool has_schedule = false;
+	double time = -1, peak_memory = -1;
+	double speedup_1f1b = 0, speedup_gpipe = 0; // 0: unknown
+	int stages = 0, chunks = 0, tensor_parallel = 0, replicas = 0;
+	int64_t micro_batches = 0, work = 0;
+	bool baseline = false;
+	double seconds = 0;
+	std::vector<double> device_memory;
+	std::shared_ptr<Graph> placement;    // null: no placement
+	std::shared_ptr<Schedule> schedule;  // null: no schedule
+};
+
+namespace detail {
+struct ExploreFree {
+	void operator()(tessel_explore *x) const { tessel_explore_free(x); }
+};
+} // namespace detail
+
+// Explore the placements of `model`: every candidate, the fastest first.
+// `options` as for search (micro-batches are the model's; a work limit is
+// shared by the candidates; the time limit caps the whole exploration;
+// threads: candidates at a time); their cancel token applies.
+inline std::vector<Candidate> explore(const Model &model,
+				      const SearchOptions &so = SearchOptions())
+{
+	tessel_explore *raw = nullptr;
+	detail::check(tessel_explore_new(&raw, model.get()), "tessel_explore_new");
+	std::unique_ptr<tessel_explore, detail::ExploreFree> ex(raw);
+	Options options(so);
+	const CancelToken *token = options.token();
+	if (token)
+		token->attach(options.get());
+	int rc = tessel_explore_run(ex.get(), options.get());
+	if (token)
+		token->detach(options.get());
+	detail::check(rc, "tessel_explore_run");
+	size_t n = 0;
+	detail::check(tessel_explore_count(&n, ex.get()), "tessel_explore_count");
+	std::vector<Candidate> out;
+	for (size_t k = 0; k < n; k++) {
+		Candidate c;
+		const char *text = nullptr;
+		detail::check(tessel_explore_family(&text, ex.get(), k), "tessel_explore_family");
+		c.family = text;
+		detail::check(tessel_explore_reason(&text, ex.get(), k), "tessel_explore_reason");
+		c.reason = text;
+		auto num = [&](tessel_explore_attr a) {
+			double v = 0;
+			detail::check(tessel_explore_get(&v, ex.get(), k, a), "tessel_explore_get");
+			return v;
+		};
+		c.time = num(TESSEL_EXPLORE_TIME);
+		c.has_schedule = c.time >= 0;
+		c.peak_memory = num(TESSEL_EXPLORE_PEAK_MEMORY);
+		c.speedup_1f1b = num(TESSEL_EXPLORE_SPEEDUP_1F1B);
+		c.speedup_gpipe = num(TESSEL_EXPLORE_SPEEDUP_GPIPE);
+		c.stages = static_cast<int>(num(TESSEL_EXPLORE_STAGES));
+		c.chunks = static_cast<int>(num(TESSEL_EXPLORE_CHUNKS));
+		c.tensor_parallel = static_cast<int>(num(TESSEL_EXPLORE_TENSOR_PARALLEL));
+		c.replicas = static_cast<int>(num(TESSEL_EXPLORE_REPLICAS));
+		c.micro_batches = static_cast<int64_t>(num(TESSEL_EXPLORE_MICRO_BATCHES));
+		c.baseline = num(TESSEL_EXPLORE_BASELINE) != 0;
+		c.work = static_cast<int64_t>(num(TESSEL_EXPLORE_WORK));
+		c.seconds = num(TESSEL_EXPLORE_SECONDS);
+		const tessel_graph *g = nullptr;
+		if (tessel_explore_graph(&g, ex.get(), k) == TESSEL_OK) {
+			tessel_graph *copy = nullptr;
+			detail::check(tessel_graph_dup(&copy, g), "tessel_graph_dup");
+			c.placement = std::make_shared<Graph>(Graph::adopt(copy));
+		} else {
+			tessel_error_clear();
+		}
+		if (c.has_schedule) {
+			for (int d = 0; d < model.devices(); d++) {
+				double v = 0;
+				detail::check(tessel_explore_device_memory(&v, ex.get(), k, d),
+					      "tessel_explore_device_memory");
+				c.device_memory.push_back(v);
+			}
+			const tessel_schedule *s = nullptr;
+			detail::check(tessel_explore_schedule(&s, ex.get(), k),
+				      "tessel_explore_schedule");
+			char *json = nullptr;
+			detail::check(tessel_schedule_to_json(&json, s), "tessel_schedule_to_json");
+			c.schedule = std::make_shared<Schedule>(
+				Schedule::from_json(detail::take_text(json)));
+		}
+		out.push_back(std::move(c));
+	}
+	return out;
+}
+
 } // namespace tessel
 
 #endif // TESSEL_HPP

@@ -135,6 +135,30 @@ int main()
 		auto m = g.min_memory(16);
 		require(m.first == 1 && m.second, "one unit, proven");
 	});
+	works("explore: candidates outlive the exploration and the model", [&] {
+		std::vector<tessel::Candidate> cs;
+		{
+			auto m = tessel::Model::from_json(
+				"{\"unit\": \"ms\", \"devices\": 2, \"memory_per_device\": 10, "
+				"\"micro_batches\": 4, \"layers\": ["
+				"{\"name\": \"a\", \"forward\": 1, \"backward\": 2, \"activation\": 1, \"parameters\": 1},"
+				"{\"name\": \"b\", \"forward\": 1, \"backward\": 2, \"activation\": 1, \"parameters\": 1},"
+				"{\"name\": \"c\", \"forward\": 1, \"backward\": 2, \"activation\": 1, \"parameters\": 1},"
+				"{\"name\": \"d\", \"forward\": 1, \"backward\": 2, \"activation\": 1, \"parameters\": 1}]}");
+			tessel::SearchOptions o;
+			o.fast = true;
+			o.threads = 2;
+			cs = tessel::explore(m, o);
+		}
+		require(!cs.empty() && cs[0].has_schedule, "a best candidate");
+		require(cs[0].schedule && cs[0].schedule->get(TESSEL_SCHED_MAKESPAN) > 0,
+			"its schedule is its own copy");
+		require(cs[0].placement && cs[0].placement->devices() == 2, "its placement too");
+	});
+	raises("explore: a model without layers", TESSEL_EPARSE, "layers", [&] {
+		tessel::Model::from_json("{\"unit\": \"ms\", \"devices\": 2, "
+					 "\"memory_per_device\": 10, \"micro_batches\": 4}");
+	});
 	works("range kept after its schedule is destroyed", [&] {
 		tessel::EntryRange r = [] { return small_schedule().entries(0); }();
 		require(same(r.to_vector(), reference), "entries still readable");

@@ -1074,5 +1074,68 @@ class LeakTest(unittest.TestCase):
                         "resident memory grew by %d bytes" % grown)
 
 
+_SMALL_MODEL = {
+    "unit": "ms", "memory_unit": "GiB", "devices": 2, "memory_per_device": 10,
+    "micro_batches": 4, "transfer": 0.1,
+    "layers": [{"name": n, "forward": 1, "backward": 2, "weight": 1,
+                "activation": 1, "parameters": 1} for n in "abcd"],
+}
+
+
+class ExploreTest(unittest.TestCase):
+    """tessel.Model and tessel.explore."""
+
+    def test_model(self):
+        m = tessel.Model.from_json(_SMALL_MODEL)
+        self.assertEqual((m.devices, m.layers, m.micro_batches, m.inference),
+                         (2, 4, 4, False))
+        self.assertEqual((m.unit, m.memory_unit), ("ms", "GiB"))
+        with self.assertRaises(tessel.ParseError):
+            tessel.Model.from_json('{"devices": 2}')
+        with self.assertRaises(tessel.RangeError):
+            tessel.Model.from_json(dict(_SMALL_MODEL, devices=1))
+        with self.assertRaises(FileNotFoundError):
+            tessel.Model.from_file("/nonexistent/model.json")
+        with self.assertRaises(TypeError):
+            tessel.explore(42)
+
+    def test_explore(self):
+        seen = []
+        cs = tessel.explore(_SMALL_MODEL, fast=True, threads=2,
+                            progress=lambda *a: seen.append(a))
+        self.assertTrue(seen)
+        ranked = [c for c in cs if c.time is not None]
+        self.assertTrue(ranked)
+        self.assertEqual([c.time for c in ranked],
+                         sorted(c.time for c in ranked))
+        best = ranked[0]
+        self.assertEqual(best.rank, 1)
+        best.schedule.validate()
+        self.assertEqual(best.placement.devices, 2)
+        self.assertEqual(len(best.device_memory), 2)
+        self.assertLessEqual(best.peak_memory, 10 + 1e-9)
+        one = [c for c in cs if c.family == "1f1b"][0]
+        self.assertAlmostEqual(one.speedup_1f1b, 1.0)
+        for c in cs:
+            if c.time is None:
+                self.assertTrue(c.reason)
+        # a budget: the same result again
+        a = tessel.explore(_SMALL_MODEL, work_limit=400, threads=1)
+        b = tessel.explore(_SMALL_MODEL, work_limit=400, threads=2)
+        self.assertEqual([(c.family, c.time) for c in a],
+                         [(c.family, c.time) for c in b])
+
+    def test_stop(self):
+        cs = tessel.explore(_SMALL_MODEL, fast=True, threads=1,
+                            progress=lambda f, t, r, done, total: done >= 1)
+        # the callback runs on this thread after the fact: at least the
+        # first is done, those started after the stop are not searched
+        self.assertGreaterEqual(sum(c.time is not None for c in cs), 1)
+        token = tessel.CancelToken()
+        token.cancel()
+        with self.assertRaises(tessel.CancelledError):
+            tessel.explore(_SMALL_MODEL, cancel=token)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
