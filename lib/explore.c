@@ -95,6 +95,12 @@ static int place(tsl_candidate *c, const tessel_model *m)
 	if (!rc && !c->plan.why[0])
 		rc = tsl_plan_graph(&c->graph, c->params, &c->plan, m,
 				    c->plan.why, sizeof c->plan.why);
+	if (rc && rc != TESSEL_ENOMEM) { /* this family only */
+		snprintf(c->plan.why, sizeof c->plan.why, "%s",
+			 tessel_error_last());
+		tessel_error_clear();
+		rc = TSL_OK;
+	}
 	snprintf(c->why, sizeof c->why, "%s", c->plan.why);
 	return rc;
 }

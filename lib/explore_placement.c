@@ -98,7 +98,9 @@ static int stage_deps(tessel_graph *g, const tsl_plan *p, const tessel_model *m,
 }
 
 /* The times of each stage's blocks (forward, backward, weight as the
- * blocks take them; 0 for a block it does not have), 3 a stage. */
+ * blocks take them), 3 a stage; 0 for a block without time of its own (in
+ * training every stage has a backward and, split, a weight block: an
+ * embedding needs no input gradient), which takes one step. */
 static void block_times(double *t, const tsl_plan *p, const tessel_model *m)
 {
 	for (int s = 0; s < p->nstages; s++) {
@@ -108,9 +110,7 @@ static void block_times(double *t, const tsl_plan *p, const tessel_model *m)
 		double ww = pass_time(m, st, TSL_PASS_WEIGHT);
 		t[3 * s] = fw;
 		t[3 * s + 1] = m->infer ? 0 : p->split ? bw : bw + ww;
-		/* a split stage without weight time still gets a weight
-		 * block, of a thousandth of its backward */
-		t[3 * s + 2] = m->infer || !p->split ? 0 : ww > 0 ? ww : bw * 1e-3;
+		t[3 * s + 2] = m->infer || !p->split ? 0 : ww;
 	}
 }
 
@@ -179,12 +179,15 @@ static int build(tessel_graph *g, double *params, const tsl_plan *p,
 			return TSL_OK;
 		}
 		sb[s].b = sb[s].w = -1;
+		double one = g->step; /* a block without time: one step */
 		rc = add_block(&sb[s].f, g, p, s, 'f', t[3 * s], (int64_t)q);
-		if (!rc && t[3 * s + 1] > 0)
-			rc = add_block(&sb[s].b, g, p, s, 'b', t[3 * s + 1],
+		if (!rc && !m->infer)
+			rc = add_block(&sb[s].b, g, p, s, 'b',
+				       t[3 * s + 1] > 0 ? t[3 * s + 1] : one,
 				       p->split ? 0 : -(int64_t)q);
-		if (!rc && t[3 * s + 2] > 0)
-			rc = add_block(&sb[s].w, g, p, s, 'w', t[3 * s + 2],
+		if (!rc && !m->infer && p->split)
+			rc = add_block(&sb[s].w, g, p, s, 'w',
+				       t[3 * s + 2] > 0 ? t[3 * s + 2] : one,
 				       -(int64_t)q);
 	}
 	layer_stages(of0, p, 0, m->nlayers);
