@@ -1198,6 +1198,60 @@ TESSEL_API int tessel_explore_to_json(char **out,
 				      const tessel_explore *explore,
 				      int with_schedules);
 
+/* ------------------------------------------------------------------------ */
+/* Published schedules (since 1.5)                                           */
+/* ------------------------------------------------------------------------ */
+
+/* The published pipeline schedules, rebuilt from their papers and
+ * reference code: "gpipe", "1f1b", "zb-h1", "zb-h2", "zb-v", "v-half",
+ * "v-min", "dualpipe", "dualpipe-v", "interleaved", "chimera"
+ * (doc/guide.md, "The published suite": the placements' conventions). A
+ * published schedule is the family's per-device order executed as early
+ * as possible. */
+
+/* Number of published families. Since 1.5. */
+TESSEL_API size_t tessel_published_count(void);
+
+/* Name and one-line description of family `index` (static strings;
+ * either out-parameter may be NULL). TESSEL_ENOTFOUND past the last.
+ * Since 1.5. */
+TESSEL_API int tessel_published_info(const char **out_name,
+				     const char **out_description,
+				     size_t index);
+
+/* The published schedule of `family` on its own placement: D = `devices`
+ * (2 .. 1024) stages of spans `forward`, `backward` and `weight` (the
+ * families that split the backward; ignored by the others), `chunks`
+ * stages a device for "interleaved" (>= 2; ignored by the others),
+ * `latency` steps on every dependency between devices, for
+ * `micro_batches` model micro-batches (1 .. 100000; the bidirectional
+ * families pair them, so their schedule holds half as many). The
+ * schedule's graph (tessel_schedule_graph) is the placement, its memory
+ * limit on every device the schedule's highest peak, so that
+ * tessel_search on it compares a search with the family under the same
+ * memory. TESSEL_ENOTFOUND for an unknown family, TESSEL_EINVAL (the
+ * reason in the message) for parameters the family does not take (e.g.
+ * DualPipe needs an even D and N >= 2D). *out: new, release with
+ * tessel_schedule_free. Since 1.5. */
+TESSEL_API int tessel_published(tessel_schedule **out, const char *family,
+				int devices, int64_t micro_batches,
+				int forward, int backward, int weight,
+				int chunks, int latency);
+
+/* The published order of `family` replayed on `placement`, which must have
+ * the blocks, devices, memory deltas and dependencies of that family's
+ * placement (tessel_published's, gid by gid; "interleaved": 2 .. 8
+ * chunks, found from the placement) but may have spans, latencies and
+ * memory limits of its own (profiled stages, a slow link), for
+ * `micro_batches` micro-batches of the placement. The result is checked
+ * (tessel_schedule_validate): an order that breaks the placement's memory
+ * limits gives TESSEL_EVIOLATION with the first violation. TESSEL_EINVAL
+ * when the placement is not the family's. *out: new, release with
+ * tessel_schedule_free. Since 1.5. */
+TESSEL_API int tessel_published_on(tessel_schedule **out,
+				   const tessel_graph *placement,
+				   const char *family, int64_t micro_batches);
+
 #ifdef __cplusplus
 }
 #endif

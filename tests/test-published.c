@@ -1,4 +1,4 @@
-/* The published schedules of tools/published.c: every family's order runs
+/* The published schedules of lib/published.c: every family's order runs
  * and validates for several devices, micro-batches and spans; makespans
  * match the closed forms of the papers where they hold, peaks match the
  * memory claims, a few orders match their reference implementation entry
@@ -517,6 +517,94 @@ static void test_refusals(void **state)
 	pub_order_free(NULL);
 }
 
+/* The public API (tessel_published*): every family by name, the same
+ * schedule as the order's; replayed on its own placement and on one with
+ * slower spans; refusals. */
+static void test_public_api(void **state)
+{
+	(void)state;
+	assert_int_equal(tessel_published_count(), PUB_NFAMILIES);
+	for (size_t i = 0; i < tessel_published_count(); i++) {
+		const char *name = NULL, *desc = NULL;
+		TH_OK(tessel_published_info(&name, &desc, i));
+		assert_non_null(name);
+		assert_true(strlen(desc) > 10);
+		int D = 4;
+		int64_t N = 16;
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_published(&s, name, D, N, 1, 2, 1, 2, 0));
+		TH_OK(tessel_schedule_validate(s));
+		pub_family fam;
+		assert_int_equal(pub_family_find(&fam, name), 0);
+		pub_params p = {D, N, 1, 2, 1, 2, 0};
+		pub_order *o = NULL;
+		char why[256];
+		TH_OK(pub_order_build(&o, fam, &p, why, sizeof why));
+		tessel_schedule *ref = NULL;
+		TH_OK(pub_order_schedule(&ref, NULL, o, why, sizeof why));
+		assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN),
+				 th_sched(ref, TESSEL_SCHED_MAKESPAN));
+		/* on its own placement, and with stage 0 twice as slow */
+		const tessel_graph *g = NULL;
+		TH_OK(tessel_schedule_graph(&g, s));
+		tessel_schedule *on = NULL;
+		int64_t nm = th_sched(s, TESSEL_SCHED_NMICROS);
+		TH_OK(tessel_published_on(&on, g, name, nm));
+		assert_int_equal(th_sched(on, TESSEL_SCHED_MAKESPAN),
+				 th_sched(s, TESSEL_SCHED_MAKESPAN));
+		tessel_schedule_free(on);
+		tessel_graph *slow = NULL;
+		TH_OK(tessel_graph_dup(&slow, g));
+		TH_OK(tessel_graph_set_memory_limit(slow, TESSEL_ALL_DEVICES,
+						    TESSEL_UNLIMITED));
+		TH_OK(tessel_graph_set_step(slow, 1.0));
+		TH_OK(tessel_graph_set_block_duration(
+			slow, 0, 2.0 * (double)th_block(g, 0, TESSEL_BLOCK_SPAN)));
+		on = NULL;
+		TH_OK(tessel_published_on(&on, slow, name, nm));
+		TH_OK(tessel_schedule_validate(on));
+		assert_true(th_sched(on, TESSEL_SCHED_MAKESPAN) >
+			    th_sched(s, TESSEL_SCHED_MAKESPAN));
+		tessel_schedule_free(on);
+		tessel_graph_free(slow);
+		tessel_schedule_free(ref);
+		pub_order_free(o);
+		tessel_schedule_free(s);
+	}
+	tessel_schedule *s = NULL;
+	th_expect_error(tessel_published(&s, "nosuch", 4, 8, 1, 2, 1, 0, 0),
+			TESSEL_ENOTFOUND, "nosuch");
+	th_expect_error(tessel_published(&s, "dualpipe", 3, 8, 1, 2, 1, 0, 0),
+			TESSEL_EINVAL, "dualpipe");
+	th_expect_error(tessel_published(NULL, "1f1b", 4, 8, 1, 2, 1, 0, 0),
+			TESSEL_EINVAL, "out");
+	th_expect_error(tessel_published(&s, NULL, 4, 8, 1, 2, 1, 0, 0),
+			TESSEL_EINVAL, "family");
+	th_expect_error(tessel_published(&s, "1f1b", 4, 0, 1, 2, 1, 0, 0),
+			TESSEL_EINVAL, "micro-batches");
+	assert_null(s);
+	/* a placement that is not the family's */
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, "mshape", 4, 0, TESSEL_PRESET_MEMORY));
+	th_expect_error(tessel_published_on(&s, g, "1f1b", 8), TESSEL_EINVAL,
+			"not a 1f1b placement");
+	tessel_graph_free(g);
+	/* 1F1B's order on a placement whose limit it breaks */
+	TH_OK(tessel_published(&s, "gpipe", 4, 8, 1, 2, 1, 0, 0));
+	const tessel_graph *pg = NULL;
+	TH_OK(tessel_schedule_graph(&pg, s));
+	tessel_graph *tight = NULL;
+	TH_OK(tessel_graph_dup(&tight, pg));
+	TH_OK(tessel_graph_set_memory_limit(tight, TESSEL_ALL_DEVICES, 4));
+	tessel_schedule *t = NULL;
+	th_expect_error(tessel_published_on(&t, tight, "gpipe", 8),
+			TESSEL_EVIOLATION, "memory");
+	TH_OK(tessel_published_on(&t, tight, "1f1b", 8));
+	tessel_schedule_free(t);
+	tessel_graph_free(tight);
+	tessel_schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_interleaved),
 		cmocka_unit_test(test_chimera),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_public_api),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* The search against the published schedules of tools/published.c, on
+/* The search against the published schedules of lib/published.c, on
  * their own placements, spans and micro-batch counts, under their own peak
  * memory: libtessel's makespan is never longer. And more memory never
  * yields a longer schedule: on published placements and presets, the

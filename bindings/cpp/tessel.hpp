@@ -1444,6 +1444,40 @@ inline std::vector<Candidate> explore(const Model &model,
 	return out;
 }
 
+// The published families: (name, description).
+inline std::vector<std::pair<std::string, std::string>> published_families()
+{
+	std::vector<std::pair<std::string, std::string>> out;
+	for (size_t i = 0; i < tessel_published_count(); i++) {
+		const char *name = nullptr, *desc = nullptr;
+		detail::check(tessel_published_info(&name, &desc, i), "tessel_published_info");
+		out.emplace_back(name, desc);
+	}
+	return out;
+}
+
+// The published schedule of `family` on its own placement (tessel_published).
+inline Schedule published(const std::string &family, int devices, int64_t micro_batches,
+			  int forward, int backward, int weight = 1, int chunks = 2,
+			  int latency = 0)
+{
+	tessel_schedule *s = nullptr;
+	detail::check(tessel_published(&s, family.c_str(), devices, micro_batches, forward,
+				       backward, weight, chunks, latency),
+		      "tessel_published");
+	return Schedule::adopt(s);
+}
+
+// The published order of `family` replayed on `placement` (tessel_published_on).
+inline Schedule published_on(const Graph &placement, const std::string &family,
+			     int64_t micro_batches)
+{
+	tessel_schedule *s = nullptr;
+	detail::check(tessel_published_on(&s, placement.get(), family.c_str(), micro_batches),
+		      "tessel_published_on");
+	return Schedule::adopt(s);
+}
+
 } // namespace tessel
 
 #endif // TESSEL_HPP

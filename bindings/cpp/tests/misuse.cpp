@@ -155,6 +155,21 @@ int main()
 			"its schedule is its own copy");
 		require(cs[0].placement && cs[0].placement->devices() == 2, "its placement too");
 	});
+	works("published: a family's schedule, replayed on its own placement", [&] {
+		auto s = tessel::published("zb-v", 4, 8, 1, 2, 1);
+		const tessel_graph *g = nullptr;
+		require(tessel_schedule_graph(&g, s.get()) == TESSEL_OK, "its graph");
+		tessel_graph *copy = nullptr;
+		require(tessel_graph_dup(&copy, g) == TESSEL_OK, "a copy");
+		auto placement = tessel::Graph::adopt(copy);
+		auto again = tessel::published_on(placement, "zb-v", s.get(TESSEL_SCHED_NMICROS));
+		require(again.get(TESSEL_SCHED_MAKESPAN) == s.get(TESSEL_SCHED_MAKESPAN),
+			"the same makespan");
+		require(tessel::published_families().size() == tessel_published_count(), "all listed");
+	});
+	raises("published: an unknown family", TESSEL_ENOTFOUND, "nosuch", [&] {
+		tessel::published("nosuch", 4, 8, 1, 2);
+	});
 	raises("explore: a model without layers", TESSEL_EPARSE, "layers", [&] {
 		tessel::Model::from_json("{\"unit\": \"ms\", \"devices\": 2, "
 					 "\"memory_per_device\": 10, \"micro_batches\": 4}");

@@ -31,13 +31,15 @@ from .errors import (CancelledError, CycleError, ExistsError,
                      TesselTimeout, UnsupportedError, ViolationError)
 from .graph import (ALL_DEVICES, KINDS, PRESET_DEFAULT, PRESET_MEMORY, UNLIMITED, Graph,
                     pick_step, presets)
-from .explore import Candidate, Model, explore
+from .explore import (Candidate, Model, explore, published, published_families,
+                      published_on)
 from .schedule import (ACTION_KINDS, FORMATS, PHASES, Action, CancelToken, Entry,
                        Progress, Schedule, min_memory, search)
 
 __all__ = [
     "Graph", "Schedule", "Entry", "Action", "Progress", "CancelToken",
-    "search", "min_memory", "explore", "Model", "Candidate", "presets", "pick_step", "version", "KINDS",
+    "search", "min_memory", "explore", "Model", "Candidate", "published",
+    "published_on", "published_families", "presets", "pick_step", "version", "KINDS",
     "PHASES", "ACTION_KINDS", "FORMATS", "UNLIMITED", "ALL_DEVICES", "PRESET_MEMORY", "PRESET_DEFAULT",
     "TesselError", "InternalError", "InvalidError", "OutOfMemoryError",
     "NotFoundError", "ExistsError", "CycleError", "ParseError",

@@ -227,6 +227,12 @@ PROTOTYPES = {
     "tessel_explore_graph": (c_int, [graph_pp, explore_p, c_size_t]),
     "tessel_explore_schedule": (c_int, [schedule_pp, explore_p, c_size_t]),
     "tessel_explore_to_json": (c_int, [c_void_pp, explore_p, c_int]),
+    "tessel_published_count": (c_size_t, []),
+    "tessel_published_info": (c_int, [c_char_pp, c_char_pp, c_size_t]),
+    "tessel_published": (c_int, [schedule_pp, c_char_p, c_int, c_int64,
+                                 c_int, c_int, c_int, c_int, c_int]),
+    "tessel_published_on": (c_int, [schedule_pp, graph_p, c_char_p,
+                                    c_int64]),
 }
 
 

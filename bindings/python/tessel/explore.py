@@ -22,7 +22,8 @@ from .errors import TesselError, check, check_file, error_class
 from .graph import Graph
 from .schedule import CancelToken, Schedule, _cancel_arg, _Options
 
-__all__ = ["Model", "Candidate", "explore"]
+__all__ = ["Model", "Candidate", "explore", "published", "published_on",
+           "published_families"]
 
 _MODEL_DEVICES, _MODEL_LAYERS, _MODEL_MICRO_BATCHES, _MODEL_INFERENCE = range(4)
 (_X_TIME, _X_PEAK, _X_S1F1B, _X_SGPIPE, _X_STAGES, _X_CHUNKS, _X_TP,
@@ -269,3 +270,48 @@ def explore(model: Any, time_limit: Optional[Number] = None,
         return [_read(handle, k, devices) for k in range(count.value)]
     finally:
         lib.tessel_explore_free(handle)
+
+
+def published_families() -> List[Any]:
+    """[(name, description)] of the published families."""
+    out = []
+    for i in range(lib.tessel_published_count()):
+        name, desc = ctypes.c_char_p(), ctypes.c_char_p()
+        check(lib.tessel_published_info(ctypes.byref(name), ctypes.byref(desc),
+                                        i))
+        out.append(((name.value or b"").decode(), (desc.value or b"").decode()))
+    return out
+
+
+def published(family: str, devices: int, micro_batches: int, forward: int,
+              backward: int, weight: int = 1, chunks: int = 2,
+              latency: int = 0) -> Schedule:
+    """The published schedule of ``family`` on its own placement
+    (tessel_published): its graph is the placement, with the schedule's
+    peak as every device's memory limit, ready for :func:`tessel.search`."""
+    from ._util import int_arg, text_arg
+    handle = schedule_p()
+    check(lib.tessel_published(
+        ctypes.byref(handle), text_arg(family, "family"),
+        int_arg(devices, "devices"), int64_arg(micro_batches, "micro_batches"),
+        int_arg(forward, "forward"), int_arg(backward, "backward"),
+        int_arg(weight, "weight"), int_arg(chunks, "chunks"),
+        int_arg(latency, "latency")))
+    return Schedule(handle)
+
+
+def published_on(graph: Graph, family: str, micro_batches: int) -> Schedule:
+    """The published order of ``family`` replayed on ``graph``, a placement
+    of that family's structure with spans, latencies and memory limits of
+    its own (tessel_published_on)."""
+    from ._util import text_arg
+    if not isinstance(graph, Graph):
+        raise TypeError("graph must be a tessel.Graph, not %s"
+                        % type(graph).__name__)
+    handle = schedule_p()
+    with graph._guard():
+        check(lib.tessel_published_on(ctypes.byref(handle), graph._h(),
+                                      text_arg(family, "family"),
+                                      int64_arg(micro_batches,
+                                                "micro_batches")))
+    return Schedule(handle)

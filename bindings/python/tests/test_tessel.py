@@ -1125,6 +1125,23 @@ class ExploreTest(unittest.TestCase):
         self.assertEqual([(c.family, c.time) for c in a],
                          [(c.family, c.time) for c in b])
 
+    def test_published(self):
+        names = [n for n, _ in tessel.published_families()]
+        self.assertIn("zb-v", names)
+        s = tessel.published("1f1b", 4, 8, 1, 2)
+        s.validate()
+        g = s.graph
+        again = tessel.published_on(g.copy(), "1f1b", 8)
+        self.assertEqual(again.makespan, s.makespan)
+        better = tessel.search(g.copy(), micro_batches=8, fast=True)
+        self.assertLessEqual(better.makespan, s.makespan)
+        with self.assertRaises(tessel.NotFoundError):
+            tessel.published("nosuch", 4, 8, 1, 2)
+        with self.assertRaises(tessel.InvalidError):
+            tessel.published_on(tessel.Graph.preset("mshape"), "1f1b", 8)
+        with self.assertRaises(TypeError):
+            tessel.published_on("1f1b", "1f1b", 8)
+
     def test_stop(self):
         cs = tessel.explore(_SMALL_MODEL, fast=True, threads=1,
                             progress=lambda f, t, r, done, total: done >= 1)
