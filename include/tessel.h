@@ -1071,7 +1071,8 @@ TESSEL_API int tessel_model_units(const char **out_unit,
 
 /* An exploration: for one model, a candidate placement per placement
  * family (pipeline, zero-bubble, interleaved-2 and -4, v-shape, chimera,
- * m-shape, k-shape, tp2, tp4; doc/guide.md, "Exploring placements"), its
+ * m-shape, nn-shape, k-shape, tp2, tp4; doc/guide.md, "Exploring
+ * placements"), its
  * layers partitioned into stages by dynamic programming to balance the
  * stages' time under each device's memory, plus the published GPipe and
  * 1F1B orders on their own best partitions as baselines ("gpipe",
@@ -1191,8 +1192,8 @@ TESSEL_API int tessel_explore_schedule(const tessel_schedule **out,
 
 /* The exploration as JSON (doc/formats.md, "Exploration"): the model's
  * figures and every candidate in rank order with its stages (their
- * layers and devices) and figures; with `with_schedules`, each
- * candidate's schedule (which holds its placement) too. *out: new,
+ * layers and devices), figures and placement; with `with_schedules`, each
+ * candidate's schedule too. *out: new,
  * release with tessel_free. Since 1.5. */
 TESSEL_API int tessel_explore_to_json(char **out,
 				      const tessel_explore *explore,

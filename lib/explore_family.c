@@ -20,6 +20,10 @@
  *   is a pair, so N must be even.
  * - m-shape: the first and the last layer tensor-parallel on all devices,
  *   the layers between them a pipeline (Tessel's M-shape).
+ * - nn-shape: the first layer and the middle one (by forward time)
+ *   tensor-parallel on all devices, a pipeline on the first half of the
+ *   devices between them, one on the second half after (Tessel's
+ *   NN-shape).
  * - k-shape: a model with two input branches that meet: each branch a
  *   pipeline on half of the devices, the layers after the meeting
  *   tensor-parallel on all (Tessel's K-shape).
@@ -158,6 +162,48 @@ static int mshape(tsl_plan *p, const tessel_model *m)
 	return TSL_OK;
 }
 
+/* Tessel's NN-shape: the first layer and the middle layer (by time)
+ * tensor-parallel on all devices, a pipeline on the first half of the
+ * devices between them and one on the second half after the middle. */
+static int nnshape(tsl_plan *p, const tessel_model *m)
+{
+	int D = m->devices, L = m->nlayers, h = D / 2;
+	double total = 0, run = 0;
+	for (int i = 1; i < L; i++)
+		total += tsl_model_layer_time(m, i, 1, TSL_PASS_FORWARD);
+	int mid = 1 + h;
+	for (int i = 1; i < L; i++) {
+		run += tsl_model_layer_time(m, i, 1, TSL_PASS_FORWARD);
+		if (run >= total / 2) {
+			mid = i;
+			break;
+		}
+	}
+	if (mid < 1 + h)
+		mid = 1 + h;
+	if (mid > L - 1 - (D - h))
+		mid = L - 1 - (D - h);
+	int rc = stages(p, D + 2);
+	if (rc)
+		return rc;
+	tsl_plan_stage *first = &p->stages[0], *middle = &p->stages[h + 1];
+	first->lo = 0, first->hi = 1, first->fixed = 1;
+	first->dev = 0, first->ndev = D, first->keep = min64(m->micros, D);
+	middle->lo = mid, middle->hi = mid + 1, middle->fixed = 1;
+	middle->dev = 0, middle->ndev = D, middle->keep = min64(m->micros, h);
+	for (int s = 0; s < D; s++) {
+		tsl_plan_stage *st = &p->stages[s < h ? 1 + s : 2 + s];
+		st->dev = s;
+		st->keep = min64(m->micros, D - s);
+	}
+	p->groups[0] = (tsl_plan_group){1, h, 1, mid};
+	p->groups[1] = (tsl_plan_group){h + 2, D + 1, mid + 1, L};
+	p->ngroups = 2;
+	p->chunks = 1;
+	p->tp = D;
+	return TSL_OK;
+}
+
 /* The first layer of the second branch, when the model is two input
  * branches (layers 0 .. b-1 and b .. j-1, each taking input only from its
  * own) that meet at layer j; 0 otherwise (*meet = j). */
@@ -250,6 +296,7 @@ int tsl_family_plans(tsl_plan **out, int *n, const tessel_model *m)
 		{"v-shape", TSL_PLAN_SEARCH, 0, 0, 1, 1, 2, 1, 0},
 		{"chimera", TSL_PLAN_SEARCH, 0, 0, 0, 1, 1, 0, 1},
 		{"m-shape", TSL_PLAN_SEARCH, 0, 0, 0, -1, 1, 0, 0},
+		{"nn-shape", TSL_PLAN_SEARCH, 0, 0, 0, -3, 1, 0, 0},
 		{"k-shape", TSL_PLAN_SEARCH, 0, 0, 0, -2, 1, 0, 0},
 		{"tp2", TSL_PLAN_SEARCH, 0, 0, 0, 2, 1, 0, 0},
 		{"tp4", TSL_PLAN_SEARCH, 0, 0, 0, 4, 1, 0, 0},
@@ -280,6 +327,13 @@ int tsl_family_plans(tsl_plan **out, int *n, const tessel_model *m)
 					 D + 2, m->nlayers);
 			if (!p->why[0])
 				rc = mshape(p, m);
+		} else if (F->tp == -3) {
+			check_needs(p, m, 1, 0, 0);
+			if (!p->why[0] && (D % 2 || m->nlayers < D + 2))
+				not_used(p, "needs an even number of devices and at least %d layers",
+					 D + 2);
+			if (!p->why[0])
+				rc = nnshape(p, m);
 		} else if (F->tp == -2) {
 			int meet = 0;
 			check_needs(p, m, 1, 0, 0);

@@ -1,7 +1,8 @@
 /* An exploration as JSON (tessel_explore_to_json; doc/formats.md,
  * "Exploration"): the model's figures, then every candidate in rank order
- * with its stages and figures, and optionally its schedule (the schedule
- * JSON of tessel_schedule_to_json, which holds the placement). */
+ * with its stages, figures and placement (the placement JSON of
+ * tessel_graph_to_json), and optionally its schedule (the schedule JSON of
+ * tessel_schedule_to_json). */
 #include <stdio.h>
 #include <string.h>
 
@@ -71,6 +72,18 @@ static int candidate(tsl_buf *b, const tessel_explore *ex, int k,
 		tsl_buf_puts(b, "],\n      ");
 	}
 	stages(b, ex, c->graph ? p : &(tsl_plan){0});
+	if (c->graph) {
+		char *text = NULL;
+		int rc = tessel_graph_to_json(&text, c->graph);
+		if (rc)
+			return rc;
+		size_t n = strlen(text);
+		while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
+			n--;
+		tsl_buf_puts(b, ",\n      \"placement\": ");
+		tsl_buf_append(b, text, n);
+		tessel_free(text);
+	}
 	if (with_schedule && c->sched) {
 		char *text = NULL;
 		int rc = tessel_schedule_to_json(&text, c->sched);

@@ -136,7 +136,10 @@ static void test_explore_small(void **state)
 	tessel_model_free(m); /* the exploration does not need it */
 	check_partitions(ex, 12);
 	tessel_options *o = th_options(8);
-	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 2000));
+	/* a budget shared by the candidates (lighter under a checker) */
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT,
+				 th_work_limit() == TESSEL_WORK_AUTO
+					 ? 2000 : 4 * TH_CHECKER_WORK));
 	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 2));
 	TH_OK(tessel_explore_run(ex, o));
 	size_t n = 0;
