@@ -120,6 +120,8 @@ static void heap_pop(heap *h)
 typedef struct psg {
 	const tessel_graph *g;
 	const tsl_list_rule *rule;
+	int64_t scale_num, scale_den; /* the memory limits it keeps to, as a
+				       * fraction of the graph's */
 	tessel_schedule *s;
 	const tsl_deadline *dl;
 	int n, nd;
@@ -287,6 +289,7 @@ static int memory_fits(psg *p, const tsl_block *B, int64_t id)
 		int64_t lim = p->g->memory_limit[e];
 		if (lim == TESSEL_UNLIMITED)
 			continue;
+		lim = lim * p->scale_num / p->scale_den;
 		int64_t keep = p->need ? reserved(p, e, id / p->n) : 0;
 		if (p->mem[e] + B->memory + keep > lim)
 			return 0;
@@ -469,11 +472,15 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 	return p->nomem ? tsl_error_nomem() : TSL_OK;
 }
 
-int tsl_list_schedule(tessel_schedule *s, const tsl_bounds *bnd,
-		      const tsl_list_rule *rule, const tsl_deadline *dl)
+/* tsl_list_schedule keeping to num/den of every memory limit. */
+static int list_scaled(tessel_schedule *s, const tsl_bounds *bnd,
+		       const tsl_list_rule *rule, const tsl_deadline *dl,
+		       int64_t num, int64_t den)
 {
 	psg p;
 	int rc = psg_init(&p, s, bnd, rule, dl);
+	p.scale_num = num;
+	p.scale_den = den;
 	int64_t looks = 0, charged = 0;
 	while (!rc && p.events.n > 0) {
 		hent e = p.events.a[0];
@@ -496,6 +503,12 @@ int tsl_list_schedule(tessel_schedule *s, const tsl_bounds *bnd,
 		rc = TESSEL_EINFEASIBLE; /* no message: memory held the rest */
 	psg_release(&p);
 	return rc;
+}
+
+int tsl_list_schedule(tessel_schedule *s, const tsl_bounds *bnd,
+		      const tsl_list_rule *rule, const tsl_deadline *dl)
+{
+	return list_scaled(s, bnd, rule, dl, 1, 1);
 }
 
 int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
@@ -535,6 +548,7 @@ int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
 				best[i] = s->entries[i].start;
 		}
 	}
+	int winner = -1;
 	for (int r = 0; r < TSL_LIST_NRULES && !rc; r++) {
 		if (*found && tsl_deadline_left_ms(dl) <= 0)
 			break;
@@ -549,6 +563,32 @@ int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
 		if (m < best_makespan) {
 			best_makespan = m;
 			*found = 1;
+			winner = r;
+			for (size_t i = 0; i < count; i++)
+				best[i] = s->entries[i].start;
+		}
+	}
+	/* the winning rule again under tighter limits: a greedy rule may
+	 * start more forwards than pay when memory lets it, so a looser
+	 * limit would give a longer schedule than a tighter one */
+	static const int64_t frac[][2] = {{3, 4}, {2, 3}, {1, 2}};
+	int limited = 0;
+	for (int d = 0; d < s->graph->ndevices; d++)
+		limited |= s->graph->memory_limit[d] != TESSEL_UNLIMITED;
+	for (int k = 0; k < 3 && !rc && winner >= 0 && limited; k++) {
+		if (tsl_deadline_left_ms(dl) <= 0)
+			break;
+		rc = list_scaled(s, bnd, &tsl_list_rules[winner], dl, frac[k][0],
+				 frac[k][1]);
+		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
+			rc = TSL_OK;
+			continue;
+		}
+		if (rc)
+			break;
+		int64_t m = tsl_schedule_makespan(s);
+		if (m < best_makespan) {
+			best_makespan = m;
 			for (size_t i = 0; i < count; i++)
 				best[i] = s->entries[i].start;
 		}

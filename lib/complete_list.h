@@ -51,9 +51,11 @@ int tsl_list_schedule(tessel_schedule *s, const tsl_bounds *bnd,
 		      const tsl_list_rule *rule, const tsl_deadline *dl);
 
 /* The rounds of a V pipeline (tsl_vshape_schedule, when the graph is
- * one), then tsl_list_schedule with each rule of tsl_list_rules; the shortest
- * result stays in s (*found 1), or *found 0 when none placed every
- * instance. Stops at dl's end once one was found (its hard end before). */
+ * one), then tsl_list_schedule with each rule of tsl_list_rules, then the
+ * winning rule keeping to 3/4, 2/3 and 1/2 of every memory limit; the
+ * shortest result stays in s (*found 1), or *found 0 when none placed
+ * every instance. Stops at dl's end once one was found (its hard end
+ * before). */
 int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
 		  const tsl_deadline *dl);
 
