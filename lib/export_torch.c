@@ -201,10 +201,13 @@ static int derive_stages(torch_map *m)
 
 /* Stages and ranks: each block on one device, with a stage; each stage on
  * one device, with a forward and a backward. */
-static int map_stages(torch_map *m)
+/* Every block's stage: its own (every block has one), or derived from
+ * the chains when none has; TESSEL_EUNSUPPORTED for a block on several
+ * devices or a mix of blocks with and without a stage. */
+static int block_stages(torch_map *m)
 {
 	const tessel_graph *g = m->g;
-	int n = g->nblocks, with = 0, maxstage = -1;
+	int n = g->nblocks, with = 0;
 	m->stage = tsl_reallocarray(NULL, n > 0 ? (size_t)n : 1, sizeof *m->stage);
 	m->recv_from = tsl_reallocarray(NULL, n > 0 ? (size_t)n : 1,
 					sizeof *m->recv_from);
@@ -224,23 +227,91 @@ static int map_stages(torch_map *m)
 	}
 	if (one_chain_root(g) == -2)
 		return TESSEL_EUNSUPPORTED;
-	if (with == 0) {
-		int rc = derive_stages(m);
-		if (rc)
-			return rc;
-	} else {
-		for (int b = 0; b < n; b++) {
-			if (g->blocks[b].stage < 0)
-				return tsl_error(TESSEL_EUNSUPPORTED,
-						 "torch CSV: block \"%s\" has no stage "
-						 "while others have (set one with "
-						 "tessel_graph_set_stage, or none to "
-						 "have them derived)",
-						 g->blocks[b].name);
-			m->stage[b] = g->blocks[b].stage;
-		}
+	if (with == 0)
+		return derive_stages(m);
+	for (int b = 0; b < n; b++) {
+		if (g->blocks[b].stage < 0)
+			return tsl_error(TESSEL_EUNSUPPORTED,
+					 "torch CSV: block \"%s\" has no stage "
+					 "while others have (set one with "
+					 "tessel_graph_set_stage, or none to "
+					 "have them derived)",
+					 g->blocks[b].name);
+		m->stage[b] = g->blocks[b].stage;
 	}
-	for (int b = 0; b < n; b++)
+	return TSL_OK;
+}
+
+/* Each stage's device (the one of its blocks, which must agree) and
+ * whether it has a weight block; count[3 s + kind] counts its blocks of
+ * each kind (at most one). */
+static int stage_devices(torch_map *m, int *count)
+{
+	const tessel_graph *g = m->g;
+	for (int s = 0; s < m->nstages; s++)
+		m->stage_dev[s] = -1;
+	for (int b = 0; b < g->nblocks; b++) {
+		const tsl_block *blk = &g->blocks[b];
+		int s = m->stage[b], d = blk->devices[0];
+		int k = blk->kind == TESSEL_KIND_FORWARD ? 0
+			: blk->kind == TESSEL_KIND_BACKWARD ? 1 : 2;
+		if (++count[3 * s + k] > 1)
+			return tsl_error(TESSEL_EUNSUPPORTED,
+					 "torch CSV: stage %d has more than one %s "
+					 "block (\"%s\"); PyTorch runs one of each "
+					 "kind per stage and micro-batch",
+					 s, tsl_kind_name(blk->kind), blk->name);
+		if (m->stage_dev[s] < 0) {
+			m->stage_dev[s] = d;
+			m->stage_gid[s] = b;
+		} else if (m->stage_dev[s] != d) {
+			return tsl_error(TESSEL_EUNSUPPORTED,
+					 "torch CSV: stage %d is on device %d (block "
+					 "\"%s\") and on device %d (block \"%s\"); "
+					 "PyTorch runs each stage on one rank",
+					 s, m->stage_dev[s],
+					 g->blocks[m->stage_gid[s]].name, d,
+					 blk->name);
+		}
+		if (blk->kind == TESSEL_KIND_WEIGHT)
+			m->has_weight[s] = 1;
+	}
+	return TSL_OK;
+}
+
+/* Every stage 0 .. nstages-1 present, with a forward and a backward. */
+static int check_stages(const torch_map *m, const int *count)
+{
+	for (int s = 0; s < m->nstages; s++) {
+		if (m->stage_dev[s] < 0)
+			return tsl_error(TESSEL_EUNSUPPORTED,
+					 "torch CSV: no block has stage %d; PyTorch "
+					 "numbers the stages 0 .. %d without gaps",
+					 s, m->nstages - 1);
+		if (!count[3 * s])
+			return tsl_error(TESSEL_EUNSUPPORTED,
+					 "torch CSV: stage %d has no forward block",
+					 s);
+		if (!count[3 * s + 1])
+			return tsl_error(TESSEL_EUNSUPPORTED,
+					 "torch CSV: stage %d has no backward block "
+					 "(an inference placement?): PyTorch's "
+					 "runtime loads a schedule only when every "
+					 "stage runs a backward of every micro-batch "
+					 "(_validate_schedule), so a forward-only "
+					 "schedule cannot be given to it; export "
+					 "the training placement", s);
+	}
+	return TSL_OK;
+}
+
+static int map_stages(torch_map *m)
+{
+	int rc = block_stages(m);
+	if (rc)
+		return rc;
+	int maxstage = -1;
+	for (int b = 0; b < m->g->nblocks; b++)
 		if (m->stage[b] > maxstage)
 			maxstage = m->stage[b];
 	m->nstages = maxstage + 1;
@@ -253,55 +324,9 @@ static int map_stages(torch_map *m)
 		tsl_free(count);
 		return tsl_error_nomem();
 	}
-	for (size_t s = 0; s < ns; s++)
-		m->stage_dev[s] = -1;
-	int rc = TSL_OK;
-	for (int b = 0; b < n && !rc; b++) {
-		const tsl_block *blk = &g->blocks[b];
-		int s = m->stage[b], d = blk->devices[0];
-		int k = blk->kind == TESSEL_KIND_FORWARD ? 0
-			: blk->kind == TESSEL_KIND_BACKWARD ? 1 : 2;
-		if (++count[3 * s + k] > 1)
-			rc = tsl_error(TESSEL_EUNSUPPORTED,
-				       "torch CSV: stage %d has more than one %s "
-				       "block (\"%s\"); PyTorch runs one of each "
-				       "kind per stage and micro-batch",
-				       s, tsl_kind_name(blk->kind), blk->name);
-		else if (m->stage_dev[s] < 0) {
-			m->stage_dev[s] = d;
-			m->stage_gid[s] = b;
-		} else if (m->stage_dev[s] != d) {
-			rc = tsl_error(TESSEL_EUNSUPPORTED,
-				       "torch CSV: stage %d is on device %d (block "
-				       "\"%s\") and on device %d (block \"%s\"); "
-				       "PyTorch runs each stage on one rank",
-				       s, m->stage_dev[s],
-				       g->blocks[m->stage_gid[s]].name, d,
-				       blk->name);
-		}
-		if (blk->kind == TESSEL_KIND_WEIGHT)
-			m->has_weight[s] = 1;
-	}
-	for (int s = 0; s < m->nstages && !rc; s++) {
-		if (m->stage_dev[s] < 0)
-			rc = tsl_error(TESSEL_EUNSUPPORTED,
-				       "torch CSV: no block has stage %d; PyTorch "
-				       "numbers the stages 0 .. %d without gaps",
-				       s, m->nstages - 1);
-		else if (!count[3 * s])
-			rc = tsl_error(TESSEL_EUNSUPPORTED,
-				       "torch CSV: stage %d has no forward block",
-				       s);
-		else if (!count[3 * s + 1])
-			rc = tsl_error(TESSEL_EUNSUPPORTED,
-				       "torch CSV: stage %d has no backward block "
-				       "(an inference placement?): PyTorch's "
-				       "runtime loads a schedule only when every "
-				       "stage runs a backward of every micro-batch "
-				       "(_validate_schedule), so a forward-only "
-				       "schedule cannot be given to it; export "
-				       "the training placement", s);
-	}
+	rc = stage_devices(m, count);
+	if (!rc)
+		rc = check_stages(m, count);
 	tsl_free(count);
 	return rc;
 }

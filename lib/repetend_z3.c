@@ -769,102 +769,140 @@ static int undecided_error(const tsl_opts *opts, int64_t P)
  * minimal once P - 1 is unsatisfiable. The resource bound is tried first
  * (the usual answer), then bisection between it and the heuristic's
  * period (or the cap); the final period gets the depth minimisation. */
-int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
-		    const tsl_bounds *bnd, const tsl_opts *opts,
-		    const tsl_deadline *dl, const tsl_repetend *hint,
-		    const tsl_repetend *guide, tsl_candidate_fn cb,
-		    void *payload)
+/* The search over periods of tsl_repetend_z3: what its steps share. */
+typedef struct period_search {
+	const tessel_graph *g;
+	const tsl_bounds *bnd;
+	const tsl_opts *opts;
+	tsl_opts quick;          /* opts without depth minimisation */
+	const tsl_deadline *dl;
+	tsl_deadline proof;      /* the checks below a known period */
+	const tsl_repetend *guide;
+	tsl_candidate_fn cb;
+	void *payload;
+	int64_t lo, hi;          /* the periods still open */
+	tsl_repetend known;      /* the repetend of period hi, when have */
+	int have, proven;
+	uint64_t units_left;     /* of the checks below a known period */
+} period_search;
+
+/* The periods to search: from the resource bound (or the longest block)
+ * to the cap, the hint's period or the total span. */
+static int period_range(period_search *ps, const tsl_repetend *hint)
 {
-	tsl_z3_reset_capped();
-	int64_t lo = bnd->resource_bound;
-	int64_t hi = opts->max_period ? opts->max_period : bnd->total_span;
-	if (hint && hint->period < hi)
-		hi = hint->period;
+	const tessel_graph *g = ps->g;
+	ps->lo = ps->bnd->resource_bound;
+	ps->hi = ps->opts->max_period ? ps->opts->max_period
+				      : ps->bnd->total_span;
+	if (hint && hint->period < ps->hi)
+		ps->hi = hint->period;
 	for (int b = 0; b < g->nblocks; b++)
-		if (g->blocks[b].span > lo)
-			lo = g->blocks[b].span;
-	if (hi < lo)
+		if (g->blocks[b].span > ps->lo)
+			ps->lo = g->blocks[b].span;
+	if (ps->hi < ps->lo)
 		return tsl_error(TESSEL_EINFEASIBLE,
 				 "the period cap %lld is below the resource bound %lld",
-				 (long long)hi, (long long)lo);
-	int skipped = solver_skipped(g, bnd, dl, hint ? opts->proof_ticks : 0);
-	if (skipped)
-		return skipped;
-	tsl_opts quick = *opts;
-	quick.minimize_depth = 0;
-	/* known: the repetend of period hi when one is known */
-	tsl_repetend known = {0};
-	known.T = tsl_calloc((size_t)g->nblocks, sizeof *known.T);
-	if (!known.T)
-		return tsl_error_nomem();
-	int have = 0, proven = 1, first = 1, rc = TSL_OK;
-	uint64_t units_left = UINT64_MAX; /* of the checks below a known period */
-	if (hint && hint->period == hi) {
-		memcpy(known.T, hint->T, (size_t)g->nblocks * sizeof *known.T);
-		known.period = hint->period;
-		known.depth = hint->depth;
-		known.k = rep->k;
-		have = 1;
-		/* its own structure may admit a smaller period */
-		int lowered = 0;
-		rc = tsl_repetend_tighten(&known, &lowered, g, bnd,
-					  bnd->resource_bound, dl);
-		if (!rc && lowered) {
-			hi = known.period;
-			known.optimal = hi <= lo;
-			if (cb)
-				rc = cb(&known, payload);
-		}
+				 (long long)ps->hi, (long long)ps->lo);
+	return TSL_OK;
+}
+
+/* The hint, when its period is the top of the range, is the known
+ * repetend, its period lowered as far as its own structure admits. */
+static int start_from_hint(period_search *ps, const tsl_repetend *hint,
+			   const tsl_repetend *rep)
+{
+	const tessel_graph *g = ps->g;
+	if (!hint || hint->period != ps->hi)
+		return TSL_OK;
+	memcpy(ps->known.T, hint->T, (size_t)g->nblocks * sizeof *ps->known.T);
+	ps->known.period = hint->period;
+	ps->known.depth = hint->depth;
+	ps->known.k = rep->k;
+	ps->have = 1;
+	int lowered = 0;
+	int rc = tsl_repetend_tighten(&ps->known, &lowered, g, ps->bnd,
+				      ps->bnd->resource_bound, ps->dl);
+	if (!rc && lowered) {
+		ps->hi = ps->known.period;
+		ps->known.optimal = ps->hi <= ps->lo;
+		if (ps->cb)
+			rc = ps->cb(&ps->known, ps->payload);
 	}
-	/* With a repetend known, the checks below its period (the proof that
-	 * it is minimal, or a shorter one) have a work bound of their own,
-	 * TSL_PERIOD_RLIMIT for the model's size: under the default budget,
-	 * whatever is left of it, up to opts->proof_ticks (the proof does not
-	 * depend on how much of the budget the search spent improving its
-	 * schedule; its work is charged but not counted against the budget);
-	 * under a budget set explicitly, within it. */
-	tsl_deadline proof = *dl;
-	if (opts->work_auto) {
+	return rc;
+}
+
+/* With a repetend known, the checks below its period (the proof that it
+ * is minimal, or a shorter one) have a work bound of their own,
+ * TSL_PERIOD_RLIMIT for the model's size: under the default budget,
+ * whatever is left of it, up to opts->proof_ticks (the proof does not
+ * depend on how much of the budget the search spent improving its
+ * schedule; its work is charged but not counted against the budget);
+ * under a budget set explicitly, within it. */
+static void proof_deadline(period_search *ps)
+{
+	ps->proof = *ps->dl;
+	if (ps->opts->work_auto) {
 		/* an explicit budget bounds everything, the proof included */
-		proof.work_end = 0;
-		proof.exempt = 1;
+		ps->proof.work_end = 0;
+		ps->proof.exempt = 1;
 	}
-	while (!rc && !(have && lo >= hi)) {
+}
+
+/* A repetend found at period P (res 1 of try_period): lowered as far as
+ * its structure admits, it becomes the known one and the top of the
+ * range. */
+static int found_at(period_search *ps, tsl_repetend *rep)
+{
+	const tessel_graph *g = ps->g;
+	int lowered = 0;
+	int rc = tsl_repetend_tighten(rep, &lowered, g, ps->bnd,
+				      ps->bnd->resource_bound, ps->dl);
+	if (!rc && lowered) {
+		rep->optimal = ps->proven && rep->period <= ps->lo;
+		if (ps->cb)
+			rc = ps->cb(rep, ps->payload);
+	}
+	ps->hi = rep->period;
+	ps->have = 1;
+	memcpy(ps->known.T, rep->T, (size_t)g->nblocks * sizeof *ps->known.T);
+	ps->known.period = rep->period;
+	ps->known.depth = rep->depth;
+	return rc;
+}
+
+/* Bisect the periods lo .. hi: the lowest first, then the middle of what
+ * is open, each a check of try_period (with a work bound once a repetend
+ * is known); ends when the range closes, or keeps the best period known
+ * when a check runs out of time, work or is cancelled. */
+static int bisect_periods(period_search *ps, tsl_repetend *rep)
+{
+	int first = 1, rc = TSL_OK;
+	while (!rc && !(ps->have && ps->lo >= ps->hi)) {
+		int64_t lo = ps->lo, hi = ps->hi;
 		int64_t P = first ? lo : lo >= hi ? hi : lo + (hi - lo) / 2;
 		first = 0;
-		rep->optimal = proven && P == lo;
-		/* with a repetend known, each check gets a work bound */
-		int res = try_period(rep, g, bnd, P, &quick, have ? &proof : dl,
-				     NULL, guide, have ? TSL_PERIOD_RLIMIT : 0,
-				     have ? &units_left : NULL, cb, payload);
+		rep->optimal = ps->proven && P == lo;
+		int res = try_period(rep, ps->g, ps->bnd, P, &ps->quick,
+				     ps->have ? &ps->proof : ps->dl, NULL,
+				     ps->guide, ps->have ? TSL_PERIOD_RLIMIT : 0,
+				     ps->have ? &ps->units_left : NULL, ps->cb,
+				     ps->payload);
 		if (res < -1) {
 			rc = res;
 		} else if (res == 1) {
-			int lowered = 0;
-			rc = tsl_repetend_tighten(rep, &lowered, g, bnd,
-						  bnd->resource_bound, dl);
-			if (!rc && lowered) {
-				rep->optimal = proven && rep->period <= lo;
-				if (cb)
-					rc = cb(rep, payload);
-			}
-			hi = rep->period;
-			have = 1;
-			memcpy(known.T, rep->T, (size_t)g->nblocks * sizeof *known.T);
-			known.period = rep->period;
-			known.depth = rep->depth;
+			rc = found_at(ps, rep);
 		} else if (res == 0 && P == hi) {
 			rc = tsl_error(TESSEL_EINFEASIBLE,
 				       "no repetend with period %lld .. %lld fits the memory limits",
-				       (long long)bnd->resource_bound, (long long)hi);
+				       (long long)ps->bnd->resource_bound, (long long)hi);
 		} else if (res == 0) {
-			lo = P + 1;
-		} else if (tsl_options_cancelled(opts->src) ||
-			   tsl_deadline_left_ms(have ? &proof : dl) <= 0 ||
-			   units_left == 0) {
-			proven = 0;
-			if (!have)
-				rc = undecided_error(opts, P);
+			ps->lo = P + 1;
+		} else if (tsl_options_cancelled(ps->opts->src) ||
+			   tsl_deadline_left_ms(ps->have ? &ps->proof : ps->dl) <= 0 ||
+			   ps->units_left == 0) {
+			ps->proven = 0;
+			if (!ps->have)
+				rc = undecided_error(ps->opts, P);
 			break; /* keep the best period known, hi */
 		} else if (P == hi) {
 			rc = tsl_error(TESSEL_ETIMEOUT, "period %lld was not decided%s",
@@ -872,26 +910,69 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 				       tsl_z3_capped() ? " within the solver memory cap"
 						       : " within the solver's work bound");
 		} else {
-			proven = 0;
-			lo = P + 1;
+			ps->proven = 0;
+			ps->lo = P + 1;
 		}
 	}
-	if (!rc) {
-		/* the final period: its depth lowered, and alternatives */
-		int optimal = proven && lo >= hi;
-		rep->optimal = optimal;
-		int res = try_period(rep, g, bnd, hi, opts, dl, &known, guide, 0,
-				     NULL, cb, payload);
-		if (res < -1)
-			rc = res;
-		rep->optimal = optimal;
-		if (res != 1) { /* nothing new: the known repetend */
-			memcpy(rep->T, known.T, (size_t)g->nblocks * sizeof *rep->T);
-			rep->period = known.period;
-			rep->depth = known.depth;
-		}
+	return rc;
+}
+
+/* The final period: its depth lowered and alternatives (try_period with
+ * the full options); the known repetend when nothing new comes of it. */
+static int final_period(period_search *ps, tsl_repetend *rep)
+{
+	const tessel_graph *g = ps->g;
+	int optimal = ps->proven && ps->lo >= ps->hi;
+	rep->optimal = optimal;
+	int rc = TSL_OK;
+	int res = try_period(rep, g, ps->bnd, ps->hi, ps->opts, ps->dl,
+			     &ps->known, ps->guide, 0, NULL, ps->cb, ps->payload);
+	if (res < -1)
+		rc = res;
+	rep->optimal = optimal;
+	if (res != 1) { /* nothing new: the known repetend */
+		memcpy(rep->T, ps->known.T, (size_t)g->nblocks * sizeof *rep->T);
+		rep->period = ps->known.period;
+		rep->depth = ps->known.depth;
 	}
-	tsl_repetend_release(&known);
+	return rc;
+}
+
+int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
+		    const tsl_bounds *bnd, const tsl_opts *opts,
+		    const tsl_deadline *dl, const tsl_repetend *hint,
+		    const tsl_repetend *guide, tsl_candidate_fn cb,
+		    void *payload)
+{
+	tsl_z3_reset_capped();
+	period_search ps = {0};
+	ps.g = g;
+	ps.bnd = bnd;
+	ps.opts = opts;
+	ps.dl = dl;
+	ps.guide = guide;
+	ps.cb = cb;
+	ps.payload = payload;
+	ps.proven = 1;
+	ps.units_left = UINT64_MAX;
+	int rc = period_range(&ps, hint);
+	if (rc)
+		return rc;
+	int skipped = solver_skipped(g, bnd, dl, hint ? opts->proof_ticks : 0);
+	if (skipped)
+		return skipped;
+	ps.quick = *opts;
+	ps.quick.minimize_depth = 0;
+	ps.known.T = tsl_calloc((size_t)g->nblocks, sizeof *ps.known.T);
+	if (!ps.known.T)
+		return tsl_error_nomem();
+	rc = start_from_hint(&ps, hint, rep);
+	proof_deadline(&ps);
+	if (!rc)
+		rc = bisect_periods(&ps, rep);
+	if (!rc)
+		rc = final_period(&ps, rep);
+	tsl_repetend_release(&ps.known);
 	return rc;
 }
 
