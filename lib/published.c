@@ -1189,46 +1189,18 @@ static int gen_chimera(pub_order *o, const pub_params *p, char *why,
 /* Largest N accepted (the V building blocks use int slots). */
 #define PUB_MAX_MICROS 100000
 
-int pub_order_build(pub_order **out, pub_family family,
-		    const pub_params *p, char *why, size_t wl)
+/* The family's own conditions on D and N, and its micro-batches (the
+ * bidirectional families pair two model micro-batches): -1 (the reason in
+ * `why`) when it does not take them. */
+static int64_t family_micros(pub_family family, const pub_params *p,
+			     char *why, size_t wl)
 {
-	const char *name = pub_family_name(family);
-	int D, split, rc;
-	int64_t N, nmicros;
-	pub_order *o = NULL;
-
-	if (why && wl)
-		why[0] = '\0';
-	if (!out || !p)
-		return fail(why, wl, TESSEL_EINVAL, "no output or parameters");
-	*out = NULL;
-	if (!name)
-		return fail(why, wl, TESSEL_EINVAL, "unknown family %d",
-			    (int)family);
-	D = p->devices;
-	N = p->micros;
-	split = pub_family_splits(family);
-	if (D < 2 || D > 1024)
-		return fail(why, wl, TESSEL_EINVAL,
-			    "%s: %d devices (2 .. 1024)", name, D);
-	if (N < 1 || N > PUB_MAX_MICROS)
-		return fail(why, wl, TESSEL_EINVAL,
-			    "%s: %lld micro-batches (1 .. %d)", name,
-			    (long long)N, PUB_MAX_MICROS);
-	if (p->f < 1 || p->f > TESSEL_MAX_SPAN || p->b < 1 ||
-	    p->b > TESSEL_MAX_SPAN || (split && (p->w < 1 ||
-						 p->w > TESSEL_MAX_SPAN)))
-		return fail(why, wl, TESSEL_EINVAL,
-			    "%s: spans %d-%d-%d (1 .. %d)", name, p->f, p->b,
-			    p->w, TESSEL_MAX_SPAN);
-	if (p->latency < 0 || p->latency > TESSEL_MAX_LATENCY)
-		return fail(why, wl, TESSEL_EINVAL, "%s: latency %d (0 .. %d)",
-			    name, p->latency, TESSEL_MAX_LATENCY);
-	nmicros = N;
+	int D = p->devices;
+	int64_t N = p->micros, nmicros = N;
 	switch (family) {
 	case PUB_DUALPIPE:
 		if (D % 2 || N % 2 || N < 2 * (int64_t)D)
-			return fail(why, wl, TESSEL_EINVAL,
+			return fail(why, wl, -1,
 				    "dualpipe: needs an even number of devices "
 				    "and an even N >= 2D (D = %d, N = %lld)",
 				    D, (long long)N);
@@ -1236,20 +1208,20 @@ int pub_order_build(pub_order **out, pub_family family,
 		break;
 	case PUB_DUALPIPE_V:
 		if (N < 2 * (int64_t)D)
-			return fail(why, wl, TESSEL_EINVAL,
+			return fail(why, wl, -1,
 				    "dualpipe-v: needs N >= 2D (D = %d, "
 				    "N = %lld)", D, (long long)N);
 		break;
 	case PUB_INTERLEAVED:
 		if (p->chunks < 2 || p->chunks > 64 || N % D)
-			return fail(why, wl, TESSEL_EINVAL,
+			return fail(why, wl, -1,
 				    "interleaved: needs 2 .. 64 chunks and N a "
 				    "multiple of D (chunks = %d, D = %d, "
 				    "N = %lld)", p->chunks, D, (long long)N);
 		break;
 	case PUB_CHIMERA:
 		if (D % 2 || N % D)
-			return fail(why, wl, TESSEL_EINVAL,
+			return fail(why, wl, -1,
 				    "chimera: needs an even number of devices "
 				    "and N a multiple of D (D = %d, N = %lld)",
 				    D, (long long)N);
@@ -1258,11 +1230,14 @@ int pub_order_build(pub_order **out, pub_family family,
 	default:
 		break;
 	}
-	rc = pub_order_new(&o, D, nmicros);
-	if (!rc && p->latency)
-		rc = tessel_graph_set_latency(o->graph, p->latency);
-	if (rc)
-		return lib_fail(why, wl, rc, name);
+	return nmicros;
+}
+
+/* Build the order of `family` into o (its generator). */
+static int generate(pub_order *o, pub_family family, const pub_params *p,
+		    char *why, size_t wl)
+{
+	int rc;
 	switch (family) {
 	case PUB_GPIPE:
 		rc = gen_gpipe(o, p, why, wl);
@@ -1301,6 +1276,53 @@ int pub_order_build(pub_order **out, pub_family family,
 		rc = TESSEL_EINVAL;
 		break;
 	}
+	return rc;
+}
+
+int pub_order_build(pub_order **out, pub_family family,
+		    const pub_params *p, char *why, size_t wl)
+{
+	const char *name = pub_family_name(family);
+	int D, split, rc;
+	int64_t N, nmicros;
+	pub_order *o = NULL;
+
+	if (why && wl)
+		why[0] = '\0';
+	if (!out || !p)
+		return fail(why, wl, TESSEL_EINVAL, "no output or parameters");
+	*out = NULL;
+	if (!name)
+		return fail(why, wl, TESSEL_EINVAL, "unknown family %d",
+			    (int)family);
+	D = p->devices;
+	N = p->micros;
+	split = pub_family_splits(family);
+	if (D < 2 || D > 1024)
+		return fail(why, wl, TESSEL_EINVAL,
+			    "%s: %d devices (2 .. 1024)", name, D);
+	if (N < 1 || N > PUB_MAX_MICROS)
+		return fail(why, wl, TESSEL_EINVAL,
+			    "%s: %lld micro-batches (1 .. %d)", name,
+			    (long long)N, PUB_MAX_MICROS);
+	if (p->f < 1 || p->f > TESSEL_MAX_SPAN || p->b < 1 ||
+	    p->b > TESSEL_MAX_SPAN || (split && (p->w < 1 ||
+						 p->w > TESSEL_MAX_SPAN)))
+		return fail(why, wl, TESSEL_EINVAL,
+			    "%s: spans %d-%d-%d (1 .. %d)", name, p->f, p->b,
+			    p->w, TESSEL_MAX_SPAN);
+	if (p->latency < 0 || p->latency > TESSEL_MAX_LATENCY)
+		return fail(why, wl, TESSEL_EINVAL, "%s: latency %d (0 .. %d)",
+			    name, p->latency, TESSEL_MAX_LATENCY);
+	nmicros = family_micros(family, p, why, wl);
+	if (nmicros < 0)
+		return TESSEL_EINVAL;
+	rc = pub_order_new(&o, D, nmicros);
+	if (!rc && p->latency)
+		rc = tessel_graph_set_latency(o->graph, p->latency);
+	if (rc)
+		return lib_fail(why, wl, rc, name);
+	rc = generate(o, family, p, why, wl);
 	if (rc) {
 		if (why && wl && !why[0])
 			lib_fail(why, wl, rc, name);
@@ -1317,147 +1339,177 @@ int pub_order_build(pub_order **out, pub_family family,
 
 /* Start steps of every (block, micro-batch) when each device runs its
  * order as early as possible: starts[gid * nmicros + m]. */
-static int order_starts(int64_t *starts, const pub_order *o, char *why,
-			size_t wl)
-{
-	const tessel_graph *g = o->graph;
-	int64_t nb = 0, N = o->nmicros;
-	int D = o->ndevices, rc;
-	int *dev = NULL, *ndeps = NULL, *deps = NULL;
-	int64_t *lat = NULL, *ends = NULL, *free_at = NULL;
-	size_t *pos = NULL, *first = NULL, done = 0, total;
+/* An order and its placement read flat for order_starts. */
+typedef struct flat_order {
+	const pub_order *o;
+	const tessel_graph *g;
+	int64_t nb, N;
+	int *dev, *ndeps, *deps;
+	int64_t *lat, *ends, *free_at;
+	size_t *pos, *first;
+} flat_order;
 
-	rc = tessel_graph_get(&nb, g, TESSEL_GRAPH_NBLOCKS);
-	if (rc)
-		return lib_fail(why, wl, rc, "placement");
-	total = (size_t)nb * (size_t)N;
-	dev = calloc((size_t)nb, sizeof *dev);
-	ndeps = calloc((size_t)nb, sizeof *ndeps);
-	first = calloc((size_t)nb + 1, sizeof *first);
-	ends = malloc(total * sizeof *ends);
-	free_at = calloc((size_t)D, sizeof *free_at);
-	pos = calloc((size_t)D, sizeof *pos);
-	if (!dev || !ndeps || !first || !ends || !free_at || !pos) {
-		rc = TESSEL_ENOMEM;
-		goto out;
-	}
+/* Each block's device (one only), dependencies and their latencies (0 on
+ * the same device). */
+static int read_blocks(flat_order *f, char *why, size_t wl)
+{
+	const tessel_graph *g = f->g;
+	int64_t nb = f->nb;
+	int rc = TESSEL_OK;
 	for (int64_t b = 0; b < nb && !rc; b++) {
 		int64_t nd = 0, k = 0;
 		rc = tessel_graph_block_get(&nd, g, (int)b, TESSEL_BLOCK_NDEVICES);
 		if (!rc && nd != 1)
-			rc = fail(why, wl, TESSEL_EINVAL,
-				  "block %lld occupies %lld devices", (long long)b,
-				  (long long)nd);
+			return fail(why, wl, TESSEL_EINVAL,
+				    "block %lld occupies %lld devices", (long long)b,
+				    (long long)nd);
 		if (!rc)
-			rc = tessel_graph_block_device(&dev[b], g, (int)b, 0);
+			rc = tessel_graph_block_device(&f->dev[b], g, (int)b, 0);
 		if (!rc)
 			rc = tessel_graph_block_get(&k, g, (int)b, TESSEL_BLOCK_NDEPS);
-		ndeps[b] = (int)k;
-		first[b + 1] = first[b] + (size_t)k;
+		f->ndeps[b] = (int)k;
+		f->first[b + 1] = f->first[b] + (size_t)k;
 	}
 	if (rc)
-		goto out;
-	deps = malloc((first[nb] + 1) * sizeof *deps);
-	lat = malloc((first[nb] + 1) * sizeof *lat);
-	if (!deps || !lat) {
-		rc = TESSEL_ENOMEM;
-		goto out;
-	}
+		return rc;
+	f->deps = malloc((f->first[nb] + 1) * sizeof *f->deps);
+	f->lat = malloc((f->first[nb] + 1) * sizeof *f->lat);
+	if (!f->deps || !f->lat)
+		return TESSEL_ENOMEM;
 	for (int64_t b = 0; b < nb && !rc; b++)
-		for (int k = 0; k < ndeps[b] && !rc; k++) {
-			size_t i = first[b] + (size_t)k;
-			rc = tessel_graph_block_dep(&deps[i], g, (int)b, (size_t)k);
+		for (int k = 0; k < f->ndeps[b] && !rc; k++) {
+			size_t i = f->first[b] + (size_t)k;
+			rc = tessel_graph_block_dep(&f->deps[i], g, (int)b, (size_t)k);
 			if (!rc)
-				rc = tessel_graph_block_dep_latency(&lat[i], NULL, g,
+				rc = tessel_graph_block_dep_latency(&f->lat[i], NULL, g,
 								    (int)b, (size_t)k);
-			if (!rc && dev[deps[i]] == dev[b])
-				lat[i] = 0;
+			if (!rc && f->dev[f->deps[i]] == f->dev[b])
+				f->lat[i] = 0;
 		}
-	if (rc) {
-		rc = lib_fail(why, wl, rc, "placement");
-		goto out;
-	}
-	/* every (block, micro-batch) once, on its block's device */
+	return rc ? lib_fail(why, wl, rc, "placement") : TESSEL_OK;
+}
+
+/* Every (block, micro-batch) once in the orders, on its block's device;
+ * marks each entry's end -1 (not run yet). */
+static int check_entries(flat_order *f, char *why, size_t wl)
+{
+	const pub_order *o = f->o;
+	size_t total = (size_t)f->nb * (size_t)f->N, N = (size_t)f->N;
 	for (size_t i = 0; i < total; i++)
-		ends[i] = -2;
-	for (int d = 0; d < D && !rc; d++)
-		for (size_t k = 0; k < o->len[d] && !rc; k++) {
+		f->ends[i] = -2;
+	for (int d = 0; d < o->ndevices; d++)
+		for (size_t k = 0; k < o->len[d]; k++) {
 			const pub_step *s = &o->steps[d][k];
-			if (s->gid < 0 || s->gid >= nb || s->micro < 0 ||
-			    s->micro >= N)
-				rc = fail(why, wl, TESSEL_EINVAL,
-					  "device %d, entry %zu: no block %d of "
-					  "micro-batch %lld", d, k, s->gid,
-					  (long long)s->micro);
-			else if (dev[s->gid] != d)
-				rc = fail(why, wl, TESSEL_EINVAL,
-					  "device %d runs block %d of micro-batch "
-					  "%lld, placed on device %d", d, s->gid,
-					  (long long)s->micro, dev[s->gid]);
-			else if (ends[(size_t)s->gid * (size_t)N + (size_t)s->micro] != -2)
-				rc = fail(why, wl, TESSEL_EINVAL,
-					  "block %d of micro-batch %lld is in the "
-					  "order twice", s->gid, (long long)s->micro);
-			else
-				ends[(size_t)s->gid * (size_t)N + (size_t)s->micro] = -1;
+			if (s->gid < 0 || s->gid >= f->nb || s->micro < 0 ||
+			    s->micro >= f->N)
+				return fail(why, wl, TESSEL_EINVAL,
+					    "device %d, entry %zu: no block %d of "
+					    "micro-batch %lld", d, k, s->gid,
+					    (long long)s->micro);
+			if (f->dev[s->gid] != d)
+				return fail(why, wl, TESSEL_EINVAL,
+					    "device %d runs block %d of micro-batch "
+					    "%lld, placed on device %d", d, s->gid,
+					    (long long)s->micro, f->dev[s->gid]);
+			size_t at = (size_t)s->gid * N + (size_t)s->micro;
+			if (f->ends[at] != -2)
+				return fail(why, wl, TESSEL_EINVAL,
+					    "block %d of micro-batch %lld is in the "
+					    "order twice", s->gid, (long long)s->micro);
+			f->ends[at] = -1;
 		}
-	for (size_t i = 0; i < total && !rc; i++)
-		if (ends[i] == -2)
-			rc = fail(why, wl, TESSEL_EINVAL,
-				  "block %zu of micro-batch %zu is in no order",
-				  i / (size_t)N, i % (size_t)N);
-	while (!rc && done < total) {
+	for (size_t i = 0; i < total; i++)
+		if (f->ends[i] == -2)
+			return fail(why, wl, TESSEL_EINVAL,
+				    "block %zu of micro-batch %zu is in no order",
+				    i / N, i % N);
+	return TESSEL_OK;
+}
+
+/* Run the orders as early as possible: each device takes its next entry
+ * as soon as its dependencies have ended (plus their latency); an order
+ * that waits for an entry after it is refused. */
+static int run_asap(int64_t *starts, flat_order *f, char *why, size_t wl)
+{
+	const pub_order *o = f->o;
+	size_t total = (size_t)f->nb * (size_t)f->N, N = (size_t)f->N, done = 0;
+	while (done < total) {
 		size_t before = done;
-		for (int d = 0; d < D; d++)
-			while (pos[d] < o->len[d]) {
-				const pub_step *s = &o->steps[d][pos[d]];
-				int64_t start = free_at[d];
+		for (int d = 0; d < o->ndevices; d++)
+			while (f->pos[d] < o->len[d]) {
+				const pub_step *s = &o->steps[d][f->pos[d]];
+				int64_t start = f->free_at[d];
 				int ready = 1;
-				for (size_t i = first[s->gid]; i < first[s->gid + 1]; i++) {
-					int64_t e = ends[(size_t)deps[i] * (size_t)N +
-							 (size_t)s->micro];
+				for (size_t i = f->first[s->gid]; i < f->first[s->gid + 1]; i++) {
+					int64_t e = f->ends[(size_t)f->deps[i] * N +
+							    (size_t)s->micro];
 					if (e < 0) {
 						ready = 0;
 						break;
 					}
-					if (e + lat[i] > start)
-						start = e + lat[i];
+					if (e + f->lat[i] > start)
+						start = e + f->lat[i];
 				}
 				if (!ready)
 					break;
 				int64_t span = 0;
-				tessel_graph_block_get(&span, g, s->gid, TESSEL_BLOCK_SPAN);
-				size_t at = (size_t)s->gid * (size_t)N + (size_t)s->micro;
+				tessel_graph_block_get(&span, f->g, s->gid, TESSEL_BLOCK_SPAN);
+				size_t at = (size_t)s->gid * N + (size_t)s->micro;
 				starts[at] = start;
-				ends[at] = start + span;
-				free_at[d] = start + span;
-				pos[d]++;
+				f->ends[at] = start + span;
+				f->free_at[d] = start + span;
+				f->pos[d]++;
 				done++;
 			}
 		if (done == before) {
 			int d = 0;
-			while (pos[d] >= o->len[d])
+			while (f->pos[d] >= o->len[d])
 				d++;
 			const char *name = "?";
-			tessel_graph_block_name(&name, g, o->steps[d][pos[d]].gid);
-			rc = fail(why, wl, TESSEL_EINVAL,
-				  "the order cannot run: device %d waits at entry "
-				  "%zu (%s of micro-batch %lld) for a dependency "
-				  "that comes later", d, pos[d], name,
-				  (long long)o->steps[d][pos[d]].micro);
+			tessel_graph_block_name(&name, f->g, o->steps[d][f->pos[d]].gid);
+			return fail(why, wl, TESSEL_EINVAL,
+				    "the order cannot run: device %d waits at entry "
+				    "%zu (%s of micro-batch %lld) for a dependency "
+				    "that comes later", d, f->pos[d], name,
+				    (long long)o->steps[d][f->pos[d]].micro);
 		}
 	}
-out:
+	return TESSEL_OK;
+}
+
+static int order_starts(int64_t *starts, const pub_order *o, char *why,
+			size_t wl)
+{
+	flat_order f = {o, o->graph, 0, o->nmicros, NULL, NULL, NULL,
+			NULL, NULL, NULL, NULL, NULL};
+	int rc = tessel_graph_get(&f.nb, f.g, TESSEL_GRAPH_NBLOCKS);
+	if (rc)
+		return lib_fail(why, wl, rc, "placement");
+	size_t total = (size_t)f.nb * (size_t)f.N;
+	f.dev = calloc((size_t)f.nb, sizeof *f.dev);
+	f.ndeps = calloc((size_t)f.nb, sizeof *f.ndeps);
+	f.first = calloc((size_t)f.nb + 1, sizeof *f.first);
+	f.ends = malloc(total * sizeof *f.ends);
+	f.free_at = calloc((size_t)o->ndevices, sizeof *f.free_at);
+	f.pos = calloc((size_t)o->ndevices, sizeof *f.pos);
+	if (!f.dev || !f.ndeps || !f.first || !f.ends || !f.free_at || !f.pos)
+		rc = TESSEL_ENOMEM;
+	if (!rc)
+		rc = read_blocks(&f, why, wl);
+	if (!rc)
+		rc = check_entries(&f, why, wl);
+	if (!rc)
+		rc = run_asap(starts, &f, why, wl);
 	if (rc == TESSEL_ENOMEM)
 		fail(why, wl, rc, "out of memory");
-	free(dev);
-	free(ndeps);
-	free(first);
-	free(deps);
-	free(lat);
-	free(ends);
-	free(free_at);
-	free(pos);
+	free(f.dev);
+	free(f.ndeps);
+	free(f.first);
+	free(f.deps);
+	free(f.lat);
+	free(f.ends);
+	free(f.free_at);
+	free(f.pos);
 	return rc;
 }
 
