@@ -226,6 +226,21 @@ static int halve_keeps(tsl_plan *p)
 	return changed;
 }
 
+/* Let every partitioned stage of a shared device use the whole memory
+ * the fixed stages leave; 0 when none was shared. */
+static int whole_devices(tsl_plan *p, const tessel_model *m)
+{
+	int changed = 0;
+	for (int s = 0; s < p->nstages; s++)
+		if (!p->stages[s].fixed && p->stages[s].share > 1) {
+			p->stages[s].share = 1;
+			changed = 1;
+		}
+	if (changed)
+		set_caps(p, m);
+	return changed;
+}
+
 int tsl_partition(tsl_plan *p, const tessel_model *m)
 {
 	if (p->why[0] || !p->nstages)
@@ -238,7 +253,12 @@ int tsl_partition(tsl_plan *p, const tessel_model *m)
 		/* a searched family may keep fewer micro-batches than its
 		 * published order would: the search finds what fits */
 		if (rc || !p->why[0] || p->mode != TSL_PLAN_SEARCH ||
-		    !strstr(p->why, "fits the memory") || !halve_keeps(p))
+		    !strstr(p->why, "fits the memory"))
+			break;
+		/* keeping one micro-batch each and still too big: a device's
+		 * stages share its memory as they need, not equally (the
+		 * placement's limits then say whether the cut fits) */
+		if (!halve_keeps(p) && !whole_devices(p, m))
 			break;
 		p->why[0] = '\0';
 	}

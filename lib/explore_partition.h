@@ -19,8 +19,10 @@ double tsl_stage_memory(const tessel_model *m, const tsl_plan_stage *st);
  * possible while every stage fits its share of the device's memory (what
  * the fixed stages on its devices leave, over `share`); mirrors copy
  * their stage. When no cut fits a searched family, the stages' `keep`
- * are halved (down to 1) until one does: the search then finds what the
- * memory allows. When none fits, p->why says so and TSL_OK is returned.
+ * are halved (down to 1) until one does, then a device's stages may each
+ * use all of its memory (the placement's limits say whether the cut
+ * fits): the search finds what the memory allows. When none fits, p->why
+ * says so and TSL_OK is returned.
  * TESSEL_ENOMEM. */
 int tsl_partition(tsl_plan *p, const tessel_model *m);
 
