@@ -476,7 +476,11 @@ typedef enum tessel_option {
  * bound the proof that a period is minimal: the solver's checks below a
  * known period then have a work bound of their own, for the model's size
  * (guide: "Work budget"), charged to TESSEL_SCHED_WORK; a budget set
- * explicitly bounds everything, the proof included. tessel_min_memory's default is 5,000 units. */
+ * explicitly bounds everything, the proof included. Nor does it bound the
+ * heuristic mode's search, which the default search runs as a candidate
+ * with its own default budget (charged to TESSEL_SCHED_WORK; since 1.5),
+ * so that it is never longer than TESSEL_OPT_FAST's. tessel_min_memory's
+ * default is 5,000 units. */
 #define TESSEL_WORK_AUTO (-1)
 
 /* TESSEL_OPT_SOLVER_MEMORY_MB caps the memory of each Z3 check in
@@ -554,7 +558,9 @@ TESSEL_API int tessel_progress_get(int64_t *out, const tessel_progress *p,
  * improved), "windows" (the ends re-solved exactly), "restarts" (the
  * completion restarted from the schedule's own micro-batches), "direct"
  * (few micro-batches scheduled all at once), "unlimited" (the placement
- * searched without its memory limits), "done". *out: static, borrowed.
+ * searched without its memory limits), "fast" (under the default budget,
+ * the heuristic mode's search as a candidate: since 1.5), "done". *out:
+ * static, borrowed.
  * New phases may be added. */
 TESSEL_API int tessel_progress_phase(const char **out, const tessel_progress *p);
 

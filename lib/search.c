@@ -1162,6 +1162,39 @@ static int try_without_limits(tessel_schedule **s, const tessel_graph *g,
 	return rc;
 }
 
+/* Under the default budget the search is never longer than the heuristic
+ * mode's: that search, with its own default budget (charged besides), is a
+ * candidate too (the solver's phases share the budget differently and can
+ * end a few steps above it). *s is replaced by it when it is shorter. */
+static int try_heuristic_mode(tessel_schedule **s, const tessel_graph *g,
+			      const tsl_opts *o, const tsl_deadline *dl,
+			      const tsl_deadline *fin_dl)
+{
+	if (o->fast || !o->work_auto || (*s)->makespan_optimal ||
+	    tsl_deadline_left_ms(fin_dl) <= 0 || tsl_options_cancelled(o->src))
+		return TSL_OK;
+	tsl_opts f = *o;
+	f.fast = 1;
+	auto_budget(&f, g);
+	tsl_deadline dl2 = *dl, fin2 = *fin_dl;
+	tessel_schedule *u = NULL;
+	int rc = search_graph(&u, g, &f, &dl2, &fin2, NULL, f.work_ticks);
+	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED ||
+	    rc == TESSEL_EINFEASIBLE) {
+		tessel_schedule_free(u);
+		return TSL_OK; /* nothing better in time */
+	}
+	if (rc)
+		return rc;
+	if (tsl_schedule_makespan(u) < tsl_schedule_makespan(*s)) {
+		tessel_schedule_free(*s);
+		*s = u;
+		u = NULL;
+	}
+	tessel_schedule_free(u);
+	return TSL_OK;
+}
+
 TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 			     const tessel_options *options)
 {
@@ -1202,6 +1235,13 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 			rc = try_without_limits(&s, g, &o, &dl, &all);
 		if (rc == TESSEL_ECANCELLED)
 			rc = TSL_OK; /* the schedule as it stands */
+	}
+	if (!rc) {
+		rc = enter_phase(&progress, &o, "fast");
+		if (!rc)
+			rc = try_heuristic_mode(&s, g, &o, &dl, &fin_dl);
+		if (rc == TESSEL_ECANCELLED)
+			rc = TSL_OK;
 	}
 	if (rc) {
 		tessel_schedule_free(s);
