@@ -1,4 +1,4 @@
-/* What the Z3 encodings (repetend_z3.c, complete_direct_z3.c) share: a context whose
+/* What the Z3 encodings (repetend_z3.c, complete_model_z3.c) share: a context whose
  * errors never abort, a QF_LIA solver, cancellation from another thread,
  * and checks bounded by time, Z3's deterministic resource count and the
  * solver memory cap. */
@@ -72,8 +72,8 @@ int tsl_z3_lower(int *improved, int64_t *best, int64_t *lo, int64_t *found,
 		 const int64_t *span, size_t nvars, int64_t fixed_end,
 		 unsigned rlimit, int *checks_left, const tsl_deadline *dl);
 
-/* Terms of the integer encodings (complete_direct_z3.c,
- * complete_window_z3.c): the constant v, x + c, and the assertion x <= y. */
+/* Terms of the integer encoding (complete_model_z3.c): the constant v,
+ * x + c, and the assertion x <= y. */
 static inline Z3_ast tsl_z3_int(const tsl_z3 *z, int64_t v)
 {
 	return Z3_mk_int64(z->ctx, v, z->isort);
