@@ -681,9 +681,11 @@ static int group_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 	return rc;
 }
 
-int tsl_complete_regroup(tessel_schedule *s, const tsl_bounds *bnd,
-			 int64_t effort, const tsl_deadline *dl)
+int tsl_complete_regroup(tessel_schedule *s, const tsl_stage *st,
+			 int64_t effort)
 {
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_deadline *dl = st->dl;
 	size_t count = (size_t)s->graph->nblocks * (size_t)s->nmicros;
 	int k = s->rep_k > 1 ? (int)s->rep_k : 1;
 	if (effort <= 0 || s->period <= 0 || count == 0)
@@ -736,8 +738,10 @@ static int walk_from_both(tessel_schedule *s, tsl_inst *seq, int64_t *kept,
  * Every later step stops at the deadline and is dropped unless it ended
  * with a shorter schedule, so the result is always a complete one. */
 int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
-		 const tsl_bounds *bnd, int64_t effort, const tsl_deadline *dl)
+		 const tsl_stage *st, int64_t effort)
 {
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_deadline *dl = st->dl;
 	const tessel_graph *g = s->graph;
 	size_t count = (size_t)g->nblocks * (size_t)s->nmicros;
 	int64_t bound = tsl_bounds_lower(bnd, s->nmicros);
@@ -808,9 +812,11 @@ out:
 	return rc;
 }
 
-int tsl_complete_improve(tessel_schedule *s, const tsl_bounds *bnd,
-			 int64_t effort, const tsl_deadline *dl)
+int tsl_complete_improve(tessel_schedule *s, const tsl_stage *st,
+			 int64_t effort)
 {
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_deadline *dl = st->dl;
 	size_t count = (size_t)s->graph->nblocks * (size_t)s->nmicros;
 	int64_t bound = tsl_bounds_lower(bnd, s->nmicros);
 	if (effort <= 0 || count == 0 || tsl_schedule_makespan(s) <= bound)

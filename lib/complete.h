@@ -8,6 +8,7 @@
 #include "bounds.h"
 #include "repetend.h"
 #include "schedule.h"
+#include "stage.h"
 #include "budget.h"
 #include "util.h"
 
@@ -17,16 +18,17 @@ void tsl_repetend_range(tessel_schedule *s);
 /* Build the N-micro-batch schedule from a repetend: periodic unrolling,
  * phase labels, then compaction (ASAP in periodic order, then a local
  * search bounded by `effort` instance visits, 0 skips it, and stopped at
- * the deadline `dl`, which may be NULL). */
+ * the stage's deadline, which may be NULL). st: s's graph, its bounds, the
+ * options (may be NULL) and the deadline; so for every stage below. */
 int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
-		 const tsl_bounds *bnd, int64_t effort, const tsl_deadline *dl);
+		 const tsl_stage *st, int64_t effort);
 
 /* The restarts of tsl_complete from the groups of micro-batches of the
  * finished schedule s (its period and repetend micro-batches): its starts
  * are replaced when they find a shorter schedule (phases, period and
  * depth kept), within `effort` instance visits and the deadline. */
-int tsl_complete_regroup(tessel_schedule *s, const tsl_bounds *bnd,
-			 int64_t effort, const tsl_deadline *dl);
+int tsl_complete_regroup(tessel_schedule *s, const tsl_stage *st,
+			 int64_t effort);
 
 /* The improvement passes of tsl_complete on a complete schedule s made
  * without a repetend (list scheduling, complete_list.c), from its own
@@ -34,8 +36,8 @@ int tsl_complete_regroup(tessel_schedule *s, const tsl_bounds *bnd,
  * rounds and the perturbed restarts, within `effort` instance visits (as
  * tsl_complete) and the deadline; s is only replaced by valid, shorter
  * starts. */
-int tsl_complete_improve(tessel_schedule *s, const tsl_bounds *bnd,
-			 int64_t effort, const tsl_deadline *dl);
+int tsl_complete_improve(tessel_schedule *s, const tsl_stage *st,
+			 int64_t effort);
 
 /* The figures of a repetend for a schedule made without one: the longest
  * run of micro-batches in which each micro-batch m + k repeats m's

@@ -25,10 +25,12 @@
 /* ... and micro-batches: beyond, the steady state dominates. */
 #define TSL_DIRECT_MAX_MICROS 8
 
-int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
-		  const tsl_opts *opts, const tsl_deadline *dl, int *proven)
+int tsl_direct_z3(tessel_schedule *s, int *proven, const tsl_stage *st)
 {
 	const tessel_graph *g = s->graph;
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_opts *opts = st->opts;
+	const tsl_deadline *dl = st->dl;
 	size_t E = (size_t)g->nblocks * (size_t)s->nmicros;
 	int64_t best = tsl_schedule_makespan(s);
 	int64_t lb = tsl_bounds_lower(bnd, s->nmicros);

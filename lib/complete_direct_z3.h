@@ -13,9 +13,8 @@
  * directly with the solver, below the makespan of the schedule s; on
  * success s's starts are replaced (phases kept). Does nothing for larger
  * problems or when s already reaches the lower bound. *proven: 1 when
- * s's makespan is then known to be minimal. */
-int tsl_direct_z3(tessel_schedule *s, const tsl_bounds *bnd,
-		  const tsl_opts *opts, const tsl_deadline *deadline,
-		  int *proven);
+ * s's makespan is then known to be minimal. st: s's graph, its bounds,
+ * the options (needed) and the deadline of every check. */
+int tsl_direct_z3(tessel_schedule *s, int *proven, const tsl_stage *st);
 
 #endif

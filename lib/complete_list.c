@@ -505,15 +505,18 @@ static int list_scaled(tessel_schedule *s, const tsl_bounds *bnd,
 	return rc;
 }
 
-int tsl_list_schedule(tessel_schedule *s, const tsl_bounds *bnd,
-		      const tsl_list_rule *rule, const tsl_deadline *dl)
+int tsl_list_schedule(tessel_schedule *s, const tsl_stage *st,
+		      const tsl_list_rule *rule)
 {
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_deadline *dl = st->dl;
 	return list_scaled(s, bnd, rule, dl, 1, 1);
 }
 
-int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
-		  const tsl_deadline *dl)
+int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st)
 {
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_deadline *dl = st->dl;
 	size_t count = (size_t)s->graph->nblocks * (size_t)s->nmicros;
 	int64_t *best = tsl_reallocarray(NULL, count, sizeof *best);
 	int64_t best_makespan = INT64_MAX;
@@ -552,7 +555,7 @@ int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
 	for (int r = 0; r < TSL_LIST_NRULES && !rc; r++) {
 		if (*found && tsl_deadline_left_ms(dl) <= 0)
 			break;
-		rc = tsl_list_schedule(s, bnd, &tsl_list_rules[r], dl);
+		rc = tsl_list_schedule(s, st, &tsl_list_rules[r]);
 		if (rc == TESSEL_EINFEASIBLE || (rc == TESSEL_ETIMEOUT && *found)) {
 			rc = TSL_OK;
 			continue;

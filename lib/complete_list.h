@@ -8,6 +8,7 @@
 #include "bounds.h"
 #include "budget.h"
 #include "schedule.h"
+#include "stage.h"
 
 /* How a device chooses among the instances ready on it. */
 typedef struct tsl_list_rule {
@@ -44,19 +45,19 @@ extern const tsl_list_rule tsl_list_rules[TSL_LIST_NRULES];
  * limits hold at every step. The starts go to the schedule's entries;
  * TESSEL_EINFEASIBLE (without a message) when no instance can start
  * before all are placed (memory holds every ready instance back),
- * TESSEL_ETIMEOUT (without a message) when the hard end of dl passed or
- * the search was cancelled.
- * Time O(I log I) for I instances; charged to dl. */
-int tsl_list_schedule(tessel_schedule *s, const tsl_bounds *bnd,
-		      const tsl_list_rule *rule, const tsl_deadline *dl);
+ * TESSEL_ETIMEOUT (without a message) when the hard end of the stage's
+ * deadline passed or the search was cancelled (st: s's graph, its bounds,
+ * the options, may be NULL, and the deadline).
+ * Time O(I log I) for I instances; charged to the deadline. */
+int tsl_list_schedule(tessel_schedule *s, const tsl_stage *st,
+		      const tsl_list_rule *rule);
 
 /* The rounds of a V pipeline (tsl_vshape_schedule, when the graph is
  * one), then tsl_list_schedule with each rule of tsl_list_rules, then the
  * winning rule keeping to 3/4, 2/3 and 1/2 of every memory limit; the
  * shortest result stays in s (*found 1), or *found 0 when none placed
- * every instance. Stops at dl's end once one was found (its hard end
- * before). */
-int tsl_list_best(tessel_schedule *s, int *found, const tsl_bounds *bnd,
-		  const tsl_deadline *dl);
+ * every instance. Stops at the stage's deadline once one was found (its
+ * hard end before). */
+int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st);
 
 #endif

@@ -192,9 +192,11 @@ static void release_problem(tsl_problem *p)
 	tsl_succ_release(&p->succ);
 }
 
-int tsl_complete_window_z3(tessel_schedule *s, const tsl_bounds *bnd,
-			   const tsl_opts *opts, const tsl_deadline *dl)
+int tsl_complete_window_z3(tessel_schedule *s, const tsl_stage *st)
 {
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_opts *opts = st->opts;
+	const tsl_deadline *dl = st->dl;
 	int64_t lb = tsl_bounds_lower(bnd, s->nmicros);
 	if (tsl_schedule_makespan(s) <= lb || tsl_deadline_left_ms(dl) <= 0)
 		return TSL_OK;

@@ -13,11 +13,11 @@
  * with every other instance kept, then those of its first steps (the last
  * ones mirrored in time), in rounds while the makespan drops, memory
  * limits and latencies honoured. Each window holds at most a few hundred
- * instances; every check stops at the deadline `dl` and a work bound. The
+ * instances; every check stops at the stage's deadline and a work bound
+ * (st: s's graph, its bounds, the options, needed, and the deadline). The
  * schedule's starts change only to a valid, shorter schedule. TSL_OK
  * (also when nothing improved, the time ran out or Z3 failed) or
  * TESSEL_ENOMEM. */
-int tsl_complete_window_z3(tessel_schedule *s, const tsl_bounds *bnd,
-			   const tsl_opts *opts, const tsl_deadline *dl);
+int tsl_complete_window_z3(tessel_schedule *s, const tsl_stage *st);
 
 #endif

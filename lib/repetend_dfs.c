@@ -609,11 +609,11 @@ static void dfs_store(const dfs *s, tsl_repetend *rep, const tsl_bounds *bnd)
 	rep->optimal = P == bnd->resource_bound;
 }
 
-int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
-		     const tsl_bounds *bnd, const int *order, int64_t P,
-		     int64_t budget, const tsl_deadline *dl,
-		     const tessel_options *src, int *found)
+int tsl_repetend_dfs(tsl_repetend *rep, int *found, const tsl_stage *st,
+		     const int *order, int64_t P, int64_t budget)
 {
+	const tessel_graph *g = st->g;
+	const tsl_bounds *bnd = st->bnd;
 	dfs s = {0};
 	int n = g->nblocks;
 	int *own_order = NULL;
@@ -635,8 +635,8 @@ int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
 	s.n = n;
 	s.P = P;
 	s.budget = budget;
-	s.dl = dl;
-	s.src = src;
+	s.dl = st->dl;
+	s.src = tsl_stage_src(st);
 	dfs_unit(&s);
 	int rc = tsl_circles_init(&s.busy, g->ndevices);
 	if (rc) {

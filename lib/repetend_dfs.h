@@ -8,6 +8,7 @@
 #include "bounds.h"
 #include "graph.h"
 #include "repetend.h"
+#include "stage.h"
 #include "tessel.h"
 #include "budget.h"
 #include "util.h"
@@ -17,10 +18,8 @@
  * start), see repetend_dfs.c.
  * *found 1 with the shallowest repetend found in rep (rep->T allocated),
  * 0 when none was found within `budget` work units or before the deadline
- * `dl` (may be NULL) or a cancel of `src` (may be NULL). */
-int tsl_repetend_dfs(tsl_repetend *rep, const tessel_graph *g,
-		     const tsl_bounds *bnd, const int *order, int64_t P,
-		     int64_t budget, const tsl_deadline *dl,
-		     const tessel_options *src, int *found);
+ * of the stage st or its cancel (st: graph, bounds, options, deadline). */
+int tsl_repetend_dfs(tsl_repetend *rep, int *found, const tsl_stage *st,
+		     const int *order, int64_t P, int64_t budget);
 
 #endif

@@ -31,6 +31,7 @@ typedef struct heur {
 	const tsl_bounds *bnd;
 	const tsl_deadline *dl;
 	const tessel_options *src; /* for cancellation; may be NULL */
+	const tsl_stage *st;       /* all four: for the memory-aware search */
 	int n;
 	int64_t P;
 	tsl_circles busy;
@@ -515,8 +516,8 @@ static int try_period(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 	if (!*found && !h->list_only && h->P == h->bnd->resource_bound &&
 	    has_limit(h->g) && !out_of_time(h)) {
 		make_order(h, 1, tmp);
-		int rc = tsl_repetend_dfs(rep, h->g, h->bnd, h->order, h->P,
-					  h->dfs_budget, h->dl, h->src, found);
+		int rc = tsl_repetend_dfs(rep, found, h->st, h->order, h->P,
+					  h->dfs_budget);
 		if (rc)
 			return rc;
 	}
@@ -662,15 +663,18 @@ static int heuristic_search(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 }
 
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
-			   const tessel_graph *g, const tsl_bounds *bnd,
-			   const tsl_deadline *dl, const tessel_options *src,
-			   int64_t dfs_budget)
+			   const tsl_stage *st, int64_t dfs_budget)
 {
+	const tessel_graph *g = st->g;
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_deadline *dl = st->dl;
+	const tessel_options *src = tsl_stage_src(st);
 	heur h = {0};
 	h.g = g;
 	h.bnd = bnd;
 	h.dl = dl;
 	h.src = src;
+	h.st = st;
 	h.dfs_budget = dfs_budget > 0 ? dfs_budget : TSL_DFS_BUDGET;
 	h.n = g->nblocks;
 	h.order = tsl_calloc((size_t)h.n, sizeof *h.order);

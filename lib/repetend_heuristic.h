@@ -8,6 +8,7 @@
 #include "bounds.h"
 #include "graph.h"
 #include "repetend.h"
+#include "stage.h"
 #include "tessel.h"
 #include "budget.h"
 #include "util.h"
@@ -20,16 +21,15 @@ int tsl_repetend_peak(int64_t *out, const tessel_graph *g,
 /* Heuristic repetend (modulo list scheduling), no solver. Respects devices
  * and dependencies; memory only if it can. TESSEL_EINFEASIBLE if it found
  * none within the memory limits, TESSEL_ETIMEOUT / TESSEL_ECANCELLED when
- * the deadline `dl` (may be NULL) passed or `src` (may be NULL) was
- * cancelled before it found one (with one found, it returns it). It looks
- * for better repetends until dl's end, for a first one until its hard end
+ * the stage's deadline passed or its options' source was cancelled
+ * before it found one (with one found, it returns it); st: graph, bounds,
+ * options (may be NULL), deadline (may be NULL). It looks for better
+ * repetends until the deadline's end, for a first one until its hard end
  * when it has one. `dfs_budget`: work bound of the memory-aware search
  * (0: its default, TSL_DFS_BUDGET). `relaxed`
  * (may be NULL; T allocated) gets the first repetend found that ignores
  * memory (period 0 if none), a guide for the solver. */
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
-			   const tessel_graph *g, const tsl_bounds *bnd,
-			   const tsl_deadline *dl, const tessel_options *src,
-			   int64_t dfs_budget);
+			   const tsl_stage *st, int64_t dfs_budget);
 
 #endif

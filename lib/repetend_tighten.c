@@ -218,10 +218,12 @@ static int fits_memory(const tessel_graph *g, const tsl_bounds *bnd,
 	return 1;
 }
 
-int tsl_repetend_tighten(tsl_repetend *rep, int *lowered, const tessel_graph *g,
-			 const tsl_bounds *bnd, int64_t floor,
-			 const tsl_deadline *dl)
+int tsl_repetend_tighten(tsl_repetend *rep, int *lowered, const tsl_stage *st,
+			 int64_t floor)
 {
+	const tessel_graph *g = st->g;
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_deadline *dl = st->dl;
 	int n = g->nblocks;
 	int64_t P0 = rep->period;
 	*lowered = 0;

@@ -820,8 +820,9 @@ static int start_from_hint(period_search *ps, const tsl_repetend *hint,
 	ps->known.k = rep->k;
 	ps->have = 1;
 	int lowered = 0;
-	int rc = tsl_repetend_tighten(&ps->known, &lowered, g, ps->bnd,
-				      ps->bnd->resource_bound, ps->dl);
+	tsl_stage ts = {g, ps->bnd, ps->opts, ps->dl};
+	int rc = tsl_repetend_tighten(&ps->known, &lowered, &ts,
+				      ps->bnd->resource_bound);
 	if (!rc && lowered) {
 		ps->hi = ps->known.period;
 		ps->known.optimal = ps->hi <= ps->lo;
@@ -855,8 +856,9 @@ static int found_at(period_search *ps, tsl_repetend *rep)
 {
 	const tessel_graph *g = ps->g;
 	int lowered = 0;
-	int rc = tsl_repetend_tighten(rep, &lowered, g, ps->bnd,
-				      ps->bnd->resource_bound, ps->dl);
+	tsl_stage ts = {g, ps->bnd, ps->opts, ps->dl};
+	int rc = tsl_repetend_tighten(rep, &lowered, &ts,
+				      ps->bnd->resource_bound);
 	if (!rc && lowered) {
 		rep->optimal = ps->proven && rep->period <= ps->lo;
 		if (ps->cb)
@@ -938,12 +940,15 @@ static int final_period(period_search *ps, tsl_repetend *rep)
 	return rc;
 }
 
-int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
-		    const tsl_bounds *bnd, const tsl_opts *opts,
-		    const tsl_deadline *dl, const tsl_repetend *hint,
+int tsl_repetend_z3(tsl_repetend *rep, const tsl_stage *st,
+		    const tsl_repetend *hint,
 		    const tsl_repetend *guide, tsl_candidate_fn cb,
 		    void *payload)
 {
+	const tessel_graph *g = st->g;
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_opts *opts = st->opts;
+	const tsl_deadline *dl = st->dl;
 	tsl_z3_reset_capped();
 	period_search ps = {0};
 	ps.g = g;
@@ -976,10 +981,13 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
 	return rc;
 }
 
-int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
-		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
-		      const tsl_deadline *dl, int64_t known)
+int tsl_min_memory_z3(int64_t *out, int *proven, const tsl_stage *st,
+		      int64_t P, int64_t known)
 {
+	const tessel_graph *g = st->g;
+	const tsl_bounds *bnd = st->bnd;
+	const tsl_opts *opts = st->opts;
+	const tsl_deadline *dl = st->dl;
 	model m;
 	*proven = 0;
 	tsl_z3_reset_capped();

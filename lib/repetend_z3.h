@@ -20,10 +20,10 @@
  * already known (from the heuristic): periods above it are not tried and at
  * its period only its depth is lowered. `guide` (may be NULL) is a
  * repetend that ignores memory: at its period the solver first tries the
- * device orders it has. */
-int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
-		    const tsl_bounds *bnd, const tsl_opts *opts,
-		    const tsl_deadline *deadline, const tsl_repetend *hint,
+ * device orders it has. st: the graph, its bounds, the options (needed)
+ * and the deadline of every check. */
+int tsl_repetend_z3(tsl_repetend *rep, const tsl_stage *st,
+		    const tsl_repetend *hint,
 		    const tsl_repetend *guide, tsl_candidate_fn cb,
 		    void *payload);
 
@@ -32,8 +32,7 @@ int tsl_repetend_z3(tsl_repetend *rep, const tessel_graph *g,
  * the limit below it was shown impossible. `known` > 0 is a limit already
  * known to admit one (from the heuristic): the solver starts below it and
  * returns it when it finds nothing smaller. */
-int tsl_min_memory_z3(int64_t *out, int *proven, const tessel_graph *g,
-		      const tsl_bounds *bnd, int64_t P, const tsl_opts *opts,
-		      const tsl_deadline *deadline, int64_t known);
+int tsl_min_memory_z3(int64_t *out, int *proven, const tsl_stage *st,
+		      int64_t P, int64_t known);
 
 #endif

@@ -271,6 +271,12 @@ static void best_release(best *b)
 	b->checked = NULL;
 }
 
+/* The context of a stage of this search on its graph, ending at dl. */
+static tsl_stage stage_of(const best *b, const tsl_deadline *dl)
+{
+	return (tsl_stage){b->g, b->bnd, b->opts, dl};
+}
+
 /* Complete `rep` into a new validated schedule; *out NULL (and the reason
  * kept) when the completion breaks a limit. */
 static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
@@ -278,9 +284,10 @@ static int complete_one(tessel_schedule **out, best *b, const tsl_repetend *rep,
 {
 	tessel_schedule *s = NULL;
 	*out = NULL;
+	tsl_stage st = stage_of(b, dl);
 	int rc = tsl_schedule_alloc_until(&s, b->g, b->nmicros, dl);
 	if (!rc)
-		rc = tsl_complete(s, rep, b->bnd, effort, dl);
+		rc = tsl_complete(s, rep, &st, effort);
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;
@@ -401,16 +408,14 @@ static int consider(const tsl_repetend *rep, void *payload)
 }
 
 /* consider() the heuristic's repetend `rep` (of graph g: the placement or
- * its copies, with bounds bnd), then the same with its period lowered as
+ * its copies, with their bounds: the stage st), then the same with its period lowered as
  * far as its structure allows (repetend_tighten.c), which replaces it in
  * *rep. */
-static int consider_tightened(best *b, tsl_repetend *rep, const tessel_graph *g,
-			      const tsl_bounds *bnd, const tsl_deadline *dl)
+static int consider_tightened(best *b, tsl_repetend *rep, const tsl_stage *st)
 {
 	int rc = consider(rep, b), lowered = 0;
 	if (!rc)
-		rc = tsl_repetend_tighten(rep, &lowered, g, bnd,
-					  bnd->resource_bound, dl);
+		rc = tsl_repetend_tighten(rep, &lowered, st, st->bnd->resource_bound);
 	if (!rc && lowered)
 		rc = consider(rep, b);
 	return rc;
@@ -629,16 +634,16 @@ static int search_group(best *b, const tessel_graph *g, const tsl_opts *o,
 	if (!heur.T || !guide.T || !work.T)
 		rc = tsl_error_nomem();
 	int have = 0;
+	tsl_stage st = {gk, &bk, o, hdl};
 	if (!rc) {
-		rc = tsl_repetend_heuristic(&heur, &guide, gk, &bk, hdl, o->src,
-					    TSL_GROUP_DFS_BUDGET);
+		rc = tsl_repetend_heuristic(&heur, &guide, &st, TSL_GROUP_DFS_BUDGET);
 		have = rc == TSL_OK;
 		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT)
 			rc = TSL_OK;
 	}
 	heur.k = guide.k = work.k = k;
 	if (!rc && have)
-		rc = consider_tightened(b, &heur, gk, &bk, hdl);
+		rc = consider_tightened(b, &heur, &st);
 	int64_t lb = tsl_bounds_lower(b->bnd, b->nmicros);
 	int reached = b->nfin && b->fin[0].makespan <= lb;
 	if (!rc && one)
@@ -657,8 +662,9 @@ static int search_group(best *b, const tessel_graph *g, const tsl_opts *o,
 		 * nothing to prove (the period proof is the one micro-batch
 		 * repetend's, beside the default budget) */
 		bounded.work_auto = 0;
-		rc = tsl_repetend_z3(&work, gk, &bk, &bounded, hdl, hint,
-				     guide.period ? &guide : NULL, consider, b);
+		tsl_stage sz = {gk, &bk, &bounded, hdl};
+		rc = tsl_repetend_z3(&work, &sz, hint, guide.period ? &guide : NULL,
+				     consider, b);
 	}
 	tsl_repetend_release(&heur);
 	tsl_repetend_release(&guide);
@@ -737,9 +743,10 @@ static int first_schedule(best *b)
 	if (b->progress)
 		b->progress->phase = "list";
 	int64_t t0 = tsl_now_us();
+	tsl_stage st = stage_of(b, b->dl);
 	int rc = tsl_schedule_alloc_until(&s, b->g, b->nmicros, b->dl);
 	if (!rc)
-		rc = tsl_list_schedule(s, b->bnd, &tsl_list_rules[0], b->dl);
+		rc = tsl_list_schedule(s, &st, &tsl_list_rules[0]);
 	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_EVIOLATION) {
 		/* memory too tight for list scheduling: one micro-batch at a
 		 * time, when that fits */
@@ -780,11 +787,12 @@ static int list_candidate(tessel_schedule **out, best *b, int64_t effort)
 		return TSL_OK;
 	tessel_schedule *s = NULL;
 	int found = 0;
+	tsl_stage st = stage_of(b, b->fin_dl);
 	int rc = tsl_schedule_alloc_until(&s, b->g, b->nmicros, b->fin_dl);
 	if (!rc)
-		rc = tsl_list_best(s, &found, b->bnd, b->fin_dl);
+		rc = tsl_list_best(s, &found, &st);
 	if (!rc && found)
-		rc = tsl_complete_improve(s, b->bnd, effort, b->fin_dl);
+		rc = tsl_complete_improve(s, &st, effort);
 	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED)
 		rc = TSL_OK; /* the list schedule as it stands */
 	if (!rc && found && tsl_schedule_makespan(s) < tsl_schedule_makespan(*out)) {
@@ -830,7 +838,6 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 			  int *done)
 {
 	const tessel_graph *g = b->g;
-	const tsl_bounds *bnd = b->bnd;
 	const tsl_opts *o = b->opts;
 	tsl_repetend hint = {0}, guide = {0};
 	*done = 0;
@@ -839,8 +846,9 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	int rc = hint.T && guide.T ? enter(b, PH_HEURISTIC)
 				    : tsl_error_nomem();
 	tsl_deadline hdl = heuristic_deadline(b);
+	tsl_stage heuristic = stage_of(b, &hdl), solver = stage_of(b, b->dl);
 	if (!rc)
-		rc = tsl_repetend_heuristic(&hint, &guide, g, bnd, &hdl, o->src, 0);
+		rc = tsl_repetend_heuristic(&hint, &guide, &heuristic, 0);
 	/* a period cap applies to the heuristic's repetend too */
 	if (!rc && o->max_period && hint.period > o->max_period)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
@@ -848,7 +856,7 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 			       (long long)o->max_period);
 	int have_hint = rc == TSL_OK;
 	if (have_hint)
-		rc = consider_tightened(b, &hint, g, bnd, b->dl);
+		rc = consider_tightened(b, &hint, &solver);
 	else if (rc == TESSEL_EINFEASIBLE && !o->fast)
 		rc = TSL_OK; /* the solver may still find one */
 	if (!rc && have_hint && !o->fast)
@@ -856,7 +864,7 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	if (!rc && !o->fast && !*done)
 		rc = enter(b, PH_SOLVER);
 	if (!rc && !o->fast && !*done)
-		rc = tsl_repetend_z3(rep, g, bnd, o, b->dl, have_hint ? &hint : NULL,
+		rc = tsl_repetend_z3(rep, &solver, have_hint ? &hint : NULL,
 				     guide.period ? &guide : NULL, consider, b);
 	/* the solver not used (a model too large for the work or time
 	 * left) is no stop: the phases after it still run, unless the time
@@ -888,23 +896,23 @@ static int improve(tessel_schedule **out, best *b, int64_t effort)
 	if (no_time_for(b, b->complete_us, b->fin_dl->end_us))
 		return TSL_OK;
 	int rc = tsl_schedule_copy(&b->checked, *out);
+	tsl_stage st = stage_of(b, b->fin_dl);
 	if (!rc && !o->fast && !b->stopped) {
 		rc = enter(b, PH_WINDOWS);
 		if (!rc)
-			rc = tsl_complete_window_z3(*out, b->bnd, o, b->fin_dl);
+			rc = tsl_complete_window_z3(*out, &st);
 		rc = settle(b, rc, 1);
 	}
 	if (!rc && !b->stopped) {
 		rc = enter(b, PH_RESTARTS);
 		if (!rc)
-			rc = tsl_complete_regroup(*out, b->bnd, effort, b->fin_dl);
+			rc = tsl_complete_regroup(*out, &st, effort);
 		rc = settle(b, rc, 1);
 	}
 	if (!rc && !o->fast && !b->stopped) {
 		rc = enter(b, PH_DIRECT);
 		if (!rc)
-			rc = tsl_direct_z3(*out, b->bnd, o, b->fin_dl,
-					   &(*out)->makespan_optimal);
+			rc = tsl_direct_z3(*out, &(*out)->makespan_optimal, &st);
 		if (!rc)
 			tsl_repetend_range(*out);
 		rc = settle(b, rc, 1);
@@ -1284,9 +1292,10 @@ static int descend_with_dfs(int64_t *known, tessel_graph *work,
 		int64_t mid = lo + (hi - lo) / 2, peak = 0;
 		int found = 0;
 		int rc = tessel_graph_set_memory_limit(work, TESSEL_ALL_DEVICES, mid);
+		tsl_stage st = {work, bnd, o, dl};
 		if (!rc)
-			rc = tsl_repetend_dfs(&rep, work, bnd, NULL, P,
-					      TSL_DFS_PROBE_BUDGET, dl, o->src, &found);
+			rc = tsl_repetend_dfs(&rep, &found, &st, NULL, P,
+					      TSL_DFS_PROBE_BUDGET);
 		if (rc)
 			return rc;
 		if (!found && (tsl_deadline_left_ms(dl) <= 0 ||
@@ -1327,7 +1336,8 @@ static int min_memory(int64_t *out, int *proven, const tessel_graph *g,
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	if (!rc && !rep.T)
 		rc = tsl_error_nomem();
-	if (!rc && tsl_repetend_heuristic(&rep, NULL, free_g, bnd, dl, o->src, 0) == TSL_OK &&
+	tsl_stage unlimited = {free_g, bnd, o, dl};
+	if (!rc && tsl_repetend_heuristic(&rep, NULL, &unlimited, 0) == TSL_OK &&
 	    rep.period == period) {
 		for (int d = 0; d < g->ndevices && !rc; d++) {
 			int64_t p = 0;
@@ -1349,7 +1359,8 @@ static int min_memory(int64_t *out, int *proven, const tessel_graph *g,
 	tessel_graph_free(free_g);
 	if (rc)
 		return rc;
-	return tsl_min_memory_z3(out, proven, g, bnd, period, o, dl, known);
+	tsl_stage st = {g, bnd, o, dl};
+	return tsl_min_memory_z3(out, proven, &st, period, known);
 }
 
 TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,

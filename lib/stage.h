@@ -1,13 +1,15 @@
-/* Internal: what every stage of a search reads besides the graph, the
- * bounds and its deadline: the resolved options (the driver, search.c,
- * resolves them from tessel_options; the stages never include the
- * driver). */
+/* Internal: what every stage of a search reads besides its own inputs
+ * (tsl_stage: the graph, its bounds, the resolved options and the
+ * deadline). The driver, search.c, resolves the options from
+ * tessel_options and builds a context for each stage it runs; the stages
+ * never include the driver. */
 #ifndef TESSEL_STAGE_H
 #define TESSEL_STAGE_H
 
 #include <stdint.h>
 
 #include "bounds.h"
+#include "budget.h"
 #include "graph.h"
 #include "schedule.h"
 #include "util.h"
@@ -33,5 +35,25 @@ typedef struct tsl_opts {
 				* of repetends of several micro-batches) */
 	const tessel_options *src; /* for cancellation and progress; may be NULL */
 } tsl_opts;
+
+/* The context of one stage: the graph it works on (the placement, or one
+ * the driver derived from it: k copies for a repetend of k micro-batches,
+ * its memory limits lowered or lifted) with its bounds, the options, and
+ * the deadline that ends its work (its share of the work budget, the time
+ * limit, a cancel). A stage that completes or improves a schedule works on
+ * that schedule's graph (g is it). */
+typedef struct tsl_stage {
+	const tessel_graph *g;
+	const tsl_bounds *bnd;
+	const tsl_opts *opts;   /* NULL: the defaults (no cancel, no progress);
+				 * the solver's stages need it */
+	const tsl_deadline *dl; /* NULL: none */
+} tsl_stage;
+
+/* The cancellation and progress source of a stage's options (NULL: none). */
+static inline const tessel_options *tsl_stage_src(const tsl_stage *st)
+{
+	return st->opts ? st->opts->src : NULL;
+}
 
 #endif

@@ -160,7 +160,7 @@ static tessel_schedule *complete(const tessel_graph *g, const tsl_repetend *rep,
 	tsl_bounds bnd;
 	TH_OK(tsl_schedule_alloc(&s, g, nmicros));
 	TH_OK(tsl_bounds_compute(&bnd, s->graph));
-	TH_OK(tsl_complete(s, rep, &bnd, effort, dl));
+	TH_OK(tsl_complete(s, rep, &(tsl_stage){s->graph, &bnd, NULL, dl}, effort));
 	*lb = tsl_bounds_lower(&bnd, nmicros);
 	tsl_bounds_release(&bnd);
 	return s;
@@ -607,7 +607,7 @@ static void spoil_and_repair(const char *preset, int D, int64_t memory,
 	/* no deadline: each check is bounded by Z3's resource count alone,
 	 * so the result is the same on a slow machine or under valgrind */
 	tsl_deadline dl = {tsl_now_us(), 0, 0, NULL, NULL, 0, 0};
-	TH_OK(tsl_complete_window_z3(s, &bnd, &o, &dl));
+	TH_OK(tsl_complete_window_z3(s, &(tsl_stage){s->graph, &bnd, &o, &dl}));
 	TH_OK(tessel_schedule_validate(s));
 	print_message("%s D=%d memory %lld N=%lld, gap at %.0f%%: %lld, spoilt "
 		      "%lld, re-solved %lld (LB %lld)\n", preset, D,
@@ -691,7 +691,7 @@ static int64_t solver_period(const tessel_graph *g, int64_t nmicros, int64_t uni
 	o.threads = 1;
 	tsl_meter m = {0};
 	tsl_deadline dl = {tsl_now_us(), 0, 0, NULL, &m, units * TSL_TICKS_PER_UNIT, 0};
-	int rc = tsl_repetend_z3(&rep, g, &bnd, &o, &dl, NULL, NULL, NULL, NULL);
+	int rc = tsl_repetend_z3(&rep, &(tsl_stage){g, &bnd, &o, &dl}, NULL, NULL, NULL, NULL);
 	assert_true(rc == TESSEL_OK || rc == TESSEL_ETIMEOUT || rc == TESSEL_EINFEASIBLE);
 	int64_t period = rc == TESSEL_OK && rep.optimal ? rep.period : 0;
 	free(rep.T);
@@ -827,7 +827,7 @@ static void test_deadline_large(void **state)
 	guide.T = tsl_calloc((size_t)g->nblocks, sizeof *guide.T);
 	assert_true(rep.T && guide.T);
 	TH_OK(tsl_bounds_compute(&bnd, g));
-	TH_OK(tsl_repetend_heuristic(&rep, &guide, g, &bnd, NULL, NULL, 0));
+	TH_OK(tsl_repetend_heuristic(&rep, &guide, &(tsl_stage){g, &bnd, NULL, NULL}, 0));
 	tsl_bounds_release(&bnd);
 	int64_t lb = 0;
 

@@ -185,7 +185,7 @@ static void test_heuristic_stops(void **state)
 	tsl_meter m = {0};
 	tsl_deadline dl = past(&m);
 	int64_t t0 = tsl_now_us();
-	int rc = tsl_repetend_heuristic(&rep, NULL, g, &bnd, &dl, NULL, 0);
+	int rc = tsl_repetend_heuristic(&rep, NULL, &(tsl_stage){g, &bnd, NULL, &dl}, 0);
 	double secs = since(t0);
 	print_message("heuristic past its deadline: %.3f s, %lld ticks, rc %d\n",
 		      secs, (long long)m.used, rc);
@@ -213,8 +213,8 @@ static void test_memory_aware_search_stops(void **state)
 	tsl_deadline dl = past(&m);
 	int found = 1;
 	int64_t t0 = tsl_now_us();
-	TH_OK(tsl_repetend_dfs(&rep, g, &bnd, NULL, bnd.resource_bound,
-			       INT64_MAX / 4, &dl, NULL, &found));
+	TH_OK(tsl_repetend_dfs(&rep, &found, &(tsl_stage){g, &bnd, NULL, &dl}, NULL,
+			       bnd.resource_bound, INT64_MAX / 4));
 	double secs = since(t0);
 	print_message("memory-aware search past its deadline: %.3f s, %lld ticks\n",
 		      secs, (long long)m.used);
@@ -249,7 +249,7 @@ static void test_solver_stops(void **state)
 	int64_t t0 = tsl_now_us();
 	tsl_deadline dl = {t0, t0 + 200000, t0 + 200000, NULL, NULL, 0, 0};
 	int n = 0;
-	int rc = tsl_repetend_z3(&rep, g, &bnd, &o, &dl, NULL, NULL,
+	int rc = tsl_repetend_z3(&rep, &(tsl_stage){g, &bnd, &o, &dl}, NULL, NULL,
 				 count_candidates, &n);
 	double secs = since(t0);
 	print_message("solver with 0.2 s: %.3f s, rc %d, %d repetends\n", secs, rc, n);
@@ -259,7 +259,7 @@ static void test_solver_stops(void **state)
 	tsl_meter m = {0};
 	tsl_deadline wl = {tsl_now_us(), 0, 0, NULL, &m, 200 * TSL_TICKS_PER_UNIT, 0};
 	n = 0;
-	rc = tsl_repetend_z3(&rep, g, &bnd, &o, &wl, NULL, NULL, count_candidates, &n);
+	rc = tsl_repetend_z3(&rep, &(tsl_stage){g, &bnd, &o, &wl}, NULL, NULL, count_candidates, &n);
 	print_message("solver with 200 work units: %lld ticks, rc %d, %d repetends\n",
 		      (long long)m.used, rc, n);
 	assert_true(rc == TESSEL_OK || rc == TESSEL_ETIMEOUT);

@@ -75,7 +75,7 @@ static void check_completion(const tessel_graph *g, const tsl_bounds *bnd,
 {
 	tessel_schedule *s = NULL;
 	TH_OK(tsl_schedule_alloc(&s, g, N));
-	TH_OK(tsl_complete(s, rep, bnd, 0, NULL));
+	TH_OK(tsl_complete(s, rep, &(tsl_stage){g, bnd, NULL, NULL}, 0));
 	TH_OK(tsl_schedule_check(s, NULL));
 	tessel_schedule_free(s);
 }
@@ -104,7 +104,7 @@ static void tighten_case(const tcase *c)
 	rep.T = tsl_calloc((size_t)n, sizeof *rep.T);
 	assert_non_null(heur.T);
 	assert_non_null(rep.T);
-	TH_OK(tsl_repetend_heuristic(&heur, NULL, g, &bnd, NULL, NULL, 0));
+	TH_OK(tsl_repetend_heuristic(&heur, NULL, &(tsl_stage){g, &bnd, NULL, NULL}, 0));
 	check_repetend(g, heur.T, heur.period);
 	int64_t P = heur.period;
 	const int64_t extra[] = {1, 7, P / 3 + 1, 2 * P};
@@ -120,8 +120,8 @@ static void tighten_case(const tcase *c)
 		rep.depth = depth;
 		check_repetend(g, rep.T, Q);
 		int lowered = 0;
-		TH_OK(tsl_repetend_tighten(&rep, &lowered, g, &bnd,
-					   bnd.resource_bound, NULL));
+		TH_OK(tsl_repetend_tighten(&rep, &lowered, &(tsl_stage){g, &bnd, NULL, NULL},
+				   bnd.resource_bound));
 		assert_true(lowered);
 		if (rep.period > P || rep.period < bnd.resource_bound)
 			fail_msg("%s D%d: period %lld from %lld, heuristic %lld, bound %lld",
@@ -136,8 +136,8 @@ static void tighten_case(const tcase *c)
 		check_completion(g, &bnd, &rep, 3 * (int64_t)c->D);
 		/* its own minimum: nothing more to take */
 		int64_t again = rep.period;
-		TH_OK(tsl_repetend_tighten(&rep, &lowered, g, &bnd,
-					   bnd.resource_bound, NULL));
+		TH_OK(tsl_repetend_tighten(&rep, &lowered, &(tsl_stage){g, &bnd, NULL, NULL},
+				   bnd.resource_bound));
 		assert_false(lowered);
 		assert_int_equal(rep.period, again);
 	}
@@ -185,10 +185,11 @@ static void test_tighten_at_bound(void **state)
 	tsl_repetend rep = {0};
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	assert_non_null(rep.T);
-	TH_OK(tsl_repetend_heuristic(&rep, NULL, g, &bnd, NULL, NULL, 0));
+	TH_OK(tsl_repetend_heuristic(&rep, NULL, &(tsl_stage){g, &bnd, NULL, NULL}, 0));
 	assert_int_equal(rep.period, bnd.resource_bound);
 	int lowered = 1;
-	TH_OK(tsl_repetend_tighten(&rep, &lowered, g, &bnd, bnd.resource_bound, NULL));
+	TH_OK(tsl_repetend_tighten(&rep, &lowered, &(tsl_stage){g, &bnd, NULL, NULL},
+				   bnd.resource_bound));
 	assert_false(lowered);
 	assert_int_equal(rep.period, bnd.resource_bound);
 	tsl_repetend_release(&rep);
