@@ -26,7 +26,8 @@ cc=${CC:-clang}
 work=${FUZZ_BUILD:-${TMPDIR:-/tmp}/tessel-fuzz}
 jobs=${FUZZ_JOBS:-1}
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-cflags="-g -O1 -std=gnu11 -D_FILE_OFFSET_BITS=64 -pthread -I$root/include -I$root/lib"
+cflags="-g -O1 -std=gnu11 -D_FILE_OFFSET_BITS=64 -pthread -I$root/include"
+for d in "$root"/lib/*/; do cflags="$cflags -I$d"; done
 
 mkdir -p "$work/obj" "$work/crashes"
 # crashes of earlier runs stay in $work/crashes; only this run's are listed
@@ -35,7 +36,7 @@ stamp="$work/run-started"
 
 # The library, instrumented for coverage (fuzzer-no-link) and the sanitizers.
 objs=
-for src in "$root"/lib/*.c; do
+for src in "$root"/lib/*/*.c; do
 	obj="$work/obj/$(basename "$src" .c).o"
 	if [ ! -e "$obj" ] ||
 	   [ -n "$(find "$src" "$root/lib" "$root/include" -name '*.[ch]' -newer "$obj" \
@@ -43,7 +44,7 @@ for src in "$root"/lib/*.c; do
 		echo "CC $src"
 		if ! $cc $cflags -fsanitize=fuzzer-no-link $san -c "$src" -o "$obj" 2>"$work/cc.err"; then
 			# clang rejects the GNU __atomic builtins on an _Atomic object
-			# (lib/util.c, accepted by gcc): retry with plain objects.
+			# (lib/common/util.c, accepted by gcc): retry with plain objects.
 			if grep -q 'atomic operation must be a pointer' "$work/cc.err"; then
 				echo "  (retrying with -D_Atomic= : clang rejects __atomic_* on _Atomic in $(basename "$src"))"
 				$cc $cflags -D_Atomic= -fsanitize=fuzzer-no-link $san -c "$src" -o "$obj"

@@ -1,6 +1,6 @@
 /* Allocation failure injection (white box: links libtessel_internal and
  * uses the internal hooks tsl_alloc_fail_site and tsl_alloc_fail_after of
- * lib/util.h). For each operation, the first allocation of every
+ * lib/common/util.h). For each operation, the first allocation of every
  * allocating statement it reaches fails in turn, then the n-th allocation
  * through the library's wrappers for n = 0, 1, 2, ... (spread out past
  * the first few hundred) until the operation no longer reaches it: every

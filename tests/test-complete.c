@@ -873,7 +873,7 @@ static void test_deadline_large(void **state)
 	tessel_graph_free(g);
 }
 
-/* The free time of the serial generation (lib/complete_gaps.c) against a
+/* The free time of the serial generation (lib/complete/complete_gaps.c) against a
  * plain model, one flag per step of a horizon: random takes (inside one
  * gap, across several, over time already taken), each followed by
  * earliest-fit looks at every time and a few spans, and the last start.

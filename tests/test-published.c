@@ -1,4 +1,4 @@
-/* The published schedules of lib/published.c: every family's order runs
+/* The published schedules of lib/explore/published.c: every family's order runs
  * and validates for several devices, micro-batches and spans; makespans
  * match the closed forms of the papers where they hold, peaks match the
  * memory claims, a few orders match their reference implementation entry

@@ -1,4 +1,4 @@
-/* The search against the published schedules of lib/published.c, on
+/* The search against the published schedules of lib/explore/published.c, on
  * their own placements, spans and micro-batch counts, under their own peak
  * memory: libtessel's makespan is never longer. And more memory never
  * yields a longer schedule: on published placements and presets, the
@@ -101,16 +101,16 @@ static void test_not_longer_than_published(void **state)
 		{PUB_ZB_V, 4, 16, 1, 1, 1, 0,0},
 		{PUB_ZB_V, 8, 32, 1, 1, 1, 0,0},
 		/* the completion's last steps under the published peak
-		 * (perturbed restarts, lib/complete.c) */
+		 * (perturbed restarts, lib/complete/complete.c) */
 		{PUB_ZB_V, 4, 16, 2, 2, 1, 0, 1},
 		{PUB_ZB_V, 8, 32, 2, 2, 1, 0,0},
 		/* uneven spans: the solver's windows that also move
-		 * instances later (lib/complete_window_z3.c) */
+		 * instances later (lib/complete/complete_window_z3.c) */
 		{PUB_ZB_V, 4, 16, 6, 10, 2, 0,0},
 		{PUB_ZB_V, 4, 16, 2, 4, 1, 0,0},
 		/* profiled spans: restarts from the schedule's own
-		 * micro-batches (lib/complete.c) and the period tightened
-		 * to the repetend's structure (lib/repetend_tighten.c) */
+		 * micro-batches (lib/complete/complete.c) and the period tightened
+		 * to the repetend's structure (lib/repetend/repetend_tighten.c) */
 		{PUB_ZB_V, 4, 16, 137, 281, 96, 0, 1},
 		{PUB_ZB_V, 8, 32, 137, 281, 96, 0,0},
 		{PUB_V_HALF, 4, 16, 1, 1, 1, 0, 1},
@@ -123,7 +123,7 @@ static void test_not_longer_than_published(void **state)
 		{PUB_INTERLEAVED, 8, 16, 1, 2, 0, 4, 1},
 		/* profiled spans: Megatron's groups of D micro-batches
 		 * (the interleaved order as a candidate,
-		 * lib/complete_interleaved.c) */
+		 * lib/complete/complete_interleaved.c) */
 		{PUB_INTERLEAVED, 8, 16, 137, 562, 0, 4, 1},
 		{PUB_CHIMERA, 4, 16, 1, 2, 0, 0, 1},
 	};

@@ -1,5 +1,5 @@
 /* The period of a repetend lowered to what its own structure allows
- * (lib/repetend_tighten.c), white box: a valid repetend found by the
+ * (lib/repetend/repetend_tighten.c), white box: a valid repetend found by the
  * heuristic on published placements is given idle time (the same
  * repetition indices and residues at a larger period, which is valid
  * again), then tightened. The result must come back to the heuristic's

@@ -1,5 +1,5 @@
 /* tessel bench --suite published: the hand-designed pipeline schedules of
- * the literature (lib/published.c), each on its own placement, spans,
+ * the literature (lib/explore/published.c), each on its own placement, spans,
  * micro-batches and memory limit (the published schedule's own peak),
  * against tessel_search on the same placement and limit. */
 #include <stdio.h>

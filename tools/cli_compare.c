@@ -14,7 +14,7 @@
  * each executed greedily, as early as possible (an entry starts as soon as
  * its dependencies have arrived and all its devices are free). Where the
  * placement has the blocks, devices and dependencies of a published family of
- * lib/published.c (GPipe, 1F1B, ZB-H1, interleaved 1F1B with 2 .. 4
+ * lib/explore/published.c (GPipe, 1F1B, ZB-H1, interleaved 1F1B with 2 .. 4
  * chunks, Chimera), that family's published order is added as well, run on
  * the placement itself: its spans stage by stage and its latency. Every schedule, libtessel's
  * included, is then replayed by tessel_simulate with the same durations

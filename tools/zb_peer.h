@@ -7,7 +7,7 @@
  *
  * SPDX-License-Identifier: MIT
  *
- * Built only on the public API (tessel.h) and lib/published.h (the
+ * Built only on the public API (tessel.h) and lib/explore/published.h (the
  * order replay).
  *
  * A case's placement: per stage s (device stages[s]) the blocks f<s>,
