@@ -769,8 +769,23 @@ static int undecided_error(const tsl_opts *opts, int64_t P)
  * minimal once P - 1 is unsatisfiable. The resource bound is tried first
  * (the usual answer), then bisection between it and the heuristic's
  * period (or the cap); the final period gets the depth minimisation. */
-/* The search over periods of tsl_repetend_z3: what its steps share. */
-typedef struct period_search {
+/* The repetends one step of the search found, in order (copies, T
+ * owned), handed out one at a time by tsl_period_search_next. */
+typedef struct found_queue {
+	tsl_repetend *r;
+	int n, cap, next;
+} found_queue;
+
+/* Where the search over periods stands between two steps. */
+typedef enum period_state {
+	PS_HINT,   /* the hint as the known repetend */
+	PS_BISECT, /* one check of the bisection of the periods */
+	PS_FINAL,  /* the final period: its depth lowered, alternatives */
+	PS_DONE
+} period_state;
+
+/* The search over periods (tsl_period_search_*): what its steps share. */
+struct tsl_period_search {
 	const tessel_graph *g;
 	const tsl_bounds *bnd;
 	const tsl_opts *opts;
@@ -778,13 +793,49 @@ typedef struct period_search {
 	const tsl_deadline *dl;
 	tsl_deadline proof;      /* the checks below a known period */
 	const tsl_repetend *guide;
-	tsl_candidate_fn cb;
-	void *payload;
+	const tsl_repetend *hint;
+	tsl_candidate_fn cb;     /* collect(): into `found` */
+	void *payload;           /* the search itself */
+	tsl_repetend *rep;       /* the caller's work space: the result */
+	period_state state;
+	int first;               /* the bisection's first check is next */
+	int rc;                  /* the error that ended the search */
+	found_queue found;
 	int64_t lo, hi;          /* the periods still open */
 	tsl_repetend known;      /* the repetend of period hi, when have */
 	int have, proven;
 	uint64_t units_left;     /* of the checks below a known period */
-} period_search;
+};
+typedef struct tsl_period_search period_search;
+
+/* A candidate of the current step, copied into the queue. */
+static int collect(const tsl_repetend *rep, void *payload)
+{
+	period_search *ps = payload;
+	found_queue *q = &ps->found;
+	if (q->n == q->cap) {
+		int cap = q->cap ? 2 * q->cap : 8;
+		tsl_repetend *r = tsl_reallocarray(q->r, (size_t)cap, sizeof *r);
+		if (!r)
+			return tsl_error_nomem();
+		q->r = r;
+		q->cap = cap;
+	}
+	tsl_repetend copy = *rep;
+	copy.T = tsl_reallocarray(NULL, (size_t)ps->g->nblocks, sizeof *copy.T);
+	if (!copy.T)
+		return tsl_error_nomem();
+	memcpy(copy.T, rep->T, (size_t)ps->g->nblocks * sizeof *copy.T);
+	q->r[q->n++] = copy;
+	return TSL_OK;
+}
+
+static void found_clear(found_queue *q)
+{
+	for (int i = 0; i < q->n; i++)
+		tsl_repetend_release(&q->r[i]);
+	q->n = q->next = 0;
+}
 
 /* The periods to search: from the resource bound (or the longest block)
  * to the cap, the hint's period or the total span. */
@@ -872,17 +923,19 @@ static int found_at(period_search *ps, tsl_repetend *rep)
 	return rc;
 }
 
-/* Bisect the periods lo .. hi: the lowest first, then the middle of what
- * is open, each a check of try_period (with a work bound once a repetend
- * is known); ends when the range closes, or keeps the best period known
- * when a check runs out of time, work or is cancelled. */
-static int bisect_periods(period_search *ps, tsl_repetend *rep)
+/* One check of the bisection of the periods lo .. hi: the lowest first,
+ * then the middle of what is open, each a check of try_period (with a work
+ * bound once a repetend is known). *over when the bisection ended: the
+ * range closed, or a check ran out of time, work or was cancelled (the
+ * best period known is kept). */
+static int bisect_step(period_search *ps, tsl_repetend *rep, int *over)
 {
-	int first = 1, rc = TSL_OK;
-	while (!rc && !(ps->have && ps->lo >= ps->hi)) {
+	int rc = TSL_OK;
+	*over = ps->have && ps->lo >= ps->hi;
+	if (!*over) {
 		int64_t lo = ps->lo, hi = ps->hi;
-		int64_t P = first ? lo : lo >= hi ? hi : lo + (hi - lo) / 2;
-		first = 0;
+		int64_t P = ps->first ? lo : lo >= hi ? hi : lo + (hi - lo) / 2;
+		ps->first = 0;
 		rep->optimal = ps->proven && P == lo;
 		int res = try_period(rep, ps->g, ps->bnd, P, &ps->quick,
 				     ps->have ? &ps->proof : ps->dl, NULL,
@@ -905,7 +958,7 @@ static int bisect_periods(period_search *ps, tsl_repetend *rep)
 			ps->proven = 0;
 			if (!ps->have)
 				rc = undecided_error(ps->opts, P);
-			break; /* keep the best period known, hi */
+			*over = 1; /* keep the best period known, hi */
 		} else if (P == hi) {
 			rc = tsl_error(TESSEL_ETIMEOUT, "period %lld was not decided%s",
 				       (long long)P,
@@ -940,45 +993,114 @@ static int final_period(period_search *ps, tsl_repetend *rep)
 	return rc;
 }
 
-int tsl_repetend_z3(tsl_repetend *rep, const tsl_stage *st,
-		    const tsl_repetend *hint,
-		    const tsl_repetend *guide, tsl_candidate_fn cb,
-		    void *payload)
+int tsl_period_search_new(tsl_period_search **out, tsl_repetend *rep,
+			  const tsl_stage *st, const tsl_repetend *hint,
+			  const tsl_repetend *guide)
 {
 	const tessel_graph *g = st->g;
-	const tsl_bounds *bnd = st->bnd;
 	const tsl_opts *opts = st->opts;
-	const tsl_deadline *dl = st->dl;
+	*out = NULL;
 	tsl_z3_reset_capped();
-	period_search ps = {0};
-	ps.g = g;
-	ps.bnd = bnd;
-	ps.opts = opts;
-	ps.dl = dl;
-	ps.guide = guide;
-	ps.cb = cb;
-	ps.payload = payload;
-	ps.proven = 1;
-	ps.units_left = UINT64_MAX;
-	int rc = period_range(&ps, hint);
-	if (rc)
-		return rc;
-	int skipped = solver_skipped(g, bnd, dl, hint ? opts->proof_ticks : 0);
-	if (skipped)
-		return skipped;
-	ps.quick = *opts;
-	ps.quick.minimize_depth = 0;
-	ps.known.T = tsl_calloc((size_t)g->nblocks, sizeof *ps.known.T);
-	if (!ps.known.T)
+	period_search *ps = tsl_calloc(1, sizeof *ps);
+	if (!ps)
 		return tsl_error_nomem();
-	rc = start_from_hint(&ps, hint, rep);
-	proof_deadline(&ps);
+	ps->g = g;
+	ps->bnd = st->bnd;
+	ps->opts = opts;
+	ps->dl = st->dl;
+	ps->guide = guide;
+	ps->hint = hint;
+	ps->cb = collect;
+	ps->payload = ps;
+	ps->rep = rep;
+	ps->state = PS_HINT;
+	ps->first = 1;
+	ps->proven = 1;
+	ps->units_left = UINT64_MAX;
+	int rc = period_range(ps, hint);
 	if (!rc)
-		rc = bisect_periods(&ps, rep);
-	if (!rc)
-		rc = final_period(&ps, rep);
-	tsl_repetend_release(&ps.known);
+		rc = solver_skipped(g, st->bnd, st->dl, hint ? opts->proof_ticks : 0);
+	ps->quick = *opts;
+	ps->quick.minimize_depth = 0;
+	if (!rc) {
+		ps->known.T = tsl_calloc((size_t)g->nblocks, sizeof *ps->known.T);
+		if (!ps->known.T)
+			rc = tsl_error_nomem();
+	}
+	if (rc) {
+		tsl_period_search_free(ps);
+		return rc;
+	}
+	*out = ps;
+	return TSL_OK;
+}
+
+/* The next step of the search: its candidates into ps->found. */
+static int period_step(period_search *ps)
+{
+	int rc = TSL_OK, over = 0;
+	switch (ps->state) {
+	case PS_HINT:
+		rc = start_from_hint(ps, ps->hint, ps->rep);
+		proof_deadline(ps);
+		ps->state = PS_BISECT;
+		break;
+	case PS_BISECT:
+		rc = bisect_step(ps, ps->rep, &over);
+		if (over)
+			ps->state = PS_FINAL;
+		break;
+	case PS_FINAL:
+		rc = final_period(ps, ps->rep);
+		ps->state = PS_DONE;
+		break;
+	case PS_DONE:
+		break;
+	}
 	return rc;
+}
+
+int tsl_period_search_next(const tsl_repetend **out, tsl_period_search *ps)
+{
+	*out = NULL;
+	while (ps->found.next == ps->found.n) {
+		found_clear(&ps->found);
+		if (ps->state == PS_DONE)
+			return ps->rc ? ps->rc : TESSEL_ITEROVER;
+		int rc = period_step(ps);
+		if (rc) {
+			/* the candidates found before the error first */
+			ps->rc = rc;
+			ps->state = PS_DONE;
+		}
+	}
+	*out = &ps->found.r[ps->found.next++];
+	return TSL_OK;
+}
+
+void tsl_period_search_free(tsl_period_search *ps)
+{
+	if (!ps)
+		return;
+	found_clear(&ps->found);
+	tsl_free(ps->found.r);
+	tsl_repetend_release(&ps->known);
+	tsl_free(ps);
+}
+
+int tsl_repetend_z3(tsl_repetend *rep, const tsl_stage *st,
+		    const tsl_repetend *hint, const tsl_repetend *guide,
+		    tsl_candidate_fn cb, void *payload)
+{
+	tsl_period_search *ps = NULL;
+	const tsl_repetend *c = NULL;
+	int rc = tsl_period_search_new(&ps, rep, st, hint, guide);
+	if (!rc && !cb)
+		ps->cb = NULL; /* no candidates wanted: no depth lowering */
+	while (!rc && (rc = tsl_period_search_next(&c, ps)) == TSL_OK)
+		rc = cb ? cb(c, payload) : TSL_OK;
+	tsl_period_search_free(ps);
+	return rc == TESSEL_ITEROVER ? TSL_OK : rc;
 }
 
 int tsl_min_memory_z3(int64_t *out, int *proven, const tsl_stage *st,

@@ -334,9 +334,11 @@ static int period_less(const tsl_repetend *a, const tsl_repetend *b)
 	return a->period * tsl_repetend_k(b) < b->period * tsl_repetend_k(a);
 }
 
-static int consider(const tsl_repetend *rep, void *payload)
+/* A candidate repetend: completed (plainly) and checked by the validator;
+ * kept among the finalists, sorted by that makespan, when it is valid and
+ * short enough (the best one reported as progress). */
+static int consider(best *b, const tsl_repetend *rep)
 {
-	best *b = payload;
 	tessel_schedule *s;
 	/* stopped (a cancel, the time limit itself) once a schedule exists:
 	 * a repetend found at the stop is not completed, which takes time
@@ -407,17 +409,33 @@ static int consider(const tsl_repetend *rep, void *payload)
 	return TSL_OK;
 }
 
+/* The solver's repetends (tsl_period_search: a generator), each pulled
+ * and considered in turn: the driver completes and checks each one
+ * between two steps of the solver. `rep`: its work space and, once it is
+ * over, its final repetend. Stops at the first error of either. */
+static int pull_repetends(best *b, tsl_repetend *rep, const tsl_stage *st,
+			  const tsl_repetend *hint, const tsl_repetend *guide)
+{
+	tsl_period_search *ps = NULL;
+	const tsl_repetend *c = NULL;
+	int rc = tsl_period_search_new(&ps, rep, st, hint, guide);
+	while (!rc && (rc = tsl_period_search_next(&c, ps)) == TSL_OK)
+		rc = consider(b, c);
+	tsl_period_search_free(ps);
+	return rc == TESSEL_ITEROVER ? TSL_OK : rc;
+}
+
 /* consider() the heuristic's repetend `rep` (of graph g: the placement or
  * its copies, with their bounds: the stage st), then the same with its period lowered as
  * far as its structure allows (repetend_tighten.c), which replaces it in
  * *rep. */
 static int consider_tightened(best *b, tsl_repetend *rep, const tsl_stage *st)
 {
-	int rc = consider(rep, b), lowered = 0;
+	int rc = consider(b, rep), lowered = 0;
 	if (!rc)
 		rc = tsl_repetend_tighten(rep, &lowered, st, st->bnd->resource_bound);
 	if (!rc && lowered)
-		rc = consider(rep, b);
+		rc = consider(b, rep);
 	return rc;
 }
 
@@ -663,8 +681,7 @@ static int search_group(best *b, const tessel_graph *g, const tsl_opts *o,
 		 * repetend's, beside the default budget) */
 		bounded.work_auto = 0;
 		tsl_stage sz = {gk, &bk, &bounded, hdl};
-		rc = tsl_repetend_z3(&work, &sz, hint, guide.period ? &guide : NULL,
-				     consider, b);
+		rc = pull_repetends(b, &work, &sz, hint, guide.period ? &guide : NULL);
 	}
 	tsl_repetend_release(&heur);
 	tsl_repetend_release(&guide);
@@ -864,8 +881,8 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	if (!rc && !o->fast && !*done)
 		rc = enter(b, PH_SOLVER);
 	if (!rc && !o->fast && !*done)
-		rc = tsl_repetend_z3(rep, &solver, have_hint ? &hint : NULL,
-				     guide.period ? &guide : NULL, consider, b);
+		rc = pull_repetends(b, rep, &solver, have_hint ? &hint : NULL,
+				    guide.period ? &guide : NULL);
 	/* the solver not used (a model too large for the work or time
 	 * left) is no stop: the phases after it still run, unless the time
 	 * limit itself passed or the search was cancelled */
