@@ -39,13 +39,6 @@
 #include "error.h"
 #include "util.h"
 
-void tsl_plan_release(tsl_plan *p)
-{
-	tsl_free(p->stages);
-	p->stages = NULL;
-	p->nstages = 0;
-}
-
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 static void not_used(tsl_plan *p, const char *fmt, ...)

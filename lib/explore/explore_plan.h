@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "util.h"
 
 #define TSL_PLAN_NAME_LEN 32
 #define TSL_PLAN_WHY_LEN 256
@@ -62,7 +63,13 @@ typedef struct tsl_plan {
 	char why[TSL_PLAN_WHY_LEN]; /* "" or why the family cannot be used */
 } tsl_plan;
 
-/* Release what a plan owns (not the plan). */
-void tsl_plan_release(tsl_plan *p);
+/* Release what a plan owns (not the plan); a type-only header, so the
+ * release is here too. */
+static inline void tsl_plan_release(tsl_plan *p)
+{
+	tsl_free(p->stages);
+	p->stages = NULL;
+	p->nstages = 0;
+}
 
 #endif
