@@ -1,9 +1,13 @@
 /* Internal: the repetend: starts of one or more micro-batches repeated
- * every period (repetend.c), and the callback that receives candidates. */
+ * every period, its steady-state memory (repetend.c), and the callback
+ * that receives candidates. */
 #ifndef TESSEL_REPETEND_H
 #define TESSEL_REPETEND_H
 
 #include <stdint.h>
+
+#include "bounds.h"
+#include "graph.h"
 
 /* A repetend as a modulo schedule of k micro-batches (k = 1 unless said):
  * micro-batch m = i k + j of block b starts at T[j * nblocks + b] + i *
@@ -27,6 +31,13 @@ typedef struct tsl_residue {
 
 /* qsort comparator of tsl_residue: by residue, then by block. */
 int tsl_residue_cmp(const void *x, const void *y);
+
+/* Steady-state peak memory of device d for starts T (one per block of g,
+ * T >= 0) at period P, the formula of repetend_z3.c, into *out: the
+ * heuristics, the tightening and the driver check a repetend's memory
+ * with it. TESSEL_ENOMEM. */
+int tsl_repetend_peak(int64_t *out, const tessel_graph *g,
+		      const tsl_bounds *bnd, const int64_t *T, int64_t P, int d);
 
 /* k of a repetend (at least 1). */
 static inline int tsl_repetend_k(const tsl_repetend *r)

@@ -1,5 +1,5 @@
-/* Internal: heuristic repetends by modulo list scheduling, and the steady-
- * state memory formula (repetend_heuristic.c). */
+/* Internal: heuristic repetends by modulo list scheduling
+ * (repetend_heuristic.c). */
 #ifndef TESSEL_REPETEND_HEURISTIC_H
 #define TESSEL_REPETEND_HEURISTIC_H
 
@@ -12,11 +12,6 @@
 #include "tessel.h"
 #include "budget.h"
 #include "util.h"
-
-/* Steady-state peak memory of device d for starts T at period P (the
- * formula of repetend_z3.c; T >= 0) into *out. TESSEL_ENOMEM. */
-int tsl_repetend_peak(int64_t *out, const tessel_graph *g,
-		      const tsl_bounds *bnd, const int64_t *T, int64_t P, int d);
 
 /* Heuristic repetend (modulo list scheduling), no solver. Respects devices
  * and dependencies; memory only if it can. TESSEL_EINFEASIBLE if it found

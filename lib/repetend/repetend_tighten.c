@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "error.h"
-#include "repetend_heuristic.h"
 #include "repetend_tighten.h"
 
 typedef struct edge {
