@@ -551,7 +551,11 @@ int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st)
 				best[i] = s->entries[i].start;
 		}
 	}
-	int winner = -1;
+	/* the best rule: when it won, or (in heuristic mode, whose other
+	 * phases do not make up for it) also when the V rounds or the
+	 * interleaved order won */
+	int winner = -1, rule_won = 0;
+	int64_t winner_makespan = INT64_MAX;
 	for (int r = 0; r < TSL_LIST_NRULES && !rc; r++) {
 		if (*found && tsl_deadline_left_ms(dl) <= 0)
 			break;
@@ -563,17 +567,24 @@ int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st)
 		if (rc)
 			break;
 		int64_t m = tsl_schedule_makespan(s);
+		if (m < winner_makespan) {
+			winner_makespan = m;
+			winner = r;
+		}
 		if (m < best_makespan) {
 			best_makespan = m;
 			*found = 1;
-			winner = r;
+			rule_won = 1;
 			for (size_t i = 0; i < count; i++)
 				best[i] = s->entries[i].start;
 		}
 	}
-	/* the winning rule again under tighter limits: a greedy rule may
-	 * start more forwards than pay when memory lets it, so a looser
-	 * limit would give a longer schedule than a tighter one */
+	if (!rule_won && !(st->opts && st->opts->fast))
+		winner = -1;
+	/* the best rule again under tighter limits: a greedy rule may start
+	 * more forwards than pay when memory lets it, so a looser limit
+	 * would give a longer schedule than a tighter one (where the tighter
+	 * limit makes the rule beat the V rounds, too) */
 	static const int64_t frac[][2] = {{3, 4}, {2, 3}, {1, 2}};
 	int limited = 0;
 	for (int d = 0; d < s->graph->ndevices; d++)
