@@ -87,6 +87,8 @@ FUZZ_MAYBE_UNUSED static int fuzz_check_schedule(const uint8_t *data, size_t siz
  *   5 validate
  *   6 lower_bound nmicros
  *   7 graph_get / block_get / dup
+ *   8 set_recompute gid backward saves extra   (backward 0 = removal)
+ *   9 set_offload   gid backward saves transfer
  * At the end, a graph that validates with <= 12 blocks and <= 4 devices is
  * searched (TESSEL_OPT_FAST, 1..4 micro-batches from the last byte); a
  * schedule the search returns must pass tessel_schedule_validate. */
@@ -115,7 +117,7 @@ FUZZ_MAYBE_UNUSED static int fuzz_check_graph(const uint8_t *data, size_t size)
 		return fuzz_fail("graph", "tessel_graph_new failed", rc);
 
 	for (int op = 0; op < FUZZ_GRAPH_MAX_OPS && r.i < r.n; op++) {
-		unsigned code = fuzz_byte(&r) % 8;
+		unsigned code = fuzz_byte(&r) % 10;
 		int64_t v;
 		switch (code) {
 		case 0: {
@@ -179,6 +181,19 @@ FUZZ_MAYBE_UNUSED static int fuzz_check_graph(const uint8_t *data, size_t size)
 						     (tessel_block_attr)(fuzz_byte(&r) % 6));
 			if (tessel_graph_dup(&d, g) == TESSEL_OK)
 				tessel_graph_free(d);
+			break;
+		}
+		case 8:
+		case 9: {
+			/* a recompute (8) or an offload (9), or its removal */
+			int gid = (int)(fuzz_byte(&r) % (unsigned)(nblocks + 1));
+			int back = (int)(fuzz_byte(&r) % (unsigned)(nblocks + 2)) - 1;
+			int saves = (int)(fuzz_byte(&r) % 4);
+			int cost = (int)(fuzz_byte(&r) % 4);
+			if (code == 8)
+				(void)tessel_graph_set_recompute(g, gid, back, saves, cost);
+			else
+				(void)tessel_graph_set_offload(g, gid, back, saves, cost);
 			break;
 		}
 		}

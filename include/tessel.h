@@ -48,13 +48,13 @@ extern "C" {
 /* Version of the header the caller compiled against. Compare with
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
-#define TESSEL_VERSION_MINOR 5
+#define TESSEL_VERSION_MINOR 6
 #define TESSEL_VERSION_PATCH 0
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.5.0"
+#define TESSEL_VERSION_STRING "1.6.0"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -441,10 +441,18 @@ typedef enum tessel_option {
 	TESSEL_OPT_REPETEND_MICRO_BATCHES = 8, /* largest k of a repetend of k
 					       * micro-batches, 1 .. 16; default 8
 					       * (since 1.1) */
-	TESSEL_OPT_WORK_LIMIT = 9       /* work budget in work units, 0 = none,
+	TESSEL_OPT_WORK_LIMIT = 9,      /* work budget in work units, 0 = none,
 					 * TESSEL_WORK_AUTO (the default): it
 					 * grows with the graph (below);
 					 * -1 .. 10^12 (since 1.2) */
+	TESSEL_OPT_ALTERNATIVES = 10    /* 1 (default): the search chooses, per
+					 * micro-batch, among the recompute and
+					 * offload alternatives the placement
+					 * declares; 0: every activation is
+					 * kept; 2: every declared alternative
+					 * is always taken (recompute where
+					 * declared, else offload: the fixed
+					 * rule, a baseline) (since 1.6) */
 } tessel_option;
 
 /* The work budget (TESSEL_OPT_WORK_LIMIT) bounds the effort of a search
@@ -759,11 +767,24 @@ typedef enum tessel_entry_attr {
 	TESSEL_ENTRY_GID = 0,
 	TESSEL_ENTRY_MICRO_BATCH = 1,
 	TESSEL_ENTRY_START = 2,
-	TESSEL_ENTRY_SPAN = 3,
+	TESSEL_ENTRY_SPAN = 3,        /* steps the entry runs: its block's span,
+				       * plus the extra steps of the recomputes
+				       * of its micro-batch it runs (since 1.6) */
 	TESSEL_ENTRY_PHASE = 4,       /* a tessel_phase */
 	TESSEL_ENTRY_KIND = 5,        /* a tessel_kind */
-	TESSEL_ENTRY_MEMORY = 6,
-	TESSEL_ENTRY_NDEVICES = 7
+	TESSEL_ENTRY_MEMORY = 6,      /* memory change when the entry starts:
+				       * its block's, less what a recompute
+				       * drops, plus what the recomputes it runs
+				       * take back (an offload's changes come
+				       * with its copies); since 1.6 */
+	TESSEL_ENTRY_NDEVICES = 7,
+	TESSEL_ENTRY_CHOICE = 8,          /* a tessel_choice (since 1.6) */
+	TESSEL_ENTRY_OFFLOAD_START = 9,   /* start step of the offload on the
+					   * device's copy channel; -1 unless
+					   * the choice is TESSEL_CHOICE_OFFLOAD
+					   * (since 1.6) */
+	TESSEL_ENTRY_RELOAD_START = 10    /* start step of the reload; -1
+					   * unless offloaded (since 1.6) */
 } tessel_entry_attr;
 
 typedef struct tessel_iter tessel_iter;
@@ -816,7 +837,11 @@ typedef struct tessel_action tessel_action;
 typedef enum tessel_action_kind {
 	TESSEL_ACTION_COMPUTE = 0, /* run a block of a micro-batch */
 	TESSEL_ACTION_SEND = 1,    /* send a block's output to a peer device */
-	TESSEL_ACTION_RECV = 2     /* receive a dependency's output */
+	TESSEL_ACTION_RECV = 2,    /* receive a dependency's output */
+	TESSEL_ACTION_OFFLOAD = 3, /* copy a block's activation to host memory
+				    * on the device's copy channel (since 1.6) */
+	TESSEL_ACTION_RELOAD = 4   /* copy it back before its backward (since
+				    * 1.6) */
 } tessel_action_kind;
 
 typedef enum tessel_action_attr {
@@ -1258,6 +1283,76 @@ TESSEL_API int tessel_published(tessel_schedule **out, const char *family,
 TESSEL_API int tessel_published_on(tessel_schedule **out,
 				   const tessel_graph *placement,
 				   const char *family, int64_t micro_batches);
+
+/* ------------------------------------------------------------------------ */
+/* Memory-time alternatives: recomputation and offload (since 1.6)           */
+/* ------------------------------------------------------------------------ */
+
+/* What a schedule does with the activation of one instance (block,
+ * micro-batch) of a block that declares alternatives. */
+typedef enum tessel_choice {
+	TESSEL_CHOICE_KEEP = 0,      /* kept in device memory until the backward */
+	TESSEL_CHOICE_RECOMPUTE = 1, /* dropped after the forward: the block's
+				      * memory delta is `saves` smaller, the
+				      * backward runs `extra` steps longer and
+				      * takes `saves` back when it starts */
+	TESSEL_CHOICE_OFFLOAD = 2    /* copied to host memory after the forward
+				      * and back before the backward over the
+				      * device's copy channel: `saves` is freed
+				      * when the offload ends and taken again
+				      * when the reload starts */
+} tessel_choice;
+
+/* Declare that block `gid` may drop `saves` (1 .. its memory) of its
+ * activation and have it recomputed: the backward block `backward` (on the
+ * same devices, depending on `gid` through the graph) then runs `extra`
+ * steps longer (0 .. TESSEL_MAX_SPAN). A search chooses per micro-batch
+ * whether to use it (TESSEL_OPT_ALTERNATIVES). backward = -1 removes the
+ * declaration. TESSEL_ENOTFOUND for an unknown block, TESSEL_ERANGE for a
+ * figure out of range, TESSEL_EINVAL when the backward is the block itself
+ * or on other devices. Whether the backward depends on the block is
+ * checked by tessel_graph_validate. Since 1.6. */
+TESSEL_API int tessel_graph_set_recompute(tessel_graph *graph, int gid,
+					  int backward, int saves, int extra);
+
+/* Declare that block `gid` may offload `saves` (1 .. its memory) of its
+ * activation to host memory after it finishes and have it reloaded before
+ * `backward` starts; each copy takes `transfer` steps (1 ..
+ * TESSEL_MAX_SPAN) on the copy channel of each of the block's devices (one
+ * copy at a time per device, beside the compute). backward = -1 removes
+ * the declaration. Errors as tessel_graph_set_recompute. Since 1.6. */
+TESSEL_API int tessel_graph_set_offload(tessel_graph *graph, int gid,
+					int backward, int saves, int transfer);
+
+/* The recompute alternative of block `gid`: its backward, saves and extra
+ * steps (any out-parameter may be NULL). TESSEL_ENOTFOUND when the block
+ * declares none (out-parameters then -1). Since 1.6. */
+TESSEL_API int tessel_graph_block_recompute(int *out_backward, int *out_saves,
+					    int *out_extra,
+					    const tessel_graph *graph, int gid);
+
+/* The offload alternative of block `gid`: its backward, saves and transfer
+ * steps, as tessel_graph_block_recompute. Since 1.6. */
+TESSEL_API int tessel_graph_block_offload(int *out_backward, int *out_saves,
+					  int *out_transfer,
+					  const tessel_graph *graph, int gid);
+
+/* Choose what micro-batch `mid` of block `gid` does with its activation:
+ * TESSEL_CHOICE_KEEP (offload_step and reload_step ignored), _RECOMPUTE
+ * (the block must declare it) or _OFFLOAD (the block must declare it;
+ * offload_step and reload_step are the copies' start steps, 0 .. 10^15).
+ * A new schedule keeps every activation. TESSEL_ENOTFOUND for an unknown
+ * entry, TESSEL_EINVAL for an undeclared or unknown choice,
+ * TESSEL_ERANGE for a step out of range. tessel_schedule_validate checks
+ * the copies' times. Since 1.6. */
+TESSEL_API int tessel_schedule_set_choice(tessel_schedule *schedule, int gid,
+					  int64_t mid, tessel_choice choice,
+					  int64_t offload_step,
+					  int64_t reload_step);
+
+/* "keep", "recompute" or "offload" (static string; "?" for another
+ * value), as the schedule JSON spells a choice. Since 1.6. */
+TESSEL_API const char *tessel_choice_name(tessel_choice choice);
 
 #ifdef __cplusplus
 }

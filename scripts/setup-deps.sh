@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install what libtessel needs to build and test on Debian 12, if missing.
 set -eu
-pkgs="libz3-dev libjansson-dev libcmocka-dev meson ninja-build pkg-config gcc g++ valgrind python3 python3-venv python3-pip librsvg2-bin abigail-tools"
+pkgs="libz3-dev libjansson-dev libcmocka-dev meson ninja-build pkg-config gcc g++ valgrind python3 python3-venv python3-pip python3-jsonschema librsvg2-bin abigail-tools"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,5 +1,6 @@
 /* Action streams: compute order, send/receive pairing, ordering around the
- * computes, the JSON export and bad arguments. Schedules come from presets
+ * computes, the copies of offloaded activations and the recomputes, the
+ * JSON export and bad arguments. Schedules come from presets
  * through the search, plus small hand-made ones. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,7 +51,9 @@ static int low_device(const tessel_graph *g, int gid)
 	return e;
 }
 
-static int64_t start_of(const tessel_schedule *s, int gid, int64_t mid)
+/* An attribute of the entry (gid, mid), -1 when there is none. */
+static int64_t entry_of(const tessel_schedule *s, int gid, int64_t mid,
+			tessel_entry_attr attr)
 {
 	tessel_iter *it = NULL;
 	TH_OK(tessel_iter_new(&it, s, TESSEL_ALL_DEVICES));
@@ -61,10 +64,20 @@ static int64_t start_of(const tessel_schedule *s, int gid, int64_t mid)
 		TH_OK(tessel_entry_get(&g, e, TESSEL_ENTRY_GID));
 		TH_OK(tessel_entry_get(&m, e, TESSEL_ENTRY_MICRO_BATCH));
 		if (g == gid && m == mid)
-			TH_OK(tessel_entry_get(&v, e, TESSEL_ENTRY_START));
+			TH_OK(tessel_entry_get(&v, e, attr));
 	}
 	tessel_iter_free(it);
 	return v;
+}
+
+static int64_t start_of(const tessel_schedule *s, int gid, int64_t mid)
+{
+	return entry_of(s, gid, mid, TESSEL_ENTRY_START);
+}
+
+static int is_copy(int64_t kind)
+{
+	return kind == TESSEL_ACTION_OFFLOAD || kind == TESSEL_ACTION_RELOAD;
 }
 
 static stream_set collect(const tessel_schedule *s, int ndevs)
@@ -115,6 +128,134 @@ static long compute_pos(const stream_set *set, int d, int64_t gid, int64_t mid)
 	return -1;
 }
 
+/* The copies: for each offloaded entry and device of its block, one
+ * offload and one reload at the copies' start steps; computes and copies
+ * in time order, a copy before a compute of its step. Returns the
+ * copies. */
+static size_t check_copies(const tessel_schedule *s, const stream_set *set)
+{
+	const tessel_graph *g = NULL;
+	TH_OK(tessel_schedule_graph(&g, s));
+	size_t ncopies = 0, want = 0;
+	int64_t last = -1;
+	int last_dev = -1;
+	for (size_t i = 0; i < set->count; i++) {
+		const act *x = &set->acts[i];
+		if (x->dev != last_dev)
+			last = -1;
+		last_dev = x->dev;
+		if (x->kind == TESSEL_ACTION_COMPUTE) {
+			assert_true(x->step >= last);
+			last = x->step;
+		}
+		if (!is_copy(x->kind))
+			continue;
+		ncopies++;
+		assert_true(x->step > last);
+		last = x->step;
+		assert_int_equal(x->peer, -1);
+		assert_int_equal(x->peer_gid, -1);
+		assert_int_equal(x->latency, 0);
+		assert_true(on_device(g, (int)x->gid, x->dev));
+		assert_int_equal(entry_of(s, (int)x->gid, x->mid, TESSEL_ENTRY_CHOICE),
+				 TESSEL_CHOICE_OFFLOAD);
+		assert_int_equal(x->step, entry_of(s, (int)x->gid, x->mid,
+						   x->kind == TESSEL_ACTION_OFFLOAD
+						   ? TESSEL_ENTRY_OFFLOAD_START
+						   : TESSEL_ENTRY_RELOAD_START));
+	}
+	tessel_iter *it = NULL;
+	const tessel_entry *e;
+	TH_OK(tessel_iter_new(&it, s, TESSEL_ALL_DEVICES));
+	while (tessel_iter_next(&e, it) == TESSEL_OK)
+		if (th_entry(e, TESSEL_ENTRY_CHOICE) == TESSEL_CHOICE_OFFLOAD)
+			want += 2 * (size_t)th_entry(e, TESSEL_ENTRY_NDEVICES);
+	tessel_iter_free(it);
+	assert_int_equal(ncopies, want);
+	return ncopies;
+}
+
+/* Per device, the compute order is the schedule's iterator order. */
+static void check_compute_order(const tessel_schedule *s,
+				const stream_set *set, int D)
+{
+	for (int d = 0; d < D; d++) {
+		tessel_iter *it = NULL;
+		TH_OK(tessel_iter_new(&it, s, d));
+		size_t i = 0;
+		const tessel_entry *e;
+		while (tessel_iter_next(&e, it) == TESSEL_OK) {
+			while (i < set->count && (set->acts[i].dev != d
+			       || set->acts[i].kind != TESSEL_ACTION_COMPUTE))
+				i++;
+			assert_true(i < set->count);
+			int64_t gid = -1, mid = -1;
+			TH_OK(tessel_entry_get(&gid, e, TESSEL_ENTRY_GID));
+			TH_OK(tessel_entry_get(&mid, e, TESSEL_ENTRY_MICRO_BATCH));
+			assert_int_equal(set->acts[i].gid, gid);
+			assert_int_equal(set->acts[i].mid, mid);
+			i++;
+		}
+		tessel_iter_free(it);
+		for (; i < set->count; i++)
+			assert_false(set->acts[i].dev == d
+				     && set->acts[i].kind == TESSEL_ACTION_COMPUTE);
+	}
+}
+
+/* Transfers of one micro-batch the pairing rule asks for: one per
+ * dependency a -> c and device of c that a does not occupy. */
+static size_t rule_transfers(const tessel_graph *g, int B, int D)
+{
+	size_t want = 0;
+	for (int c = 0; c < B; c++) {
+		int64_t nd = th_block(g, c, TESSEL_BLOCK_NDEPS);
+		for (int64_t i = 0; i < nd; i++) {
+			int a = -1;
+			TH_OK(tessel_graph_block_dep(&a, g, c, (size_t)i));
+			for (int e = 0; e < D; e++)
+				if (on_device(g, c, e) && !on_device(g, a, e))
+					want++;
+		}
+	}
+	return want;
+}
+
+/* The JSON of schedule s (D devices, N micro-batches): its header, and
+ * counts[] computes, sends, receives and copies. */
+static void check_json(const tessel_schedule *s, int D, int64_t N,
+		       const size_t counts[4])
+{
+	size_t ncomputes = counts[0], nsends = counts[1], nrecvs = counts[2],
+	       ncopies = counts[3];
+	char *json = NULL;
+	TH_OK(tessel_schedule_to_actions_json(&json, s));
+	assert_non_null(strstr(json, "\"format\": \"tessel-actions\""));
+	assert_non_null(strstr(json, "\"version\": 1"));
+	char buf[64];
+	snprintf(buf, sizeof buf, "\"ndevs\": %d", D);
+	assert_non_null(strstr(json, buf));
+	snprintf(buf, sizeof buf, "\"nmicros\": %lld", (long long)N);
+	assert_non_null(strstr(json, buf));
+	assert_int_equal(th_count(json, "\"op\": \"compute\""), ncomputes);
+	assert_int_equal(th_count(json, "\"op\": \"send\""), nsends);
+	assert_int_equal(th_count(json, "\"op\": \"recv\""), nrecvs);
+	assert_int_equal(th_count(json, "\"op\": \"offload\"")
+			 + th_count(json, "\"op\": \"reload\""), ncopies);
+	assert_int_equal(th_count(json, "\"device\": "), (size_t)D);
+	/* brackets balance (no string in these graphs holds one) */
+	long depth = 0;
+	for (const char *p = json; *p; p++) {
+		if (*p == '{' || *p == '[')
+			depth++;
+		if (*p == '}' || *p == ']')
+			depth--;
+		assert_true(depth >= 0);
+	}
+	assert_int_equal(depth, 0);
+	tessel_free(json);
+}
+
 /* Every property of the streams of schedule s. */
 static void check_streams(const tessel_schedule *s)
 {
@@ -147,29 +288,9 @@ static void check_streams(const tessel_schedule *s)
 						 on_device(g, b, d));
 	free(cnt);
 
-	/* per-device compute order is the schedule's iterator order */
-	for (int d = 0; d < D; d++) {
-		tessel_iter *it = NULL;
-		TH_OK(tessel_iter_new(&it, s, d));
-		size_t i = 0;
-		const tessel_entry *e;
-		while (tessel_iter_next(&e, it) == TESSEL_OK) {
-			while (i < set.count && (set.acts[i].dev != d
-			       || set.acts[i].kind != TESSEL_ACTION_COMPUTE))
-				i++;
-			assert_true(i < set.count);
-			int64_t gid = -1, mid = -1;
-			TH_OK(tessel_entry_get(&gid, e, TESSEL_ENTRY_GID));
-			TH_OK(tessel_entry_get(&mid, e, TESSEL_ENTRY_MICRO_BATCH));
-			assert_int_equal(set.acts[i].gid, gid);
-			assert_int_equal(set.acts[i].mid, mid);
-			i++;
-		}
-		tessel_iter_free(it);
-		for (; i < set.count; i++)
-			assert_false(set.acts[i].dev == d
-				     && set.acts[i].kind == TESSEL_ACTION_COMPUTE);
-	}
+	check_compute_order(s, &set, D);
+
+	size_t ncopies = check_copies(s, &set);
 
 	/* pairing: each send has exactly one receive and the other way round;
 	 * sends after their producer's compute, receives before the
@@ -177,7 +298,7 @@ static void check_streams(const tessel_schedule *s)
 	size_t nsends = 0, nrecvs = 0;
 	for (size_t i = 0; i < set.count; i++) {
 		const act *x = &set.acts[i];
-		if (x->kind == TESSEL_ACTION_COMPUTE)
+		if (x->kind == TESSEL_ACTION_COMPUTE || is_copy(x->kind))
 			continue;
 		assert_true(x->kind == TESSEL_ACTION_SEND
 			    || x->kind == TESSEL_ACTION_RECV);
@@ -215,9 +336,10 @@ static void check_streams(const tessel_schedule *s)
 		if (send) {
 			nsends++;
 			assert_true((long)x->pos > cp);
+			/* the entry's span: a recompute makes it longer */
 			assert_int_equal(x->step, start_of(s, (int)x->gid, x->mid)
-					 + th_block(g, (int)x->gid,
-						      TESSEL_BLOCK_SPAN));
+					 + entry_of(s, (int)x->gid, x->mid,
+						    TESSEL_ENTRY_SPAN));
 		} else {
 			nrecvs++;
 			assert_true((long)x->pos < cp);
@@ -226,44 +348,10 @@ static void check_streams(const tessel_schedule *s)
 	}
 	assert_int_equal(nsends, nrecvs);
 	/* and as many transfers as the rule asks for */
-	size_t want = 0;
-	for (int c = 0; c < B; c++) {
-		int64_t nd = th_block(g, c, TESSEL_BLOCK_NDEPS);
-		for (int64_t i = 0; i < nd; i++) {
-			int a = -1;
-			TH_OK(tessel_graph_block_dep(&a, g, c, (size_t)i));
-			for (int e = 0; e < D; e++)
-				if (on_device(g, c, e) && !on_device(g, a, e))
-					want++;
-		}
-	}
-	assert_int_equal(nsends, want * (size_t)N);
+	assert_int_equal(nsends, rule_transfers(g, B, D) * (size_t)N);
 
-	/* the JSON */
-	char *json = NULL;
-	TH_OK(tessel_schedule_to_actions_json(&json, s));
-	assert_non_null(strstr(json, "\"format\": \"tessel-actions\""));
-	assert_non_null(strstr(json, "\"version\": 1"));
-	char buf[64];
-	snprintf(buf, sizeof buf, "\"ndevs\": %d", D);
-	assert_non_null(strstr(json, buf));
-	snprintf(buf, sizeof buf, "\"nmicros\": %lld", (long long)N);
-	assert_non_null(strstr(json, buf));
-	assert_int_equal(th_count(json, "\"op\": \"compute\""), ncomputes);
-	assert_int_equal(th_count(json, "\"op\": \"send\""), nsends);
-	assert_int_equal(th_count(json, "\"op\": \"recv\""), nrecvs);
-	assert_int_equal(th_count(json, "\"device\": "), (size_t)D);
-	/* brackets balance (no string in these graphs holds one) */
-	long depth = 0;
-	for (const char *p = json; *p; p++) {
-		if (*p == '{' || *p == '[')
-			depth++;
-		if (*p == '}' || *p == ']')
-			depth--;
-		assert_true(depth >= 0);
-	}
-	assert_int_equal(depth, 0);
-	tessel_free(json);
+	size_t counts[4] = {ncomputes, nsends, nrecvs, ncopies};
+	check_json(s, D, N, counts);
 	free(set.acts);
 }
 
@@ -439,6 +527,109 @@ static void test_latency(void **state)
 	tessel_schedule_free(s);
 }
 
+/* Recompute and offload: f0 (device 0) -> f1 (device 1) -> b1 (device 1)
+ * -> b0 (device 0), two micro-batches; micro-batch 0 recomputes f1 in b1
+ * (6 steps instead of 4), both offload f0 (offloads at 2 and 4, reloads at
+ * 10 and 14). The copies stand in device 0's stream in time order, the
+ * send of the longer b1 at its real finish. */
+static void test_alternatives(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	static const char *const names[4] = {"f0", "f1", "b1", "b0"};
+	static const int dev[4] = {0, 1, 1, 0}, span[4] = {2, 2, 4, 4},
+			 mem[4] = {4, 4, -4, -4};
+	static const int64_t at[2][4] = {{0, 2, 6, 12}, {2, 4, 12, 16}};
+	TH_OK(tessel_graph_new(&g, 2));
+	for (int i = 0; i < 4; i++) {
+		TH_OK(tessel_graph_add_block(NULL, g, names[i],
+					     i < 2 ? TESSEL_KIND_FORWARD
+						   : TESSEL_KIND_BACKWARD,
+					     span[i], mem[i]));
+		TH_OK(tessel_graph_place(g, i, &dev[i], 1));
+		if (i > 0)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	TH_OK(tessel_graph_set_offload(g, 0, 3, 4, 2));
+	TH_OK(tessel_graph_set_recompute(g, 1, 2, 3, 2));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	for (int m = 0; m < 2; m++)
+		for (int b = 0; b < 4; b++)
+			TH_OK(tessel_schedule_set_step(s, b, m, at[m][b]));
+	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 2, 10));
+	TH_OK(tessel_schedule_set_choice(s, 0, 1, TESSEL_CHOICE_OFFLOAD, 4, 14));
+	TH_OK(tessel_schedule_set_choice(s, 1, 0, TESSEL_CHOICE_RECOMPUTE, 0, 0));
+	TH_OK(tessel_schedule_validate(s));
+	check_streams(s);
+
+	enum { C = TESSEL_ACTION_COMPUTE, S = TESSEL_ACTION_SEND,
+	       R = TESSEL_ACTION_RECV, O = TESSEL_ACTION_OFFLOAD,
+	       L = TESSEL_ACTION_RELOAD };
+	static const int64_t want0[][7] = {
+		/* kind, gid, mid, peer, peer_gid, step, latency */
+		{C, 0, 0, -1, -1, 0, 0},
+		{S, 0, 0, 1, 1, 2, 0},
+		{O, 0, 0, -1, -1, 2, 0},  /* before the compute of its step */
+		{C, 0, 1, -1, -1, 2, 0},
+		{S, 0, 1, 1, 1, 4, 0},
+		{O, 0, 1, -1, -1, 4, 0},
+		{L, 0, 0, -1, -1, 10, 0},
+		{R, 3, 0, 1, 2, 12, 0},
+		{C, 3, 0, -1, -1, 12, 0},
+		{L, 0, 1, -1, -1, 14, 0},
+		{R, 3, 1, 1, 2, 16, 0},
+		{C, 3, 1, -1, -1, 16, 0},
+	};
+	static const int64_t want1[][7] = {
+		{R, 1, 0, 0, 0, 2, 0},
+		{C, 1, 0, -1, -1, 2, 0},
+		{R, 1, 1, 0, 0, 4, 0},
+		{C, 1, 1, -1, -1, 4, 0},
+		{C, 2, 0, -1, -1, 6, 0},
+		{S, 2, 0, 0, 3, 12, 0},   /* b1 mb0 runs 6 steps */
+		{C, 2, 1, -1, -1, 12, 0},
+		{S, 2, 1, 0, 3, 16, 0},
+	};
+	const int64_t (*want[2])[7] = {want0, want1};
+	const size_t nwant[2] = {12, 8};
+	for (int d = 0; d < 2; d++) {
+		tessel_action_iter *it = NULL;
+		const tessel_action *a;
+		TH_OK(tessel_action_iter_new(&it, s, d));
+		for (size_t i = 0; i < nwant[d]; i++) {
+			TH_OK(tessel_action_iter_next(&a, it));
+			for (int k = 0; k < 7; k++)
+				assert_int_equal(action_attr(a, (tessel_action_attr)k),
+						 want[d][i][k]);
+		}
+		assert_int_equal(tessel_action_iter_next(&a, it), TESSEL_ITEROVER);
+		tessel_action_iter_free(it);
+	}
+
+	char *json = NULL;
+	TH_OK(tessel_schedule_to_actions_json(&json, s));
+	assert_non_null(strstr(json,
+		"{\"op\": \"offload\", \"block\": \"f0\", \"gid\": 0, \"mid\": 0, "
+		"\"step\": 2, \"transfer\": 2, \"saves\": 4, \"backward\": \"b0\", "
+		"\"backward_gid\": 3}"));
+	assert_non_null(strstr(json,
+		"{\"op\": \"reload\", \"block\": \"f0\", \"gid\": 0, \"mid\": 1, "
+		"\"step\": 14, \"transfer\": 2, "));
+	assert_non_null(strstr(json,
+		"{\"op\": \"compute\", \"block\": \"b1\", \"gid\": 2, \"mid\": 0, "
+		"\"step\": 6, \"recompute\": true, \"extra\": 2}"));
+	assert_non_null(strstr(json,
+		"{\"op\": \"compute\", \"block\": \"b1\", \"gid\": 2, \"mid\": 1, "
+		"\"step\": 12}"));
+	assert_int_equal(th_count(json, "\"recompute\""), 1);
+	assert_int_equal(th_count(json, "\"op\": \"offload\""), 2);
+	assert_int_equal(th_count(json, "\"op\": \"reload\""), 2);
+	tessel_free(json);
+	tessel_schedule_free(s);
+}
+
 static void test_bad_args(void **state)
 {
 	(void)state;
@@ -498,6 +689,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_made),
 		cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_alternatives),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_presets),
 	};

@@ -1,5 +1,6 @@
 /* Exports: the PyTorch pipelining CSV, the Chrome trace JSON and the SVG
- * picture, read back and checked against the schedule. */
+ * picture, read back and checked against the schedule; the text grid and
+ * every export of a schedule that recomputes and offloads activations. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1324,6 +1325,249 @@ static void test_streamed_write(void **state)
 	tessel_schedule_free(s);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Memory-time alternatives                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* f0 (device 0, span 2, memory 4) -> f1 (device 1, span 2) -> b1 (device
+ * 1, span 4) -> b0 (device 0, span 4), two micro-batches; f0 may offload
+ * (saves 4, transfer 2) before b0, f1 may recompute (saves 3, extra 2) in
+ * b1. Micro-batch 0 recomputes f1 (b1 mb0 runs 6 steps, 6 .. 11) and both
+ * offload f0: offloads at 2 and 4, reloads at 10 and 14, each before its
+ * b0 (12, 16). With `recompute` 0 (`offload` 0) no entry recomputes (is
+ * offloaded). A step of 0.5 ms when `timed`. */
+static tessel_schedule *alt_schedule(int recompute, int offload, int timed)
+{
+	tessel_graph *g = NULL;
+	static const char *const names[4] = {"f0", "f1", "b1", "b0"};
+	static const int dev[4] = {0, 1, 1, 0}, span[4] = {2, 2, 4, 4},
+			 mem[4] = {4, 4, -4, -4};
+	static const int64_t at[2][4] = {{0, 2, 6, 12}, {2, 4, 12, 16}};
+	TH_OK(tessel_graph_new(&g, 2));
+	for (int i = 0; i < 4; i++) {
+		TH_OK(tessel_graph_add_block(NULL, g, names[i],
+					     i < 2 ? TESSEL_KIND_FORWARD
+						   : TESSEL_KIND_BACKWARD,
+					     span[i], mem[i]));
+		TH_OK(tessel_graph_place(g, i, &dev[i], 1));
+		if (i > 0)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	TH_OK(tessel_graph_set_offload(g, 0, 3, 4, 2));
+	TH_OK(tessel_graph_set_recompute(g, 1, 2, 3, 2));
+	if (timed) {
+		TH_OK(tessel_graph_set_step(g, 0.5));
+		TH_OK(tessel_graph_set_unit(g, "ms"));
+	}
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	for (int m = 0; m < 2; m++)
+		for (int b = 0; b < 4; b++)
+			TH_OK(tessel_schedule_set_step(s, b, m, at[m][b]));
+	if (offload) {
+		TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD,
+						 2, 10));
+		TH_OK(tessel_schedule_set_choice(s, 0, 1, TESSEL_CHOICE_OFFLOAD,
+						 4, 14));
+	}
+	if (recompute)
+		TH_OK(tessel_schedule_set_choice(s, 1, 0, TESSEL_CHOICE_RECOMPUTE,
+						 0, 0));
+	TH_OK(tessel_schedule_validate(s));
+	return s;
+}
+
+/* Whether `line` is a whole line of text. */
+static int has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	for (const char *p = strstr(text, line); p; p = strstr(p + 1, line))
+		if ((p == text || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* The text grid: the recomputing backward in capitals over its real span,
+ * a copy row per device, the notes and the counts. */
+static void test_alternatives_text(void **state)
+{
+	(void)state;
+	tessel_schedule *s = alt_schedule(1, 1, 1);
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_text(&text, s));
+	assert_true(has_line(text, "dev 0:      f0 f1 -- -- -- -- b0-b0 b1-b1"));
+	assert_true(has_line(text, "dev 0 copy: -- o0 o1 -- -- r0 -- r1 -- --"));
+	assert_true(has_line(text, "dev 1:      -- f0 f1 B0-B0-B0 b1-b1 -- --"));
+	assert_true(has_line(text, "dev 1 copy: -- -- -- -- -- -- -- -- -- --"));
+	assert_true(has_line(text, "one cell = 2 steps"));
+	assert_non_null(strstr(text, "capital letter (B3): the block recomputes"));
+	assert_non_null(strstr(text, "copy rows: o3 offloads and r3 reloads"));
+	assert_true(has_line(text, "activations: 1 recomputed, 2 offloaded"));
+	assert_non_null(strstr(text, "makespan 20 = 10 ms"));
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	/* recompute alone: no copy rows; the longer span still shows */
+	s = alt_schedule(1, 0, 0);
+	TH_OK(tessel_schedule_to_text(&text, s));
+	assert_true(has_line(text, "dev 1: -- f0 f1 B0-B0-B0 b1-b1 -- --"));
+	assert_null(strstr(text, "copy"));
+	assert_true(has_line(text, "activations: 1 recomputed, 0 offloaded"));
+	tessel_free(text);
+	tessel_schedule_free(s);
+
+	/* every activation kept: the grid as before */
+	s = alt_schedule(0, 0, 0);
+	TH_OK(tessel_schedule_to_text(&text, s));
+	assert_true(has_line(text, "dev 1: -- f0 f1 b0-b0 -- b1-b1 -- --"));
+	assert_null(strstr(text, "activations"));
+	assert_null(strstr(text, "capital"));
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* The trace: the recomputing backward named so and as long as it runs,
+ * the copies on a track per device's copy channel. */
+static void test_alternatives_trace(void **state)
+{
+	(void)state;
+	tessel_schedule *s = alt_schedule(1, 1, 0);
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_trace_json(&text, s, 1.0));
+	assert_non_null(strstr(text,
+		"{\"name\": \"b1 mb0 (recompute)\", \"cat\": \"backward\", "
+		"\"ph\": \"X\", \"ts\": 6, \"dur\": 6, \"pid\": 0, \"tid\": 1, "
+		"\"args\": {\"gid\": 2, \"mid\": 0, \"phase\": "));
+	assert_non_null(strstr(text, "\"recompute\": true, \"extra_steps\": 2}"));
+	assert_int_equal(th_count(text, "(recompute)"), 1);
+	assert_non_null(strstr(text,
+		"{\"name\": \"b1 mb1\", \"cat\": \"backward\", \"ph\": \"X\", "
+		"\"ts\": 12, \"dur\": 4, "));
+	/* copies: tid 2 is device 0's copy channel */
+	assert_non_null(strstr(text, "\"tid\": 2, \"args\": {\"name\": \"device 0 copy\"}"));
+	assert_non_null(strstr(text, "\"tid\": 3, \"args\": {\"name\": \"device 1 copy\"}"));
+	assert_non_null(strstr(text,
+		"{\"name\": \"offload f0 mb0\", \"cat\": \"offload\", \"ph\": \"X\", "
+		"\"ts\": 2, \"dur\": 2, \"pid\": 0, \"tid\": 2, "
+		"\"args\": {\"gid\": 0, \"mid\": 0, \"saves\": 4, \"backward\": \"b0\"}}"));
+	assert_non_null(strstr(text,
+		"{\"name\": \"reload f0 mb1\", \"cat\": \"reload\", \"ph\": \"X\", "
+		"\"ts\": 14, \"dur\": 2, \"pid\": 0, \"tid\": 2, "));
+	assert_int_equal(th_count(text, "\"cat\": \"offload\""), 2);
+	assert_int_equal(th_count(text, "\"cat\": \"reload\""), 2);
+	/* 8 entries and 4 copies */
+	assert_int_equal(th_count(text, "\"ph\": \"X\""), 12);
+	check_json_file(text);
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* The SVG: the recomputing backward as wide as it runs, outlined dashed,
+ * the copies as bars in a lane under each device, their keys. */
+static void test_alternatives_svg(void **state)
+{
+	(void)state;
+	tessel_schedule *s = alt_schedule(1, 1, 0);
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	/* 24 px per step: b1 mb0 is 6 steps, b1 mb1 4 */
+	const char *b = strstr(text, "<title>b1 mb0: steps 6 to 11; recomputes "
+				     "its forward, 2 steps longer</title>");
+	assert_non_null(b);
+	while (b > text && strncmp(b, "<rect ", 6) != 0)
+		b--;
+	assert_true(svg_attr(b, "width") == 6 * 24);
+	assert_non_null(strstr(b, "stroke-dasharray=\"3 2\""));
+	b = strstr(text, "<title>b1 mb1: steps 12 to 15</title>");
+	assert_non_null(b);
+	while (b > text && strncmp(b, "<rect ", 6) != 0)
+		b--;
+	assert_true(svg_attr(b, "width") == 4 * 24);
+	assert_int_equal(th_count(text, "stroke-dasharray"), 2); /* + key */
+	/* copies: a group per device, a bar per copy */
+	assert_int_equal(th_count(text, "<g class=\"copies\""), 2);
+	assert_non_null(strstr(text, "<title>offload f0 mb0: steps 2 to 3</title>"));
+	assert_non_null(strstr(text, "<title>offload f0 mb1: steps 4 to 5</title>"));
+	assert_non_null(strstr(text, "<title>reload f0 mb0: steps 10 to 11</title>"));
+	const char *r = strstr(text, "<title>reload f0 mb1: steps 14 to 15</title>");
+	assert_non_null(r);
+	while (r > text && strncmp(r, "<rect ", 6) != 0)
+		r--;
+	assert_true(svg_attr(r, "x") == 72 + 14 * 24);
+	assert_true(svg_attr(r, "width") == 2 * 24);
+	assert_true(svg_attr(r, "height") == 5);
+	assert_non_null(strstr(text, ">offload</text>"));
+	assert_non_null(strstr(text, ">reload</text>"));
+	assert_non_null(strstr(text, ">recomputes its forward (dashed)</text>"));
+	/* the device groups keep a tooltip per block */
+	assert_int_equal(svg_block_tooltips(text, 16), 8);
+	check_svg_file(text);
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* The torch CSV has no action for a recompute or an offload: refused, not
+ * dropped; every activation kept, the schedule exports. */
+static void test_alternatives_torch(void **state)
+{
+	(void)state;
+	char *text = (char *)"untouched";
+	tessel_schedule *s = alt_schedule(1, 1, 0);
+	for (int comms = 0; comms < 2; comms++) {
+		th_expect_error(tessel_schedule_to_torch_csv(&text, s, comms),
+				TESSEL_EINVAL,
+				"block \"f0\" of micro-batch 0 offloads its "
+				"activation (choice \"offload\")");
+		assert_null(text);
+	}
+	assert_non_null(strstr(tessel_error_last(), "no action for recomputation "
+				"or offload"));
+	sink none = {0};
+	th_expect_error(tessel_schedule_write(s, TESSEL_FORMAT_TORCH, 0, sink_put,
+					      &none), TESSEL_EINVAL, "offloads");
+	assert_int_equal(none.pieces, 0);
+	tessel_schedule_free(s);
+	/* a graph that declares alternatives passes the graph's check */
+	s = alt_schedule(1, 0, 0);
+	const tessel_graph *g = graph_of(s);
+	TH_OK(tessel_graph_check_torch(g, 1));
+	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 1), TESSEL_EINVAL,
+			"block \"f1\" of micro-batch 0 recomputes its activation");
+	/* keep it after all: exported */
+	TH_OK(tessel_schedule_set_choice(s, 1, 0, TESSEL_CHOICE_KEEP, 0, 0));
+	TH_OK(tessel_schedule_to_torch_csv(&text, s, 0));
+	assert_string_equal(text, "0F0,0F1,0B0,0B1\n1F0,1F1,1B0,1B1\n");
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
+/* The streamed exports of a schedule with alternatives are the same
+ * texts. */
+static void test_alternatives_streamed(void **state)
+{
+	(void)state;
+	tessel_schedule *s = alt_schedule(1, 1, 1);
+	static const tessel_format formats[] = {
+		TESSEL_FORMAT_TEXT, TESSEL_FORMAT_ACTIONS, TESSEL_FORMAT_TRACE,
+		TESSEL_FORMAT_SVG};
+	for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+		char *want = NULL;
+		switch (formats[i]) {
+		case TESSEL_FORMAT_TEXT: TH_OK(tessel_schedule_to_text(&want, s)); break;
+		case TESSEL_FORMAT_ACTIONS: TH_OK(tessel_schedule_to_actions_json(&want, s)); break;
+		case TESSEL_FORMAT_TRACE: TH_OK(tessel_schedule_to_trace_json(&want, s, 0)); break;
+		default: TH_OK(tessel_schedule_to_svg(&want, s)); break;
+		}
+		sink k = {0};
+		TH_OK(tessel_schedule_write(s, formats[i], 0, sink_put, &k));
+		assert_string_equal(k.data, want);
+		free(k.data);
+		tessel_free(want);
+	}
+	tessel_schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1346,6 +1590,11 @@ int main(void)
 		cmocka_unit_test(test_svg_latency),
 		cmocka_unit_test(test_check_torch),
 		cmocka_unit_test(test_streamed_write),
+		cmocka_unit_test(test_alternatives_text),
+		cmocka_unit_test(test_alternatives_trace),
+		cmocka_unit_test(test_alternatives_svg),
+		cmocka_unit_test(test_alternatives_torch),
+		cmocka_unit_test(test_alternatives_streamed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,9 @@
 #!/bin/sh
 # The PyTorch example (bindings/python/examples/torch_pipeline.py) trains a
-# small model on 4 processes with libtessel's schedule for two placements
-# and for the best placement `tessel explore` finds for a small profile,
-# and must match the one-process training to 1e-9. Skipped (77) when the
-# python3 given has no torch.
+# small model on 4 processes with libtessel's schedule for two placements,
+# for one with recomputation and for the best placement `tessel explore`
+# finds for a small profile, and must match the one-process training to
+# 1e-9. Skipped (77) when the python3 given has no torch.
 #   test-torch-pipeline.sh PYTHON3 EXAMPLE TESSEL
 set -u
 py=$1 example=$2 cli=$3
@@ -17,6 +17,16 @@ for p in vshape zbsplit; do
 	printf '%s\n' "$out" | grep -q '^max parameter difference ' || { echo "FAIL: $p: no difference line"; exit 1; }
 	printf '%s\n' "$out" | grep -q '^step time: tessel .* s, 1f1b .* s, gpipe .* s' || { echo "FAIL: $p: no step time line"; exit 1; }
 done
+# recomputation: the search recomputes some forwards under a tight limit,
+# the runtime drops their activations and runs them again in the backward
+# (zbsplit: the weight block uses the recomputed graph too)
+out=$("$py" "$example" --devices 4 --micro-batches 4 --steps 2 \
+	--placement zbsplit --recompute --tessel "$cli" --timeout 90 2>&1)
+rc=$?
+printf '%s\n' "$out"
+[ $rc -eq 0 ] || { echo "FAIL: zbsplit --recompute exited $rc"; exit 1; }
+printf '%s\n' "$out" | grep -q '^recompute: [1-9][0-9]* of [0-9]* forward micro-batches recomputed' || { echo "FAIL: --recompute: no forward recomputed"; exit 1; }
+printf '%s\n' "$out" | grep -q '^max parameter difference ' || { echo "FAIL: --recompute: no difference line"; exit 1; }
 # the best placement `tessel explore` finds for a model profile (every
 # block on one device: no tensor-parallel cost given) trains unchanged
 tmp=$(mktemp -d) || exit 1

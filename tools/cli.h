@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tessel.h"
+
 /* Exit statuses (see tools/tessel.1). */
 enum cli_exit {
 	CLI_EXIT_OK = 0,     /* success */
@@ -119,6 +121,12 @@ int cli_search(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_presets(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+
+/* Declare on every forward block of g that has none a recompute (when
+ * `recompute`) and an offload of `offload_steps` steps a copy (when > 0),
+ * paired with its backward (cli_alternatives.c). A libtessel error code. */
+int cli_declare_alternatives(tessel_graph *g, int recompute,
+			     int64_t offload_steps);
 int cli_simulate(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_explore(int argc, char **argv);

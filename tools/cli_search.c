@@ -56,6 +56,16 @@ static const char search_usage[] =
 	"      --repetend-micro-batches K\n"
 	"                            largest number of micro-batches in one\n"
 	"                            repetend (1 .. 16, default 8)\n"
+	"      --recompute           declare a recompute on every forward block\n"
+	"                            that has none (the whole activation, the\n"
+	"                            forward's span again in its backward)\n"
+	"      --offload STEPS       declare an offload on every forward block\n"
+	"                            that has none (the whole activation, STEPS a\n"
+	"                            copy on the device's copy channel)\n"
+	"      --alternatives MODE   search (default): choose per micro-batch\n"
+	"                            among the declared alternatives; off: keep\n"
+	"                            every activation; always: take every\n"
+	"                            declared alternative (a fixed rule)\n"
 	"      --solver-memory MB    cap on the solver's memory per check (default\n"
 	"                            0: none); reaching it ends the solver's part\n"
 	"                            like the time limit\n"
@@ -119,7 +129,7 @@ static const struct {
 
 /* Long options without a short form. */
 enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT, OPT_STEP_US, OPT_SOLVER_MEMORY,
-       OPT_GROUP, OPT_PROGRESS };
+       OPT_GROUP, OPT_PROGRESS, OPT_RECOMPUTE, OPT_OFFLOAD, OPT_ALTERNATIVES };
 
 static const struct option search_options[] = {
 	{ "preset", required_argument, NULL, 'p' },
@@ -132,6 +142,9 @@ static const struct option search_options[] = {
 	{ "threads", required_argument, NULL, 'j' },
 	{ "fast", no_argument, NULL, OPT_FAST },
 	{ "solver-memory", required_argument, NULL, OPT_SOLVER_MEMORY },
+	{ "recompute", no_argument, NULL, OPT_RECOMPUTE },
+	{ "offload", required_argument, NULL, OPT_OFFLOAD },
+	{ "alternatives", required_argument, NULL, OPT_ALTERNATIVES },
 	{ "repetend-micro-batches", required_argument, NULL, OPT_GROUP },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "step-us", required_argument, NULL, OPT_STEP_US },
@@ -157,6 +170,8 @@ struct search_args {
 	int step_us_given;
 	const char *output;          /* NULL: stdout */
 	int progress;                /* -1 when stderr is a terminal, 0 no, 1 yes */
+	int recompute;               /* --recompute */
+	int64_t offload;             /* --offload STEPS (0: not given) */
 	tessel_options *options;
 };
 
@@ -255,6 +270,18 @@ static int step_us_option(struct search_args *a, const char *arg)
 	return 0;
 }
 
+/* --alternatives search|off|always. */
+static int alternatives_option(struct search_args *a, const char *arg)
+{
+	static const char *const names[] = {"off", "search", "always"};
+	for (int i = 0; i < 3; i++)
+		if (strcmp(arg, names[i]) == 0)
+			return set_option(a, TESSEL_OPT_ALTERNATIVES,
+					  "--alternatives", i);
+	cli_error("--alternatives: '%s' is not search, off or always", arg);
+	return -1;
+}
+
 /* Apply one option; 0, or -1 with the reason printed. */
 static int apply_option(struct search_args *a, int c, const char *arg)
 {
@@ -290,6 +317,14 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 	case OPT_GROUP:
 		return int_option(a, TESSEL_OPT_REPETEND_MICRO_BATCHES,
 				  "--repetend-micro-batches", arg);
+	case OPT_RECOMPUTE:
+		a->recompute = 1;
+		return 0;
+	case OPT_OFFLOAD:
+		return cli_parse_int(&a->offload, "--offload", arg, 1,
+				     TESSEL_MAX_SPAN);
+	case OPT_ALTERNATIVES:
+		return alternatives_option(a, arg);
 	case OPT_FORMAT:
 		return format_option(a, arg);
 	case OPT_STEP_US:
@@ -370,6 +405,9 @@ static int override_memory(tessel_graph *g, const struct search_args *a,
 {
 	int rc;
 
+	rc = cli_declare_alternatives(g, a->recompute, a->offload);
+	if (rc)
+		return cli_lib_error(rc, a->recompute ? "--recompute" : "--offload");
 	if (!a->memory_given)
 		return 0;
 	rc = tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, a->memory);
@@ -400,7 +438,12 @@ static int build_preset(tessel_graph **out, const struct search_args *a)
 	int rc;
 
 	snprintf(what, sizeof what, "preset %s on %d devices", name, devices);
-	rc = tessel_preset(out, name, devices, a->infer, memory);
+	/* with alternatives to declare, the limit comes after them: it may
+	 * be below what the placement needs without them */
+	int declare = a->recompute || a->offload > 0;
+	rc = tessel_preset(out, name, devices, a->infer,
+			   declare && memory != TESSEL_PRESET_MEMORY
+				   ? TESSEL_UNLIMITED : memory);
 	if (rc == TESSEL_ENOTFOUND) {
 		cli_lib_error(rc, what);
 		cli_error("run 'tessel presets' for the list");
@@ -408,6 +451,15 @@ static int build_preset(tessel_graph **out, const struct search_args *a)
 	}
 	if (rc)
 		return cli_lib_error(rc, what);
+	if (declare) {
+		rc = cli_declare_alternatives(*out, a->recompute, a->offload);
+		if (!rc && memory != TESSEL_PRESET_MEMORY)
+			rc = tessel_graph_set_memory_limit(*out,
+							   TESSEL_ALL_DEVICES,
+							   memory);
+		if (rc)
+			return cli_lib_error(rc, what);
+	}
 	rc = tessel_graph_validate(*out);
 	if (rc)
 		return cli_lib_error(rc, what);
@@ -833,6 +885,22 @@ static void progress_done(const struct watch *w, const tessel_schedule *s)
 		(long long)period, per, (long long)makespan, (long long)lb);
 }
 
+/* Whether the search may choose alternatives: g declares one and the
+ * options do not turn them off. */
+static int uses_alternatives(const tessel_graph *g,
+			     const struct search_args *a)
+{
+	int64_t n = 0, mode = 1;
+	tessel_graph_get(&n, g, TESSEL_GRAPH_NBLOCKS);
+	tessel_options_get(&mode, a->options, TESSEL_OPT_ALTERNATIVES);
+	for (int b = 0; b < n && mode != 0; b++)
+		if (tessel_graph_block_recompute(NULL, NULL, NULL, g, b) == TESSEL_OK ||
+		    tessel_graph_block_offload(NULL, NULL, NULL, g, b) == TESSEL_OK)
+			return 1;
+	tessel_error_clear();
+	return 0;
+}
+
 static int run_search(const struct search_args *a)
 {
 	tessel_graph *g = NULL;
@@ -854,6 +922,11 @@ static int run_search(const struct search_args *a)
 		if (rc) {
 			tessel_graph_free(g);
 			return cli_lib_error(rc, "search");
+		}
+		if (uses_alternatives(g, a)) {
+			tessel_graph_free(g);
+			cli_error("search: the torch CSV has no action for recomputation or offload, which the placement declares: add --alternatives off");
+			return CLI_EXIT_USAGE;
 		}
 	}
 	watching = watch_start(&w, a->options, progress) == 0;

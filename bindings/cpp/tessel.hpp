@@ -12,12 +12,17 @@
 //   stay valid when the Schedule they came from is moved, reassigned or
 //   destroyed, and a temporary's range owns it
 //   (for (auto &e : tessel::search(g).entries(0)) is safe). A schedule
-//   with a live range or iterator cannot be changed (set_step, release
-//   throw tessel::Error).
+//   with a live range or iterator cannot be changed (set_step, set_choice,
+//   release throw tessel::Error).
 // - A moved-from handle throws tessel::Error (TESSEL_EINVAL) on use.
 // - SearchOptions holds every option of tessel.h with the library's
 //   defaults (those of the tessel command line), a progress callback
 //   (std::function) and a CancelToken.
+// - Memory-time alternatives (since 1.6): Graph::set_recompute and
+//   Graph::set_offload declare them, Graph::recompute and Graph::offload
+//   read them back (std::nullopt when not declared), a search chooses per
+//   micro-batch (Entry::choice; SearchOptions::alternatives) and
+//   Schedule::set_choice sets a choice by hand.
 //
 //     auto g = tessel::Graph::preset("mshape", 4, 6);
 //     auto s = tessel::search(g, tessel::SearchOptions{16});
@@ -38,6 +43,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -111,7 +117,18 @@ enum class Kind { Forward = TESSEL_KIND_FORWARD, Backward = TESSEL_KIND_BACKWARD
 enum class Phase { Warmup = TESSEL_PHASE_WARMUP, Repetend = TESSEL_PHASE_REPETEND,
 		   Cooldown = TESSEL_PHASE_COOLDOWN };
 enum class ActionKind { Compute = TESSEL_ACTION_COMPUTE, Send = TESSEL_ACTION_SEND,
-			Recv = TESSEL_ACTION_RECV };
+			Recv = TESSEL_ACTION_RECV,
+			Offload = TESSEL_ACTION_OFFLOAD, // since 1.6
+			Reload = TESSEL_ACTION_RELOAD };  // since 1.6
+// What a schedule does with the activation of one (block, micro-batch)
+// (tessel_choice, since 1.6).
+enum class Choice { Keep = TESSEL_CHOICE_KEEP, Recompute = TESSEL_CHOICE_RECOMPUTE,
+		    Offload = TESSEL_CHOICE_OFFLOAD };
+// SearchOptions::alternatives (TESSEL_OPT_ALTERNATIVES, since 1.6): Search
+// chooses per micro-batch among the declared alternatives, Off keeps every
+// activation, Always takes every declared alternative (recompute where
+// declared, else offload: a fixed rule).
+enum class Alternatives { Off = 0, Search = 1, Always = 2 };
 
 inline const char *to_string(Kind k)
 {
@@ -139,12 +156,49 @@ inline const char *to_string(ActionKind k)
 	case ActionKind::Compute: return "compute";
 	case ActionKind::Send: return "send";
 	case ActionKind::Recv: return "recv";
+	case ActionKind::Offload: return "offload";
+	case ActionKind::Reload: return "reload";
+	}
+	return "?";
+}
+
+// "keep", "recompute" or "offload", as the schedule JSON spells a choice.
+inline const char *to_string(Choice c)
+{
+	return tessel_choice_name(static_cast<tessel_choice>(c));
+}
+
+inline const char *to_string(Alternatives a)
+{
+	switch (a) {
+	case Alternatives::Off: return "off";
+	case Alternatives::Search: return "search";
+	case Alternatives::Always: return "always";
 	}
 	return "?";
 }
 
 constexpr int all_devices = TESSEL_ALL_DEVICES;
 constexpr int64_t unlimited = TESSEL_UNLIMITED;
+
+// The recompute alternative of a block (Graph::recompute): a micro-batch
+// that takes it drops `saves` of the activation after the forward, and
+// `backward` (a gid) runs `extra` steps longer and takes `saves` back
+// when it starts.
+struct Recompute {
+	int backward = -1;
+	int saves = 0;
+	int extra = 0;
+};
+
+// The offload alternative of a block (Graph::offload): `saves` goes to host
+// memory after the block and back before `backward`, each copy taking
+// `transfer` steps on the device's copy channel.
+struct Offload {
+	int backward = -1;
+	int saves = 0;
+	int transfer = 0;
+};
 
 // ---------------------------------------------------------------------------
 // Graph
@@ -435,6 +489,90 @@ public:
 		return out;
 	}
 
+	// Declare that block `gid` may drop `saves` (1 .. its memory) of its
+	// activation and have it recomputed: its backward `backward` (same
+	// devices, depending on it) then runs `extra` steps longer. A search
+	// chooses per micro-batch (SearchOptions::alternatives).
+	void set_recompute(int gid, int backward, int saves, int extra)
+	{
+		if (backward < 0)
+			throw Error(TESSEL_ENOTFOUND,
+				    "tessel::Graph::set_recompute: backward block id " +
+					    std::to_string(backward) +
+					    " out of range (clear_recompute removes the declaration)");
+		detail::check(tessel_graph_set_recompute(get(), gid, backward, saves, extra),
+			      "tessel_graph_set_recompute");
+	}
+
+	void set_recompute(const std::string &block, const std::string &backward, int saves,
+			   int extra)
+	{
+		set_recompute(find(block), find(backward), saves, extra);
+	}
+
+	// Remove the recompute declaration of a block (none: nothing to do).
+	void clear_recompute(int gid)
+	{
+		detail::check(tessel_graph_set_recompute(get(), gid, -1, 0, 0),
+			      "tessel_graph_set_recompute");
+	}
+
+	// Declare that block `gid` may offload `saves` (1 .. its memory) of its
+	// activation to host memory and have it reloaded before `backward`,
+	// each copy taking `transfer` steps (>= 1) on the device's copy channel.
+	void set_offload(int gid, int backward, int saves, int transfer)
+	{
+		if (backward < 0)
+			throw Error(TESSEL_ENOTFOUND,
+				    "tessel::Graph::set_offload: backward block id " +
+					    std::to_string(backward) +
+					    " out of range (clear_offload removes the declaration)");
+		detail::check(tessel_graph_set_offload(get(), gid, backward, saves, transfer),
+			      "tessel_graph_set_offload");
+	}
+
+	void set_offload(const std::string &block, const std::string &backward, int saves,
+			 int transfer)
+	{
+		set_offload(find(block), find(backward), saves, transfer);
+	}
+
+	void clear_offload(int gid)
+	{
+		detail::check(tessel_graph_set_offload(get(), gid, -1, 0, 0),
+			      "tessel_graph_set_offload");
+	}
+
+	// The recompute alternative of a block, std::nullopt when it declares
+	// none; tessel::Error (TESSEL_ENOTFOUND) for an unknown block.
+	std::optional<Recompute> recompute(int gid) const
+	{
+		Recompute r;
+		if (!alternative(tessel_graph_block_recompute, "tessel_graph_block_recompute", gid,
+				 r.backward, r.saves, r.extra))
+			return std::nullopt;
+		return r;
+	}
+
+	std::optional<Recompute> recompute(const std::string &block) const
+	{
+		return recompute(find(block));
+	}
+
+	std::optional<Offload> offload(int gid) const
+	{
+		Offload o;
+		if (!alternative(tessel_graph_block_offload, "tessel_graph_block_offload", gid,
+				 o.backward, o.saves, o.transfer))
+			return std::nullopt;
+		return o;
+	}
+
+	std::optional<Offload> offload(const std::string &block) const
+	{
+		return offload(find(block));
+	}
+
 	std::vector<int> block_deps(int gid) const
 	{
 		std::vector<int> out(static_cast<size_t>(block_get(gid, TESSEL_BLOCK_NDEPS)));
@@ -463,6 +601,20 @@ private:
 		int64_t v = 0;
 		detail::check(tessel_graph_get(&v, get(), a), "tessel_graph_get");
 		return v;
+	}
+
+	// Read one alternative; false when the block declares none of it.
+	bool alternative(int (*fn)(int *, int *, int *, const tessel_graph *, int),
+			 const char *what, int gid, int &backward, int &saves, int &cost) const
+	{
+		const tessel_graph *g = get();
+		int rc = fn(&backward, &saves, &cost, g, gid);
+		if (rc == TESSEL_ENOTFOUND && gid >= 0 && gid < blocks()) {
+			tessel_error_clear(); // declared none: not an error
+			return false;
+		}
+		detail::check(rc, what);
+		return true;
 	}
 
 	std::unique_ptr<tessel_graph, detail::Deleter<tessel_graph, tessel_graph_free>> ptr_;
@@ -585,6 +737,9 @@ struct SearchOptions {
 	// TESSEL_OPT_WORK_LIMIT, work units, 0: none (since 1.2; last, so that
 	// positional initialisers written before it keep their meaning)
 	int64_t work_limit = TESSEL_WORK_AUTO;
+	// TESSEL_OPT_ALTERNATIVES (since 1.6; after work_limit for the same
+	// reason)
+	Alternatives alternatives = Alternatives::Search;
 
 	// The time limit as a std::chrono duration, rounded up to whole
 	// milliseconds (as the command line's --time-limit); zero: none.
@@ -627,6 +782,7 @@ public:
 		set(TESSEL_OPT_SOLVER_MEMORY_MB, so.solver_memory_mb);
 		set(TESSEL_OPT_REPETEND_MICRO_BATCHES, so.repetend_micro_batches);
 		set(TESSEL_OPT_WORK_LIMIT, so.work_limit);
+		set(TESSEL_OPT_ALTERNATIVES, static_cast<int64_t>(so.alternatives));
 		if (so.progress)
 			set_progress(so.progress);
 		token_ = std::make_unique<CancelToken>(so.cancel);
@@ -760,8 +916,13 @@ struct Entry {
 	int64_t span = 0;
 	Phase phase = Phase::Warmup;
 	Kind kind = Kind::Forward;
-	int64_t memory = 0;
+	int64_t memory = 0;  // this entry's: less for a recomputed forward
 	std::vector<int> devices;
+	// since 1.6: what the entry does with its activation, and the start
+	// steps of an offload's copies (-1 unless choice is Choice::Offload)
+	Choice choice = Choice::Keep;
+	int64_t offload_start = -1;
+	int64_t reload_start = -1;
 
 	int64_t finish() const { return start + span; }
 };
@@ -798,6 +959,9 @@ inline Entry copy_entry(const tessel_entry *e)
 	out.phase = static_cast<Phase>(entry_attr(e, TESSEL_ENTRY_PHASE));
 	out.kind = static_cast<Kind>(entry_attr(e, TESSEL_ENTRY_KIND));
 	out.memory = entry_attr(e, TESSEL_ENTRY_MEMORY);
+	out.choice = static_cast<Choice>(entry_attr(e, TESSEL_ENTRY_CHOICE));
+	out.offload_start = entry_attr(e, TESSEL_ENTRY_OFFLOAD_START);
+	out.reload_start = entry_attr(e, TESSEL_ENTRY_RELOAD_START);
 	size_t n = static_cast<size_t>(entry_attr(e, TESSEL_ENTRY_NDEVICES));
 	out.devices.resize(n);
 	for (size_t i = 0; i < n; i++)
@@ -1060,6 +1224,43 @@ public:
 						   "iterator of this schedule is alive");
 		detail::check(tessel_schedule_set_step(s, gid, micro_batch, step),
 			      "tessel_schedule_set_step");
+	}
+
+	// What micro-batch `micro_batch` of block `gid` does with its
+	// activation (since 1.6): Recompute and Offload need the block to
+	// declare that alternative (tessel::Error TESSEL_EINVAL otherwise);
+	// Offload takes the start steps of its two copies, the other choices
+	// ignore them. validate() checks the result. Throws tessel::Error
+	// (TESSEL_EINVAL) while a range or iterator of this schedule is alive.
+	void set_choice(int gid, int64_t micro_batch, Choice choice, int64_t offload_step = 0,
+			int64_t reload_step = 0)
+	{
+		tessel_schedule *s = get();
+		if (ptr_.use_count() > 1)
+			throw Error(TESSEL_EINVAL, "tessel::Schedule::set_choice: a range or "
+						   "iterator of this schedule is alive");
+		detail::check(tessel_schedule_set_choice(s, gid, micro_batch,
+							 static_cast<tessel_choice>(choice),
+							 offload_step, reload_step),
+			      "tessel_schedule_set_choice");
+	}
+
+	// The same by block name (tessel::Error TESSEL_ENOTFOUND for an
+	// unknown name).
+	void set_choice(const std::string &block, int64_t micro_batch, Choice choice,
+			int64_t offload_step = 0, int64_t reload_step = 0)
+	{
+		set_choice(find(block), micro_batch, choice, offload_step, reload_step);
+	}
+
+	// Id of the block called `name` in the schedule's graph.
+	int find(const std::string &name) const
+	{
+		const tessel_graph *g = nullptr;
+		detail::check(tessel_schedule_graph(&g, get()), "tessel_schedule_graph");
+		int gid = -1;
+		detail::check(tessel_graph_find(&gid, g, name.c_str()), "tessel_graph_find");
+		return gid;
 	}
 
 	// Throws tessel::Error (code TESSEL_EVIOLATION) naming the first violation.

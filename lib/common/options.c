@@ -22,6 +22,7 @@ static const option_spec specs[TSL_NOPTIONS] = {
 	[TESSEL_OPT_REPETEND_MICRO_BATCHES] = {"repetend micro-batches", 1, 16, 8},
 	[TESSEL_OPT_WORK_LIMIT] = {"work limit (units)", -1, 1000000000000,
 				   TESSEL_WORK_AUTO},
+	[TESSEL_OPT_ALTERNATIVES] = {"alternatives", 0, 2, 1},
 };
 
 static int check_key(tessel_option key)

@@ -8,7 +8,7 @@
 
 #include "tessel.h"
 
-#define TSL_NOPTIONS 10
+#define TSL_NOPTIONS 11
 
 /* A running search's solver, to interrupt on cancel. */
 typedef struct tsl_interrupt {

@@ -1,4 +1,4 @@
-/* The schedule as an SVG picture.
+/* Stage: export. The schedule as an SVG picture.
  *
  *   period 6 (resource bound 6, optimal); makespan 40 (lower bound 38, ...)
  *   4 devices, 16 micro-batches, 8 blocks per micro-batch; one step 0.5 ms
@@ -10,8 +10,9 @@
  *            time in ms
  *
  * One row per device (20 px), one rectangle per entry and device it
- * occupies (x the start, width the span, at least 1 px; coloured by kind,
- * a darker stroke), shaded by micro-batch: four lightnesses of the kind's
+ * occupies (x the start, width the entry's real span, at least 1 px;
+ * coloured by kind, a darker stroke), shaded by micro-batch: four
+ * lightnesses of the kind's
  * colour in turn, so that neighbouring micro-batches differ. Each block
  * has a tooltip (name, micro-batch, first and last step and, when the
  * placement has a step and a unit, its start and end in that unit); the
@@ -19,6 +20,13 @@
  * latency (where it counts) is a thin arrow from the producer's finish on
  * its first device to the arrival, latency steps later, on the first
  * consumer device it travels to.
+ *
+ * Memory-time alternatives: a block that recomputes a forward of its
+ * micro-batch has a dashed outline and says so in its tooltip; when the
+ * schedule offloads activations, each row has a thin lane under its
+ * blocks (7 px more) for its device's copy channel, an offload a light
+ * and a reload a dark purple bar, each with its tooltip. A second row of
+ * keys in the legend explains them.
  *
  * Width: at most 24 px per step, and never wider than SVG_MAX_WIDTH
  * (1600 px) in all, so that the picture drawn 1600 px wide is never
@@ -33,16 +41,22 @@
  * has it). Beyond
  * SVG_TOOLTIPS rectangles (200,000) the picture is drawn compact: one path
  * per device, kind and shade, labels in groups of one size, no tooltip per
- * block, and the legend says so; 64 devices x 128 micro-batches (16,384
- * rectangles) keep their tooltips in about 2.1 MB. */
+ * block, and the legend says so (copies: a path per device and kind of
+ * copy); 64 devices x 128 micro-batches (16,384 rectangles) keep their
+ * tooltips in about 2.1 MB.
+ * Contract: every entry and every copy is drawn at its real steps on each
+ * device it concerns; a schedule without alternatives is drawn as it
+ * always was. */
 #include <math.h>
 #include <stdio.h>
 
 #include "error.h"
+#include "export_actions.h"
 #include "export_svg.h"
 #include "export_text.h"
 #include "graph.h"
 #include "schedule.h"
+#include "schedule_alt.h"
 #include "util.h"
 
 #define SVG_MAX_LABELS 200 /* labels on the axis at most */
@@ -67,6 +81,9 @@
 #define SVG_NSIZES 7       /* label sizes 8, 8.5, ..., 11 px */
 #define SVG_SHADES 4       /* lightnesses, micro-batch mod SVG_SHADES */
 #define SVG_KINDS 4        /* forward, backward, weight, other */
+#define SVG_LANE 7.0       /* the copy lane under a row's blocks */
+#define SVG_COPY 5.0       /* a copy bar's height */
+#define SVG_KEYS 18.0      /* the second row of keys (alternatives) */
 
 typedef struct svg_style {
 	const char *fill;                /* the legend's */
@@ -89,6 +106,10 @@ static const svg_style styles[SVG_KINDS] = {
 #define REPETEND_FILL "#e3e3e3"
 #define TRANSFER_STROKE "#333333"
 #define NOTE_FILL "#555555"
+#define OFFLOAD_FILL "#9e9ac8"
+#define RELOAD_FILL "#6a51a3"
+#define COPY_STROKE "#3f007d"
+#define RECOMPUTE_DASH "3 2"
 
 typedef struct svg_layout {
 	const tessel_schedule *s;
@@ -99,7 +120,13 @@ typedef struct svg_layout {
 	int timed;       /* the placement has a step and a unit */
 	int transfers;   /* some dependency has a latency that counts */
 	int compact;     /* too many rectangles for a tooltip each */
-	int64_t nblocks; /* rectangles drawn: entries x their devices */
+	int64_t nblocks; /* rectangles drawn: entries x their devices, and
+			  * the copies */
+	int copies;      /* the schedule has copies: a copy lane per row */
+	unsigned char *marks; /* entries that recompute (NULL: none) */
+	double row;      /* row pitch: SVG_ROW, plus SVG_LANE with copies */
+	double top;      /* the first row's top: SVG_TOP, plus SVG_KEYS with
+			  * alternatives */
 } svg_layout;
 
 static int kind_of(int kind)
@@ -142,12 +169,30 @@ static void put_xml_text(tsl_buf *b, const char *s)
 	}
 }
 
-static void layout_init(svg_layout *l, const tessel_schedule *s)
+/* Copies drawn: two per offloaded instance and device of its block. */
+static int64_t count_copies(const tessel_schedule *s)
+{
+	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	int64_t k = 0;
+	for (size_t i = 0; i < n && s->copies; i++)
+		if (s->entries[i].choice == TESSEL_CHOICE_OFFLOAD)
+			k += 2 * s->graph->blocks[s->entries[i].gid].ndevices;
+	return k;
+}
+
+static int layout_init(svg_layout *l, const tessel_schedule *s)
 {
 	const tessel_graph *g = s->graph;
 	double plot = SVG_MAX_WIDTH - SVG_LEFT - SVG_RIGHT;
 	l->s = s;
 	l->makespan = tsl_schedule_makespan(s);
+	l->copies = tsl_schedule_copies_end(s) > 0;
+	l->marks = NULL;
+	int rc = tsl_recompute_marks(&l->marks, s, -1);
+	if (rc)
+		return rc;
+	l->row = SVG_ROW + (l->copies ? SVG_LANE : 0);
+	l->top = SVG_TOP + (l->copies || l->marks ? SVG_KEYS : 0);
 	l->cell = SVG_MAX_CELL;
 	if (l->makespan > 0 && plot / (double)l->makespan < SVG_MAX_CELL)
 		l->cell = plot / (double)l->makespan;
@@ -156,7 +201,7 @@ static void layout_init(svg_layout *l, const tessel_schedule *s)
 		l->width = SVG_MAX_WIDTH; /* rounding */
 	if (l->width < SVG_MIN_WIDTH)
 		l->width = SVG_MIN_WIDTH;
-	l->height = SVG_TOP + SVG_ROW * g->ndevices + SVG_BOTTOM;
+	l->height = l->top + l->row * g->ndevices + SVG_BOTTOM;
 	l->stroke = l->cell < 4.0 ? 0.25 : 1.0;
 	/* the unit on the axis when its ticks can be computed: finite
 	 * times, ticks no closer than 1e-300 units */
@@ -164,7 +209,7 @@ static void layout_init(svg_layout *l, const tessel_schedule *s)
 		   isfinite((double)l->makespan * g->step) &&
 		   g->step * SVG_TICK_GAP / SVG_MAX_CELL >= 1e-300;
 	l->transfers = 0;
-	l->nblocks = 0;
+	l->nblocks = count_copies(s);
 	for (int b = 0; b < g->nblocks; b++)
 		l->nblocks += (int64_t)g->blocks[b].ndevices * s->nmicros;
 	l->compact = l->nblocks > SVG_TOOLTIPS;
@@ -172,6 +217,14 @@ static void layout_init(svg_layout *l, const tessel_schedule *s)
 		for (int j = 0; j < g->blocks[b].ndeps; j++)
 			if (tsl_dep_latency(g, &g->blocks[b], j) > 0)
 				l->transfers = 1;
+	return TSL_OK;
+}
+
+/* Whether entry e recomputes a forward of its micro-batch. */
+static int recomputes(const svg_layout *l, const struct tessel_entry *e)
+{
+	return l->marks && l->marks[(size_t)e->mid * (size_t)l->s->graph->nblocks
+				    + (size_t)e->gid];
 }
 
 static double x_of(const svg_layout *l, int64_t step)
@@ -287,6 +340,29 @@ static void put_shades(tsl_buf *b, double x, double y)
 		       SVG_SHADES);
 }
 
+/* The keys of the alternatives, a row of their own at y: the copies'
+ * bars and the outline of a block that recomputes. */
+static void put_alternative_keys(tsl_buf *b, const svg_layout *l, double y)
+{
+	double x = 8;
+	if (l->copies) {
+		x = put_key(b, x, y, OFFLOAD_FILL, COPY_STROKE, "offload");
+		x = put_key(b, x, y, RELOAD_FILL, COPY_STROKE, "reload");
+	}
+	if (l->marks)
+		tsl_buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" "
+				  "height=\"12\" fill=\"%s\" stroke=\"%s\" "
+				  "stroke-dasharray=\"%s\"/><text x=\"%.0f\" "
+				  "y=\"%.0f\">recomputes its forward (dashed)</text>\n",
+			       x, y, styles[TESSEL_KIND_BACKWARD].fill,
+			       styles[TESSEL_KIND_BACKWARD].stroke,
+			       RECOMPUTE_DASH, x + 16, y + 10);
+	if (l->copies)
+		tsl_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">"
+				  "copies: the lane under each device</text>\n",
+			       l->marks ? x + 230 : x, y + 10, NOTE_FILL);
+}
+
 static void put_legend(tsl_buf *b, const svg_layout *l)
 {
 	const tessel_schedule *s = l->s;
@@ -307,8 +383,9 @@ static void put_legend(tsl_buf *b, const svg_layout *l)
 		x += 90;
 	}
 	put_shades(b, x, y);
+	put_alternative_keys(b, l, y + SVG_KEYS);
 	tsl_buf_printf(b, "<text x=\"8\" y=\"%.0f\" fill=\"%s\">numbers: "
-			  "micro-batch, where they fit; ", y + 28, NOTE_FILL);
+			  "micro-batch, where they fit; ", l->top - 14, NOTE_FILL);
 	if (!l->compact) {
 		tsl_buf_printf(b, "a tooltip on every block (name, micro-batch, "
 				  "steps%s", l->timed ? ", time in " : "");
@@ -374,10 +451,10 @@ static void put_transfers(tsl_buf *b, const svg_layout *l)
 						to = C->devices[k];
 						break;
 					}
-				int64_t fin = ae->start + A->span;
-				double y1 = SVG_TOP + SVG_ROW * A->devices[0]
+				int64_t fin = ae->start + tsl_entry_span(s, ae);
+				double y1 = l->top + l->row * A->devices[0]
 					    + SVG_ROW / 2;
-				double y2 = SVG_TOP + SVG_ROW * to + SVG_ROW / 2;
+				double y2 = l->top + l->row * to + SVG_ROW / 2;
 				tsl_buf_printf(b, "<line x1=\"%.2f\" y1=\"%.1f\" "
 						  "x2=\"%.2f\" y2=\"%.1f\" "
 						  "marker-end=\"url(#arrow)\"><title>",
@@ -415,8 +492,8 @@ static void put_repetend(tsl_buf *b, const svg_layout *l)
 	const tessel_schedule *s = l->s;
 	if (!(s->rep_end > s->rep_begin && s->rep_begin >= 0))
 		return;
-	double top = SVG_TOP - 4;
-	double h = SVG_ROW * s->graph->ndevices + 8;
+	double top = l->top - 4;
+	double h = l->row * s->graph->ndevices + 8;
 	tsl_buf_printf(b, "<rect class=\"repetend\" x=\"%.2f\" y=\"%.0f\" "
 			  "width=\"%.2f\" height=\"%.0f\" fill=\"%s\">"
 			  "<title>repetend: steps %lld to %lld",
@@ -481,7 +558,7 @@ static void put_axis(tsl_buf *b, const svg_layout *l)
 	double every = tick_every(l, per, &decimals);
 	double total = (double)l->makespan * per;
 	int64_t n = (int64_t)floor(total / every + 1e-9) + 1;
-	double y = SVG_TOP + SVG_ROW * g->ndevices + 16;
+	double y = l->top + l->row * g->ndevices + 16;
 	tsl_buf_printf(b, "<g class=\"axis\" fill=\"%s\" "
 			  "text-anchor=\"middle\">\n", NOTE_FILL);
 	for (int64_t i = 0; i < n && i <= SVG_MAX_LABELS; i++) {
@@ -548,20 +625,27 @@ static void put_block(tsl_buf *b, const svg_layout *l,
 		      const struct tessel_entry *e, double y)
 {
 	const tsl_block *blk = &l->s->graph->blocks[e->gid];
+	int64_t span = tsl_entry_span(l->s, e);
+	int marked = recomputes(l, e);
 	double x = x_of(l, e->start);
-	double w = (double)blk->span * l->cell;
+	double w = (double)span * l->cell;
 	tsl_buf_puts(b, "<rect x=\"");
 	put_num(b, x);
 	tsl_buf_printf(b, "\" y=\"%.0f\" width=\"", y);
-	put_num(b, w_of(l, blk->span));
+	put_num(b, w_of(l, span));
 	tsl_buf_printf(b, "\" height=\"%.0f\" fill=\"%s\" "
-			  "stroke=\"%s\"><title>", SVG_BLOCK,
+			  "stroke=\"%s\"%s%s%s><title>", SVG_BLOCK,
 		       fill_of(blk->kind, e->mid),
-		       styles[kind_of(blk->kind)].stroke);
+		       styles[kind_of(blk->kind)].stroke,
+		       marked ? " stroke-dasharray=\"" : "",
+		       marked ? RECOMPUTE_DASH : "", marked ? "\"" : "");
 	put_xml_text(b, blk->name);
 	tsl_buf_printf(b, " mb%lld: steps %lld to %lld", (long long)e->mid,
-		       (long long)e->start, (long long)(e->start + blk->span - 1));
-	put_times(b, l, e->start, e->start + blk->span);
+		       (long long)e->start, (long long)(e->start + span - 1));
+	put_times(b, l, e->start, e->start + span);
+	if (marked)
+		tsl_buf_printf(b, "; recomputes its forward, %d step%s longer",
+			       e->span_add, e->span_add == 1 ? "" : "s");
 	tsl_buf_puts(b, "</title></rect>\n");
 	int turned;
 	int k = label_size(w, tsl_digits(e->mid), &turned);
@@ -586,10 +670,12 @@ static void put_block(tsl_buf *b, const svg_layout *l,
 typedef struct svg_row {
 	tsl_buf path[SVG_PATHS];        /* [kind * SVG_SHADES + shade] */
 	tsl_buf label[2][SVG_NSIZES];   /* [turned][size] */
+	tsl_buf marked;                 /* outlines of the recomputes */
 } svg_row;
 
 static void row_init(svg_row *r)
 {
+	tsl_buf_init(&r->marked);
 	for (int i = 0; i < SVG_PATHS; i++)
 		tsl_buf_init(&r->path[i]);
 	for (int t = 0; t < 2; t++)
@@ -599,6 +685,8 @@ static void row_init(svg_row *r)
 
 static int row_failed(const svg_row *r)
 {
+	if (r->marked.failed)
+		return 1;
 	for (int i = 0; i < SVG_PATHS; i++)
 		if (r->path[i].failed)
 			return 1;
@@ -611,6 +699,7 @@ static int row_failed(const svg_row *r)
 
 static void row_release(svg_row *r)
 {
+	tsl_buf_release(&r->marked);
 	for (int i = 0; i < SVG_PATHS; i++)
 		tsl_buf_release(&r->path[i]);
 	for (int t = 0; t < 2; t++)
@@ -618,22 +707,33 @@ static void row_release(svg_row *r)
 			tsl_buf_release(&r->label[t][k]);
 }
 
+/* A closed box of a path: x, y, width w, height h. */
+static void put_box(tsl_buf *p, double x, double y, double w, double h)
+{
+	tsl_buf_puts(p, "M");
+	put_num(p, x);
+	tsl_buf_printf(p, " %.0fh", y);
+	put_num(p, w);
+	tsl_buf_puts(p, "v");
+	put_num(p, h);
+	tsl_buf_puts(p, "h");
+	put_num(p, -w);
+	tsl_buf_puts(p, "z");
+}
+
 static void row_add(svg_row *r, const svg_layout *l,
 		    const struct tessel_entry *e, double y)
 {
 	const tsl_block *blk = &l->s->graph->blocks[e->gid];
+	int64_t span = tsl_entry_span(l->s, e);
 	double x = x_of(l, e->start);
-	double w = (double)blk->span * l->cell;
-	double wd = w_of(l, blk->span);
+	double w = (double)span * l->cell;
+	double wd = w_of(l, span);
 	tsl_buf *p = &r->path[kind_of(blk->kind) * SVG_SHADES +
 			      (int)(e->mid % SVG_SHADES)];
-	tsl_buf_puts(p, "M");
-	put_num(p, x);
-	tsl_buf_printf(p, " %.0fh", y);
-	put_num(p, wd);
-	tsl_buf_printf(p, "v%.0fh", SVG_BLOCK);
-	put_num(p, -wd);
-	tsl_buf_puts(p, "z");
+	put_box(p, x, y, wd, SVG_BLOCK);
+	if (recomputes(l, e))
+		put_box(&r->marked, x, y, wd, SVG_BLOCK);
 	int turned;
 	int k = label_size(w, tsl_digits(e->mid), &turned);
 	if (k < 0)
@@ -657,6 +757,13 @@ static void row_put(tsl_buf *b, svg_row *r, double y)
 		tsl_buf_append(b, r->path[i].data, r->path[i].len);
 		tsl_buf_puts(b, "\"/>\n");
 	}
+	if (r->marked.len) {
+		tsl_buf_printf(b, "<path fill=\"none\" stroke=\"%s\" "
+				  "stroke-dasharray=\"%s\" d=\"",
+			       styles[TESSEL_KIND_BACKWARD].stroke, RECOMPUTE_DASH);
+		tsl_buf_append(b, r->marked.data, r->marked.len);
+		tsl_buf_puts(b, "\"/>\n");
+	}
 	double cy = y + SVG_BLOCK / 2;
 	for (int t = 0; t < 2; t++)
 		for (int k = 0; k < SVG_NSIZES; k++) {
@@ -677,9 +784,59 @@ static void row_put(tsl_buf *b, svg_row *r, double y)
 		}
 }
 
+/* A copy's bar in the lane at y, with its tooltip. */
+static void put_copy_bar(tsl_buf *b, const svg_layout *l, const tsl_copy *c,
+			 double y)
+{
+	const char *what = c->reload ? "reload" : "offload";
+	tsl_buf_puts(b, "<rect x=\"");
+	put_num(b, x_of(l, c->start));
+	tsl_buf_printf(b, "\" y=\"%.0f\" width=\"", y);
+	put_num(b, w_of(l, c->end - c->start));
+	tsl_buf_printf(b, "\" height=\"%.0f\" fill=\"%s\" stroke=\"%s\">"
+			  "<title>%s ", SVG_COPY,
+		       c->reload ? RELOAD_FILL : OFFLOAD_FILL, COPY_STROKE, what);
+	put_xml_text(b, l->s->graph->blocks[c->gid].name);
+	tsl_buf_printf(b, " mb%lld: steps %lld to %lld", (long long)c->mid,
+		       (long long)c->start, (long long)(c->end - 1));
+	put_times(b, l, c->start, c->end);
+	tsl_buf_puts(b, "</title></rect>\n");
+}
+
+/* Device d's copy channel: a bar per copy in the lane under its row (in
+ * a compact picture a path per kind of copy). */
+static int put_copies(tsl_buf *b, const svg_layout *l, int d)
+{
+	double y = l->top + l->row * d + SVG_ROW - 1;
+	tsl_copy *cp = NULL;
+	size_t n = 0;
+	int rc = tsl_device_copies(&cp, &n, l->s, d);
+	if (rc)
+		return rc;
+	tsl_buf_printf(b, "<text x=\"8\" y=\"%.0f\" font-size=\"8\" "
+			  "fill=\"%s\">copy</text>\n<g class=\"copies\" "
+			  "id=\"copies%d\" stroke-width=\"%.2f\">\n",
+		       y + SVG_COPY + 1, NOTE_FILL, d, l->stroke);
+	for (size_t i = 0; i < n && !l->compact; i++)
+		put_copy_bar(b, l, &cp[i], y);
+	for (int r = 0; r < 2 && l->compact && n > 0; r++) {
+		tsl_buf_printf(b, "<path fill=\"%s\" stroke=\"%s\" d=\"",
+			       r ? RELOAD_FILL : OFFLOAD_FILL, COPY_STROKE);
+		for (size_t i = 0; i < n; i++)
+			if (cp[i].reload == r)
+				put_box(b, x_of(l, cp[i].start), y,
+					w_of(l, cp[i].end - cp[i].start),
+					SVG_COPY);
+		tsl_buf_puts(b, "\"/>\n");
+	}
+	tsl_buf_puts(b, "</g>\n");
+	tsl_free(cp);
+	return TSL_OK;
+}
+
 static int put_row(tsl_buf *b, const svg_layout *l, int d)
 {
-	double y = SVG_TOP + SVG_ROW * d;
+	double y = l->top + l->row * d;
 	double top = y + (SVG_ROW - SVG_BLOCK) / 2;
 	tsl_buf_printf(b, "<text x=\"8\" y=\"%.0f\">device %d</text>\n",
 		       y + 13, d);
@@ -706,6 +863,8 @@ static int put_row(tsl_buf *b, const svg_layout *l, int d)
 	}
 	tsl_buf_puts(b, "</g>\n");
 	tessel_iter_free(it);
+	if (!rc && l->copies)
+		rc = put_copies(b, l, d);
 	return rc;
 }
 
@@ -714,8 +873,9 @@ int tsl_write_svg(tsl_buf *b, const tessel_schedule *schedule,
 {
 	TSL_CHECK_ARG(schedule, fn, "schedule");
 	svg_layout l;
-	layout_init(&l, schedule);
-	int rc = put_header(b, &l);
+	int rc = layout_init(&l, schedule);
+	if (!rc)
+		rc = put_header(b, &l);
 	if (!rc) {
 		put_defs(b, &l);
 		put_legend(b, &l);
@@ -730,6 +890,7 @@ int tsl_write_svg(tsl_buf *b, const tessel_schedule *schedule,
 		put_axis(b, &l);
 		tsl_buf_puts(b, "</svg>\n");
 	}
+	tsl_free(l.marks);
 	return rc;
 }
 

@@ -1,28 +1,48 @@
-/* The text grid of a schedule and its key figures.
+/* Stage: export. The text grid of a schedule and its key figures.
  *
- *   dev 0: f0 f1 | f2 b0-b0-b0 f3 ... | b3-b3-b3
+ *   dev 0:      f0 f1 | f2 b0-b0-b0 f3 ... | b3-b3-b3
+ *   dev 0 copy: -- -- | o0-o0 -- r0-r0 ... | -- --
  *
  * One row per device, one cell of width w per `cell` steps (w: the longest
  * label, a kind letter and a micro-batch number, at least 2). The cell is
  * the greatest common divisor of every start, span, latency and repetend
- * edge, so that every block still fills whole cells; when that makes more
+ * edge (and copy start and length), so that every block still fills whole
+ * cells; when that makes more
  * than TEXT_ELIDE_ABOVE cells, a coarser cell (at most the shortest span,
  * so that every block keeps a cell) shows in each cell the block running
  * at the cell's first step, and a line under the grid says so. A block of
  * k cells fills k cells joined by '-'; idle cells read "--". A '|' stands
  * at the two edges of the repetend. Grids still too long show only their
- * first and last cells, with "..." between. */
+ * first and last cells, with "..." between.
+ *
+ * Memory-time alternatives: a block that recomputes a forward of its
+ * micro-batch has a capital letter ("B3") and fills its real span, the
+ * recompute included; when the schedule offloads activations, each
+ * device's row is followed by its copy channel's ("dev 0 copy:"), where
+ * "o3" is an offload and "r3" a reload of micro-batch 3, and lines under
+ * the grid explain both.
+ * Contract: every entry and every copy occupies the cells of its real
+ * steps; a schedule without alternatives prints as it always did. */
 #include <stdio.h>
+#include <string.h>
 
 #include "error.h"
+#include "export_actions.h"
 #include "export_text.h"
 #include "graph.h"
 #include "schedule.h"
+#include "schedule_alt.h"
 #include "util.h"
 
 #define TEXT_ELIDE_ABOVE 400 /* grids of more cells are shortened */
 #define TEXT_HEAD_STEPS 200
 #define TEXT_TAIL_STEPS 100
+
+/* What a cell shows: an entry's block or one of its copies, or nothing. */
+typedef struct text_cell {
+	const struct tessel_entry *e; /* NULL: idle */
+	int copy;                     /* 0: the block, 1: offload, 2: reload */
+} text_cell;
 
 typedef struct text_grid {
 	const tessel_schedule *s;
@@ -34,9 +54,12 @@ typedef struct text_grid {
 	size_t ncells;
 	int width;          /* cell width */
 	int devwidth;       /* digits of the largest device id */
+	int labelwidth;     /* width of the rows' names */
+	int copies;         /* the schedule has copies: a copy row each */
 	int64_t bar[2];     /* repetend edges (between cell p - 1 and p) */
 	int nbars;
-	const struct tessel_entry **cells; /* owner of each shown cell */
+	text_cell *cells;   /* owner of each shown cell */
+	unsigned char *marks; /* entries that recompute (NULL: none) */
 } text_grid;
 
 static size_t cell_of(const text_grid *gr, int64_t t)
@@ -67,8 +90,29 @@ static int64_t col_at(const text_grid *gr, int64_t t)
 	return (t + gr->cell - 1) / gr->cell;
 }
 
-/* The cell: the gcd of starts, spans, latencies and repetend edges, or a
- * coarser one when that gives too many cells. */
+/* The gcd of c and the steps of entry e that the block's span does not
+ * cover: its start, its real span, its copies' starts and length. */
+static int64_t entry_gcd(const tessel_schedule *s,
+			 const struct tessel_entry *e, int64_t c)
+{
+	if (e->start < 0)
+		return c;
+	c = tsl_gcd64(c, e->start);
+	if (e->span_add)
+		c = tsl_gcd64(c, tsl_entry_span(s, e));
+	if (e->choice != TESSEL_CHOICE_OFFLOAD)
+		return c;
+	for (int r = 0; r < 2; r++) {
+		int64_t t = tsl_entry_copy_start(s, e, r);
+		if (t >= 0)
+			c = tsl_gcd64(tsl_gcd64(c, t),
+				      s->graph->blocks[e->gid].of_transfer);
+	}
+	return c;
+}
+
+/* The cell: the gcd of starts, spans, latencies, copies and repetend
+ * edges, or a coarser one when that gives too many cells. */
 static void choose_cell(text_grid *gr, int64_t makespan)
 {
 	const tessel_schedule *s = gr->s;
@@ -77,13 +121,14 @@ static void choose_cell(text_grid *gr, int64_t makespan)
 	int64_t c = 0, shortest = 0;
 
 	for (size_t i = 0; i < n && c != 1; i++)
-		if (s->entries[i].start >= 0)
-			c = tsl_gcd64(c, s->entries[i].start);
+		c = entry_gcd(s, &s->entries[i], c);
 	for (int b = 0; b < g->nblocks; b++) {
 		const tsl_block *B = &g->blocks[b];
 		c = tsl_gcd64(c, B->span);
 		if (shortest == 0 || B->span < shortest)
 			shortest = B->span;
+		if (gr->copies && B->of_backward >= 0 && B->of_transfer < shortest)
+			shortest = B->of_transfer;
 		for (int j = 0; j < B->ndeps; j++)
 			c = tsl_gcd64(c, tsl_dep_latency(g, B, j));
 	}
@@ -113,6 +158,7 @@ static int grid_init(text_grid *gr, const tessel_schedule *s)
 	int64_t makespan = tsl_schedule_makespan(s);
 
 	gr->s = s;
+	gr->copies = tsl_schedule_copies_end(s) > 0;
 	choose_cell(gr, makespan);
 	gr->ncols = col_at(gr, makespan);
 	gr->head_end = gr->ncols;
@@ -126,6 +172,8 @@ static int grid_init(text_grid *gr, const tessel_schedule *s)
 	if (gr->width < 2)
 		gr->width = 2;
 	gr->devwidth = tsl_digits(s->graph->ndevices - 1);
+	/* "dev D:", or with copy rows as wide as "dev D copy:" */
+	gr->labelwidth = 4 + gr->devwidth + (gr->copies ? 6 : 1);
 	gr->nbars = 0;
 	if (s->rep_end > s->rep_begin && s->rep_begin >= 0) {
 		gr->bar[gr->nbars++] = col_at(gr, s->rep_begin);
@@ -134,38 +182,68 @@ static int grid_init(text_grid *gr, const tessel_schedule *s)
 	gr->cells = tsl_calloc(gr->ncells ? gr->ncells : 1, sizeof *gr->cells);
 	if (!gr->cells)
 		return tsl_error_nomem();
-	return TSL_OK;
+	return tsl_recompute_marks(&gr->marks, s, -1);
+}
+
+/* Give the shown cells of steps [from, to) that no earlier owner took
+ * (those before *filled) to `owner`. */
+static void fill_span(text_grid *gr, int64_t from, int64_t to,
+		      text_cell owner, int64_t *filled)
+{
+	int64_t last = col_at(gr, to);
+	int64_t t = col_at(gr, from);
+	if (t < *filled)
+		t = *filled;
+	for (; t < last; t++) {
+		if (t >= gr->head_end && t < gr->tail_begin) {
+			t = gr->tail_begin - 1;
+			continue;
+		}
+		gr->cells[cell_of(gr, t)] = owner;
+	}
+	if (last > *filled)
+		*filled = last;
+}
+
+static void clear_cells(text_grid *gr)
+{
+	for (size_t c = 0; c < gr->ncells; c++)
+		gr->cells[c] = (text_cell){NULL, 0};
 }
 
 /* Give each shown cell of device d to the first entry (in start order)
  * running at the cell's first step. Every shown cell is visited once. */
 static int grid_fill(text_grid *gr, int d)
 {
-	for (size_t c = 0; c < gr->ncells; c++)
-		gr->cells[c] = NULL;
+	clear_cells(gr);
 	tessel_iter *it = NULL;
 	int rc = tessel_iter_new(&it, gr->s, d);
 	if (rc)
 		return rc;
 	const tessel_entry *e;
 	int64_t filled = 0;
-	while (tessel_iter_next(&e, it) == TESSEL_OK) {
-		int64_t last = col_at(gr, e->start
-				      + e->sched->graph->blocks[e->gid].span);
-		int64_t t = col_at(gr, e->start);
-		if (t < filled)
-			t = filled;
-		for (; t < last; t++) {
-			if (t >= gr->head_end && t < gr->tail_begin) {
-				t = gr->tail_begin - 1;
-				continue;
-			}
-			gr->cells[cell_of(gr, t)] = e;
-		}
-		if (last > filled)
-			filled = last;
-	}
+	while (tessel_iter_next(&e, it) == TESSEL_OK)
+		fill_span(gr, e->start, e->start + tsl_entry_span(gr->s, e),
+			  (text_cell){e, 0}, &filled);
 	tessel_iter_free(it);
+	return TSL_OK;
+}
+
+/* The same for the copies of device d's copy channel. */
+static int copy_fill(text_grid *gr, int d)
+{
+	clear_cells(gr);
+	tsl_copy *cp = NULL;
+	size_t n = 0;
+	int rc = tsl_device_copies(&cp, &n, gr->s, d);
+	if (rc)
+		return rc;
+	int64_t filled = 0;
+	for (size_t i = 0; i < n; i++)
+		fill_span(gr, cp[i].start, cp[i].end,
+			  (text_cell){tsl_entry_at(gr->s, cp[i].gid, cp[i].mid),
+				      1 + cp[i].reload}, &filled);
+	tsl_free(cp);
 	return TSL_OK;
 }
 
@@ -184,6 +262,11 @@ static int is_gap(const text_grid *gr, size_t c)
 	return (int64_t)c == gr->head_end && gr->tail_begin > gr->head_end;
 }
 
+static int same_owner(const text_cell *a, const text_cell *b)
+{
+	return a->e && a->e == b->e && a->copy == b->copy;
+}
+
 /* What stands between cell c - 1 and cell c (c >= 1). */
 static void put_separator(tsl_buf *b, const text_grid *gr, size_t c)
 {
@@ -193,26 +276,39 @@ static void put_separator(tsl_buf *b, const text_grid *gr, size_t c)
 		return;
 	}
 	int bar = has_bar(gr, col_of(gr, c));
-	int same = gr->cells[c] && gr->cells[c] == gr->cells[c - 1];
-	if (same)
+	if (same_owner(&gr->cells[c], &gr->cells[c - 1]))
 		tsl_buf_puts(b, bar ? "-|-" : "-");
 	else
 		tsl_buf_puts(b, bar ? " | " : " ");
 }
 
+/* The letter of a cell's owner: the kind's (capital when the entry
+ * recomputes a forward), 'o' for an offload, 'r' for a reload. */
+static char owner_letter(const text_grid *gr, const text_cell *o)
+{
+	const tessel_schedule *s = gr->s;
+	if (o->copy)
+		return o->copy == 1 ? 'o' : 'r';
+	char k = kind_letter(s->graph->blocks[o->e->gid].kind);
+	size_t at = (size_t)o->e->mid * (size_t)s->graph->nblocks +
+		    (size_t)o->e->gid;
+	if (gr->marks && gr->marks[at] && k >= 'a' && k <= 'z')
+		k = (char)(k - 'a' + 'A');
+	return k;
+}
+
 static void put_cell(tsl_buf *b, const text_grid *gr, size_t c)
 {
 	char label[32];
-	const struct tessel_entry *e = gr->cells[c];
+	const text_cell *o = &gr->cells[c];
 	int len;
 	char pad = ' ';
-	if (!e) {
+	if (!o->e) {
 		len = snprintf(label, sizeof label, "--");
 	} else {
-		int kind = e->sched->graph->blocks[e->gid].kind;
-		len = snprintf(label, sizeof label, "%c%lld", kind_letter(kind),
-			       (long long)e->mid);
-		if (c + 1 < gr->ncells && gr->cells[c + 1] == e
+		len = snprintf(label, sizeof label, "%c%lld",
+			       owner_letter(gr, o), (long long)o->e->mid);
+		if (c + 1 < gr->ncells && same_owner(&gr->cells[c + 1], o)
 		    && !is_gap(gr, c + 1))
 			pad = '-';
 	}
@@ -231,13 +327,18 @@ static void trim_spaces(tsl_buf *b, size_t from)
 		b->data[b->len] = '\0';
 }
 
-static int put_row(tsl_buf *b, text_grid *gr, int d)
+/* Row `d` of the devices (copy: of their copy channels), its cells
+ * filled. */
+static void put_cells(tsl_buf *b, const text_grid *gr, int d, int copy)
 {
-	int rc = grid_fill(gr, d);
-	if (rc)
-		return rc;
 	size_t row = b->len;
-	tsl_buf_printf(b, "dev %*d:", gr->devwidth, d);
+	if (copy)
+		tsl_buf_printf(b, "dev %*d copy:", gr->devwidth, d);
+	else
+		tsl_buf_printf(b, "dev %*d:", gr->devwidth, d);
+	for (size_t i = b->failed ? 0 : b->len - row;
+	     i < (size_t)gr->labelwidth && !b->failed; i++)
+		tsl_buf_puts(b, " ");
 	if (gr->ncells > 0) {
 		tsl_buf_puts(b, has_bar(gr, 0) ? " | " : " ");
 		for (size_t c = 0; c < gr->ncells; c++) {
@@ -250,24 +351,53 @@ static int put_row(tsl_buf *b, text_grid *gr, int d)
 	}
 	trim_spaces(b, row);
 	tsl_buf_puts(b, "\n");
-	return TSL_OK;
+}
+
+static int put_row(tsl_buf *b, text_grid *gr, int d)
+{
+	int rc = grid_fill(gr, d);
+	if (rc)
+		return rc;
+	put_cells(b, gr, d, 0);
+	if (!gr->copies)
+		return TSL_OK;
+	rc = copy_fill(gr, d);
+	if (!rc)
+		put_cells(b, gr, d, 1);
+	return rc;
+}
+
+/* The lines under the grid: its cell, and what the letters of the
+ * alternatives mean. */
+static void put_grid_notes(tsl_buf *b, const text_grid *gr)
+{
+	if (gr->coarse)
+		tsl_buf_printf(b, "one cell = %lld steps (coarse: a cell shows the "
+			       "block running at its first step)\n",
+			       (long long)gr->cell);
+	else if (gr->cell > 1)
+		tsl_buf_printf(b, "one cell = %lld steps\n", (long long)gr->cell);
+	if (gr->marks)
+		tsl_buf_puts(b, "capital letter (B3): the block recomputes a forward "
+				"of its micro-batch, its cells include the recompute\n");
+	if (gr->copies)
+		tsl_buf_puts(b, "copy rows: o3 offloads and r3 reloads an activation "
+				"of micro-batch 3 on the device's copy channel\n");
 }
 
 static int put_grid(tsl_buf *b, const tessel_schedule *s)
 {
 	text_grid gr;
+	memset(&gr, 0, sizeof gr);
 	int rc = grid_init(&gr, s);
 	for (int d = 0; d < s->graph->ndevices && !rc && !b->failed; d++) {
 		rc = put_row(b, &gr, d);
 		tsl_buf_flush_point(b);
 	}
-	if (!rc && gr.coarse)
-		tsl_buf_printf(b, "one cell = %lld steps (coarse: a cell shows the "
-			       "block running at its first step)\n",
-			       (long long)gr.cell);
-	else if (!rc && gr.cell > 1)
-		tsl_buf_printf(b, "one cell = %lld steps\n", (long long)gr.cell);
+	if (!rc)
+		put_grid_notes(b, &gr);
 	tsl_free(gr.cells);
+	tsl_free(gr.marks);
 	return rc;
 }
 
@@ -391,6 +521,20 @@ static void put_latency(tsl_buf *b, const tessel_graph *g)
 	tsl_buf_puts(b, "\n");
 }
 
+/* How many activations the schedule recomputes and offloads, when any. */
+static void put_choices(tsl_buf *b, const tessel_schedule *s)
+{
+	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	long long rc = 0, of = 0;
+	for (size_t i = 0; i < n && s->nchoices > 0; i++) {
+		rc += s->entries[i].choice == TESSEL_CHOICE_RECOMPUTE;
+		of += s->entries[i].choice == TESSEL_CHOICE_OFFLOAD;
+	}
+	if (rc + of > 0)
+		tsl_buf_printf(b, "activations: %lld recomputed, %lld offloaded\n",
+			       rc, of);
+}
+
 static int put_figures(tsl_buf *b, const tessel_schedule *s)
 {
 	int rc = tsl_put_key_figures(b, s, "\n");
@@ -402,6 +546,7 @@ static int put_figures(tsl_buf *b, const tessel_schedule *s)
 		return rc;
 	put_step(b, s->graph);
 	put_latency(b, s->graph);
+	put_choices(b, s);
 	if (s->work > 0 && s->proof_work > 0)
 		tsl_buf_printf(b, "search time %.3f s, work %lld units (%lld of them "
 			       "on the period proof)\n", (double)s->search_us / 1e6,

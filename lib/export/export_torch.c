@@ -1,4 +1,4 @@
-/* The schedule as the CSV of torch.distributed.pipelining.
+/* Stage: export. The schedule as the CSV of torch.distributed.pipelining.
  *
  *   0F0,0F1,0B0,0F2,0B1,...
  *   1F0,1B0,1F1,1B1,...
@@ -54,7 +54,15 @@
  * (_validate_schedule: "expected N total backwards"). Graphs outside it
  * give TESSEL_EUNSUPPORTED naming the block or stage: a block on several
  * devices, two pipelines (xshape, Chimera-like), a stage without a backward
- * (an inference placement), blocks with and without stages. */
+ * (an inference placement), blocks with and without stages.
+ *
+ * Nor can the CSV say that an activation is recomputed or offloaded: a
+ * schedule whose entries do not all keep their activation is refused
+ * (TESSEL_EINVAL, naming the first such entry) rather than exported
+ * without its choices. A graph that declares alternatives is fine; only
+ * the choices of the schedule count.
+ * Contract: every row holds its rank's compute actions in the schedule's
+ * order, or the export fails before writing anything. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -508,8 +516,7 @@ static int put_rank(tsl_buf *b, const torch_map *m, const tessel_schedule *s,
 	const tessel_entry *e;
 	int64_t order = 0;
 	while (tessel_iter_next(&e, it) == TESSEL_OK && !rc) {
-		const tsl_block *blk = &g->blocks[e->gid];
-		int64_t start = e->start, finish = e->start + blk->span;
+		int64_t start = e->start, finish = e->start + tsl_entry_span(s, e);
 		row_item add[4];
 		int na = 0;
 		add[na++] = (row_item){start, IT_COMPUTE, e->gid, e->mid, order};
@@ -517,7 +524,7 @@ static int put_rank(tsl_buf *b, const torch_map *m, const tessel_schedule *s,
 			int p = m->recv_from[e->gid];
 			if (p >= 0) {
 				const struct tessel_entry *pe = tsl_entry_at(s, p, e->mid);
-				add[na++] = (row_item){pe->start + g->blocks[p].span,
+				add[na++] = (row_item){pe->start + tsl_entry_span(s, pe),
 						       IT_RECV, e->gid, e->mid,
 						       order};
 			}
@@ -607,6 +614,31 @@ TESSEL_API int tessel_graph_check_torch(const tessel_graph *graph,
 	return rc;
 }
 
+/* TESSEL_EINVAL naming the first entry (in entry order) that does not
+ * keep its activation: the CSV has no action for its choice. */
+static int check_choices(const tessel_schedule *s, const char *fn)
+{
+	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	for (size_t i = 0; i < n && s->nchoices > 0; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		if (e->choice == TESSEL_CHOICE_KEEP)
+			continue;
+		return tsl_error(TESSEL_EINVAL,
+				 "%s: block \"%s\" of micro-batch %lld %s its "
+				 "activation (choice \"%s\"); the torch CSV has "
+				 "no action for recomputation or offload, so a "
+				 "schedule is exported only when every entry "
+				 "keeps its activation (search with "
+				 "TESSEL_OPT_ALTERNATIVES = 0)",
+				 fn, s->graph->blocks[e->gid].name,
+				 (long long)e->mid,
+				 e->choice == TESSEL_CHOICE_RECOMPUTE ? "recomputes"
+								     : "offloads",
+				 tessel_choice_name(e->choice));
+	}
+	return TSL_OK;
+}
+
 int tsl_write_torch_csv(tsl_buf *b, const tessel_schedule *schedule,
 			int with_comms, const char *fn)
 {
@@ -619,6 +651,8 @@ int tsl_write_torch_csv(tsl_buf *b, const tessel_schedule *schedule,
 	int rc = check_graph(&m, with_comms);
 	if (!rc)
 		rc = tsl_schedule_check_placed(schedule, fn);
+	if (!rc)
+		rc = check_choices(schedule, fn);
 	for (int d = 0; d < m.g->ndevices && !rc && !b->failed; d++) {
 		rc = put_rank(b, &m, schedule, d, with_comms);
 		tsl_buf_flush_point(b);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "graph_alt.h"
 #include "util.h"
 
 void tsl_bounds_release(tsl_bounds *b)
@@ -318,6 +319,26 @@ TESSEL_API int tessel_graph_get(int64_t *out, const tessel_graph *g,
 	return tsl_error(TESSEL_EINVAL, "unknown graph attribute %d", (int)attr);
 }
 
+/* A copy of g with every alternative at its cheapest memory and no extra
+ * time (tsl_graph_cheapest_memory), the declarations dropped. */
+static int cheapest_graph(tessel_graph **out, const tessel_graph *g)
+{
+	int64_t *mem = tsl_calloc((size_t)g->nblocks + 1, sizeof *mem);
+	tessel_graph *d = NULL;
+	int rc = mem ? tessel_graph_dup(&d, g) : tsl_error_nomem();
+	if (!rc) {
+		tsl_graph_cheapest_memory(mem, g);
+		for (int i = 0; i < d->nblocks; i++) {
+			d->blocks[i].memory = (int)mem[i];
+			d->blocks[i].rc_backward = -1;
+			d->blocks[i].of_backward = -1;
+		}
+		*out = d;
+	}
+	tsl_free(mem);
+	return rc;
+}
+
 TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
 					int64_t nmicros)
 {
@@ -328,13 +349,23 @@ TESSEL_API int tessel_graph_lower_bound(int64_t *out, const tessel_graph *g,
 				 "micro-batches must be 1 .. %d, got %lld",
 				 TESSEL_MAX_MICRO_BATCHES,
 				 (long long)nmicros);
+	/* with alternatives declared, the bound of every choice: each at its
+	 * cheapest memory, no extra time */
+	tessel_graph *cheap = NULL;
+	if (tsl_graph_alternatives(g)) {
+		int rc = cheapest_graph(&cheap, g);
+		if (rc)
+			return rc;
+		g = cheap;
+	}
 	tsl_bounds b;
 	int rc = checked_bounds(&b, g);
-	if (rc)
-		return rc;
-	*out = tsl_bounds_lower(&b, nmicros);
-	tsl_bounds_release(&b);
-	return TSL_OK;
+	if (!rc) {
+		*out = tsl_bounds_lower(&b, nmicros);
+		tsl_bounds_release(&b);
+	}
+	tessel_graph_free(cheap);
+	return rc;
 }
 
 /* Sort key of tsl_bounds_order_by_head. */

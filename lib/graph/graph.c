@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "graph_alt.h"
 #include "util.h"
 
 #define CHECK_GRAPH(g) TSL_CHECK_ARG(g, NULL, "graph")
@@ -279,6 +280,8 @@ TESSEL_API int tessel_graph_add_block(int *out_gid, tessel_graph *g,
 	b->span = span;
 	b->memory = memory;
 	b->stage = -1;
+	b->rc_backward = -1;
+	b->of_backward = -1;
 	int gid = g->nblocks++;
 	hash_insert_raw(g->hash, g->hashcap, g, gid);
 	if (out_gid)
@@ -1026,6 +1029,105 @@ int tsl_graph_topo_order(int *order, const tessel_graph *g)
 	return rc;
 }
 
+/* Whether block `to` depends on block `from` through the graph (a walk
+ * over the dependencies of `to`, marks in seen[]). */
+static int depends_on(const tessel_graph *g, int to, int from, char *seen,
+		      int *stack)
+{
+	int n = 0, found = 0;
+	memset(seen, 0, (size_t)g->nblocks);
+	stack[n++] = to;
+	seen[to] = 1;
+	while (n > 0 && !found) {
+		const tsl_block *b = &g->blocks[stack[--n]];
+		for (int j = 0; j < b->ndeps; j++) {
+			int p = b->deps[j];
+			if (p == from)
+				found = 1;
+			if (!seen[p]) {
+				seen[p] = 1;
+				stack[n++] = p;
+			}
+		}
+	}
+	return found;
+}
+
+/* One declared alternative of block f still fits the graph: its backward
+ * on f's devices, depending on f, and saves within f's memory. */
+static int check_alternative(const tessel_graph *g, int f, int back,
+			     int saves, const char *what, char *seen,
+			     int *stack)
+{
+	const tsl_block *a = &g->blocks[f], *b = &g->blocks[back];
+	if (a->ndevices != b->ndevices ||
+	    memcmp(a->devices, b->devices, (size_t)a->ndevices * sizeof *a->devices))
+		return tsl_error(TESSEL_EINVAL,
+				 "block \"%s\": its %s backward \"%s\" is not on the same devices",
+				 a->name, what, b->name);
+	if (saves > a->memory)
+		return tsl_error(TESSEL_EINVAL,
+				 "block \"%s\": its %s saves %d, more than its memory %d",
+				 a->name, what, saves, a->memory);
+	if (!depends_on(g, back, f, seen, stack))
+		return tsl_error(TESSEL_EINVAL,
+				 "block \"%s\": its %s backward \"%s\" does not depend on it",
+				 a->name, what, b->name);
+	return TSL_OK;
+}
+
+/* The recomputes of one micro-batch into a backward keep its span within
+ * TESSEL_MAX_SPAN and the memory they bring back within
+ * TESSEL_MAX_MEMORY. */
+static int check_alternative_sums(const tessel_graph *g)
+{
+	int64_t *sum = tsl_calloc(2 * (size_t)g->nblocks, sizeof *sum);
+	if (!sum)
+		return tsl_error_nomem();
+	int rc = TSL_OK;
+	for (int i = 0; i < g->nblocks && !rc; i++) {
+		const tsl_block *a = &g->blocks[i];
+		if (a->rc_backward < 0)
+			continue;
+		int b = a->rc_backward;
+		sum[2 * b] += a->rc_extra;
+		sum[2 * b + 1] += a->rc_saves;
+		if (sum[2 * b] + g->blocks[b].span > TESSEL_MAX_SPAN ||
+		    sum[2 * b + 1] > TESSEL_MAX_MEMORY)
+			rc = tsl_error(TESSEL_ERANGE,
+				       "block \"%s\": the recomputes it runs make it longer than %d steps or bring back more than %d memory",
+				       g->blocks[b].name, TESSEL_MAX_SPAN,
+				       TESSEL_MAX_MEMORY);
+	}
+	tsl_free(sum);
+	return rc;
+}
+
+/* Every recompute and offload declaration still fits the graph. */
+static int check_alternatives(const tessel_graph *g)
+{
+	int any = 0;
+	for (int i = 0; i < g->nblocks && !any; i++)
+		any = g->blocks[i].rc_backward >= 0 || g->blocks[i].of_backward >= 0;
+	if (!any)
+		return TSL_OK;
+	char *seen = tsl_calloc((size_t)g->nblocks, 1);
+	int *stack = tsl_calloc((size_t)g->nblocks + 1, sizeof *stack);
+	int rc = seen && stack ? TSL_OK : tsl_error_nomem();
+	for (int i = 0; i < g->nblocks && !rc; i++) {
+		const tsl_block *a = &g->blocks[i];
+		if (a->rc_backward >= 0)
+			rc = check_alternative(g, i, a->rc_backward, a->rc_saves,
+					       "recompute", seen, stack);
+		if (!rc && a->of_backward >= 0)
+			rc = check_alternative(g, i, a->of_backward, a->of_saves,
+					       "offload", seen, stack);
+	}
+	tsl_free(seen);
+	tsl_free(stack);
+	return rc ? rc : check_alternative_sums(g);
+}
+
 int tsl_graph_check_structure(const tessel_graph *g)
 {
 	CHECK_GRAPH(g);
@@ -1041,7 +1143,7 @@ int tsl_graph_check_structure(const tessel_graph *g)
 		return tsl_error_nomem();
 	int rc = tsl_graph_topo_order(order, g);
 	tsl_free(order);
-	return rc;
+	return rc ? rc : check_alternatives(g);
 }
 
 /* Lower bound on the memory one micro-batch needs on each device: right
@@ -1087,13 +1189,20 @@ int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g)
 		need[d] = 0;
 		at[d] = -1;
 	}
+	int64_t *mem = tsl_calloc((size_t)n + 1, sizeof *mem);
+	if (!mem) {
+		tsl_free(anc);
+		tsl_free(order);
+		return tsl_error_nomem();
+	}
+	tsl_graph_cheapest_memory(mem, g);
 	for (int v = 0; v < n; v++) {
 		const tsl_block *b = &g->blocks[v];
-		if (b->memory <= 0)
+		if (mem[v] <= 0)
 			continue;
 		for (int k = 0; k < b->ndevices; k++) {
 			int d = b->devices[k];
-			int64_t v_need = b->memory;
+			int64_t v_need = mem[v];
 			if (exact) {
 				const uint64_t *row = anc + (size_t)v * words;
 				for (int u = 0; u < n; u++) {
@@ -1103,9 +1212,9 @@ int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g)
 					const uint64_t *urow = anc + (size_t)u * words;
 					int is_desc = (urow[v / 64] >> (v % 64)) & 1;
 					if (is_anc)
-						v_need += g->blocks[u].memory;
-					else if (!is_desc && g->blocks[u].memory < 0)
-						v_need += g->blocks[u].memory;
+						v_need += mem[u];
+					else if (!is_desc && mem[u] < 0)
+						v_need += mem[u];
 				}
 			}
 			if (v_need > need[d]) {
@@ -1114,6 +1223,7 @@ int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g)
 			}
 		}
 	}
+	tsl_free(mem);
 	tsl_free(anc);
 	tsl_free(order);
 	return TSL_OK;

@@ -25,6 +25,13 @@ typedef struct tsl_block {
 	int ndeps;
 	int depcap;
 	int nsucc;      /* blocks that depend on this one */
+	/* Memory-time alternatives (graph_alt.c): -1 when not declared. */
+	int rc_backward; /* recompute: the backward that runs the forward again */
+	int rc_saves;    /* memory not kept after the forward */
+	int rc_extra;    /* steps the backward runs longer */
+	int of_backward; /* offload: the backward before which it is reloaded */
+	int of_saves;    /* memory moved to the host */
+	int of_transfer; /* steps of each copy on the device's copy channel */
 } tsl_block;
 
 struct tessel_graph {

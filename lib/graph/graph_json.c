@@ -312,6 +312,58 @@ static int link_block(reader *r, int gid)
 	return rc ? api_error(rc, where, "stage") : TSL_OK;
 }
 
+/* One alternative of a block: {"backward": NAME, "saves": S, COST: C}
+ * (member `key` of obj, optional). */
+static int read_alternative(reader *r, int gid, const json_t *obj,
+			    const char *key, const char *cost_key,
+			    const char *where)
+{
+	json_t *alt;
+	const char *back = NULL;
+	long long saves = 0, cost = 0;
+	int bgid;
+	char at[400];
+	int rc = tsl_json_member(&alt, obj, key, JSON_OBJECT, 0, where);
+
+	if (rc || !alt)
+		return rc;
+	snprintf(at, sizeof at, "%s\"%s\": ", where, key);
+	rc = tsl_json_member_string(&back, alt, "backward", 1, at);
+	if (!rc)
+		rc = tsl_json_member_int(&saves, alt, "saves", 1, 1,
+					 TESSEL_MAX_MEMORY, at);
+	if (!rc)
+		rc = tsl_json_member_int(&cost, alt, cost_key, 1, 0,
+					 TESSEL_MAX_SPAN, at);
+	if (rc)
+		return rc;
+	if (tessel_graph_find(&bgid, r->g, back))
+		return tsl_error(TESSEL_ENOTFOUND,
+				 "%s\"backward\": unknown block \"%.200s\"", at,
+				 back);
+	if (!strcmp(key, "recompute"))
+		rc = tessel_graph_set_recompute(r->g, gid, bgid, (int)saves,
+						(int)cost);
+	else
+		rc = tessel_graph_set_offload(r->g, gid, bgid, (int)saves,
+					      (int)cost);
+	return rc ? api_error(rc, where, key) : TSL_OK;
+}
+
+/* Third pass over one block: its alternatives (every block placed). */
+static int read_alternatives(reader *r, int gid)
+{
+	char where[320];
+	const json_t *obj = block_at(r, (size_t)gid);
+	if (!obj)
+		return tsl_error(TESSEL_EPARSE, "block %d does not parse", gid);
+	block_where(where, sizeof where, (size_t)gid, r->g->blocks[gid].name);
+	int rc = read_alternative(r, gid, obj, "recompute", "extra", where);
+	if (!rc)
+		rc = read_alternative(r, gid, obj, "offload", "transfer", where);
+	return rc;
+}
+
 static int set_limit(reader *r, int device, const json_t *v, const char *what)
 {
 	long long limit = 0;
@@ -501,6 +553,8 @@ static int read_graph(reader *r, const json_t *root)
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = link_block(r, (int)i);
 	r->g->defer_cycles = 0;
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = read_alternatives(r, (int)i);
 	if (!rc)
 		rc = read_limits(r, root);
 	if (!rc)
@@ -683,6 +737,16 @@ static json_t *block_object(const tessel_graph *g, int gid, int *bad_utf8)
 	}
 	if (b->stage >= 0)
 		bad |= json_object_set_new(o, "stage", json_integer(b->stage));
+	if (b->rc_backward >= 0)
+		bad |= json_object_set_new(o, "recompute",
+			json_pack("{s:o,s:i,s:i}", "backward",
+				  name_string(g->blocks[b->rc_backward].name, bad_utf8),
+				  "saves", b->rc_saves, "extra", b->rc_extra));
+	if (b->of_backward >= 0)
+		bad |= json_object_set_new(o, "offload",
+			json_pack("{s:o,s:i,s:i}", "backward",
+				  name_string(g->blocks[b->of_backward].name, bad_utf8),
+				  "saves", b->of_saves, "transfer", b->of_transfer));
 	if (bad) {
 		json_decref(o);
 		return NULL;

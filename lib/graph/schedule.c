@@ -4,6 +4,7 @@
  * peaks) works on its own scratch memory, so a const schedule can be read
  * from several threads at once. */
 #include "schedule.h"
+#include "schedule_alt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,9 @@ int tsl_schedule_alloc_until(tessel_schedule **out, const tessel_graph *g,
 			e->phase = TESSEL_PHASE_REPETEND;
 			e->mid = m;
 			e->start = -1;
+			e->choice = TESSEL_CHOICE_KEEP;
+			e->span_add = 0;
+			e->mem_add = 0;
 		}
 	}
 	*out = s;
@@ -259,6 +263,18 @@ int tsl_schedule_copy(tessel_schedule **out, const tessel_schedule *s)
 	for (size_t i = 0; i < n; i++) {
 		c->entries[i].start = s->entries[i].start;
 		c->entries[i].phase = s->entries[i].phase;
+		c->entries[i].choice = s->entries[i].choice;
+		c->entries[i].span_add = s->entries[i].span_add;
+		c->entries[i].mem_add = s->entries[i].mem_add;
+	}
+	c->nchoices = s->nchoices;
+	if (s->copies) {
+		c->copies = tsl_reallocarray(NULL, n, 2 * sizeof *c->copies);
+		if (!c->copies) {
+			tessel_schedule_free(c);
+			return tsl_error_nomem();
+		}
+		memcpy(c->copies, s->copies, n * 2 * sizeof *c->copies);
 	}
 	c->period = s->period;
 	c->resource_bound = s->resource_bound;
@@ -301,6 +317,7 @@ TESSEL_API void tessel_schedule_free(tessel_schedule *schedule)
 	tsl_free(schedule->entries);
 	tsl_free(schedule->dev_off);
 	tsl_free(schedule->dev_list);
+	tsl_free(schedule->copies);
 	tsl_free(schedule);
 }
 
@@ -349,11 +366,12 @@ int64_t tsl_schedule_makespan(const tessel_schedule *s)
 		const struct tessel_entry *e = &s->entries[i];
 		if (e->start < 0)
 			continue;
-		int64_t fin = e->start + s->graph->blocks[e->gid].span;
+		int64_t fin = e->start + tsl_entry_span(s, e);
 		if (fin > end)
 			end = fin;
 	}
-	return end;
+	int64_t copies = tsl_schedule_copies_end(s);
+	return copies > end ? copies : end;
 }
 
 /* Peak of one device from its sorted keys: the running sum after all the
@@ -364,7 +382,8 @@ static int64_t keys_peak(const sched_key *keys, size_t n,
 	int64_t sum = 0, peak = 0;
 	for (size_t i = 0; i < n; i++) {
 		int gid = (int)(keys[i].tie / s->nmicros);
-		sum += s->graph->blocks[gid].memory;
+		sum += tsl_entry_memory(s, tsl_entry_at(s, gid,
+							 keys[i].tie % s->nmicros));
 		if (i + 1 < n && keys[i + 1].start == keys[i].start)
 			continue;
 		if (sum > peak)
@@ -377,6 +396,8 @@ static int device_peak(int64_t *out, const tessel_schedule *s, int d)
 {
 	sched_key *keys = NULL;
 	size_t n = 0;
+	if (s->copies)
+		return tsl_schedule_copy_peak(out, s, d);
 	int rc = device_keys(&keys, &n, s, d);
 	if (rc)
 		return rc;
@@ -621,11 +642,17 @@ TESSEL_API int tessel_entry_get(int64_t *out, const tessel_entry *entry,
 	case TESSEL_ENTRY_GID: v = entry->gid; break;
 	case TESSEL_ENTRY_MICRO_BATCH: v = entry->mid; break;
 	case TESSEL_ENTRY_START: v = entry->start; break;
-	case TESSEL_ENTRY_SPAN: v = b->span; break;
+	case TESSEL_ENTRY_SPAN: v = tsl_entry_span(entry->sched, entry); break;
 	case TESSEL_ENTRY_PHASE: v = entry->phase; break;
 	case TESSEL_ENTRY_KIND: v = b->kind; break;
-	case TESSEL_ENTRY_MEMORY: v = b->memory; break;
+	case TESSEL_ENTRY_MEMORY: v = tsl_entry_memory(entry->sched, entry); break;
 	case TESSEL_ENTRY_NDEVICES: v = b->ndevices; break;
+	case TESSEL_ENTRY_CHOICE: v = entry->choice; break;
+	case TESSEL_ENTRY_OFFLOAD_START:
+	case TESSEL_ENTRY_RELOAD_START:
+		v = tsl_entry_copy_start(entry->sched, entry,
+					 attr == TESSEL_ENTRY_RELOAD_START);
+		break;
 	default:
 		return tsl_error(TESSEL_EINVAL,
 				 "tessel_entry_get: unknown attribute %d",

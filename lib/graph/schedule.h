@@ -11,9 +11,14 @@
 struct tessel_entry {
 	const struct tessel_schedule *sched;
 	int gid;
-	int phase;      /* tessel_phase */
+	signed char phase;  /* tessel_phase */
+	signed char choice; /* tessel_choice of this instance's activation */
 	int64_t mid;
 	int64_t start;  /* -1: not placed */
+	int span_add;   /* steps added to the block's span by the recomputes
+			 * of this micro-batch's forwards (schedule_alt.c) */
+	int mem_add;    /* added to the block's memory delta at its start: a
+			 * recomputing forward -saves, its backward +saves */
 };
 
 struct tessel_schedule {
@@ -36,6 +41,11 @@ struct tessel_schedule {
 	 * dev_off[d + 1]). Per-device queries cost that device's entries. */
 	size_t *dev_off;
 	int *dev_list;
+	/* Copy steps of offloaded instances (schedule_alt.c): NULL until the
+	 * first offload; else 2 per entry (offload start, reload start), -1
+	 * when not offloaded. */
+	int64_t *copies;
+	int64_t nchoices; /* entries whose choice is not keep */
 };
 
 /* Allocate an empty schedule (all entries unplaced) for a copy of g. */
@@ -61,7 +71,22 @@ static inline struct tessel_entry *tsl_entry_at(const tessel_schedule *s,
  * that needs a complete schedule (JSON, simulation, exports). */
 int tsl_schedule_check_placed(const tessel_schedule *s, const char *fn);
 
-/* Makespan: max start + span over placed entries (0 if none). */
+/* Steps entry e runs: its block's span plus the recomputes it does. */
+static inline int64_t tsl_entry_span(const tessel_schedule *s,
+				     const struct tessel_entry *e)
+{
+	return (int64_t)s->graph->blocks[e->gid].span + e->span_add;
+}
+
+/* Memory delta at the start of entry e, its choices applied. */
+static inline int64_t tsl_entry_memory(const tessel_schedule *s,
+				       const struct tessel_entry *e)
+{
+	return (int64_t)s->graph->blocks[e->gid].memory + e->mem_add;
+}
+
+/* Makespan: max start + span over placed entries and the end of every
+ * copy (0 if none). */
 int64_t tsl_schedule_makespan(const tessel_schedule *s);
 
 /* Peak memory of every device (ndevices values) from the placed entries. */

@@ -1,6 +1,8 @@
 /* Schedule JSON: writing a schedule with its placement, and reading it
  * back (structure and consistency with the placement, not timing). */
 #include "schedule_json.h"
+#include "schedule_alt.h"
+#include "graph_alt.h"
 #include "schedule_json_writer.h"
 
 #include <limits.h>
@@ -257,6 +259,18 @@ static void write_header(tsl_buf *b, json_t *head)
 	}
 }
 
+/* ", "choice": ..." of an entry that does not keep its activation (an
+ * offload with its copies' steps). */
+static void write_choice(tsl_buf *b, const struct tessel_entry *e)
+{
+	tsl_buf_printf(b, ", \"choice\": \"%s\"",
+		       tessel_choice_name(e->choice));
+	if (e->choice == TESSEL_CHOICE_OFFLOAD)
+		tsl_buf_printf(b, ", \"offload\": %lld, \"reload\": %lld",
+			       (long long)tsl_entry_copy_start(e->sched, e, 0),
+			       (long long)tsl_entry_copy_start(e->sched, e, 1));
+}
+
 static void write_entries(tsl_buf *b, const entry_text *t,
 			  const struct tessel_entry **order, size_t n)
 {
@@ -280,7 +294,12 @@ static void write_entries(tsl_buf *b, const entry_text *t,
 		tsl_buf_append(b, t->post[e->gid], t->post_len[e->gid]);
 		tsl_buf_puts(b, "\"");
 		tsl_buf_puts(b, phase_names[e->phase]);
-		tsl_buf_puts(b, "\"}");
+		tsl_buf_puts(b, "\"");
+		if (e->choice != TESSEL_CHOICE_KEEP)
+			write_choice(b, e);
+		if (e->span_add)
+			tsl_buf_printf(b, ", \"extra\": %d", e->span_add);
+		tsl_buf_puts(b, "}");
 		tsl_buf_flush_point(b);
 	}
 	tsl_buf_puts(b, n ? "\n  ]\n}\n" : "]\n}\n");
@@ -607,6 +626,41 @@ static int read_phase(int *phase, const json_t *obj, const char *where)
 			 where, s);
 }
 
+/* "choice" of an entry (optional, "keep" by default); an offload's
+ * "offload" and "reload" steps. The choice must be the block's. */
+static int read_choice(entries_reader *r, const json_t *obj, int gid,
+		       int64_t mid, const char *where)
+{
+	const char *name = NULL;
+	long long off = 0, rel = 0;
+	int choice = -1;
+	int rc = tsl_json_member_string(&name, obj, "choice", 0, where);
+
+	if (rc || !name)
+		return rc;
+	for (int c = TESSEL_CHOICE_KEEP; c <= TESSEL_CHOICE_OFFLOAD; c++)
+		if (!strcmp(name, tessel_choice_name(c)))
+			choice = c;
+	if (choice < 0)
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"choice\" must be \"keep\", \"recompute\" or \"offload\", not \"%.100s\"",
+				 where, name);
+	if (!tsl_block_allows(&r->g->blocks[gid], choice))
+		return tsl_error(TESSEL_EPARSE,
+				 "%s\"choice\" is \"%s\" but block %d (\"%.200s\") declares no such alternative",
+				 where, name, gid, r->g->blocks[gid].name);
+	if (choice == TESSEL_CHOICE_OFFLOAD) {
+		rc = tsl_json_member_int(&off, obj, "offload", 1, 0, MAX_STEP,
+					 where);
+		if (!rc)
+			rc = tsl_json_member_int(&rel, obj, "reload", 1, 0,
+						 MAX_STEP, where);
+		if (rc)
+			return rc;
+	}
+	return tsl_schedule_choose(r->s, gid, mid, choice, off, rel);
+}
+
 static int read_entry(entries_reader *r, const json_t *obj, size_t idx)
 {
 	char where[64];
@@ -628,7 +682,7 @@ static int read_entry(entries_reader *r, const json_t *obj, size_t idx)
 				 where, gid, r->g->blocks[gid].name, mid);
 	e->start = step;
 	e->phase = phase;
-	return TSL_OK;
+	return read_choice(r, obj, (int)gid, mid, where);
 }
 
 /* The entries, from the array blocks or (blocks NULL) from parts, one

@@ -19,6 +19,7 @@
 #include "repetend_heuristic.h"
 #include "repetend_tighten.h"
 #include "repetend_z3.h"
+#include "search.h"
 #include "stage.h"
 #include "util.h"
 #include "validate.h"
@@ -1220,8 +1221,8 @@ static int try_heuristic_mode(tessel_schedule **s, const tessel_graph *g,
 	return TSL_OK;
 }
 
-TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
-			     const tessel_options *options)
+int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
+		     const tessel_options *options, const tsl_share *share)
 {
 	TSL_CHECK_ARG(out, "tessel_search", "out");
 	*out = NULL;
@@ -1231,6 +1232,15 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	tsl_opts o;
 	resolve_options(&o, options);
 	auto_budget(&o, g);
+	if (share) {
+		o.work_ticks = o.work_ticks / 1000 * share->per_mille;
+		if (o.work_ticks < TSL_TICKS_PER_UNIT)
+			o.work_ticks = TSL_TICKS_PER_UNIT;
+		o.proof_ticks = o.proof_ticks / 1000 * share->per_mille;
+		if (share->time_limit_ms > 0)
+			o.time_limit_ms = share->time_limit_ms;
+
+	}
 	/* With a time limit, the solver's part ends at 70% of it and the
 	 * final compaction at 95%, leaving time to check and return. */
 	/* tessel_options_cancel stops every optional phase as the time

@@ -1,4 +1,5 @@
-/* Simulation: replay a schedule's per-device order with real durations.
+/* Stage: validate. Simulation: replay a schedule's per-device order with
+ * real durations.
  *
  * Every entry waits until it is first in line on all its devices (the
  * devices run their entries in the schedule's start order, ties by block
@@ -6,10 +7,25 @@
  * plus the dependency's latency in the placement's unit where it counts
  * (the consumer occupies a device the producer does not), plus the extra
  * `latency` when producer and consumer share no device. Times are in the
- * placement's unit when it has a step, else in steps. The start
- * times are the longest paths of that precedence graph, computed in one
- * event-driven pass (an entry is released when its last predecessor
- * finishes): O(E log E) for the sort, linear afterwards. */
+ * placement's unit when it has a step, else in steps.
+ *
+ * Memory-time alternatives: a backward whose micro-batch recomputes a
+ * forward runs its extra steps longer (times the step when the placement
+ * has one). Each offloaded instance has, on each device of its block, an
+ * offload and a reload of `transfer` steps (times the step) on the
+ * device's copy channel, beside the compute: a channel runs its copies one
+ * at a time in the schedule's order (by start step). An offload waits for
+ * its block to finish, a reload for its offload to end, and each copy is
+ * issued in the device's stream order: not before the compute that
+ * precedes it on the device (the last one starting before the copy's
+ * step) has started. The backward waits for its reloads to end. The jitter
+ * draws one factor per entry in index order, then one per copy.
+ *
+ * The start times are the longest paths of that precedence graph,
+ * computed in one event-driven pass (a node is released when its last
+ * predecessor finishes): O(E log E) for the sorts, linear afterwards.
+ * Contract: replaying a valid schedule with its spans, no latency and no
+ * jitter, no entry or copy starts later than the schedule has it. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,7 +34,10 @@
 #include "error.h"
 #include "graph.h"
 #include "schedule.h"
+#include "schedule_alt.h"
 #include "util.h"
+
+#define SIM_NONE SIZE_MAX
 
 struct tessel_simulation {
 	int ndevices;
@@ -26,6 +45,23 @@ struct tessel_simulation {
 	double *busy;    /* per device */
 	int64_t *peak;   /* per device */
 };
+
+/* The copies of one replay: node 2q is the offload and 2q + 1 the reload
+ * of pair q (an offloaded entry on one of its devices). */
+typedef struct sim_copies {
+	size_t n;            /* nodes */
+	size_t *first;       /* per entry: its first node, SIM_NONE */
+	size_t *entry;       /* per pair: the offloaded entry */
+	int *dev;            /* per pair: the device */
+	int64_t *step;       /* per node: the scheduled start */
+	double *dur, *ready, *finish;
+	int *wait;           /* per node: predecessors not yet finished */
+	size_t *devoff;      /* ndevices + 1 offsets into line */
+	size_t *line;        /* per device, its copies in channel order */
+	size_t *pos;         /* per node: its position in line */
+	size_t *abeg, *aend; /* per compute slot: the positions in line of
+			      * the copies issued after that compute */
+} sim_copies;
 
 /* Working state of one replay. */
 typedef struct sim_state {
@@ -43,7 +79,9 @@ typedef struct sim_state {
 	tsl_succ succ;       /* per block, the blocks that wait for it */
 	double *conslat;     /* per succ entry: the placement's latency of
 			      * that dependency where it counts, else 0 */
-	size_t *queue;       /* released entries */
+	size_t *queue;       /* released nodes: entries, then n + copies */
+	size_t occ;          /* slots */
+	sim_copies c;        /* all 0 without copies */
 } sim_state;
 
 /* splitmix64: small, fast and good enough for jitter. */
@@ -89,6 +127,24 @@ static int check_args(tessel_simulation **out,
 	return tsl_schedule_check_placed(s, "tessel_simulate");
 }
 
+static void copies_release(sim_copies *c)
+{
+	tsl_free(c->first);
+	tsl_free(c->entry);
+	tsl_free(c->dev);
+	tsl_free(c->step);
+	tsl_free(c->dur);
+	tsl_free(c->ready);
+	tsl_free(c->finish);
+	tsl_free(c->wait);
+	tsl_free(c->devoff);
+	tsl_free(c->line);
+	tsl_free(c->pos);
+	tsl_free(c->abeg);
+	tsl_free(c->aend);
+	memset(c, 0, sizeof *c);
+}
+
 static void state_release(sim_state *st)
 {
 	tsl_free(st->dur);
@@ -102,6 +158,7 @@ static void state_release(sim_state *st)
 	tsl_succ_release(&st->succ);
 	tsl_free(st->conslat);
 	tsl_free(st->queue);
+	copies_release(&st->c);
 }
 
 static int state_alloc(sim_state *st, const tessel_schedule *s)
@@ -119,6 +176,7 @@ static int state_alloc(sim_state *st, const tessel_schedule *s)
 		ndeps += (size_t)g->blocks[b].ndeps;
 	}
 	occ *= (size_t)s->nmicros;
+	st->occ = occ;
 	st->dur = tsl_reallocarray(NULL, st->n, sizeof *st->dur);
 	st->ready = tsl_calloc(st->n, sizeof *st->ready);
 	st->finish = tsl_reallocarray(NULL, st->n, sizeof *st->finish);
@@ -142,18 +200,73 @@ static int state_alloc(sim_state *st, const tessel_schedule *s)
 	return rc;
 }
 
-/* Durations of every entry, one jitter draw per entry in index order. */
+/* Whether entry e has both copies of an offload. */
+static int offloaded(const tessel_schedule *s, const struct tessel_entry *e)
+{
+	return e->choice == TESSEL_CHOICE_OFFLOAD &&
+	       tsl_entry_copy_start(s, e, 0) >= 0 &&
+	       tsl_entry_copy_start(s, e, 1) >= 0;
+}
+
+/* Room for the copies (none: st->c stays zero) and a queue for them. */
+static int copies_alloc(sim_state *st)
+{
+	const tessel_schedule *s = st->s;
+	sim_copies *c = &st->c;
+	size_t pairs = 0, nd = (size_t)st->g->ndevices;
+	for (size_t i = 0; i < st->n && s->copies; i++)
+		if (offloaded(s, &s->entries[i]))
+			pairs += (size_t)st->g->blocks[s->entries[i].gid].ndevices;
+	if (pairs == 0)
+		return TSL_OK;
+	c->n = 2 * pairs;
+	c->first = tsl_reallocarray(NULL, st->n, sizeof *c->first);
+	c->entry = tsl_reallocarray(NULL, pairs, sizeof *c->entry);
+	c->dev = tsl_reallocarray(NULL, pairs, sizeof *c->dev);
+	c->step = tsl_reallocarray(NULL, c->n, sizeof *c->step);
+	c->dur = tsl_reallocarray(NULL, c->n, sizeof *c->dur);
+	c->ready = tsl_calloc(c->n, sizeof *c->ready);
+	c->finish = tsl_reallocarray(NULL, c->n, sizeof *c->finish);
+	c->wait = tsl_reallocarray(NULL, c->n, sizeof *c->wait);
+	c->devoff = tsl_calloc(nd + 1, sizeof *c->devoff);
+	c->line = tsl_reallocarray(NULL, c->n, sizeof *c->line);
+	c->pos = tsl_reallocarray(NULL, c->n, sizeof *c->pos);
+	c->abeg = tsl_reallocarray(NULL, st->occ ? st->occ : 1, sizeof *c->abeg);
+	c->aend = tsl_reallocarray(NULL, st->occ ? st->occ : 1, sizeof *c->aend);
+	size_t *q = tsl_reallocarray(st->queue, st->n + c->n, sizeof *q);
+	if (q)
+		st->queue = q;
+	if (!q || !c->first || !c->entry || !c->dev || !c->step || !c->dur ||
+	    !c->ready || !c->finish || !c->wait || !c->devoff || !c->line ||
+	    !c->pos || !c->abeg || !c->aend)
+		return tsl_error_nomem();
+	return TSL_OK;
+}
+
+/* Durations of every entry, one jitter draw per entry in index order
+ * (a recompute's extra steps added to its backward), then of every
+ * copy. */
 static void draw_durations(sim_state *st, const double *durations,
 			   double jitter, uint64_t seed)
 {
 	uint64_t x = seed;
+	double unit = st->g->step > 0 ? st->g->step : 1.0;
 
 	for (size_t i = 0; i < st->n; i++) {
-		int gid = st->s->entries[i].gid;
-		double d = durations ? durations[gid] : tsl_block_time(st->g, gid);
+		const struct tessel_entry *e = &st->s->entries[i];
+		double d = durations ? durations[e->gid]
+				     : tsl_block_time(st->g, e->gid);
+		d += (double)e->span_add * unit;
 		if (jitter > 0)
 			d *= 1.0 - jitter + 2.0 * jitter * uniform(&x);
 		st->dur[i] = d;
+	}
+	for (size_t k = 0; k < st->c.n; k++) {
+		int gid = st->s->entries[st->c.entry[k / 2]].gid;
+		double d = (double)st->g->blocks[gid].of_transfer * unit;
+		if (jitter > 0)
+			d *= 1.0 - jitter + 2.0 * jitter * uniform(&x);
+		st->c.dur[k] = d;
 	}
 }
 
@@ -219,6 +332,89 @@ static void build_lines(sim_state *st)
 	}
 }
 
+/* A copy node's place in its channel's line. */
+typedef struct copy_key {
+	int dev;
+	int64_t step;
+	size_t node;
+} copy_key;
+
+static int copy_key_cmp(const void *pa, const void *pb)
+{
+	const copy_key *a = pa, *b = pb;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	if ((a->node & 1) != (b->node & 1))
+		return (a->node & 1) ? 1 : -1; /* offloads first */
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/* The copies issued after each compute slot of device d: those whose
+ * step is after the slot's start and at most the next slot's. */
+static void copy_anchors(sim_state *st, int d)
+{
+	sim_copies *c = &st->c;
+	size_t j = c->devoff[d], jend = c->devoff[d + 1];
+	size_t p0 = st->devoff[d], pend = st->devoff[d + 1];
+	/* copies before the device's first compute wait for none */
+	while (j < jend && (p0 == pend ||
+			    c->step[c->line[j]] <= st->s->entries[st->slots[p0]].start))
+		j++;
+	for (size_t p = p0; p < pend; p++) {
+		int64_t next = p + 1 < pend ? st->s->entries[st->slots[p + 1]].start
+					    : INT64_MAX;
+		c->abeg[p] = j;
+		while (j < jend && c->step[c->line[j]] <= next)
+			j++;
+		c->aend[p] = j;
+	}
+}
+
+/* The pairs of copies, each channel's line and the copies' anchors. */
+static int copies_build(sim_state *st)
+{
+	const tessel_schedule *s = st->s;
+	sim_copies *c = &st->c;
+	if (c->n == 0)
+		return TSL_OK;
+	copy_key *keys = tsl_reallocarray(NULL, c->n, sizeof *keys);
+	if (!keys)
+		return tsl_error_nomem();
+	size_t q = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		c->first[i] = SIM_NONE;
+		if (!offloaded(s, e))
+			continue;
+		const tsl_block *blk = &st->g->blocks[e->gid];
+		c->first[i] = 2 * q;
+		for (int k = 0; k < blk->ndevices; k++, q++) {
+			c->entry[q] = i;
+			c->dev[q] = blk->devices[k];
+			for (int r = 0; r < 2; r++) {
+				c->step[2 * q + r] = tsl_entry_copy_start(s, e, r);
+				keys[2 * q + r] = (copy_key){blk->devices[k],
+							     c->step[2 * q + r],
+							     2 * q + r};
+			}
+			c->devoff[blk->devices[k] + 1] += 2;
+		}
+	}
+	qsort(keys, c->n, sizeof *keys, copy_key_cmp);
+	for (size_t k = 0; k < c->n; k++) {
+		c->line[k] = keys[k].node;
+		c->pos[keys[k].node] = k;
+	}
+	tsl_free(keys);
+	for (int d = 0; d < st->g->ndevices; d++)
+		c->devoff[d + 1] += c->devoff[d];
+	for (int d = 0; d < st->g->ndevices; d++)
+		copy_anchors(st, d);
+	return TSL_OK;
+}
+
 /* One predecessor of entry i finished at time t: release i when it was the
  * last. */
 static void arrive(sim_state *st, size_t i, double t, size_t *tail)
@@ -229,43 +425,116 @@ static void arrive(sim_state *st, size_t i, double t, size_t *tail)
 		st->queue[(*tail)++] = i;
 }
 
-/* The replay. TESSEL_EVIOLATION when the device order and the
- * dependencies wait for each other. */
-static int replay(sim_state *st, double latency)
+/* The same for copy node k. */
+static void carrive(sim_state *st, size_t k, double t, size_t *tail)
+{
+	if (t > st->c.ready[k])
+		st->c.ready[k] = t;
+	if (--st->c.wait[k] == 0)
+		st->queue[(*tail)++] = st->n + k;
+}
+
+/* The entry of the backward that reload node k precedes. */
+static size_t reload_target(const sim_state *st, size_t k)
+{
+	const struct tessel_entry *e = &st->s->entries[st->c.entry[k / 2]];
+	return (size_t)e->mid * (size_t)st->g->nblocks +
+	       (size_t)st->g->blocks[e->gid].of_backward;
+}
+
+/* Every node's predecessors, and the heads of the lines released. */
+static void replay_init(sim_state *st, size_t *tail)
 {
 	const tessel_graph *g = st->g;
-	size_t qhead = 0, tail = 0;
+	sim_copies *c = &st->c;
 
 	for (size_t i = 0; i < st->n; i++) {
 		const tsl_block *b = &g->blocks[st->s->entries[i].gid];
 		st->wait[i] = b->ndevices + b->ndeps;
 	}
-	for (int d = 0; d < g->ndevices; d++)
+	/* a copy waits for its line and its producer (the block, the
+	 * offload); a reload's backward waits for it */
+	for (size_t k = 0; k < c->n; k++) {
+		c->wait[k] = 2;
+		if (k & 1)
+			st->wait[reload_target(st, k)]++;
+	}
+	for (size_t p = 0; p < st->occ && c->n; p++)
+		for (size_t j = c->abeg[p]; j < c->aend[p]; j++)
+			c->wait[c->line[j]]++;
+	for (int d = 0; d < g->ndevices; d++) {
 		if (st->devoff[d] < st->devoff[d + 1])
-			arrive(st, st->slots[st->devoff[d]], 0, &tail);
+			arrive(st, st->slots[st->devoff[d]], 0, tail);
+		if (c->n && c->devoff[d] < c->devoff[d + 1])
+			carrive(st, c->line[c->devoff[d]], 0, tail);
+	}
+}
+
+/* Entry i runs: its finish releases the next in line on its devices, its
+ * consumers and its offloads; its start the copies issued after it. */
+static void run_entry(sim_state *st, size_t i, double latency, size_t *tail)
+{
+	const tessel_graph *g = st->g;
+	const struct tessel_entry *e = &st->s->entries[i];
+	const tsl_block *b = &g->blocks[e->gid];
+	sim_copies *c = &st->c;
+	double fin = st->ready[i] + st->dur[i];
+	st->finish[i] = fin;
+	for (int k = 0; k < b->ndevices; k++) {
+		int d = b->devices[k];
+		size_t own = st->devoff[d] + st->head[d]++;
+		for (size_t j = c->n ? c->abeg[own] : 0;
+		     c->n && j < c->aend[own]; j++)
+			carrive(st, c->line[j], st->ready[i], tail);
+		if (own + 1 < st->devoff[d + 1])
+			arrive(st, st->slots[own + 1], fin, tail);
+	}
+	for (int k = st->succ.start[e->gid]; k < st->succ.start[e->gid + 1];
+	     k++) {
+		int cb = st->succ.block[k];
+		double t = fin + st->conslat[k];
+		if (latency > 0 && !tsl_blocks_share_device(b, &g->blocks[cb]))
+			t += latency;
+		arrive(st, (size_t)e->mid * (size_t)g->nblocks + (size_t)cb, t,
+		       tail);
+	}
+	if (c->n && c->first[i] != SIM_NONE)
+		for (int k = 0; k < b->ndevices; k++)
+			carrive(st, c->first[i] + 2 * (size_t)k, fin, tail);
+}
+
+/* Copy node k runs: its end releases the next copy of its channel and the
+ * reload (an offload) or the backward (a reload). */
+static void run_copy(sim_state *st, size_t k, size_t *tail)
+{
+	sim_copies *c = &st->c;
+	double fin = c->ready[k] + c->dur[k];
+	int d = c->dev[k / 2];
+	c->finish[k] = fin;
+	if (c->pos[k] + 1 < c->devoff[d + 1])
+		carrive(st, c->line[c->pos[k] + 1], fin, tail);
+	if (k & 1)
+		arrive(st, reload_target(st, k), fin, tail);
+	else
+		carrive(st, k + 1, fin, tail);
+}
+
+/* The replay. TESSEL_EVIOLATION when the device orders, the copies and
+ * the dependencies wait for each other. */
+static int replay(sim_state *st, double latency)
+{
+	const tessel_graph *g = st->g;
+	size_t qhead = 0, tail = 0;
+
+	replay_init(st, &tail);
 	while (qhead < tail) {
 		size_t i = st->queue[qhead++];
-		const struct tessel_entry *e = &st->s->entries[i];
-		const tsl_block *b = &g->blocks[e->gid];
-		double fin = st->ready[i] + st->dur[i];
-		st->finish[i] = fin;
-		for (int k = 0; k < b->ndevices; k++) {
-			int d = b->devices[k];
-			size_t pos = st->devoff[d] + ++st->head[d];
-			if (pos < st->devoff[d + 1])
-				arrive(st, st->slots[pos], fin, &tail);
-		}
-		for (int k = st->succ.start[e->gid];
-		     k < st->succ.start[e->gid + 1]; k++) {
-			int c = st->succ.block[k];
-			double t = fin + st->conslat[k];
-			if (latency > 0 && !tsl_blocks_share_device(b, &g->blocks[c]))
-				t += latency;
-			arrive(st, (size_t)e->mid * (size_t)g->nblocks + (size_t)c,
-			       t, &tail);
-		}
+		if (i < st->n)
+			run_entry(st, i, latency, &tail);
+		else
+			run_copy(st, i - st->n, &tail);
 	}
-	if (tail == st->n)
+	if (tail == st->n + st->c.n)
 		return TSL_OK;
 	for (size_t i = 0; i < st->n; i++)
 		if (st->wait[i] > 0) {
@@ -275,7 +544,71 @@ static int replay(sim_state *st, double latency)
 					 e->gid, g->blocks[e->gid].name,
 					 (long long)e->mid);
 		}
+	for (size_t k = 0; k < st->c.n; k++)
+		if (st->c.wait[k] > 0) {
+			const struct tessel_entry *e =
+				&st->s->entries[st->c.entry[k / 2]];
+			return tsl_error(TESSEL_EVIOLATION,
+					 "tessel_simulate: the %s of block %d (\"%s\") of micro-batch %lld never starts: its copy channel's order and the computes wait for each other",
+					 (k & 1) ? "reload" : "offload", e->gid,
+					 g->blocks[e->gid].name, (long long)e->mid);
+		}
 	return tsl_error(TESSEL_ERROR, "tessel_simulate: replay incomplete");
+}
+
+/* A memory event of a device with copies. */
+typedef struct sim_event {
+	double t;
+	int order;     /* 0: an offload ends, 1: a block starts, 2: a reload */
+	size_t seq;
+	int64_t delta;
+} sim_event;
+
+static int sim_event_cmp(const void *pa, const void *pb)
+{
+	const sim_event *a = pa, *b = pb;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->order != b->order)
+		return a->order < b->order ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* Peak memory of device d in a replay with copies: each block's delta
+ * (its choices applied) at its start, an offload's saves freed when it
+ * ends and taken again when its reload starts (at one time: the
+ * offloads' ends, then the block, then the reloads, as the validator
+ * counts them). */
+static int copy_peak(int64_t *out, const sim_state *st, int d)
+{
+	const sim_copies *c = &st->c;
+	size_t nb = st->devoff[d + 1] - st->devoff[d];
+	size_t nk = c->devoff[d + 1] - c->devoff[d], n = 0;
+	sim_event *ev = tsl_reallocarray(NULL, nb + nk + 1, sizeof *ev);
+	if (!ev)
+		return tsl_error_nomem();
+	for (size_t p = st->devoff[d]; p < st->devoff[d + 1]; p++) {
+		size_t i = st->slots[p];
+		ev[n++] = (sim_event){st->ready[i], 1, p,
+				      tsl_entry_memory(st->s, &st->s->entries[i])};
+	}
+	for (size_t j = c->devoff[d]; j < c->devoff[d + 1]; j++) {
+		size_t k = c->line[j];
+		int gid = st->s->entries[c->entry[k / 2]].gid;
+		int64_t saves = st->g->blocks[gid].of_saves;
+		ev[n++] = (k & 1) ? (sim_event){c->ready[k], 2, j, saves}
+				  : (sim_event){c->finish[k], 0, j, -saves};
+	}
+	qsort(ev, n, sizeof *ev, sim_event_cmp);
+	int64_t sum = 0, peak = 0;
+	for (size_t i = 0; i < n; i++) {
+		sum += ev[i].delta;
+		if (sum > peak)
+			peak = sum;
+	}
+	tsl_free(ev);
+	*out = peak;
+	return TSL_OK;
 }
 
 /* Makespan, busy time and peak memory from the replay. */
@@ -296,19 +629,29 @@ static int collect(tessel_simulation **out, const sim_state *st)
 	for (size_t i = 0; i < st->n; i++)
 		if (st->finish[i] > sim->makespan)
 			sim->makespan = st->finish[i];
-	for (int d = 0; d < g->ndevices; d++) {
+	for (size_t k = 0; k < st->c.n; k++)
+		if (st->c.finish[k] > sim->makespan)
+			sim->makespan = st->c.finish[k];
+	int rc = TSL_OK;
+	for (int d = 0; d < g->ndevices && !rc; d++) {
 		int64_t sum = 0, peak = 0;
 		double busy = 0;
 		/* a device runs its entries one after another, in line order */
 		for (size_t k = st->devoff[d]; k < st->devoff[d + 1]; k++) {
 			size_t i = st->slots[k];
 			busy += st->dur[i];
-			sum += g->blocks[st->s->entries[i].gid].memory;
+			sum += tsl_entry_memory(st->s, &st->s->entries[i]);
 			if (sum > peak)
 				peak = sum;
 		}
 		sim->busy[d] = busy;
 		sim->peak[d] = peak;
+		if (st->c.n)
+			rc = copy_peak(&sim->peak[d], st, d);
+	}
+	if (rc) {
+		tessel_simulation_free(sim);
+		return rc;
 	}
 	*out = sim;
 	return TSL_OK;
@@ -330,9 +673,15 @@ TESSEL_API int tessel_simulate(tessel_simulation **out,
 	rc = state_alloc(&st, schedule);
 	if (rc)
 		return rc;
-	draw_durations(&st, durations, jitter, seed);
-	build_lines(&st);
-	rc = replay(&st, latency);
+	rc = copies_alloc(&st);
+	if (!rc) {
+		build_lines(&st);
+		rc = copies_build(&st);
+	}
+	if (!rc) {
+		draw_durations(&st, durations, jitter, seed);
+		rc = replay(&st, latency);
+	}
 	if (!rc)
 		rc = collect(out, &st);
 	state_release(&st);

@@ -13,13 +13,25 @@
  *       (the dependency's own, else the graph's) with a device test of the
  *       validator's own;
  *   (d) on every device with a limit, the running memory sum (deltas applied
- *       at the start of each block, in start order) never exceeds the limit.
+ *       at the start of each block, in start order) never exceeds the limit;
+ *   (e) every chosen alternative is declared, and every offload's copies
+ *       run one at a time on each device's copy channel, the offload after
+ *       its block finishes, the reload after the offload and finished when
+ *       the backward starts.
+ * A recompute makes its backward's instance longer by the extra steps and
+ * moves its saves from the block's delta to the backward's; an offload
+ * frees its saves when it ends and takes them back when its reload starts
+ * (at one step: the offloads' ends, then the block, then the reloads).
+ * These effects are recomputed here from the entries' choices, not read
+ * from the figures the schedule keeps.
  * Cost: O(E log E) for E (entry, device) pairs. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "graph.h"
+#include "graph_alt.h"
 #include "schedule.h"
 #include "util.h"
 #include "validate.h"
@@ -123,6 +135,75 @@ typedef struct v_memory {
 	int64_t limit;
 } v_memory;
 
+/* The effects of the entries' choices, per entry index (NULL when every
+ * entry keeps its activation). */
+typedef struct v_alt {
+	int64_t *span;   /* steps added by recomputes */
+	int64_t *mem;    /* added to the delta at the start */
+	int copies;      /* some entry is offloaded */
+} v_alt;
+
+static size_t v_at(const tessel_schedule *s, int b, int64_t m)
+{
+	return (size_t)m * (size_t)s->graph->nblocks + (size_t)b;
+}
+
+static int64_t v_span(const tessel_schedule *s, const v_alt *alt, int b,
+		      int64_t m)
+{
+	return s->graph->blocks[b].span + (alt->span ? alt->span[v_at(s, b, m)] : 0);
+}
+
+static int64_t v_mem(const tessel_schedule *s, const v_alt *alt, int b,
+		     int64_t m)
+{
+	return s->graph->blocks[b].memory + (alt->mem ? alt->mem[v_at(s, b, m)] : 0);
+}
+
+static void v_alt_release(v_alt *alt)
+{
+	tsl_free(alt->span);
+	tsl_free(alt->mem);
+}
+
+/* The effects of the choices into *alt; (e) for undeclared choices. */
+static int v_alt_build(v_alt *alt, const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
+	memset(alt, 0, sizeof *alt);
+	for (size_t i = 0; i < n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		if (e->choice == TESSEL_CHOICE_KEEP)
+			continue;
+		const tsl_block *f = &g->blocks[e->gid];
+		if (!tsl_block_allows(f, e->choice)) {
+			v_alt_release(alt);
+			return tsl_error(TESSEL_EVIOLATION,
+					 "block '%s' (gid %d) micro-batch %lld chooses %s, which the block does not declare",
+					 f->name, e->gid, (long long)e->mid,
+					 tessel_choice_name(e->choice));
+		}
+		if (e->choice == TESSEL_CHOICE_OFFLOAD) {
+			alt->copies = 1;
+			continue;
+		}
+		if (!alt->span) {
+			alt->span = tsl_calloc(n, sizeof *alt->span);
+			alt->mem = tsl_calloc(n, sizeof *alt->mem);
+			if (!alt->span || !alt->mem) {
+				v_alt_release(alt);
+				return tsl_error_nomem();
+			}
+		}
+		size_t bi = v_at(s, f->rc_backward, e->mid);
+		alt->mem[i] -= f->rc_saves;
+		alt->mem[bi] += f->rc_saves;
+		alt->span[bi] += f->rc_extra;
+	}
+	return TSL_OK;
+}
+
 /* Blocks of each device: gids of device d are list[off[d] .. off[d + 1]). */
 typedef struct v_index {
 	size_t *off;
@@ -166,7 +247,7 @@ static int v_index_build(v_index *x, const tessel_graph *g)
 }
 
 static int v_overlap(const tessel_schedule *s, int d, const v_key *prev,
-		     const v_key *cur)
+		     const v_key *cur, int64_t pspan)
 {
 	const tessel_graph *g = s->graph;
 	int pg = (int)(prev->tie / s->nmicros), cg = (int)(cur->tie / s->nmicros);
@@ -178,14 +259,83 @@ static int v_overlap(const tessel_schedule *s, int d, const v_key *prev,
 			 "block '%s' (gid %d) micro-batch %lld starts at step "
 			 "%lld", d, pb->name, pg, (long long)pm,
 			 (long long)prev->start,
-			 (long long)(prev->start + pb->span - 1), cb->name, cg,
+			 (long long)(prev->start + pspan - 1), cb->name, cg,
 			 (long long)cm, (long long)cur->start);
+}
+
+/* A memory event of a device: a block's start (order 1) or an offload's
+ * end (order 0) or a reload's start (order 2) at `start`. */
+typedef struct v_event {
+	int64_t start;
+	int order;
+	int64_t tie;   /* gid * nmicros + mid */
+	int64_t delta;
+} v_event;
+
+static int v_event_cmp(const void *pa, const void *pb)
+{
+	const v_event *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->order != b->order)
+		return a->order < b->order ? -1 : 1;
+	return (a->tie > b->tie) - (a->tie < b->tie);
+}
+
+static void v_memory_note(v_memory *mv, const tessel_schedule *s, int d,
+			  int64_t tie, int64_t step, int64_t sum)
+{
+	int64_t limit = s->graph->memory_limit[d];
+	if (limit == TESSEL_UNLIMITED || sum <= limit || mv->found)
+		return;
+	mv->found = 1;
+	mv->device = d;
+	mv->gid = (int)(tie / s->nmicros);
+	mv->mid = tie % s->nmicros;
+	mv->step = step;
+	mv->value = sum;
+	mv->limit = limit;
+}
+
+/* (d) on device d with the copies' events, from its sorted keys. */
+static int v_copy_memory(const tessel_schedule *s, int d, const v_key *keys,
+			 size_t n, const v_alt *alt, v_memory *mv)
+{
+	const tessel_graph *g = s->graph;
+	v_event *ev = tsl_reallocarray(NULL, 3 * n + 1, sizeof *ev);
+	if (!ev)
+		return tsl_error_nomem();
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int b = (int)(keys[i].tie / s->nmicros);
+		int64_t m = keys[i].tie % s->nmicros;
+		ev[k++] = (v_event){keys[i].start, 1, keys[i].tie,
+				    v_mem(s, alt, b, m)};
+		const struct tessel_entry *e = tsl_entry_at(s, b, m);
+		if (e->choice != TESSEL_CHOICE_OFFLOAD || !s->copies)
+			continue;
+		const tsl_block *f = &g->blocks[b];
+		size_t at = v_at(s, b, m);
+		ev[k++] = (v_event){s->copies[2 * at] + f->of_transfer, 0,
+				    keys[i].tie, -(int64_t)f->of_saves};
+		ev[k++] = (v_event){s->copies[2 * at + 1], 2, keys[i].tie,
+				    f->of_saves};
+	}
+	qsort(ev, k, sizeof *ev, v_event_cmp);
+	int64_t sum = 0;
+	for (size_t i = 0; i < k; i++) {
+		sum += ev[i].delta;
+		v_memory_note(mv, s, d, ev[i].tie, ev[i].start, sum);
+	}
+	tsl_free(ev);
+	return TSL_OK;
 }
 
 /* (b) on device d, and the first memory excess of d into *mv if none yet. */
 static int v_check_device(const tessel_schedule *s, int d,
 			  const v_index *x, v_key *keys, v_key *tmp,
-			  v_memory *mv, const tsl_deadline *dl)
+			  v_memory *mv, const v_alt *alt,
+			  const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
 	size_t n = 0;
@@ -199,32 +349,31 @@ static int v_check_device(const tessel_schedule *s, int d,
 	}
 	if (v_sort(keys, tmp, n, dl))
 		return v_timeout(s);
-	int64_t limit = g->memory_limit[d];
 	int64_t sum = 0;
 	for (size_t i = 0; i < n; i++) {
 		int b = (int)(keys[i].tie / s->nmicros);
+		int64_t m = keys[i].tie % s->nmicros;
 		if (i > 0) {
 			int pb = (int)(keys[i - 1].tie / s->nmicros);
-			if (keys[i - 1].start + g->blocks[pb].span > keys[i].start)
-				return v_overlap(s, d, &keys[i - 1], &keys[i]);
+			int64_t pspan = v_span(s, alt, pb,
+					       keys[i - 1].tie % s->nmicros);
+			if (keys[i - 1].start + pspan > keys[i].start)
+				return v_overlap(s, d, &keys[i - 1], &keys[i],
+						 pspan);
 		}
-		sum += g->blocks[b].memory;
-		if (limit != TESSEL_UNLIMITED && sum > limit && !mv->found) {
-			mv->found = 1;
-			mv->device = d;
-			mv->gid = b;
-			mv->mid = keys[i].tie % s->nmicros;
-			mv->step = keys[i].start;
-			mv->value = sum;
-			mv->limit = limit;
-		}
+		sum += v_mem(s, alt, b, m);
+		if (!alt->copies)
+			v_memory_note(mv, s, d, keys[i].tie, keys[i].start, sum);
 	}
+	(void)g;
+	if (alt->copies)
+		return v_copy_memory(s, d, keys, n, alt, mv);
 	return TSL_OK;
 }
 
 /* (b) for every device; (d) recorded into *mv. */
 static int v_check_devices(const tessel_schedule *s, v_memory *mv,
-			   const tsl_deadline *dl)
+			   const v_alt *alt, const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
 	v_index x;
@@ -237,7 +386,7 @@ static int v_check_devices(const tessel_schedule *s, v_memory *mv,
 	if (!keys || !tmp)
 		rc = tsl_error_nomem();
 	for (int d = 0; d < g->ndevices && !rc; d++) {
-		rc = v_check_device(s, d, &x, keys, tmp, mv, dl);
+		rc = v_check_device(s, d, &x, keys, tmp, mv, alt, dl);
 		if (!rc && tsl_deadline_hard_passed(dl))
 			rc = v_timeout(s);
 	}
@@ -248,12 +397,11 @@ static int v_check_devices(const tessel_schedule *s, v_memory *mv,
 }
 
 static int v_broken_dep(const tessel_schedule *s, int b, int a, int64_t m,
-			int64_t lat)
+			int64_t lat, int64_t fin)
 {
 	const tessel_graph *g = s->graph;
 	const tsl_block *bb = &g->blocks[b], *ab = &g->blocks[a];
 	int64_t start = tsl_entry_at(s, b, m)->start;
-	int64_t fin = tsl_entry_at(s, a, m)->start + ab->span;
 	int64_t early = fin + lat - start;
 	char bdevs[64], adevs[64];
 	v_devices(bdevs, sizeof bdevs, bb);
@@ -323,7 +471,8 @@ static int v_latencies(int64_t **lat, size_t **off, const tessel_graph *g)
 }
 
 /* (c) every dependency in every micro-batch. */
-static int v_check_deps(const tessel_schedule *s, const tsl_deadline *dl)
+static int v_check_deps(const tessel_schedule *s, const v_alt *alt,
+			const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
 	int64_t *lat = NULL;
@@ -341,9 +490,9 @@ static int v_check_deps(const tessel_schedule *s, const tsl_deadline *dl)
 				int a = bb->deps[i];
 				int64_t l = lat[off[b] + (size_t)i];
 				int64_t fin = tsl_entry_at(s, a, m)->start
-					      + g->blocks[a].span;
+					      + v_span(s, alt, a, m);
 				if (fin + l > start) {
-					rc = v_broken_dep(s, b, a, m, l);
+					rc = v_broken_dep(s, b, a, m, l, fin);
 					break;
 				}
 			}
@@ -351,6 +500,109 @@ static int v_check_deps(const tessel_schedule *s, const tsl_deadline *dl)
 	}
 	tsl_free(lat);
 	tsl_free(off);
+	return rc;
+}
+
+/* A copy on a device's channel: entry index, which copy, start, end. */
+typedef struct v_copy {
+	int64_t start, end;
+	size_t at;
+	int reload;
+} v_copy;
+
+static int v_copy_cmp(const void *pa, const void *pb)
+{
+	const v_copy *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return a->reload - b->reload;
+}
+
+static int v_copy_violation(const tessel_schedule *s, size_t at,
+			    const char *what, int64_t step, int64_t bound)
+{
+	const struct tessel_entry *e = &s->entries[at];
+	const tsl_block *f = &s->graph->blocks[e->gid];
+	return tsl_error(TESSEL_EVIOLATION,
+			 "block '%s' (gid %d) micro-batch %lld: %s at step %lld (bound %lld)",
+			 f->name, e->gid, (long long)e->mid, what,
+			 (long long)step, (long long)bound);
+}
+
+/* (e) the times of every offload's copies, then each channel. */
+static int v_check_copies(const tessel_schedule *s, const v_alt *alt)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = (size_t)g->nblocks * (size_t)s->nmicros, nc = 0;
+	if (!s->copies)
+		return tsl_error(TESSEL_EVIOLATION,
+				 "an entry is offloaded but no copy step is set");
+	for (size_t i = 0; i < n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		if (e->choice != TESSEL_CHOICE_OFFLOAD)
+			continue;
+		const tsl_block *f = &g->blocks[e->gid];
+		int64_t off = s->copies[2 * i], rel = s->copies[2 * i + 1];
+		int64_t fin = e->start + v_span(s, alt, e->gid, e->mid);
+		int64_t need = tsl_entry_at(s, f->of_backward, e->mid)->start;
+		if (off < fin)
+			return v_copy_violation(s, i, "the offload starts before the block finishes",
+						off, fin);
+		if (rel < off + f->of_transfer)
+			return v_copy_violation(s, i, "the reload starts before the offload ends",
+						rel, off + f->of_transfer);
+		if (rel + f->of_transfer > need)
+			return v_copy_violation(s, i, "the reload ends after its backward starts",
+						rel + f->of_transfer, need);
+		nc += 2 * (size_t)f->ndevices;
+	}
+	/* the copies by device: device d's are c[off[d] .. off[d + 1]) */
+	v_copy *c = tsl_reallocarray(NULL, nc + 1, sizeof *c);
+	size_t *off = tsl_calloc((size_t)g->ndevices + 2, sizeof *off);
+	if (!c || !off) {
+		tsl_free(c);
+		tsl_free(off);
+		return tsl_error_nomem();
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct tessel_entry *e = &s->entries[i];
+			const tsl_block *f = &g->blocks[e->gid];
+			if (e->choice != TESSEL_CHOICE_OFFLOAD)
+				continue;
+			for (int k = 0; k < f->ndevices; k++) {
+				int d = f->devices[k];
+				if (pass == 0) {
+					off[d + 2] += 2;
+					continue;
+				}
+				for (int r = 0; r < 2; r++)
+					c[off[d + 1]++] = (v_copy){
+						s->copies[2 * i + r],
+						s->copies[2 * i + r] + f->of_transfer,
+						i, r};
+			}
+		}
+		if (pass == 0)
+			for (int d = 0; d < g->ndevices; d++)
+				off[d + 2] += off[d + 1];
+	}
+	int rc = TSL_OK;
+	for (int d = 0; d < g->ndevices && !rc; d++) {
+		v_copy *cd = c + off[d];
+		size_t k = off[d + 1] - off[d];
+		qsort(cd, k, sizeof *cd, v_copy_cmp);
+		for (size_t i = 1; i < k && !rc; i++)
+			if (cd[i].start < cd[i - 1].end)
+				rc = v_copy_violation(s, cd[i].at,
+						      cd[i].reload ? "the reload overlaps another copy on the device's copy channel"
+								   : "the offload overlaps another copy on the device's copy channel",
+						      cd[i].start, cd[i - 1].end);
+	}
+	tsl_free(off);
+	tsl_free(c);
 	return rc;
 }
 
@@ -377,12 +629,18 @@ int tsl_schedule_check(const tessel_schedule *schedule, const tsl_deadline *dl)
 	int rc = v_check_placed(schedule);
 	if (rc)
 		return rc;
-	v_memory mv;
-	memset(&mv, 0, sizeof mv);
-	rc = v_check_devices(schedule, &mv, dl);
+	v_alt alt;
+	rc = v_alt_build(&alt, schedule);
 	if (rc)
 		return rc;
-	rc = v_check_deps(schedule, dl);
+	v_memory mv;
+	memset(&mv, 0, sizeof mv);
+	rc = v_check_devices(schedule, &mv, &alt, dl);
+	if (!rc)
+		rc = v_check_deps(schedule, &alt, dl);
+	if (!rc && alt.copies)
+		rc = v_check_copies(schedule, &alt);
+	v_alt_release(&alt);
 	if (rc)
 		return rc;
 	/* a sort and a few passes over the entries */

@@ -2,7 +2,8 @@
 """Run a libtessel schedule for real: D processes train a small model.
 
     torch_pipeline.py --devices 4 --micro-batches 8 --steps 3 \
-        --placement vshape|interleaved|zbsplit|xshape|PLACEMENT.json
+        --placement vshape|interleaved|zbsplit|xshape|PLACEMENT.json \
+        [--recompute]
 
 The placement (built here, or read from a placement JSON file,
 doc/formats.md) is searched with the libtessel command line
@@ -38,6 +39,29 @@ Placements:
 
 Blocks on several devices (tensor parallelism: mshape, nnshape, kshape)
 are refused with a message: this runtime runs every block on one device.
+
+Recomputation (--recompute): every forward block of the placement that
+declares no alternative gets a recompute (libtessel 1.6: its whole
+activation, the forward's span again in its backward), and the memory
+limit is half the placement's default (a file's: its own) unless
+--memory is given. The search then decides per micro-batch: `tessel
+search --format json` gives each entry its "choice", and the action
+streams are built here from the schedule's per-device order (the rule of
+libtessel's action streams: receives just before a block, sends just
+after it). For a forward whose choice is "recompute" the runtime keeps
+only the forward's input (the forward runs under torch.no_grad()), and
+its backward runs the forward again with autograd before
+backpropagating; the parameters must still match the one-process
+training:
+
+    recompute: 4 of 16 forward micro-batches recomputed (memory limit 2),
+    4 by the runtime
+
+A placement file's own recompute declarations are honoured the same way
+(with or without --recompute; each must name its stage's backward). An
+offload ("offload" and "reload" actions, or the choice "offload" of a
+placement that declares one) is a copy to host memory: this runtime
+already holds every tensor in host memory and lets it be.
 
 The command line is found with --tessel, else $TESSEL_CLI, else `tessel`
 on PATH, else build/tools/tessel of the source tree this file is in. The
@@ -309,6 +333,83 @@ def tessel_streams(cli, placement, nmicros, memory, time_limit):
     return streams, secs
 
 
+def tessel_schedule_streams(cli, placement, nmicros, memory, time_limit,
+                            deps, device):
+    """Per-device action streams and the recomputed (gid, mid) of
+    `tessel search --format json`: each device's entries in the order of
+    their start steps, with receives and sends added as libtessel's
+    action streams add them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "placement.json")
+        with open(path, "w") as f:
+            json.dump(placement, f)
+        cmd = [cli, "search", path, "-n", str(nmicros), "--format", "json",
+               "-t", str(time_limit)]
+        if memory is not None:
+            cmd += ["-m", str(memory)]
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        secs = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise RuntimeError("%s failed (exit %d): %s"
+                           % (" ".join(cmd), r.returncode, r.stderr.strip()))
+    doc = json.loads(r.stdout)
+    per_device = [[] for _ in range(doc["ndevs"])]
+    recompute = set()
+    for e in doc["blocks"]:
+        for d in e["device"]:
+            per_device[d].append((e["step"], e["gid"], e["mid"]))
+        if e.get("choice") == "recompute":
+            recompute.add((e["gid"], e["mid"]))
+    orders = [[(g, m) for _, g, m in sorted(entries)]
+              for entries in per_device]
+    return streams_from_orders(orders, deps, device), recompute, secs
+
+
+def declare_recompute(placement, st, add=True):
+    """Give every forward block that declares no alternative a recompute
+    of its whole activation, paired with its stage's backward (when
+    `add`); check those a placement file declares. Returns the number
+    declared."""
+    declared = 0
+    for g, b in enumerate(placement["blocks"]):
+        if st.kind[g] != "forward":
+            continue
+        backward = st.backward_of[(st.chain[g], st.stage[g])]
+        alt = b.get("recompute")
+        if alt is not None:
+            if alt.get("backward") != st.blocks[backward]["name"]:
+                raise UsageError(
+                    "block '%s' declares its recompute with '%s'; this "
+                    "runtime recomputes in its stage's backward '%s'"
+                    % (b["name"], alt.get("backward"),
+                       st.blocks[backward]["name"]))
+            continue
+        if not add or "offload" in b or b.get("memory", 0) < 1:
+            continue
+        b["recompute"] = {"backward": st.blocks[backward]["name"],
+                          "saves": b["memory"],
+                          "extra": span_steps(placement, b)}
+        declared += 1
+    return declared
+
+
+def span_steps(placement, b):
+    """A block's span in steps: its "span", or its "duration" over the
+    placement's "step" rounded up as libtessel rounds it."""
+    if "span" in b:
+        return int(b["span"])
+    step = placement.get("step")
+    if not step or "duration" not in b:
+        raise UsageError("block '%s' gives no span and the placement no "
+                         "step: declare its recompute in the file, or "
+                         "give the placement a \"step\"" % b["name"])
+    ratio = float(b["duration"]) / float(step)
+    near = round(ratio)
+    return max(1, int(near if abs(ratio - near) <= 1e-9 * max(1.0, ratio)
+                      else math.ceil(ratio)))
+
+
 def chain_baseline(D, K, nmodel):
     """A plain D-stage pipeline of the same K-stage model (device d holds
     the consecutive stages of group d), its blocks for the runtime and its
@@ -427,8 +528,13 @@ def reference_training(cfg):
 class Runtime:
     """One device's executor of an action stream."""
 
-    def __init__(self, rank, cfg, blocks, deps, device, nchains):
+    def __init__(self, rank, cfg, blocks, deps, device, nchains,
+                 recompute=frozenset()):
         self.rank = rank
+        # (forward gid, mid) whose activation is not kept: recomputed in
+        # the backward
+        self.recompute = recompute
+        self.recomputed = 0
         self.cfg = cfg
         self.blocks = blocks      # gid -> (kind, chain, [stages])
         self.deps = deps
@@ -474,11 +580,11 @@ class Runtime:
             dist.barrier()
             times.append(time.perf_counter() - t0)
         return ({s: [p.detach().clone() for p in layers[s].parameters()]
-                 for s in mine}, times)
+                 for s in mine}, times, self.recomputed // steps)
 
     def step(self, stream, layers, x_all, t_all):
         cfg = self.cfg
-        mbs, total = cfg["mbsize"], cfg["nmodel"] * cfg["mbsize"]
+        mbs = cfg["mbsize"]
         hidden = cfg["hidden"]
         recvs = {}      # (consumer, producer, mid) -> (work, buffer)
         local = {}      # (producer, mid) -> tensor made on this device
@@ -488,6 +594,10 @@ class Runtime:
         for op, g, m, peer, pg in stream:
             kind, c, stages = self.blocks[g]
             model_mb = m * self.nchains + c
+            if op in ("offload", "reload"):
+                # a copy to host memory and back: every tensor of this
+                # runtime is in host memory already
+                continue
             if op == "recv":
                 buf = torch.empty(mbs, hidden, dtype=torch.float64)
                 work = dist.irecv(buf, src=peer, tag=self.tag(pg, g, m))
@@ -501,17 +611,25 @@ class Runtime:
                     x = x_all[model_mb * mbs:(model_mb + 1) * mbs]
                 else:
                     x = self.input_of(g, m, recvs, local).requires_grad_()
-                y = x
-                for s in stages:
-                    y = stage_forward(layers[s], y)
-                if stages[-1] == self.K - 1:
-                    t = t_all[model_mb * mbs:(model_mb + 1) * mbs]
-                    y = ((y - t) ** 2).sum() / total
-                saved[(g, m)] = (x, y)
+                if (g, m) in self.recompute:
+                    # keep the input only: no autograd graph, no
+                    # activations; the backward runs the forward again
+                    with torch.no_grad():
+                        y = self.forward(layers, stages, x, t_all, model_mb)
+                    saved[(g, m)] = (x, None)
+                else:
+                    y = self.forward(layers, stages, x, t_all, model_mb)
+                    saved[(g, m)] = (x, y)
                 local[(g, m)] = y.detach()
             elif kind == "backward":
                 fg = self.fwd_of[(c, stages[0])]
                 x, y = saved[(fg, m)]
+                if y is None:
+                    # recompute: the forward again, with autograd (a
+                    # weight block, where the backward is split, uses it)
+                    y = self.forward(layers, stages, x, t_all, model_mb)
+                    saved[(fg, m)] = (x, y)
+                    self.recomputed += 1
                 gy = None if stages[-1] == self.K - 1 else \
                     self.input_of(g, m, recvs, local)
                 split = (c, stages[0]) in self.wgt_of
@@ -540,6 +658,19 @@ class Runtime:
         if recvs:
             raise RuntimeError("device %d: %d receives never used"
                                % (self.rank, len(recvs)))
+
+    def forward(self, layers, stages, x, t_all, model_mb):
+        """The output of a forward block's stages (the loss on the last
+        stage)."""
+        y = x
+        for s in stages:
+            y = stage_forward(layers[s], y)
+        if stages[-1] == self.K - 1:
+            mbs = self.cfg["mbsize"]
+            total = self.cfg["nmodel"] * mbs
+            t = t_all[model_mb * mbs:(model_mb + 1) * mbs]
+            y = ((y - t) ** 2).sum() / total
+        return y
 
     def input_of(self, g, m, recvs, local):
         """The activation (forward) or gradient (backward) block g needs."""
@@ -583,7 +714,7 @@ def worker(rank, cfg, runs, outdir):
 
 def run_one(rank, cfg, run, steps):
     """Train `steps` steps from the initial model with one order."""
-    blocks, deps, device, nchains, streams = run
+    blocks, deps, device, nchains, streams, recompute = run
     # the devices holding each stage (several only for replicas);
     # new_group is collective: every rank creates every group in order
     holders = {}
@@ -596,7 +727,7 @@ def run_one(rank, cfg, run, steps):
             grp = dist.new_group(sorted(holders[s]))
             if rank in holders[s]:
                 replicas[s] = grp
-    rt = Runtime(rank, cfg, blocks, deps, device, nchains)
+    rt = Runtime(rank, cfg, blocks, deps, device, nchains, recompute)
     return rt.run(streams, steps, replicas)
 
 
@@ -626,6 +757,10 @@ def main(argv=None):
                     help="watchdog: seconds before a stuck run is ended")
     ap.add_argument("--time-limit", type=float, default=30.0,
                     help="time limit of the search")
+    ap.add_argument("--recompute", action="store_true",
+                    help="declare a recompute on every forward block (the "
+                         "search decides per micro-batch; default memory "
+                         "limit: half the placement's)")
     a = ap.parse_args(argv)
     try:
         return run(a)
@@ -657,21 +792,32 @@ def run(a):
                              % (a.placement, placement.get("devices"), D))
     else:
         placement, memory = build_placement(a.placement, D)
+        if a.recompute:
+            # tighter than the placement needs: recomputing pays off
+            memory = max(1, memory // 2)
         if a.memory is not None:
             memory = a.memory
     st = Structure(placement)
     K = st.nstages
     nmodel = N * st.nchains
     cli = find_tessel(a.tessel)
-    streams, search_s = tessel_streams(cli, placement, N, memory,
-                                       a.time_limit)
+    recompute = frozenset()
+    # a placement file may declare recomputes of its own: honoured too
+    choices = a.recompute or any("recompute" in b for b in st.blocks)
+    if choices:
+        declare_recompute(placement, st, add=a.recompute)
+        streams, recompute, search_s = tessel_schedule_streams(
+            cli, placement, N, memory, a.time_limit, st.deps, st.device)
+    else:
+        streams, search_s = tessel_streams(cli, placement, N, memory,
+                                           a.time_limit)
     runs = {"tessel": (st.runtime_blocks(), st.deps, st.device, st.nchains,
-                       streams)}
+                       streams, recompute)}
     bblocks, bdeps, bdev = chain_baseline(D, K, nmodel)
     for fam in ("1f1b", "gpipe"):
         runs[fam] = (bblocks, bdeps, bdev, 1,
                      streams_from_orders(baseline_order(fam, D, nmodel),
-                                         bdeps, bdev))
+                                         bdeps, bdev), frozenset())
     cfg = {"D": D, "K": K, "nmodel": nmodel, "mbsize": a.micro_batch_size,
            "hidden": a.hidden, "seed": 1234, "lr": 0.05, "momentum": 0.9,
            "steps": S, "port": free_port(), "timeout": a.timeout}
@@ -704,7 +850,7 @@ def run(a):
         worst = 0.0
         seen = set()
         for r in range(D):
-            got, _ = results[r][name]
+            got = results[r][name][0]
             for s, ps in got.items():
                 seen.add(s)
                 for p, q in zip(ps, ref[s]):
@@ -717,6 +863,17 @@ def run(a):
         per_step = [max(results[r][name][1][i] for r in range(D))
                     for i in range(S)]
         times[name] = sorted(per_step)[len(per_step) // 2]
+    if choices:
+        forwards = sum(1 for k in st.kind if k == "forward") * N
+        by_runtime = sum(results[r]["tessel"][2] for r in range(D))
+        print("recompute: %d of %d forward micro-batches recomputed "
+              "(memory limit %s), %d by the runtime"
+              % (len(recompute), forwards,
+                 memory if memory is not None else "of the file",
+                 by_runtime))
+        if by_runtime != len(recompute):
+            raise RuntimeError("the runtime recomputed %d forwards, the "
+                               "schedule %d" % (by_runtime, len(recompute)))
     print("max parameter difference %.3g" % diffs["tessel"])
     print("baselines: max parameter difference 1f1b %.3g, gpipe %.3g"
           % (diffs["1f1b"], diffs["gpipe"]))

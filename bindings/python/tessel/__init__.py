@@ -19,6 +19,13 @@ told otherwise (:data:`PRESET_DEFAULT`, as ``tessel search --preset``);
 everywhere in libtessel. Arguments are checked before they reach C
 (TypeError, OverflowError, the library's RangeError: never truncation);
 closed objects, and what reads from them, raise ValueError.
+
+Memory-time alternatives (since 1.6): a placement may let a block drop
+its activation and recompute it (Graph.set_recompute) or offload it to
+host memory (Graph.set_offload); the search chooses per micro-batch
+(Entry.choice, a tessel.Choice; ``search(..., alternatives=False)``
+keeps every activation, ``alternatives="always"`` takes every one), and
+Schedule.set_choice sets a choice by hand.
 """
 
 from ._lib import lib as _clib
@@ -30,17 +37,18 @@ from .errors import (CancelledError, CycleError, ExistsError,
                      TesselIsADirectoryError, TesselPermissionError,
                      TesselTimeout, UnsupportedError, ViolationError)
 from .graph import (ALL_DEVICES, KINDS, PRESET_DEFAULT, PRESET_MEMORY, UNLIMITED, Graph,
-                    pick_step, presets)
+                    Offload, Recompute, pick_step, presets)
 from .explore import (Candidate, Model, explore, published, published_families,
                       published_on)
-from .schedule import (ACTION_KINDS, FORMATS, PHASES, Action, CancelToken, Entry,
-                       Progress, Schedule, min_memory, search)
+from .schedule import (ACTION_KINDS, ALTERNATIVES, CHOICES, FORMATS, PHASES, Action, CancelToken,
+                       Choice, Entry, Progress, Schedule, min_memory, search)
 
 __all__ = [
     "Graph", "Schedule", "Entry", "Action", "Progress", "CancelToken",
     "search", "min_memory", "explore", "Model", "Candidate", "published",
     "published_on", "published_families", "presets", "pick_step", "version", "KINDS",
-    "PHASES", "ACTION_KINDS", "FORMATS", "UNLIMITED", "ALL_DEVICES", "PRESET_MEMORY", "PRESET_DEFAULT",
+    "PHASES", "ACTION_KINDS", "FORMATS", "CHOICES", "ALTERNATIVES", "Choice", "Recompute",
+    "Offload", "UNLIMITED", "ALL_DEVICES", "PRESET_MEMORY", "PRESET_DEFAULT",
     "TesselError", "InternalError", "InvalidError", "OutOfMemoryError",
     "NotFoundError", "ExistsError", "CycleError", "ParseError",
     "InfeasibleError", "TesselTimeout", "CancelledError", "SolverError",

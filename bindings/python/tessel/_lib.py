@@ -233,6 +233,17 @@ PROTOTYPES = {
                                  c_int, c_int, c_int, c_int, c_int]),
     "tessel_published_on": (c_int, [schedule_pp, graph_p, c_char_p,
                                     c_int64]),
+    "tessel_graph_set_recompute": (c_int, [graph_p, c_int, c_int, c_int,
+                                           c_int]),
+    "tessel_graph_set_offload": (c_int, [graph_p, c_int, c_int, c_int,
+                                         c_int]),
+    "tessel_graph_block_recompute": (c_int, [c_int_p, c_int_p, c_int_p,
+                                             graph_p, c_int]),
+    "tessel_graph_block_offload": (c_int, [c_int_p, c_int_p, c_int_p,
+                                           graph_p, c_int]),
+    "tessel_schedule_set_choice": (c_int, [schedule_p, c_int, c_int64, c_int,
+                                           c_int64, c_int64]),
+    "tessel_choice_name": (c_char_p, [c_int]),
 }
 
 

@@ -1,16 +1,18 @@
 """Graphs (placements): one micro-batch's blocks, devices and dependencies."""
 
 import ctypes
-from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+from typing import (Any, Dict, Iterable, List, NamedTuple, Optional, Tuple,
+                    Union)
 
 from ._lib import graph_p, lib
 from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
                     enum_value, int64_arg, int_arg, path_arg, size_arg,
                     take_string, text_arg)
-from .errors import RangeError, check, check_file
+from .errors import NotFoundError, RangeError, check, check_file
 
 __all__ = ["Graph", "KINDS", "presets", "pick_step", "UNLIMITED",
-           "ALL_DEVICES", "PRESET_MEMORY", "PRESET_DEFAULT", "Block"]
+           "ALL_DEVICES", "PRESET_MEMORY", "PRESET_DEFAULT", "Block",
+           "Recompute", "Offload"]
 
 #: Block kinds, in the order of tessel_kind.
 KINDS = ("forward", "backward", "weight")
@@ -32,6 +34,28 @@ Block = Union[int, str]
 _NDEVICES, _NBLOCKS, _RESOURCE_BOUND, _CRITICAL_PATH, _LATENCY = range(5)
 (_B_KIND, _B_SPAN, _B_MEMORY, _B_NDEVICES, _B_NDEPS,
  _B_STAGE) = range(6)
+
+
+class Recompute(NamedTuple):
+    """The recompute alternative a block declares (:meth:`Graph.recompute`):
+    a micro-batch that uses it drops ``saves`` of the block's activation
+    after the forward, and its ``backward`` (a gid) runs ``extra`` steps
+    longer and takes ``saves`` back when it starts."""
+
+    backward: int
+    saves: int
+    extra: int
+
+
+class Offload(NamedTuple):
+    """The offload alternative a block declares (:meth:`Graph.offload`):
+    ``saves`` of the activation goes to host memory after the block and
+    comes back before its ``backward`` (a gid), each copy taking
+    ``transfer`` steps on the device's copy channel."""
+
+    backward: int
+    saves: int
+    transfer: int
 
 
 def _decode(text: Optional[bytes]) -> str:
@@ -325,6 +349,88 @@ class Graph(Handle):
         which = ALL_DEVICES if device is None else int_arg(device, "device")
         check(lib.tessel_graph_set_memory_limit(self._h(), which, value))
 
+    # -- memory-time alternatives (since 1.6) ----------------------------
+
+    def set_recompute(self, block: Block, backward: Optional[Block],
+                      saves: Optional[int] = None,
+                      extra: Optional[int] = None) -> None:
+        """Declare that ``block`` may drop ``saves`` (1 .. its memory) of
+        its activation and have it recomputed: its ``backward`` (a block
+        on the same devices that depends on it) then runs ``extra`` steps
+        longer (0 .. TESSEL_MAX_SPAN). A search chooses per micro-batch
+        whether to use it (``search(..., alternatives=True)``, the
+        default). ``backward`` None removes the declaration (``saves``
+        and ``extra`` are then not given).
+
+        Blocks are gids or names. RangeError for a figure out of range,
+        InvalidError when the backward is the block itself or on other
+        devices; that it depends on the block is checked by
+        :meth:`validate`.
+        """
+        self._set_alternative(lib.tessel_graph_set_recompute, block,
+                              backward, saves, extra, "extra")
+
+    def set_offload(self, block: Block, backward: Optional[Block],
+                    saves: Optional[int] = None,
+                    transfer: Optional[int] = None) -> None:
+        """Declare that ``block`` may offload ``saves`` (1 .. its memory)
+        of its activation to host memory after it finishes and have it
+        reloaded before ``backward`` starts, each copy taking ``transfer``
+        steps (1 .. TESSEL_MAX_SPAN) on the copy channel of each of the
+        block's devices. ``backward`` None removes the declaration.
+        Errors as :meth:`set_recompute`.
+        """
+        self._set_alternative(lib.tessel_graph_set_offload, block,
+                              backward, saves, transfer, "transfer")
+
+    def _set_alternative(self, func: Any, block: Block,
+                         backward: Optional[Block], saves: Optional[int],
+                         cost: Optional[int], cost_name: str) -> None:
+        gid = self._gid(block)
+        if backward is None:
+            if saves is not None or cost is not None:
+                raise ValueError("backward None removes the declaration: "
+                                 "give no saves or %s" % cost_name)
+            check(func(self._h(), gid, -1, 0, 0))
+            return
+        back = self._gid(backward)
+        if back < 0:
+            # -1 would remove the declaration in C: here that is None
+            raise NotFoundError(NotFoundError.CODE,
+                                "backward block id %d out of range (None "
+                                "removes the declaration)" % back)
+        check(func(self._h(), gid, back, int_arg(saves, "saves"),
+                   int_arg(cost, cost_name)))
+
+    def recompute(self, block: Block) -> Optional[Recompute]:
+        """The recompute alternative of ``block`` (a gid or a name) as a
+        :class:`Recompute` (backward gid, saves, extra), or None when the
+        block declares none. NotFoundError for an unknown block."""
+        values = self._alternative(lib.tessel_graph_block_recompute, block)
+        return None if values is None else Recompute(*values)
+
+    def offload(self, block: Block) -> Optional[Offload]:
+        """The offload alternative of ``block`` as an :class:`Offload`
+        (backward gid, saves, transfer), or None when it declares none."""
+        values = self._alternative(lib.tessel_graph_block_offload, block)
+        return None if values is None else Offload(*values)
+
+    def _alternative(self, func: Any,
+                     block: Block) -> Optional[Tuple[int, int, int]]:
+        gid = self._gid(block)
+        handle = self._h()
+        backward, saves, cost = (ctypes.c_int(), ctypes.c_int(),
+                                 ctypes.c_int())
+        rc = func(ctypes.byref(backward), ctypes.byref(saves),
+                  ctypes.byref(cost), handle, gid)
+        if rc == NotFoundError.CODE and 0 <= gid < self.blocks:
+            # a block that declares no such alternative (an unknown
+            # block id raises below)
+            lib.tessel_error_clear()
+            return None
+        check(rc)
+        return backward.value, saves.value, cost.value
+
     def validate(self) -> None:
         """Check the whole graph; raise a TesselError when it is bad."""
         check(lib.tessel_graph_validate(self._h()))
@@ -410,7 +516,9 @@ class Graph(Handle):
         return _decode(out.value)
 
     def block(self, gid: Block) -> Dict[str, Any]:
-        """Describe block ``gid`` (or name) as a dict."""
+        """Describe block ``gid`` (or name) as a dict: gid, name, kind,
+        span, memory, devices, after (gids), stage, duration, and its
+        alternatives recompute and offload (None when not declared)."""
         block = self._gid(gid)
         handle = self._h()
 
@@ -448,6 +556,8 @@ class Graph(Handle):
             "after": deps,
             "stage": None if stage < 0 else stage,
             "duration": duration.value if given.value else None,
+            "recompute": self.recompute(block),
+            "offload": self.offload(block),
         }
 
     def to_json(self) -> str:

@@ -1,6 +1,7 @@
 """Search, schedules, their entries and action streams, simulation."""
 
 import ctypes
+import enum
 import fractions
 import io
 import os
@@ -13,27 +14,49 @@ from typing import (Any, Callable, Dict, Iterator, List, Mapping,
 from ._lib import (PROGRESS_FN, WRITE_FN, action_iter_p, action_p, entry_p, graph_p,
                    iter_p, lib, options_p, schedule_p, simulation_p)
 from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
-                    int64_arg, int_arg, path_arg, seconds_to_ms, take_string,
-                    uint64_arg)
+                    enum_value, int64_arg, int_arg, path_arg, seconds_to_ms,
+                    take_string, uint64_arg)
 from .errors import ITEROVER, TesselError, check, check_file, make_error
 from .graph import ALL_DEVICES, KINDS, Block, Graph
 
 I = TypeVar("I", bound="_Iterator")
 
 __all__ = ["Schedule", "Entry", "Action", "Progress", "CancelToken",
-           "search", "min_memory", "PHASES", "ACTION_KINDS", "FORMATS"]
+           "search", "min_memory", "PHASES", "ACTION_KINDS", "FORMATS",
+           "Choice", "CHOICES", "ALTERNATIVES"]
 
 #: Entry phases, in the order of tessel_phase.
 PHASES = ("warmup", "repetend", "cooldown")
 #: Export formats of Schedule.write, in the order of tessel_format.
 FORMATS = ("text", "json", "actions", "torch", "torch-comms", "trace", "svg")
-#: Action kinds, in the order of tessel_action_kind.
-ACTION_KINDS = ("compute", "send", "recv")
+#: Action kinds, in the order of tessel_action_kind ("offload" and
+#: "reload": the copies of an offloaded activation, since 1.6).
+ACTION_KINDS = ("compute", "send", "recv", "offload", "reload")
+#: What an entry does with its activation, in the order of tessel_choice,
+#: spelled as the schedule JSON spells them (tessel_choice_name).
+CHOICES = ("keep", "recompute", "offload")
+
+
+class Choice(enum.IntEnum):
+    """What a schedule does with the activation of one (block,
+    micro-batch) of a block that declares alternatives (tessel_choice):
+    KEEP it in device memory until the backward, RECOMPUTE it (dropped
+    after the forward, the backward runs the forward again first), or
+    OFFLOAD it to host memory and back. ``str()`` gives the schedule
+    JSON's spelling ("keep", "recompute", "offload")."""
+
+    KEEP = 0
+    RECOMPUTE = 1
+    OFFLOAD = 2
+
+    def __str__(self) -> str:
+        return CHOICES[self.value]
+
 
 # tessel_option
 (_OPT_MICRO_BATCHES, _OPT_TIME_LIMIT_MS, _OPT_THREADS, _OPT_FAST,
  _OPT_MAX_PERIOD, _OPT_SEED, _OPT_MINIMIZE_DEPTH, _OPT_SOLVER_MEMORY_MB,
- _OPT_REPETEND_MICRO_BATCHES, _OPT_WORK_LIMIT) = range(10)
+ _OPT_REPETEND_MICRO_BATCHES, _OPT_WORK_LIMIT, _OPT_ALTERNATIVES) = range(11)
 # tessel_schedule_attr
 (_S_NDEVICES, _S_NBLOCKS, _S_NMICROS, _S_NENTRIES, _S_MAKESPAN, _S_PERIOD,
  _S_RESOURCE_BOUND, _S_PERIOD_OPTIMAL, _S_LOWER_BOUND, _S_REPETEND_BEGIN,
@@ -45,7 +68,7 @@ ACTION_KINDS = ("compute", "send", "recv")
  _P_MICROSECONDS) = range(9)
 # tessel_entry_attr
 (_E_GID, _E_MICRO_BATCH, _E_START, _E_SPAN, _E_PHASE, _E_KIND, _E_MEMORY,
- _E_NDEVICES) = range(8)
+ _E_NDEVICES, _E_CHOICE, _E_OFFLOAD_START, _E_RELOAD_START) = range(11)
 # tessel_action_attr
 (_A_KIND, _A_GID, _A_MICRO_BATCH, _A_PEER, _A_PEER_GID, _A_STEP,
  _A_LATENCY) = range(7)
@@ -60,14 +83,25 @@ class Entry:
     Attributes: ``block`` (name), ``gid``, ``micro_batch``, ``start``,
     ``span``, ``phase`` ("warmup", "repetend", "cooldown"), ``kind``
     ("forward", "backward", "weight"), ``memory`` and ``devices`` (list).
+    ``span`` and ``memory`` are those of this entry: a backward whose
+    forward is recomputed runs longer, a recomputed forward keeps less.
+
+    Since 1.6: ``choice`` (a :class:`Choice`: what the entry does with its
+    activation, KEEP unless its block declares an alternative the
+    schedule uses), and ``offload_start`` and ``reload_start``, the start
+    steps of an offloaded activation's copies (None unless ``choice`` is
+    OFFLOAD).
     """
 
     __slots__ = ("block", "gid", "micro_batch", "start", "span", "phase",
-                 "kind", "memory", "devices")
+                 "kind", "memory", "devices", "choice", "offload_start",
+                 "reload_start")
 
     def __init__(self, block: str, gid: int, micro_batch: int, start: int,
                  span: int, phase: str, kind: str, memory: int,
-                 devices: List[int]) -> None:
+                 devices: List[int], choice: "Choice" = Choice.KEEP,
+                 offload_start: Optional[int] = None,
+                 reload_start: Optional[int] = None) -> None:
         self.block = block
         self.gid = gid
         self.micro_batch = micro_batch
@@ -77,6 +111,9 @@ class Entry:
         self.kind = kind
         self.memory = memory
         self.devices = devices
+        self.choice = choice
+        self.offload_start = offload_start
+        self.reload_start = reload_start
 
     @property
     def end(self) -> int:
@@ -97,10 +134,14 @@ class Entry:
             device = ctypes.c_int()
             check(lib.tessel_entry_device(ctypes.byref(device), entry, index))
             devices.append(device.value)
+        offload = get(_E_OFFLOAD_START)
+        reload = get(_E_RELOAD_START)
         return cls((name.value or b"").decode("utf-8"), get(_E_GID),
                    get(_E_MICRO_BATCH), get(_E_START), get(_E_SPAN),
                    PHASES[get(_E_PHASE)], KINDS[get(_E_KIND)],
-                   get(_E_MEMORY), devices)
+                   get(_E_MEMORY), devices, Choice(get(_E_CHOICE)),
+                   None if offload < 0 else offload,
+                   None if reload < 0 else reload)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entry):
@@ -111,19 +152,25 @@ class Entry:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
+        extra = ""
+        if self.choice != Choice.KEEP:
+            extra = ", choice=%r" % str(self.choice)
+            if self.choice == Choice.OFFLOAD:
+                extra += ", offload_start=%r, reload_start=%r" % (
+                    self.offload_start, self.reload_start)
         return ("Entry(block=%r, micro_batch=%d, start=%d, span=%d, "
-                "phase=%r, kind=%r, devices=%r)" % (
+                "phase=%r, kind=%r, devices=%r%s)" % (
                     self.block, self.micro_batch, self.start, self.span,
-                    self.phase, self.kind, self.devices))
+                    self.phase, self.kind, self.devices, extra))
 
 
 class Action:
-    """One action of a device's stream: compute, send or recv, copied out
-    of the C action.
+    """One action of a device's stream: compute, send or recv (or, since
+    1.6, offload and reload), copied out of the C action.
 
-    Attributes: ``kind`` ("compute", "send", "recv"), ``gid``, ``block``
-    (name of gid), ``micro_batch``, ``peer`` (None for compute),
-    ``peer_gid`` (None for compute), ``step`` and ``latency`` (send and
+    Attributes: ``kind`` (one of :data:`ACTION_KINDS`), ``gid``, ``block``
+    (name of gid), ``micro_batch``, ``peer`` (None but for send and
+    recv), ``peer_gid`` (likewise), ``step`` and ``latency`` (send and
     recv: the dependency's latency in steps, 0 for compute; the output
     arrives at the send's step + latency).
     """
@@ -345,6 +392,8 @@ class _Options(Handle):
                              seconds_to_ms(value, "time_limit"))
                 elif value is None:
                     continue
+                elif name == "alternatives":
+                    self.set(_OPT_ALTERNATIVES, _alternatives_arg(value))
                 elif name in flags:
                     self.set(flags[name], bool_arg(value, name))
                 else:
@@ -367,6 +416,22 @@ class _Options(Handle):
         with self._lock:
             lib.tessel_options_free(handle)
         self._callback = None
+
+
+#: Values of ``search(..., alternatives=)`` by name, in the order of
+#: TESSEL_OPT_ALTERNATIVES (the names of ``tessel search --alternatives``).
+ALTERNATIVES = ("off", "search", "always")
+
+
+def _alternatives_arg(value: Any) -> int:
+    """TESSEL_OPT_ALTERNATIVES from True ("search"), False ("off"), a name
+    of :data:`ALTERNATIVES` or the option's number (range-checked by the
+    library)."""
+    if isinstance(value, bool):
+        return 1 if value else 0
+    if isinstance(value, str):
+        return enum_value(value, ALTERNATIVES, "alternatives")
+    return int64_arg(value, "alternatives")
 
 
 _DONE = object()
@@ -574,6 +639,40 @@ class Schedule(Handle):
         check(lib.tessel_schedule_set_step(
             self._h(), int_arg(gid, "block id"),
             int64_arg(micro_batch, "micro_batch"), int64_arg(step, "step")))
+
+    def set_choice(self, block: Block, micro_batch: int,
+                   choice: Union["Choice", str, int],
+                   offload_step: Optional[int] = None,
+                   reload_step: Optional[int] = None) -> None:
+        """Choose what ``micro_batch`` of ``block`` (a gid or a name) does
+        with its activation: a :class:`Choice`, its name ("keep",
+        "recompute", "offload") or its number. RECOMPUTE and OFFLOAD need
+        the block to declare that alternative (:meth:`Graph.set_recompute`,
+        :meth:`Graph.set_offload`; InvalidError otherwise). OFFLOAD needs
+        ``offload_step`` and ``reload_step``, the start steps of the two
+        copies (0 .. 10**15, RangeError otherwise); the other choices take
+        neither. A new schedule keeps every activation; :meth:`validate`
+        checks the choices (the copies' times, the memory).
+        """
+        which = enum_value(choice, CHOICES, "choice")
+        offload, reload = 0, 0
+        if which == Choice.OFFLOAD:
+            if offload_step is None or reload_step is None:
+                raise TypeError("an offload needs offload_step and "
+                                "reload_step (the copies' start steps)")
+            offload = int64_arg(offload_step, "offload_step")
+            reload = int64_arg(reload_step, "reload_step")
+        elif offload_step is not None or reload_step is not None:
+            raise ValueError("offload_step and reload_step are for the "
+                             "offload choice only, not %s"
+                             % CHOICES[which])
+        mid = int64_arg(micro_batch, "micro_batch")
+        if isinstance(block, (str, bytes)):
+            gid = self.graph._gid(block)
+        else:
+            gid = int_arg(block, "block id")
+        check(lib.tessel_schedule_set_choice(self._h(), gid, mid, which,
+                                             offload, reload))
 
     # -- figures ----------------------------------------------------------
 
@@ -921,8 +1020,17 @@ def search(graph: Graph, micro_batches: int = 16,
            repetend_micro_batches: Optional[int] = None,
            cancel: Optional[CancelToken] = None,
            progress_interval: Number = 0.5,
-           work_limit: Optional[int] = None) -> Schedule:
+           work_limit: Optional[int] = None,
+           alternatives: Union[bool, str, int] = True) -> Schedule:
     """Search a schedule for ``graph`` and return a :class:`Schedule`.
+
+    ``alternatives`` (TESSEL_OPT_ALTERNATIVES, since 1.6): True or
+    "search" (the default) lets the search choose, per micro-batch, among
+    the recompute and offload alternatives the placement declares
+    (:attr:`Entry.choice`); False or "off" keeps every activation;
+    "always" takes every declared alternative (recompute where declared,
+    else offload: a fixed rule, a baseline). The option's numbers (0, 1,
+    2) work too.
 
     ``work_limit`` is the work budget in work units (TESSEL_OPT_WORK_LIMIT:
     the same schedule on any machine and under any load); None keeps the
@@ -955,7 +1063,8 @@ def search(graph: Graph, micro_batches: int = 16,
                   max_period=max_period, minimize_depth=minimize_depth,
                   solver_memory_mb=solver_memory_mb,
                   repetend_micro_batches=repetend_micro_batches,
-                  work_limit=work_limit) as options:
+                  work_limit=work_limit,
+                  alternatives=alternatives) as options:
         handle = snapshot._h()
         out = schedule_p()
         holder: Dict[str, Any] = {}

@@ -411,6 +411,54 @@ def name_bytes_utf8():
     return "UTF-8 bytes are a name: %r" % g.block_name(gid)
 
 
+# -- memory-time alternatives -------------------------------------------
+
+@case("TypeError")
+def recompute_saves_float():
+    small().set_recompute("f0", "b3", 1.0, 1)
+
+
+@case("NotFoundError")
+def recompute_backward_minus_one():
+    small().set_recompute("f0", -1, 1, 1)  # None removes, -1 is no block
+
+
+@case("value")
+def recompute_undeclared_is_none():
+    g = small()
+    assert g.recompute("f0") is None and g.offload(0) is None
+    return "an undeclared alternative reads as None"
+
+
+@case("InvalidError")
+def set_choice_undeclared():
+    import tessel
+    s = tessel.Schedule.empty(small(), 2)
+    s.set_choice("f0", 0, tessel.Choice.RECOMPUTE)
+
+
+@case("TypeError")
+def set_choice_bool():
+    import tessel
+    g = small()
+    g.set_recompute("f0", "b3", 1, 1)
+    tessel.Schedule.empty(g, 2).set_choice("f0", 0, True)
+
+
+@case("TypeError")
+def set_choice_offload_without_steps():
+    import tessel
+    g = small()
+    g.set_offload("f0", "b3", 1, 1)
+    tessel.Schedule.empty(g, 2).set_choice("f0", 0, "offload")
+
+
+@case("RangeError")
+def alternatives_out_of_range():
+    import tessel
+    tessel.search(small(), micro_batches=2, alternatives=3)
+
+
 # -- running ------------------------------------------------------------
 
 #: Cases that signal their own process: never in a shared one.

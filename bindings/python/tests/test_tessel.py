@@ -527,6 +527,337 @@ class ErrorTest(unittest.TestCase):
             tessel.Schedule.empty(tessel.Graph.from_json(SMALL), 2).validate()
 
 
+def _recompute_placement(recompute=True):
+    """4 devices, forwards f0..f3 (span 2, memory 4) and backwards b3..b0
+    (span 4, memory -4), every forward may be recomputed (saves 3, extra
+    2), memory limit 4: only one activation fits on a device unless
+    some are recomputed."""
+    blocks = []
+    for s in range(4):
+        block = {"name": "f%d" % s, "kind": "forward", "span": 2,
+                 "memory": 4, "devices": [s]}
+        if s:
+            block["after"] = ["f%d" % (s - 1)]
+        if recompute:
+            block["recompute"] = {"backward": "b%d" % s, "saves": 3,
+                                  "extra": 2}
+        blocks.append(block)
+    for s in reversed(range(4)):
+        blocks.append({"name": "b%d" % s, "kind": "backward", "span": 4,
+                       "memory": -4, "devices": [s],
+                       "after": ["f%d" % s] + (["b%d" % (s + 1)]
+                                               if s < 3 else [])})
+    return {"devices": 4, "memory_limit": 4, "blocks": blocks}
+
+
+def _one_device_graph():
+    """f (span 1, memory 2) then b (span 1, memory -2) on one device with
+    memory limit 2, f declaring both alternatives."""
+    g = tessel.Graph(1)
+    g.add_block("f", "forward", 1, 2, devices=[0])
+    g.add_block("b", "backward", 1, -2, devices=[0], after=["f"])
+    g.set_memory_limit(2)
+    g.set_recompute("f", "b", 2, 1)
+    g.set_offload("f", "b", 2, 1)
+    return g
+
+
+class AlternativesTest(unittest.TestCase):
+    """Recompute and offload (since 1.6): declared in the graph, chosen
+    per micro-batch by the search or by hand."""
+
+    def test_declare_and_read_back(self):
+        g = tessel.Graph.from_json(SMALL)
+        self.assertIsNone(g.recompute("f0"))
+        self.assertIsNone(g.offload(0))
+        g.set_recompute("f0", "b0", 1, 2)
+        g.set_offload(1, "b1", 1, 3)
+        self.assertEqual(g.recompute("f0"), tessel.Recompute(3, 1, 2))
+        self.assertEqual(g.recompute(0), (g.find("b0"), 1, 2))
+        r = g.recompute("f0")
+        self.assertEqual((r.backward, r.saves, r.extra), (3, 1, 2))
+        o = g.offload("f1")
+        self.assertIsInstance(o, tessel.Offload)
+        self.assertEqual((o.backward, o.saves, o.transfer), (2, 1, 3))
+        self.assertIsNone(g.offload("f0"))
+        self.assertIsNone(g.recompute("f1"))
+        self.assertEqual(g.block("f0")["recompute"], r)
+        self.assertIsNone(g.block("f0")["offload"])
+        g.validate()
+        # in the placement JSON, and back
+        doc = json.loads(g.to_json())
+        self.assertEqual(doc["blocks"][0]["recompute"],
+                         {"backward": "b0", "saves": 1, "extra": 2})
+        self.assertEqual(doc["blocks"][1]["offload"],
+                         {"backward": "b1", "saves": 1, "transfer": 3})
+        again = tessel.Graph.from_json(g.to_json())
+        self.assertEqual(again.recompute("f0"), r)
+        self.assertEqual(again.offload("f1"), o)
+        self.assertEqual(g.copy().recompute("f0"), r)
+        # redeclared, then removed
+        g.set_recompute("f0", 3, 1, 0)
+        self.assertEqual(g.recompute("f0").extra, 0)
+        g.set_recompute("f0", None)
+        g.set_offload("f1", None)
+        self.assertIsNone(g.recompute("f0"))
+        self.assertIsNone(g.offload("f1"))
+        self.assertNotIn("recompute", g.to_json())
+        # an expected "none" leaves no error behind
+        self.assertEqual(_lib.lib.tessel_error_last_code(), 0)
+
+    def test_declaration_errors(self):
+        g = tessel.Graph.from_json(SMALL)
+        with self.assertRaises(tessel.NotFoundError):
+            g.set_recompute("nosuch", "b0", 1, 1)
+        with self.assertRaises(tessel.NotFoundError):
+            g.set_recompute("f0", "nosuch", 1, 1)
+        with self.assertRaises(tessel.NotFoundError):
+            g.set_recompute(9, 3, 1, 1)
+        with self.assertRaises(tessel.NotFoundError):
+            g.set_recompute("f0", -1, 1, 1)  # None removes, not -1
+        with self.assertRaises(tessel.NotFoundError):
+            g.recompute(9)
+        with self.assertRaises(tessel.NotFoundError):
+            g.offload("nosuch")
+        with self.assertRaises(tessel.InvalidError):
+            g.set_recompute("f0", "f0", 1, 1)  # its own backward
+        with self.assertRaises(tessel.InvalidError):
+            g.set_recompute("f0", "b1", 1, 1)  # b1 is on device 1
+        with self.assertRaises(tessel.RangeError):
+            g.set_recompute("f0", "b0", 2, 1)  # saves above its memory 1
+        with self.assertRaises(tessel.RangeError):
+            g.set_recompute("f0", "b0", 0, 1)
+        with self.assertRaises(tessel.RangeError):
+            g.set_recompute("f0", "b0", 1, -1)
+        with self.assertRaises(tessel.RangeError):
+            g.set_offload("f0", "b0", 1, 0)  # a copy takes >= 1 step
+        for call in (lambda: g.set_recompute("f0", "b0", 1.0, 1),
+                     lambda: g.set_recompute("f0", "b0", True, 1),
+                     lambda: g.set_recompute("f0", "b0", 1, "1"),
+                     lambda: g.set_recompute("f0", "b0", 1),
+                     lambda: g.set_offload("f0", "b0", None, 1),
+                     lambda: g.set_recompute("f0", 3.0, 1, 1),
+                     lambda: g.set_recompute(None, "b0", 1, 1),
+                     lambda: g.recompute(0.0),
+                     lambda: g.offload(True)):
+            with self.assertRaises(TypeError):
+                call()
+        with self.assertRaises(OverflowError):
+            g.set_recompute("f0", "b0", 2 ** 40, 1)
+        with self.assertRaises(ValueError):
+            g.set_recompute("f0", None, 1, 1)
+        self.assertIsNone(g.recompute("f0"))  # nothing was declared
+
+    def test_search_recomputes_under_tight_memory(self):
+        text = json.dumps(_recompute_placement())
+        g = tessel.Graph.from_json(text)
+        for s in range(4):
+            self.assertEqual(g.recompute("f%d" % s),
+                             (g.find("b%d" % s), 3, 2))
+        with_alt = tessel.search(g, micro_batches=16)
+        with_alt.validate()
+        entries = list(with_alt.entries())
+        chosen = [e for e in entries if e.choice == tessel.Choice.RECOMPUTE]
+        self.assertTrue(chosen)
+        for e in entries:
+            self.assertIsInstance(e.choice, tessel.Choice)
+            self.assertIn(e.choice, (tessel.Choice.KEEP,
+                                     tessel.Choice.RECOMPUTE))
+            self.assertIsNone(e.offload_start)
+            self.assertIsNone(e.reload_start)
+        for e in chosen:
+            self.assertEqual(e.kind, "forward")
+            self.assertEqual(e.memory, 4 - 3)
+            self.assertEqual(str(e.choice), "recompute")
+        # a recomputed forward's backward runs `extra` steps longer
+        spans = {(e.gid, e.micro_batch): e.span for e in entries}
+        for e in chosen:
+            backward = g.recompute(e.gid).backward
+            self.assertEqual(spans[(backward, e.micro_batch)], 4 + 2)
+        for d in range(4):
+            self.assertLessEqual(with_alt.peak_memory(d), 4)
+        # every activation kept: one micro-batch at a time
+        plain = tessel.search(g, micro_batches=16, alternatives=False)
+        plain.validate()
+        self.assertTrue(all(e.choice == tessel.Choice.KEEP
+                            for e in plain.entries()))
+        self.assertLess(with_alt.makespan, plain.makespan)
+        self.assertLessEqual(with_alt.makespan, 160)  # about 148
+        self.assertGreaterEqual(plain.makespan, 384)
+        # the same as a placement that declares nothing
+        bare = tessel.Graph.from_json(json.dumps(
+            _recompute_placement(recompute=False)))
+        self.assertEqual(tessel.search(bare, micro_batches=16).makespan,
+                         plain.makespan)
+        # the choices in the schedule JSON, kept by a round trip
+        doc = json.loads(with_alt.to_json())
+        self.assertEqual(sum(b.get("choice") == "recompute"
+                             for b in doc["blocks"]), len(chosen))
+        with tessel.Schedule.from_json(with_alt.to_json()) as again:
+            again.validate()
+            self.assertEqual(list(again.entries()), entries)
+            self.assertEqual(again.to_json(), with_alt.to_json())
+        # the fixed rule: every declared alternative taken
+        always = tessel.search(g, micro_batches=16, alternatives="always")
+        always.validate()
+        self.assertEqual({(e.kind, e.choice) for e in always.entries()},
+                         {("forward", tessel.Choice.RECOMPUTE),
+                          ("backward", tessel.Choice.KEEP)})
+        self.assertLessEqual(with_alt.makespan, always.makespan)
+        self.assertEqual(tessel.search(g, micro_batches=16,
+                                       alternatives="off").makespan,
+                         plain.makespan)
+        with self.assertRaises(ValueError):
+            tessel.search(g, alternatives="no")
+        with self.assertRaises(tessel.RangeError):
+            tessel.search(g, alternatives=3)
+        with self.assertRaises(TypeError):
+            tessel.search(g, alternatives=1.0)
+
+    def test_set_choice_by_hand(self):
+        g = _one_device_graph()
+        s = tessel.Schedule.empty(g, 2)
+        for gid, mid, step in ((0, 0, 0), (0, 1, 1), (1, 0, 2), (1, 1, 4)):
+            s.set_step(gid, mid, step)
+        with self.assertRaisesRegex(tessel.ViolationError, "memory"):
+            s.validate()  # both activations kept: 4 > 2
+        s.set_choice("f", 0, tessel.Choice.RECOMPUTE)
+        s.validate()
+        first = [e for e in s.entries() if e.micro_batch == 0]
+        self.assertEqual([(e.block, e.choice, e.span, e.memory)
+                          for e in first],
+                         [("f", tessel.Choice.RECOMPUTE, 1, 0),
+                          ("b", tessel.Choice.KEEP, 2, 0)])
+        self.assertEqual(s.makespan, 5)
+        # the longer backward counts: b of micro-batch 1 at step 3 overlaps
+        s.set_step(1, 1, 3)
+        with self.assertRaisesRegex(tessel.ViolationError, "two blocks"):
+            s.validate()
+        s.set_step(1, 1, 4)
+        # back to keep, by name and by number
+        s.set_choice(0, 0, "keep")
+        self.assertEqual(next(iter(s.entries())).choice, tessel.Choice.KEEP)
+        with self.assertRaises(tessel.ViolationError):
+            s.validate()
+        s.set_choice(0, 0, 1)
+        s.validate()
+        # JSON round trip keeps the choice
+        with tessel.Schedule.from_json(s.to_json()) as again:
+            again.validate()
+            self.assertEqual(list(again.entries()), list(s.entries()))
+
+    def test_offload_by_hand(self):
+        g = _one_device_graph()
+        s = tessel.Schedule.empty(g, 2)
+        for gid, mid, step in ((0, 0, 0), (0, 1, 2), (1, 1, 3), (1, 0, 5)):
+            s.set_step(gid, mid, step)
+        with self.assertRaises(tessel.ViolationError):
+            s.validate()
+        s.set_choice("f", 0, "offload", offload_step=1, reload_step=4)
+        s.validate()
+        e = next(iter(s.entries()))
+        self.assertEqual((e.choice, e.offload_start, e.reload_start),
+                         (tessel.Choice.OFFLOAD, 1, 4))
+        self.assertIn("offload_start=1", repr(e))
+        # the copies in the device's action stream
+        copies = [(a.kind, a.block, a.micro_batch, a.step)
+                  for a in s.actions(0) if a.kind in ("offload", "reload")]
+        self.assertEqual(copies, [("offload", "f", 0, 1),
+                                  ("reload", "f", 0, 4)])
+        doc = json.loads(s.to_json())
+        self.assertEqual([(b["choice"], b["offload"], b["reload"])
+                          for b in doc["blocks"] if "choice" in b],
+                         [("offload", 1, 4)])
+        with tessel.Schedule.from_json(s.to_json()) as again:
+            again.validate()
+            self.assertEqual(list(again.entries()), list(s.entries()))
+        # the reload must end before the backward starts
+        s.set_choice("f", 0, "offload", offload_step=1, reload_step=5)
+        with self.assertRaisesRegex(tessel.ViolationError, "reload"):
+            s.validate()
+
+    def test_set_choice_errors(self):
+        g = tessel.Graph.from_json(SMALL)
+        g.set_recompute("f0", "b0", 1, 1)
+        s = tessel.Schedule.empty(g, 2)
+        # undeclared alternatives
+        with self.assertRaisesRegex(tessel.InvalidError, "declares no"):
+            s.set_choice("f1", 0, tessel.Choice.RECOMPUTE)
+        with self.assertRaisesRegex(tessel.InvalidError, "declares no"):
+            s.set_choice("f0", 0, "offload", offload_step=1, reload_step=2)
+        s.set_choice("f1", 0, "keep")  # always allowed
+        # unknown entries
+        with self.assertRaises(tessel.NotFoundError):
+            s.set_choice("f0", 2, "recompute")
+        with self.assertRaises(tessel.NotFoundError):
+            s.set_choice(4, 0, "recompute")
+        with self.assertRaises(tessel.NotFoundError):
+            s.set_choice("nosuch", 0, "recompute")
+        # unknown choices and wrong types
+        for bad in ("drop", 3, -1):
+            with self.assertRaises(ValueError):
+                s.set_choice("f0", 0, bad)
+        for call in (lambda: s.set_choice("f0", 0, True),
+                     lambda: s.set_choice("f0", 0, 1.0),
+                     lambda: s.set_choice("f0", 0, None),
+                     lambda: s.set_choice("f0", 0.0, "recompute"),
+                     lambda: s.set_choice("f0", True, "recompute"),
+                     lambda: s.set_choice(0.0, 0, "recompute"),
+                     lambda: s.set_choice("f0", 0, "offload"),
+                     lambda: s.set_choice("f0", 0, "offload",
+                                          offload_step=1.5, reload_step=2)):
+            with self.assertRaises(TypeError):
+                call()
+        with self.assertRaises(ValueError):  # steps for an offload only
+            s.set_choice("f0", 0, "recompute", offload_step=1,
+                         reload_step=2)
+        with self.assertRaises(OverflowError):
+            s.set_choice("f0", 2 ** 63, "recompute")
+        g.set_offload("f0", "b0", 1, 1)
+        s = tessel.Schedule.empty(g, 2)
+        with self.assertRaises(tessel.RangeError):
+            s.set_choice("f0", 0, "offload", offload_step=-1, reload_step=2)
+        with self.assertRaises(tessel.RangeError):
+            s.set_choice("f0", 0, "offload", offload_step=1,
+                         reload_step=10 ** 15 + 1)
+        self.assertTrue(all(e.choice == tessel.Choice.KEEP
+                            for e in s.entries()))
+
+    def test_enums(self):
+        self.assertEqual(list(tessel.Choice), [0, 1, 2])
+        self.assertEqual(tessel.CHOICES, ("keep", "recompute", "offload"))
+        for choice in tessel.Choice:
+            self.assertEqual(str(choice),
+                             _lib.lib.tessel_choice_name(choice).decode())
+        self.assertEqual(_lib.lib.tessel_choice_name(7), b"?")
+        self.assertEqual(tessel.ACTION_KINDS,
+                         ("compute", "send", "recv", "offload", "reload"))
+        header = _header_text()
+        for name, value in (("TESSEL_OPT_ALTERNATIVES", 10),
+                            ("TESSEL_ENTRY_CHOICE", 8),
+                            ("TESSEL_ENTRY_OFFLOAD_START", 9),
+                            ("TESSEL_ENTRY_RELOAD_START", 10),
+                            ("TESSEL_ACTION_OFFLOAD", 3),
+                            ("TESSEL_ACTION_RELOAD", 4),
+                            ("TESSEL_CHOICE_KEEP", 0),
+                            ("TESSEL_CHOICE_RECOMPUTE", 1),
+                            ("TESSEL_CHOICE_OFFLOAD", 2)):
+            self.assertRegex(header, r"\b%s = %d\b" % (name, value))
+        from tessel.schedule import (_E_CHOICE, _E_OFFLOAD_START,
+                                     _E_RELOAD_START, _OPT_ALTERNATIVES)
+        self.assertEqual((_OPT_ALTERNATIVES, _E_CHOICE, _E_OFFLOAD_START,
+                          _E_RELOAD_START), (10, 8, 9, 10))
+        from tessel.schedule import _Options
+        self.assertEqual(tessel.ALTERNATIVES, ("off", "search", "always"))
+        for value, want in ((True, 1), (False, 0), ("off", 0),
+                            ("search", 1), ("always", 2), (2, 2)):
+            with _Options(alternatives=value) as options:
+                out = ctypes.c_int64()
+                tessel.errors.check(_lib.lib.tessel_options_get(
+                    ctypes.byref(out), options._h(), _OPT_ALTERNATIVES))
+                self.assertEqual(out.value, want)
+
+
 def parse_header(text):
     """(functions, callbacks, enums, structs) declared in tessel.h.
 

@@ -1,0 +1,652 @@
+/* Stage: search over memory-time alternatives (the entry point of
+ * tessel_search). Contract: without declared alternatives (or with
+ * TESSEL_OPT_ALTERNATIVES 0) it is the plain search of the placement; with
+ * them, a pipeline of named stages:
+ *   plans_rank      - the blocks with alternatives, cheapest relief first
+ *                     (extra steps, or a copy's steps, per unit of memory);
+ *   plan_graph      - for a plan (which blocks give up their activation),
+ *                     the derived graph: the block keeps its memory less
+ *                     the saves, the backward takes them back and (a
+ *                     recompute) runs longer;
+ *   tsl_search_plain- the plain search of that graph, with its share of the
+ *                     work budget (the plans: all-keep, and the cheapest
+ *                     1/4, 1/2, 3/4 and all of the blocks relieved;
+ *                     shares at ALT_KEEP_SHARE);
+ *   plan_schedule   - the schedule of the placement with the plan's choices
+ *                     per instance (an offload's copies on the channel, or
+ *                     its recompute when they do not fit);
+ *   relax           - per instance, in start order: any choice becomes
+ *                     keep whenever the devices' memory allows; with
+ *                     offloads declared, also keep then recompute to
+ *                     offload, and offload then keep (memory and channels
+ *                     allowing); in each every block then starts as early
+ *                     as its dependencies, its device's order and its
+ *                     reload allow (kept when it validates); the shortest;
+ *   the shortest validated schedule wins (ties: the earlier plan).
+ * The schedule's lower bound is the placement's with every alternative at
+ * its cheapest memory and no extra time. Every effort is counted (work
+ * units of the searches, entry visits of the relaxation): deterministic. */
+#include "alternatives.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "graph.h"
+#include "graph_alt.h"
+#include "options.h"
+#include "schedule.h"
+#include "schedule_alt.h"
+#include "search.h"
+#include "util.h"
+#include "validate.h"
+
+/* Per mille of the budget each plan's search gets. Under a budget set
+ * explicitly the plans share it: the all-keep plan 40 %, the four others
+ * 15 % each. Under the default budget (TESSEL_WORK_AUTO) the all-keep plan
+ * and the plan relieving every block get the whole default budget each,
+ * as the searches with TESSEL_OPT_ALTERNATIVES 0 and 2 do (so the choice
+ * is never longer than either), and the three others a quarter each. */
+#define ALT_PLANS 4
+#define ALT_KEEP_SHARE 400
+#define ALT_PLAN_SHARE 150
+#define ALT_AUTO_END_SHARE 1000
+#define ALT_AUTO_MID_SHARE 250
+/* Entry visits the relaxation of one schedule may spend. */
+#define ALT_RELAX_VISITS ((int64_t)20000000)
+
+/* ------------------------------------------------------------------------ */
+/* plans_rank                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The relief a block would choose: recompute when declared, else offload. */
+static int relief_of(const tsl_block *f)
+{
+	return f->rc_backward >= 0 ? TESSEL_CHOICE_RECOMPUTE
+				   : TESSEL_CHOICE_OFFLOAD;
+}
+
+/* Whether block f declares an alternative. */
+static int declares(const tsl_block *f)
+{
+	return f->rc_backward >= 0 || f->of_backward >= 0;
+}
+
+/* A block's relief: its extra steps per saved unit of memory (as the
+ * fraction cost / saves; an offload costs no compute). */
+typedef struct alt_rank {
+	int gid;
+	int64_t cost, saves;
+} alt_rank;
+
+static int rank_cmp(const void *pa, const void *pb)
+{
+	const alt_rank *a = pa, *b = pb;
+	int64_t lhs = a->cost * b->saves, rhs = b->cost * a->saves;
+	if (lhs != rhs)
+		return lhs < rhs ? -1 : 1;
+	return (a->gid > b->gid) - (a->gid < b->gid);
+}
+
+/* The blocks with alternatives into *out (count *n), cheapest relief
+ * first (ties: the lower block id). */
+static int plans_rank(int **out, int *n, const tessel_graph *g)
+{
+	int *v = tsl_calloc((size_t)g->nblocks + 1, sizeof *v);
+	alt_rank *r = tsl_calloc((size_t)g->nblocks + 1, sizeof *r);
+	if (!v || !r) {
+		tsl_free(v);
+		tsl_free(r);
+		return tsl_error_nomem();
+	}
+	*n = 0;
+	for (int i = 0; i < g->nblocks; i++) {
+		const tsl_block *f = &g->blocks[i];
+		if (!declares(f))
+			continue;
+		int c = relief_of(f);
+		r[*n] = (alt_rank){i, c == TESSEL_CHOICE_RECOMPUTE ? f->rc_extra : 0,
+				   tsl_choice_saves(f, c)};
+		(*n)++;
+	}
+	qsort(r, (size_t)*n, sizeof *r, rank_cmp);
+	for (int i = 0; i < *n; i++)
+		v[i] = r[i].gid;
+	tsl_free(r);
+	*out = v;
+	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* plan_graph                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The graph of a plan (choice[b] per block: keep or its relief), every
+ * declaration dropped. With `cheapest`, the memory of the plan but no
+ * extra time (the lower bound's graph). */
+static int plan_graph(tessel_graph **out, const tessel_graph *g,
+		      const signed char *choice, int cheapest)
+{
+	tessel_graph *d;
+	int rc = tessel_graph_dup(&d, g);
+	if (rc)
+		return rc;
+	for (int i = 0; i < g->nblocks; i++) {
+		const tsl_block *f = &g->blocks[i];
+		if (choice[i] != TESSEL_CHOICE_KEEP) {
+			int back = tsl_choice_backward(f, choice[i]);
+			int saves = tsl_choice_saves(f, choice[i]);
+			d->blocks[i].memory -= saves;
+			d->blocks[back].memory += saves;
+			if (choice[i] == TESSEL_CHOICE_RECOMPUTE && !cheapest) {
+				d->blocks[back].span += f->rc_extra;
+				d->blocks[back].duration = 0;
+			}
+		}
+	}
+	for (int i = 0; i < g->nblocks; i++) {
+		d->blocks[i].rc_backward = -1;
+		d->blocks[i].of_backward = -1;
+	}
+	*out = d;
+	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* plan_schedule and relax                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Whether the copy channels of f's devices are free over [t, t + len),
+ * apart from entry `self`'s own copies; when not, *a .. *z is a copy in
+ * the way. */
+static int channel_free(const tessel_schedule *s, const tsl_block *f,
+			int64_t t, int64_t len, size_t self, int64_t *visits,
+			int64_t *a, int64_t *z)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
+	if (!s->copies)
+		return 1;
+	*visits += (int64_t)n;
+	for (size_t i = 0; i < n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		if (i == self || e->choice != TESSEL_CHOICE_OFFLOAD)
+			continue;
+		const tsl_block *o = &g->blocks[e->gid];
+		if (!tsl_blocks_share_device(o, f))
+			continue;
+		for (int r = 0; r < 2; r++) {
+			int64_t c = s->copies[2 * i + r];
+			if (c < t + len && t < c + o->of_transfer) {
+				*a = c;
+				*z = c + o->of_transfer;
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/* Whether every device of f stays within its limit. */
+static int memory_fits(const tessel_schedule *s, const tsl_block *f,
+		       int64_t *visits)
+{
+	for (int k = 0; k < f->ndevices; k++) {
+		int d = f->devices[k];
+		int64_t peak = 0, limit = s->graph->memory_limit[d];
+		*visits += (int64_t)(s->dev_off[d + 1] - s->dev_off[d]) *
+			   s->nmicros;
+		if (limit == TESSEL_UNLIMITED)
+			continue;
+		if (tsl_schedule_copy_peak(&peak, s, d) || peak > limit)
+			return 0;
+	}
+	return 1;
+}
+
+/* Offload instance (gid, mid): the offload at the first free step after
+ * the block, the reload at the last free step before its backward.
+ * 1 when placed (and the memory fits), 0 when not (nothing changed but
+ * the choice put back), < 0 on error. */
+static int try_offload(tessel_schedule *s, int gid, int64_t mid,
+		       int64_t *visits)
+{
+	const tsl_block *f = &s->graph->blocks[gid];
+	struct tessel_entry *e = tsl_entry_at(s, gid, mid);
+	int old = e->choice;
+	size_t self = (size_t)mid * (size_t)s->graph->nblocks + (size_t)gid;
+	int64_t t = f->of_transfer;
+	int64_t fin = e->start + tsl_entry_span(s, e);
+	int64_t need = tsl_entry_at(s, f->of_backward, mid)->start;
+	int64_t off = fin, rel, a, z;
+	while (off + 2 * t <= need && *visits < ALT_RELAX_VISITS &&
+	       !channel_free(s, f, off, t, self, visits, &a, &z))
+		off = z;
+	rel = need - t;
+	while (rel >= off + t && *visits < ALT_RELAX_VISITS &&
+	       !channel_free(s, f, rel, t, self, visits, &a, &z))
+		rel = a - t;
+	if (off + 2 * t > need || rel < off + t ||
+	    !channel_free(s, f, off, t, self, visits, &a, &z) ||
+	    !channel_free(s, f, rel, t, self, visits, &a, &z))
+		return 0;
+	int rc = tsl_schedule_choose(s, gid, mid, TESSEL_CHOICE_OFFLOAD, off, rel);
+	if (rc)
+		return rc;
+	if (memory_fits(s, f, visits))
+		return 1;
+	rc = tsl_schedule_choose(s, gid, mid, old, -1, -1);
+	return rc ? rc : 0;
+}
+
+/* Instance (gid, mid) keeps its activation when the memory allows. */
+static int try_keep(tessel_schedule *s, int gid, int64_t mid, int64_t *visits)
+{
+	const tsl_block *f = &s->graph->blocks[gid];
+	struct tessel_entry *e = tsl_entry_at(s, gid, mid);
+	int old = e->choice;
+	size_t at = (size_t)mid * (size_t)s->graph->nblocks + (size_t)gid;
+	int64_t off = s->copies ? s->copies[2 * at] : -1;
+	int64_t rel = s->copies ? s->copies[2 * at + 1] : -1;
+	int rc = tsl_schedule_choose(s, gid, mid, TESSEL_CHOICE_KEEP, -1, -1);
+	if (rc || memory_fits(s, f, visits))
+		return rc;
+	return tsl_schedule_choose(s, gid, mid, old, off, rel);
+}
+
+typedef struct alt_inst {
+	int64_t start;
+	int gid;
+	int64_t mid;
+} alt_inst;
+
+static int inst_cmp(const void *pa, const void *pb)
+{
+	const alt_inst *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->gid != b->gid)
+		return a->gid < b->gid ? -1 : 1;
+	return (a->mid > b->mid) - (a->mid < b->mid);
+}
+
+/* Every instance of s in start order (ties by block, micro-batch). */
+static int instances(alt_inst **out, const tessel_schedule *s)
+{
+	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	alt_inst *v = tsl_reallocarray(NULL, n + 1, sizeof *v);
+	if (!v)
+		return tsl_error_nomem();
+	for (size_t i = 0; i < n; i++)
+		v[i] = (alt_inst){s->entries[i].start, s->entries[i].gid,
+				  s->entries[i].mid};
+	qsort(v, n, sizeof *v, inst_cmp);
+	*out = v;
+	return TSL_OK;
+}
+
+/* Every block as early as its dependencies, its devices' order and its
+ * reload allow, in the order of `v` (a valid schedule's start order, so
+ * that each constraint is on an instance already placed). */
+static int retime(tessel_schedule *s, const alt_inst *v)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
+	int64_t *free_at = tsl_calloc((size_t)g->ndevices + 1, sizeof *free_at);
+	int *into = tsl_calloc((size_t)g->nblocks + 1, sizeof *into);
+	if (!free_at || !into) {
+		tsl_free(free_at);
+		tsl_free(into);
+		return tsl_error_nomem();
+	}
+	/* into[b]: 1 + a block offloading into b (the last one), chained
+	 * through chain[] */
+	int *chain = tsl_calloc((size_t)g->nblocks + 1, sizeof *chain);
+	if (!chain) {
+		tsl_free(free_at);
+		tsl_free(into);
+		return tsl_error_nomem();
+	}
+	for (int j = 0; j < g->nblocks; j++) {
+		int b = g->blocks[j].of_backward;
+		if (b >= 0) {
+			chain[j] = into[b];
+			into[b] = j + 1;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const tsl_block *b = &g->blocks[v[i].gid];
+		struct tessel_entry *e = tsl_entry_at(s, v[i].gid, v[i].mid);
+		int64_t t = 0;
+		for (int j = 0; j < b->ndeps; j++) {
+			const struct tessel_entry *p =
+				tsl_entry_at(s, b->deps[j], v[i].mid);
+			int64_t r = p->start + tsl_entry_span(s, p) +
+				    tsl_dep_latency(g, b, j);
+			if (r > t)
+				t = r;
+		}
+		for (int k = 0; k < b->ndevices; k++)
+			if (free_at[b->devices[k]] > t)
+				t = free_at[b->devices[k]];
+		for (int j = into[v[i].gid] - 1; j >= 0 && s->copies;
+		     j = chain[j] - 1) {
+			const tsl_block *f = &g->blocks[j];
+			const struct tessel_entry *fe = tsl_entry_at(s, j, v[i].mid);
+			int64_t rel = tsl_entry_copy_start(s, fe, 1);
+			if (rel >= 0 && rel + f->of_transfer > t)
+				t = rel + f->of_transfer;
+		}
+		e->start = t;
+		for (int k = 0; k < b->ndevices; k++)
+			free_at[b->devices[k]] = t + tsl_entry_span(s, e);
+	}
+	tsl_free(free_at);
+	tsl_free(into);
+	tsl_free(chain);
+	return TSL_OK;
+}
+
+/* s retimed (retime), into *sp when it validates and is no longer. */
+static int retime_if_shorter(tessel_schedule **sp, const alt_inst *v)
+{
+	tessel_schedule *t = NULL;
+	int rc = tsl_schedule_copy(&t, *sp);
+	if (!rc)
+		rc = retime(t, v);
+	if (!rc && tsl_schedule_check(t, NULL) == TSL_OK &&
+	    tsl_schedule_makespan(t) <= tsl_schedule_makespan(*sp)) {
+		tessel_schedule_free(*sp);
+		*sp = t;
+		t = NULL;
+	}
+	tessel_error_clear();
+	tessel_schedule_free(t);
+	return rc;
+}
+
+/* Every choice of s (in the order of v) that may become keep does. */
+static int pass_keep(tessel_schedule *s, const alt_inst *v, int64_t *visits)
+{
+	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	int rc = TSL_OK;
+	for (size_t i = 0; i < n && !rc && *visits < ALT_RELAX_VISITS; i++)
+		if (tsl_entry_at(s, v[i].gid, v[i].mid)->choice != TESSEL_CHOICE_KEEP)
+			rc = try_keep(s, v[i].gid, v[i].mid, visits);
+	return rc;
+}
+
+/* Every recompute of s (in the order of v) that may become an offload
+ * does. */
+static int pass_offload(tessel_schedule *s, const alt_inst *v,
+			int64_t *visits)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
+	int rc = TSL_OK;
+	for (size_t i = 0; i < n && !rc && *visits < ALT_RELAX_VISITS; i++) {
+		const tsl_block *f = &g->blocks[v[i].gid];
+		struct tessel_entry *e = tsl_entry_at(s, v[i].gid, v[i].mid);
+		if (e->choice == TESSEL_CHOICE_RECOMPUTE && f->of_backward >= 0) {
+			int got = try_offload(s, v[i].gid, v[i].mid, visits);
+			rc = got < 0 ? got : TSL_OK;
+		}
+	}
+	return rc;
+}
+
+/* The relaxation of s (see the file's head): keep where memory allows;
+ * with offloads declared also keep then offload, and offload then keep;
+ * each retimed; the shortest (ties: that order). */
+static int relax(tessel_schedule **sp)
+{
+	tessel_schedule *v3[3] = {*sp, NULL, NULL};
+	const tessel_graph *g = (*sp)->graph;
+	alt_inst *v = NULL;
+	int64_t visits = 0;
+	int offloads = 0;
+	for (int b = 0; b < g->nblocks; b++)
+		offloads |= g->blocks[b].of_backward >= 0;
+	int rc = instances(&v, *sp);
+	if (!rc && offloads)
+		rc = tsl_schedule_copy(&v3[2], *sp);
+	if (!rc)
+		rc = pass_keep(v3[0], v, &visits);
+	if (!rc && offloads)
+		rc = tsl_schedule_copy(&v3[1], v3[0]);
+	if (!rc && offloads)
+		rc = pass_offload(v3[1], v, &visits);
+	if (!rc && offloads)
+		rc = pass_offload(v3[2], v, &visits);
+	if (!rc && offloads)
+		rc = pass_keep(v3[2], v, &visits);
+	int best = 0;
+	for (int k = 0; k < 3 && !rc; k++) {
+		if (!v3[k])
+			continue;
+		rc = retime_if_shorter(&v3[k], v);
+		if (!rc && tsl_schedule_makespan(v3[k]) <
+				   tsl_schedule_makespan(v3[best]))
+			best = k;
+	}
+	for (int k = 0; k < 3; k++)
+		if (k != best)
+			tessel_schedule_free(v3[k]);
+	*sp = v3[best];
+	tsl_free(v);
+	return rc;
+}
+
+/* The schedule of the placement g from the plan's schedule ds: the same
+ * starts and figures, each instance of a relieved block with the plan's
+ * choice (an offload needs its copies to fit, else it recomputes when it
+ * may, else the plan fails: *out NULL). */
+static int plan_schedule(tessel_schedule **out, const tessel_graph *g,
+			 const tessel_schedule *ds, const signed char *choice,
+			 int relaxed)
+{
+	tessel_schedule *s = NULL;
+	*out = NULL;
+	int rc = tsl_schedule_alloc(&s, g, ds->nmicros);
+	if (rc)
+		return rc;
+	size_t n = (size_t)g->nblocks * (size_t)ds->nmicros;
+	for (size_t i = 0; i < n; i++) {
+		s->entries[i].start = ds->entries[i].start;
+		s->entries[i].phase = ds->entries[i].phase;
+	}
+	s->period = ds->period;
+	s->resource_bound = ds->resource_bound;
+	s->period_optimal = ds->period_optimal;
+	s->rep_begin = ds->rep_begin;
+	s->rep_end = ds->rep_end;
+	s->depth = ds->depth;
+	s->rep_k = ds->rep_k;
+	s->work = ds->work;
+	s->proof_work = ds->proof_work;
+	s->search_us = ds->search_us;
+	/* the plan's bound: the placement's when the plan keeps every
+	 * activation (alternatives off) or takes every relief (always); the
+	 * search over plans replaces it with the cheapest choices' */
+	s->lower_bound = ds->lower_bound;
+	int64_t visits = 0;
+	for (int64_t m = 0; m < s->nmicros && !rc; m++) {
+		for (int b = 0; b < g->nblocks && !rc; b++) {
+			if (choice[b] == TESSEL_CHOICE_KEEP)
+				continue;
+			const tsl_block *f = &g->blocks[b];
+			int c = f->rc_backward >= 0 ? TESSEL_CHOICE_RECOMPUTE
+						    : TESSEL_CHOICE_KEEP;
+			rc = tsl_schedule_choose(s, b, m, c, -1, -1);
+			if (rc || choice[b] != TESSEL_CHOICE_OFFLOAD)
+				continue;
+			/* (past the effort's bound, no more offloads: the plan
+			 * fails where only an offload was declared) */
+			int got = visits < ALT_RELAX_VISITS
+					  ? try_offload(s, b, m, &visits) : 0;
+			if (got < 0)
+				rc = got;
+			else if (!got && c == TESSEL_CHOICE_KEEP) {
+				tessel_schedule_free(s);
+				return TSL_OK;
+			}
+		}
+	}
+	if (!rc && relaxed)
+		rc = relax(&s);
+	if (!rc && tsl_schedule_check(s, NULL) != TSL_OK) {
+		tessel_error_clear();
+		tessel_schedule_free(s);
+		return TSL_OK;
+	}
+	if (rc) {
+		tessel_schedule_free(s);
+		return rc;
+	}
+	s->makespan_optimal = s->lower_bound > 0 &&
+			      tsl_schedule_makespan(s) <= s->lower_bound;
+	*out = s;
+	return TSL_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The pipeline                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef struct alt_best {
+	tessel_schedule *s;
+	int64_t makespan;
+	int64_t work;      /* of every plan's search */
+	int64_t proof;
+	int failed_rc;     /* the first plan's error, when none succeeds */
+} alt_best;
+
+/* Search the plan `choice` with `per_mille` of the budget and keep its
+ * schedule when it is the shortest so far. */
+static int run_plan(alt_best *best, const tessel_graph *g,
+		    const tessel_options *options, const signed char *choice,
+		    int64_t per_mille, int64_t total, int relaxed)
+{
+	tessel_graph *d = NULL;
+	tessel_schedule *ds = NULL, *s = NULL;
+	/* the time limit in proportion to the plan's share of all plans' */
+	int64_t limit = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
+	tsl_share share = {per_mille, limit ? (limit * per_mille + total - 1) / total : 0};
+	int rc = plan_graph(&d, g, choice, 0);
+	if (!rc)
+		rc = tsl_search_plain(&ds, d, options, &share);
+	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
+	    rc == TESSEL_ECANCELLED) {
+		if (!best->failed_rc)
+			best->failed_rc = rc;
+		tessel_graph_free(d);
+		return TSL_OK;
+	}
+	if (!rc) {
+		best->work += ds->work;
+		best->proof += ds->proof_work;
+		rc = plan_schedule(&s, g, ds, choice, relaxed);
+	}
+	if (!rc && s) {
+		int64_t ms = tsl_schedule_makespan(s);
+		if (!best->s || ms < best->makespan) {
+			tessel_schedule_free(best->s);
+			best->s = s;
+			best->makespan = ms;
+			s = NULL;
+		}
+	}
+	tessel_schedule_free(s);
+	tessel_schedule_free(ds);
+	tessel_graph_free(d);
+	return rc;
+}
+
+static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
+			       const tessel_options *options)
+{
+	int64_t t0 = tsl_now_us();
+	int *rank = NULL, na = 0;
+	alt_best best = {0};
+	int autob = !options ||
+		    options->value[TESSEL_OPT_WORK_LIMIT] == TESSEL_WORK_AUTO;
+	int64_t share[ALT_PLANS + 1], total = 0;
+	for (int p = 0; p <= ALT_PLANS; p++) {
+		share[p] = !autob ? (p ? ALT_PLAN_SHARE : ALT_KEEP_SHARE)
+			 : p == 0 || p == ALT_PLANS ? ALT_AUTO_END_SHARE
+						    : ALT_AUTO_MID_SHARE;
+		total += share[p];
+	}
+	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
+	int rc = choice ? plans_rank(&rank, &na, g) : tsl_error_nomem();
+	if (!rc)
+		rc = run_plan(&best, g, options, choice, share[0], total, 1);
+	int prev = 0;
+	for (int p = 1; p <= ALT_PLANS && !rc; p++) {
+		if (tsl_options_cancelled(options))
+			break;
+		int upto = (na * p + ALT_PLANS - 1) / ALT_PLANS;
+		if (upto == prev)
+			continue;
+		for (int i = prev; i < upto; i++)
+			choice[rank[i]] = (signed char)relief_of(&g->blocks[rank[i]]);
+		prev = upto;
+		/* (the plan relieving every block gets the last share, also
+		 * when fewer blocks than plans make it come sooner) */
+		rc = run_plan(&best, g, options, choice,
+			      share[upto == na ? ALT_PLANS : p], total, 1);
+	}
+	tsl_free(rank);
+	tsl_free(choice);
+	if (!rc && !best.s)
+		rc = best.failed_rc ? tsl_error(best.failed_rc,
+						"no schedule within the memory limits, with or without the declared alternatives")
+				    : tsl_error(TESSEL_EINFEASIBLE, "no schedule found");
+	int64_t lb = 0;
+	if (!rc)
+		rc = tessel_graph_lower_bound(&lb, g, best.s->nmicros);
+	if (rc) {
+		tessel_schedule_free(best.s);
+		return rc;
+	}
+	tessel_schedule *s = best.s;
+	s->lower_bound = lb;
+	s->makespan_optimal = best.makespan <= lb;
+	s->work = best.work;
+	s->proof_work = best.proof;
+	s->search_us = tsl_now_us() - t0;
+	*out = s;
+	return TSL_OK;
+}
+
+TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
+			     const tessel_options *options)
+{
+	TSL_CHECK_ARG(out, "tessel_search", "out");
+	*out = NULL;
+	int rc = tessel_graph_validate(g);
+	if (rc)
+		return rc;
+	if (!tsl_graph_alternatives(g))
+		return tsl_search_plain(out, g, options, NULL);
+	int64_t mode = options ? options->value[TESSEL_OPT_ALTERNATIVES] : 1;
+	if (mode == 1)
+		return search_alternatives(out, g, options);
+	/* 0: the all-keep plan; 2: every declared relief, always */
+	alt_best best = {0};
+	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
+	for (int i = 0; choice && mode == 2 && i < g->nblocks; i++)
+		if (declares(&g->blocks[i]))
+			choice[i] = (signed char)relief_of(&g->blocks[i]);
+	rc = choice ? run_plan(&best, g, options, choice, 1000, 1000, mode != 2)
+		    : tsl_error_nomem();
+	tsl_free(choice);
+	if (!rc && !best.s)
+		rc = tsl_error(best.failed_rc ? best.failed_rc : TESSEL_EINFEASIBLE,
+			       "no schedule within the memory limits without the declared alternatives");
+	if (rc)
+		return rc;
+	*out = best.s;
+	return TSL_OK;
+}

@@ -1,0 +1,22 @@
+/* The search of one graph as it stands (search.c): every block keeps its
+ * activation; the search over memory-time alternatives (alternatives.c)
+ * calls it on graphs it derives. */
+#ifndef TESSEL_SEARCH_H
+#define TESSEL_SEARCH_H
+
+#include "tessel.h"
+
+/* A part of a search's effort: per_mille of the work budget the options
+ * give (the default budget as the graph sizes it, or the set limit), and a
+ * time limit of its own (0: the options'). */
+typedef struct tsl_share {
+	int64_t per_mille;
+	int64_t time_limit_ms;
+} tsl_share;
+
+/* tessel_search of g ignoring any declared alternative, with share (NULL:
+ * all) of the effort. */
+int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
+		     const tessel_options *options, const tsl_share *share);
+
+#endif

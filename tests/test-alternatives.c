@@ -1,0 +1,380 @@
+/* Memory-time alternatives: declaring recompute and offload, choices per
+ * (block, micro-batch) in a schedule, the validator's rules for them, the
+ * placement and schedule JSON, and the search that chooses them under
+ * memory limits below what every schedule keeping its activations needs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+#include "tessel.h"
+
+/* A pipeline on `ndev` devices: forwards f0 .. f{n-1} (span 2, memory 4,
+ * f_s on device s after f_{s-1}), backwards b{n-1} .. b0 (span 4, memory
+ * -4, b_s on device s after f_s and b_{s+1}); with `rc`, every forward may
+ * recompute (saves 3, extra 2), with `of`, offload (saves 4, transfer 2).
+ * Forward of device s: gid s; its backward: gid 2n-1-s. */
+static tessel_graph *pipeline(int ndev, int64_t limit, int rc, int of)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, ndev));
+	for (int i = 0; i < 2 * ndev; i++) {
+		char name[16];
+		int gid = -1, fwd = i < ndev, dev = fwd ? i : 2 * ndev - 1 - i;
+		snprintf(name, sizeof name, "%c%d", fwd ? 'f' : 'b', dev);
+		TH_OK(tessel_graph_add_block(&gid, g, name,
+					     fwd ? TESSEL_KIND_FORWARD
+						 : TESSEL_KIND_BACKWARD,
+					     fwd ? 2 : 4, fwd ? 4 : -4));
+		TH_OK(tessel_graph_place(g, gid, &dev, 1));
+		if (i > 0)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	for (int s = 0; s < ndev; s++) {
+		if (rc)
+			TH_OK(tessel_graph_set_recompute(g, s, 2 * ndev - 1 - s, 3, 2));
+		if (of)
+			TH_OK(tessel_graph_set_offload(g, s, 2 * ndev - 1 - s, 4, 2));
+		if (limit >= 0)
+			TH_OK(tessel_graph_set_memory_limit(g, s, limit));
+	}
+	return g;
+}
+
+static void test_declare(void **state)
+{
+	(void)state;
+	tessel_graph *g = pipeline(2, -1, 0, 0);
+	int back = 0, saves = 0, cost = 0;
+	th_expect_error(tessel_graph_block_recompute(&back, &saves, &cost, g, 0),
+			TESSEL_ENOTFOUND, "declares no recompute");
+	assert_int_equal(back, -1);
+	TH_OK(tessel_graph_set_recompute(g, 0, 3, 3, 2));
+	TH_OK(tessel_graph_block_recompute(&back, &saves, &cost, g, 0));
+	assert_int_equal(back, 3);
+	assert_int_equal(saves, 3);
+	assert_int_equal(cost, 2);
+	TH_OK(tessel_graph_set_offload(g, 0, 3, 4, 5));
+	TH_OK(tessel_graph_block_offload(&back, NULL, &cost, g, 0));
+	assert_int_equal(cost, 5);
+	/* errors: the block itself, other devices, ranges, unknown ids */
+	th_expect_error(tessel_graph_set_recompute(g, 0, 0, 1, 1),
+			TESSEL_EINVAL, "its own backward");
+	th_expect_error(tessel_graph_set_recompute(g, 0, 2, 1, 1),
+			TESSEL_EINVAL, "same devices");
+	th_expect_error(tessel_graph_set_recompute(g, 0, 3, 5, 1),
+			TESSEL_ERANGE, "saves must be 1 .. its memory 4");
+	th_expect_error(tessel_graph_set_recompute(g, 0, 3, 0, 1),
+			TESSEL_ERANGE, "saves");
+	th_expect_error(tessel_graph_set_recompute(g, 0, 3, 1, -1),
+			TESSEL_ERANGE, "extra");
+	th_expect_error(tessel_graph_set_offload(g, 0, 3, 1, 0),
+			TESSEL_ERANGE, "transfer");
+	th_expect_error(tessel_graph_set_offload(g, 9, 3, 1, 1),
+			TESSEL_ENOTFOUND, "out of range");
+	th_expect_error(tessel_graph_set_offload(g, 0, 9, 1, 1),
+			TESSEL_ENOTFOUND, "out of range");
+	th_expect_error(tessel_graph_set_offload(NULL, 0, 3, 1, 1),
+			TESSEL_EINVAL, "NULL");
+	/* a backward that does not depend on the block: caught by validate */
+	tessel_graph *h = NULL;
+	int a = -1, b = -1, dev = 0;
+	TH_OK(tessel_graph_new(&h, 1));
+	TH_OK(tessel_graph_add_block(&a, h, "x", TESSEL_KIND_FORWARD, 1, 2));
+	TH_OK(tessel_graph_add_block(&b, h, "y", TESSEL_KIND_BACKWARD, 1, -2));
+	TH_OK(tessel_graph_place(h, a, &dev, 1));
+	TH_OK(tessel_graph_place(h, b, &dev, 1));
+	TH_OK(tessel_graph_set_recompute(h, a, b, 1, 1));
+	th_expect_error(tessel_graph_validate(h), TESSEL_EINVAL,
+			"does not depend on it");
+	TH_OK(tessel_graph_add_dep(h, a, b));
+	TH_OK(tessel_graph_validate(h));
+	/* removal */
+	TH_OK(tessel_graph_set_recompute(h, a, -1, 0, 0));
+	th_expect_error(tessel_graph_block_recompute(NULL, NULL, NULL, h, a),
+			TESSEL_ENOTFOUND, "declares no");
+	assert_string_equal(tessel_choice_name(TESSEL_CHOICE_OFFLOAD), "offload");
+	assert_string_equal(tessel_choice_name((tessel_choice)7), "?");
+	tessel_graph_free(h);
+	tessel_graph_free(g);
+}
+
+/* One device, f0 (0..2) then b0; micro-batch 1 after it. */
+static tessel_schedule *one_device(tessel_graph **gp, int64_t limit)
+{
+	*gp = pipeline(1, limit, 1, 1);
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, *gp, 2));
+	return s;
+}
+
+static void test_validate_recompute(void **state)
+{
+	(void)state;
+	tessel_graph *g;
+	tessel_schedule *s = one_device(&g, 5);
+	/* f0 f1 b0 b1: both activations live at once (8 > 5) */
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 0, 1, 2));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 4));
+	TH_OK(tessel_schedule_set_step(s, 1, 1, 8));
+	th_expect_error(tessel_schedule_validate(s), TESSEL_EVIOLATION,
+			"memory over the limit on device 0: 8");
+	/* micro-batch 1 recomputes: 4 + 1 kept; its backward runs 6 steps */
+	TH_OK(tessel_schedule_set_choice(s, 0, 1, TESSEL_CHOICE_RECOMPUTE, 0, 0));
+	TH_OK(tessel_schedule_validate(s));
+	int64_t peak = 0;
+	TH_OK(tessel_schedule_peak_memory(&peak, s, 0));
+	assert_int_equal(peak, 5);
+	assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN), 14);
+	/* the longer backward: a block right after its old end overlaps */
+	tessel_schedule *t = NULL;
+	TH_OK(tessel_schedule_new(&t, g, 2));
+	TH_OK(tessel_schedule_set_step(t, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(t, 1, 0, 2));
+	TH_OK(tessel_schedule_set_step(t, 0, 1, 6));
+	TH_OK(tessel_schedule_set_step(t, 1, 1, 8));
+	TH_OK(tessel_schedule_validate(t));
+	TH_OK(tessel_schedule_set_choice(t, 0, 0, TESSEL_CHOICE_RECOMPUTE, 0, 0));
+	th_expect_error(tessel_schedule_validate(t), TESSEL_EVIOLATION,
+			"runs two blocks at once");
+	TH_OK(tessel_schedule_set_choice(t, 0, 0, TESSEL_CHOICE_KEEP, 0, 0));
+	TH_OK(tessel_schedule_validate(t));
+	/* errors of set_choice */
+	th_expect_error(tessel_schedule_set_choice(t, 1, 0, TESSEL_CHOICE_RECOMPUTE, 0, 0),
+			TESSEL_EINVAL, "declares no recompute");
+	th_expect_error(tessel_schedule_set_choice(t, 0, 0, (tessel_choice)5, 0, 0),
+			TESSEL_EINVAL, "unknown choice");
+	th_expect_error(tessel_schedule_set_choice(t, 0, 2, TESSEL_CHOICE_KEEP, 0, 0),
+			TESSEL_ENOTFOUND, "micro-batch");
+	th_expect_error(tessel_schedule_set_choice(t, 0, 0, TESSEL_CHOICE_OFFLOAD, -1, 3),
+			TESSEL_ERANGE, "out of range");
+	tessel_schedule_free(t);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+static void test_validate_offload(void **state)
+{
+	(void)state;
+	tessel_graph *g;
+	tessel_schedule *s = one_device(&g, 4);
+	/* f0 0..2, offload 2..4, f1 4..6, b1 6..10, reload 8..10, b0 10..14:
+	 * at most one activation on the device */
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 0, 1, 4));
+	TH_OK(tessel_schedule_set_step(s, 1, 1, 6));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 10));
+	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 2, 8));
+	TH_OK(tessel_schedule_validate(s));
+	const tessel_entry *e = NULL;
+	tessel_iter *it = NULL;
+	TH_OK(tessel_iter_new(&it, s, 0));
+	TH_OK(tessel_iter_next(&e, it));
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_CHOICE), TESSEL_CHOICE_OFFLOAD);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_OFFLOAD_START), 2);
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_RELOAD_START), 8);
+	TH_OK(tessel_iter_next(&e, it));
+	assert_int_equal(th_entry(e, TESSEL_ENTRY_OFFLOAD_START), -1);
+	tessel_iter_free(it);
+	/* the offload ends at 4 as f1 starts: freed first */
+	int64_t peak = 0;
+	TH_OK(tessel_schedule_peak_memory(&peak, s, 0));
+	assert_int_equal(peak, 4);
+	/* broken copies */
+	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 1, 8));
+	th_expect_error(tessel_schedule_validate(s), TESSEL_EVIOLATION,
+			"offload starts before the block finishes");
+	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 2, 3));
+	th_expect_error(tessel_schedule_validate(s), TESSEL_EVIOLATION,
+			"reload starts before the offload ends");
+	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 2, 9));
+	th_expect_error(tessel_schedule_validate(s), TESSEL_EVIOLATION,
+			"reload ends after its backward starts");
+	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 3, 8));
+	th_expect_error(tessel_schedule_validate(s), TESSEL_EVIOLATION,
+			"memory over the limit on device 0: 8");
+	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 2, 8));
+	TH_OK(tessel_schedule_validate(s));
+	/* the JSON keeps the choices and copies */
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_json(&text, s));
+	assert_non_null(strstr(text, "\"choice\": \"offload\", \"offload\": 2, \"reload\": 8"));
+	tessel_schedule *r = NULL;
+	TH_OK(tessel_schedule_from_json(&r, text, strlen(text)));
+	TH_OK(tessel_schedule_validate(r));
+	char *again = NULL;
+	TH_OK(tessel_schedule_to_json(&again, r));
+	assert_string_equal(text, again);
+	/* an undeclared choice in the JSON */
+	char *bad = th_replace_first(text, "\"choice\": \"offload\", \"offload\": 2, \"reload\": 8",
+				     "\"choice\": \"sideways\"");
+	tessel_schedule *none = NULL;
+	th_expect_error(tessel_schedule_from_json(&none, bad, strlen(bad)),
+			TESSEL_EPARSE, "\"choice\" must be");
+	free(bad);
+	tessel_free(again);
+	tessel_free(text);
+	tessel_schedule_free(r);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+/* Two offloads: copies one at a time on the channel. */
+static void test_validate_channel(void **state)
+{
+	(void)state;
+	tessel_graph *g;
+	tessel_schedule *s = one_device(&g, 8);
+	/* f0 0..2, f1 2..4, b1 8..12, b0 12..16; copies 2..4, 4..6, 6..8,
+	 * 10..12 */
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 0, 1, 2));
+	TH_OK(tessel_schedule_set_step(s, 1, 1, 8));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 12));
+	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 2, 10));
+	TH_OK(tessel_schedule_set_choice(s, 0, 1, TESSEL_CHOICE_OFFLOAD, 4, 6));
+	TH_OK(tessel_schedule_validate(s));
+	assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN), 16);
+	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 2, 7));
+	th_expect_error(tessel_schedule_validate(s), TESSEL_EVIOLATION,
+			"overlaps another copy on the device's copy channel");
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+static void test_placement_json(void **state)
+{
+	(void)state;
+	tessel_graph *g = pipeline(2, 6, 1, 1), *h = NULL;
+	char *text = NULL, *again = NULL;
+	TH_OK(tessel_graph_to_json(&text, g));
+	assert_non_null(strstr(text, "\"recompute\""));
+	assert_non_null(strstr(text, "\"transfer\": 2"));
+	TH_OK(tessel_graph_from_json(&h, text, strlen(text)));
+	TH_OK(tessel_graph_to_json(&again, h));
+	assert_string_equal(text, again);
+	int back = 0, saves = 0, extra = 0;
+	TH_OK(tessel_graph_block_recompute(&back, &saves, &extra, h, 1));
+	assert_int_equal(back, 2);
+	assert_int_equal(saves, 3);
+	assert_int_equal(extra, 2);
+	tessel_graph_free(h);
+	char *bad = th_replace_first(text, "\"backward\": \"b1\"",
+				     "\"backward\": \"nowhere\"");
+	th_expect_error(tessel_graph_from_json(&h, bad, strlen(bad)),
+			TESSEL_ENOTFOUND, "unknown block \"nowhere\"");
+	free(bad);
+	bad = th_replace_first(text, "\"saves\": 3", "\"saves\": 9");
+	th_expect_error(tessel_graph_from_json(&h, bad, strlen(bad)),
+			TESSEL_ERANGE, "saves");
+	free(bad);
+	tessel_free(again);
+	tessel_free(text);
+	tessel_graph_free(g);
+}
+
+static int64_t count_choice(const tessel_schedule *s, int choice)
+{
+	tessel_iter *it = NULL;
+	const tessel_entry *e = NULL;
+	int64_t n = 0;
+	TH_OK(tessel_iter_new(&it, s, TESSEL_ALL_DEVICES));
+	while (tessel_iter_next(&e, it) == TESSEL_OK)
+		n += th_entry(e, TESSEL_ENTRY_CHOICE) == choice;
+	tessel_iter_free(it);
+	return n;
+}
+
+static tessel_schedule *search(const tessel_graph *g, int64_t alternatives)
+{
+	tessel_options *o = th_options(16);
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, alternatives));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_search(&s, g, o));
+	tessel_options_free(o);
+	TH_OK(tessel_schedule_validate(s));
+	return s;
+}
+
+/* Below the memory 1F1B needs (16 on device 0 for 4 devices), the
+ * recompute alternative gives a shorter schedule than waiting; with
+ * plenty of memory nothing is recomputed. */
+static void test_search_recompute(void **state)
+{
+	(void)state;
+	tessel_graph *g = pipeline(4, 6, 1, 0);
+	tessel_schedule *with = search(g, 1), *without = search(g, 0);
+	int64_t a = th_sched(with, TESSEL_SCHED_MAKESPAN);
+	int64_t b = th_sched(without, TESSEL_SCHED_MAKESPAN);
+	assert_true(a < b);
+	assert_true(count_choice(with, TESSEL_CHOICE_RECOMPUTE) > 0);
+	/* and not every instance: the warm-up keeps what fits */
+	assert_true(count_choice(with, TESSEL_CHOICE_KEEP) > 64);
+	assert_int_equal(count_choice(without, TESSEL_CHOICE_RECOMPUTE), 0);
+	assert_true(th_sched(with, TESSEL_SCHED_LOWER_BOUND) <= a);
+	tessel_schedule_free(with);
+	tessel_schedule_free(without);
+	tessel_graph_free(g);
+	g = pipeline(4, -1, 1, 1);
+	with = search(g, 1);
+	assert_int_equal(count_choice(with, TESSEL_CHOICE_KEEP), 128);
+	assert_int_equal(th_sched(with, TESSEL_SCHED_MAKESPAN),
+			 th_sched(with, TESSEL_SCHED_LOWER_BOUND));
+	tessel_schedule_free(with);
+	tessel_graph_free(g);
+}
+
+/* With both declared, some recomputes become offloads (the copy channel
+ * is idle), and the result is no longer than with recompute alone. */
+static void test_search_offload(void **state)
+{
+	(void)state;
+	tessel_graph *g = pipeline(4, 8, 1, 1), *r = pipeline(4, 8, 1, 0);
+	tessel_schedule *both = search(g, 1), *rc = search(r, 1);
+	assert_true(count_choice(both, TESSEL_CHOICE_OFFLOAD) > 0);
+	assert_true(th_sched(both, TESSEL_SCHED_MAKESPAN) <=
+		    th_sched(rc, TESSEL_SCHED_MAKESPAN));
+	tessel_schedule_free(both);
+	tessel_schedule_free(rc);
+	tessel_graph_free(g);
+	tessel_graph_free(r);
+}
+
+/* A limit below one micro-batch's need without the alternatives passes
+ * validation with them, and only a search with them finds a schedule. */
+static void test_limit_below_need(void **state)
+{
+	(void)state;
+	tessel_graph *g = pipeline(2, 3, 1, 0);
+	TH_OK(tessel_graph_validate(g));
+	tessel_schedule *s = search(g, 1);
+	assert_int_equal(count_choice(s, TESSEL_CHOICE_KEEP), 32);
+	tessel_schedule_free(s);
+	tessel_options *o = th_options(16);
+	TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 0));
+	th_expect_error(tessel_search(&s, g, o), TESSEL_EINFEASIBLE, "");
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_declare),
+		cmocka_unit_test(test_validate_recompute),
+		cmocka_unit_test(test_validate_offload),
+		cmocka_unit_test(test_validate_channel),
+		cmocka_unit_test(test_placement_json),
+		cmocka_unit_test(test_search_recompute),
+		cmocka_unit_test(test_search_offload),
+		cmocka_unit_test(test_limit_below_need),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
