@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "error.h"
 #include "graph.h"
 #include "graph_alt.h"
@@ -78,6 +79,7 @@ static int declares(const tsl_block *f)
 typedef struct alt_rank {
 	int gid;
 	int64_t cost, saves;
+	int64_t life;   /* steps from the block's head to its backward's */
 } alt_rank;
 
 static int rank_cmp(const void *pa, const void *pb)
@@ -86,19 +88,25 @@ static int rank_cmp(const void *pa, const void *pb)
 	int64_t lhs = a->cost * b->saves, rhs = b->cost * a->saves;
 	if (lhs != rhs)
 		return lhs < rhs ? -1 : 1;
+	if (a->life != b->life)
+		return a->life > b->life ? -1 : 1;
 	return (a->gid > b->gid) - (a->gid < b->gid);
 }
 
 /* The blocks with alternatives into *out (count *n), cheapest relief
- * first (ties: the lower block id). */
+ * first; ties: the activation that lives longest (from the block's head
+ * to its backward's: in a pipeline more micro-batches hold it at once),
+ * then the lower block id. */
 static int plans_rank(int **out, int *n, const tessel_graph *g)
 {
 	int *v = tsl_calloc((size_t)g->nblocks + 1, sizeof *v);
 	alt_rank *r = tsl_calloc((size_t)g->nblocks + 1, sizeof *r);
-	if (!v || !r) {
+	tsl_bounds bnd;
+	int rc = v && r ? tsl_bounds_compute(&bnd, g) : tsl_error_nomem();
+	if (rc) {
 		tsl_free(v);
 		tsl_free(r);
-		return tsl_error_nomem();
+		return rc;
 	}
 	*n = 0;
 	for (int i = 0; i < g->nblocks; i++) {
@@ -106,10 +114,13 @@ static int plans_rank(int **out, int *n, const tessel_graph *g)
 		if (!declares(f))
 			continue;
 		int c = relief_of(f);
+		int back = tsl_choice_backward(f, c);
 		r[*n] = (alt_rank){i, c == TESSEL_CHOICE_RECOMPUTE ? f->rc_extra : 0,
-				   tsl_choice_saves(f, c)};
+				   tsl_choice_saves(f, c),
+				   bnd.head[back] - bnd.head[i]};
 		(*n)++;
 	}
+	tsl_bounds_release(&bnd);
 	qsort(r, (size_t)*n, sizeof *r, rank_cmp);
 	for (int i = 0; i < *n; i++)
 		v[i] = r[i].gid;
