@@ -475,4 +475,40 @@ run explore
 expect_status 2
 pass "explore"
 
+# ------------------------------------------------- recompute and offload
+# vshape on 8 devices at memory 4 (half its 1F1B budget): recompute chosen
+# per micro-batch beats keeping everything and recomputing everything
+makespan() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nsteps"])' "$1"; }
+run search -p vshape -d 8 -m 4 -n 16 --fast -q --alternatives off --recompute --format json -o "$TMP/off.json"
+expect_status 0
+run search -p vshape -d 8 -m 4 -n 16 --fast -q --recompute --format json -o "$TMP/chosen.json"
+expect_status 0
+run search -p vshape -d 8 -m 4 -n 16 --fast -q --recompute --alternatives always --format json -o "$TMP/always.json"
+expect_status 0
+off=$(makespan "$TMP/off.json"); chosen=$(makespan "$TMP/chosen.json"); always=$(makespan "$TMP/always.json")
+[ "$chosen" -lt "$off" ] && [ "$chosen" -lt "$always" ] ||
+	fail "recompute chosen ($chosen) not shorter than off ($off) and always ($always)"
+grep -q '"choice": "recompute"' "$TMP/chosen.json" || fail "no recompute chosen"
+grep -q '"choice"' "$TMP/off.json" && fail "--alternatives off chose an alternative"
+run validate "$TMP/chosen.json"
+expect_status 0
+expect_stdout_has '^activations: [1-9][0-9]* recomputed, 0 offloaded'
+# a limit below one micro-batch's need: only with the alternatives
+run search -p vshape -d 4 -m 0 -n 4 --fast -q --recompute
+expect_status 0
+run search -p vshape -d 4 -m 0 -n 4 --fast -q
+expect_refused 1
+run search -p vshape -d 4 -m 2 --recompute --format torch
+expect_refused 2
+expect_stderr_has 'add --alternatives off'
+run search -p vshape -d 4 -m 2 --recompute --alternatives off --format torch -q
+expect_status 0
+run search -p vshape --alternatives sometimes
+expect_refused 2
+run search -p vshape --offload 0
+expect_refused 2
+run search -p vshape -d 4 -m 3 -n 8 --fast -q --recompute --offload 1 --format text
+expect_grid
+pass "recompute and offload"
+
 echo "all cli tests passed"

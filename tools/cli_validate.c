@@ -92,6 +92,26 @@ static int64_t lower_bound(const tessel_schedule *s, int64_t nmicros)
 	return lb;
 }
 
+/* "activations: R recomputed, O offloaded" when some entry does not keep
+ * its activation. */
+static void print_choices(const tessel_schedule *s)
+{
+	tessel_iter *it = NULL;
+	const tessel_entry *e = NULL;
+	int64_t count[3] = {0, 0, 0}, c = 0;
+	if (tessel_iter_new(&it, s, TESSEL_ALL_DEVICES))
+		return;
+	while (tessel_iter_next(&e, it) == TESSEL_OK)
+		if (tessel_entry_get(&c, e, TESSEL_ENTRY_CHOICE) == TESSEL_OK &&
+		    c >= 0 && c < 3)
+			count[c]++;
+	tessel_iter_free(it);
+	if (count[TESSEL_CHOICE_RECOMPUTE] || count[TESSEL_CHOICE_OFFLOAD])
+		printf("activations: %" PRId64 " recomputed, %" PRId64
+		       " offloaded\n", count[TESSEL_CHOICE_RECOMPUTE],
+		       count[TESSEL_CHOICE_OFFLOAD]);
+}
+
 static void print_summary(const tessel_schedule *s)
 {
 	int64_t nmicros = figure(s, TESSEL_SCHED_NMICROS);
@@ -108,6 +128,7 @@ static void print_summary(const tessel_schedule *s)
 		printf(", period %" PRId64, period);
 	printf(", %" PRId64 " devices, %" PRId64 " blocks per micro-batch\n",
 	       figure(s, TESSEL_SCHED_NDEVICES), figure(s, TESSEL_SCHED_NBLOCKS));
+	print_choices(s);
 }
 
 /* A schedule of the reference implementation for the placement in
