@@ -73,4 +73,14 @@ tessel_graph *th_chain(int ndevices, int n, const char *const names[],
  * scripts/check.sh for ThreadSanitizer): heavy loops shrink. */
 int th_under_checker(void);
 
+/* The schedule of recompute and offload of the export tests: f0 (device 0,
+ * span 2, memory 4) -> f1 (device 1, span 2) -> b1 (device 1, span 4) ->
+ * b0 (device 0, span 4), two micro-batches: f0 at 0 and 2, f1 at 2 and 4,
+ * b1 at 6 and 12, b0 at 12 and 16. f1 declares a recompute into b1
+ * (saves 3, extra 2), f0 an offload before b0 (saves 4, copies of 2
+ * steps). With `recompute`, micro-batch 0 recomputes f1 (b1 runs 6 .. 11);
+ * with `offload` both offload f0 (offloads at 2 and 4, reloads at 10 and
+ * 14). A step of 0.5 ms when `timed`. Validated; new (free it). */
+tessel_schedule *th_alt_schedule(int recompute, int offload, int timed);
+
 #endif

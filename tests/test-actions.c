@@ -535,33 +535,7 @@ static void test_latency(void **state)
 static void test_alternatives(void **state)
 {
 	(void)state;
-	tessel_graph *g = NULL;
-	static const char *const names[4] = {"f0", "f1", "b1", "b0"};
-	static const int dev[4] = {0, 1, 1, 0}, span[4] = {2, 2, 4, 4},
-			 mem[4] = {4, 4, -4, -4};
-	static const int64_t at[2][4] = {{0, 2, 6, 12}, {2, 4, 12, 16}};
-	TH_OK(tessel_graph_new(&g, 2));
-	for (int i = 0; i < 4; i++) {
-		TH_OK(tessel_graph_add_block(NULL, g, names[i],
-					     i < 2 ? TESSEL_KIND_FORWARD
-						   : TESSEL_KIND_BACKWARD,
-					     span[i], mem[i]));
-		TH_OK(tessel_graph_place(g, i, &dev[i], 1));
-		if (i > 0)
-			TH_OK(tessel_graph_add_dep(g, i - 1, i));
-	}
-	TH_OK(tessel_graph_set_offload(g, 0, 3, 4, 2));
-	TH_OK(tessel_graph_set_recompute(g, 1, 2, 3, 2));
-	tessel_schedule *s = NULL;
-	TH_OK(tessel_schedule_new(&s, g, 2));
-	tessel_graph_free(g);
-	for (int m = 0; m < 2; m++)
-		for (int b = 0; b < 4; b++)
-			TH_OK(tessel_schedule_set_step(s, b, m, at[m][b]));
-	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 2, 10));
-	TH_OK(tessel_schedule_set_choice(s, 0, 1, TESSEL_CHOICE_OFFLOAD, 4, 14));
-	TH_OK(tessel_schedule_set_choice(s, 1, 0, TESSEL_CHOICE_RECOMPUTE, 0, 0));
-	TH_OK(tessel_schedule_validate(s));
+	tessel_schedule *s = th_alt_schedule(1, 1, 0);
 	check_streams(s);
 
 	enum { C = TESSEL_ACTION_COMPUTE, S = TESSEL_ACTION_SEND,

@@ -1329,55 +1329,6 @@ static void test_streamed_write(void **state)
 /* Memory-time alternatives                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* f0 (device 0, span 2, memory 4) -> f1 (device 1, span 2) -> b1 (device
- * 1, span 4) -> b0 (device 0, span 4), two micro-batches; f0 may offload
- * (saves 4, transfer 2) before b0, f1 may recompute (saves 3, extra 2) in
- * b1. Micro-batch 0 recomputes f1 (b1 mb0 runs 6 steps, 6 .. 11) and both
- * offload f0: offloads at 2 and 4, reloads at 10 and 14, each before its
- * b0 (12, 16). With `recompute` 0 (`offload` 0) no entry recomputes (is
- * offloaded). A step of 0.5 ms when `timed`. */
-static tessel_schedule *alt_schedule(int recompute, int offload, int timed)
-{
-	tessel_graph *g = NULL;
-	static const char *const names[4] = {"f0", "f1", "b1", "b0"};
-	static const int dev[4] = {0, 1, 1, 0}, span[4] = {2, 2, 4, 4},
-			 mem[4] = {4, 4, -4, -4};
-	static const int64_t at[2][4] = {{0, 2, 6, 12}, {2, 4, 12, 16}};
-	TH_OK(tessel_graph_new(&g, 2));
-	for (int i = 0; i < 4; i++) {
-		TH_OK(tessel_graph_add_block(NULL, g, names[i],
-					     i < 2 ? TESSEL_KIND_FORWARD
-						   : TESSEL_KIND_BACKWARD,
-					     span[i], mem[i]));
-		TH_OK(tessel_graph_place(g, i, &dev[i], 1));
-		if (i > 0)
-			TH_OK(tessel_graph_add_dep(g, i - 1, i));
-	}
-	TH_OK(tessel_graph_set_offload(g, 0, 3, 4, 2));
-	TH_OK(tessel_graph_set_recompute(g, 1, 2, 3, 2));
-	if (timed) {
-		TH_OK(tessel_graph_set_step(g, 0.5));
-		TH_OK(tessel_graph_set_unit(g, "ms"));
-	}
-	tessel_schedule *s = NULL;
-	TH_OK(tessel_schedule_new(&s, g, 2));
-	tessel_graph_free(g);
-	for (int m = 0; m < 2; m++)
-		for (int b = 0; b < 4; b++)
-			TH_OK(tessel_schedule_set_step(s, b, m, at[m][b]));
-	if (offload) {
-		TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD,
-						 2, 10));
-		TH_OK(tessel_schedule_set_choice(s, 0, 1, TESSEL_CHOICE_OFFLOAD,
-						 4, 14));
-	}
-	if (recompute)
-		TH_OK(tessel_schedule_set_choice(s, 1, 0, TESSEL_CHOICE_RECOMPUTE,
-						 0, 0));
-	TH_OK(tessel_schedule_validate(s));
-	return s;
-}
-
 /* Whether `line` is a whole line of text. */
 static int has_line(const char *text, const char *line)
 {
@@ -1393,7 +1344,7 @@ static int has_line(const char *text, const char *line)
 static void test_alternatives_text(void **state)
 {
 	(void)state;
-	tessel_schedule *s = alt_schedule(1, 1, 1);
+	tessel_schedule *s = th_alt_schedule(1, 1, 1);
 	char *text = NULL;
 	TH_OK(tessel_schedule_to_text(&text, s));
 	assert_true(has_line(text, "dev 0:      f0 f1 -- -- -- -- b0-b0 b1-b1"));
@@ -1409,7 +1360,7 @@ static void test_alternatives_text(void **state)
 	tessel_schedule_free(s);
 
 	/* recompute alone: no copy rows; the longer span still shows */
-	s = alt_schedule(1, 0, 0);
+	s = th_alt_schedule(1, 0, 0);
 	TH_OK(tessel_schedule_to_text(&text, s));
 	assert_true(has_line(text, "dev 1: -- f0 f1 B0-B0-B0 b1-b1 -- --"));
 	assert_null(strstr(text, "copy"));
@@ -1418,7 +1369,7 @@ static void test_alternatives_text(void **state)
 	tessel_schedule_free(s);
 
 	/* every activation kept: the grid as before */
-	s = alt_schedule(0, 0, 0);
+	s = th_alt_schedule(0, 0, 0);
 	TH_OK(tessel_schedule_to_text(&text, s));
 	assert_true(has_line(text, "dev 1: -- f0 f1 b0-b0 -- b1-b1 -- --"));
 	assert_null(strstr(text, "activations"));
@@ -1432,7 +1383,7 @@ static void test_alternatives_text(void **state)
 static void test_alternatives_trace(void **state)
 {
 	(void)state;
-	tessel_schedule *s = alt_schedule(1, 1, 0);
+	tessel_schedule *s = th_alt_schedule(1, 1, 0);
 	char *text = NULL;
 	TH_OK(tessel_schedule_to_trace_json(&text, s, 1.0));
 	assert_non_null(strstr(text,
@@ -1468,7 +1419,7 @@ static void test_alternatives_trace(void **state)
 static void test_alternatives_svg(void **state)
 {
 	(void)state;
-	tessel_schedule *s = alt_schedule(1, 1, 0);
+	tessel_schedule *s = th_alt_schedule(1, 1, 0);
 	char *text = NULL;
 	TH_OK(tessel_schedule_to_svg(&text, s));
 	/* 24 px per step: b1 mb0 is 6 steps, b1 mb1 4 */
@@ -1513,7 +1464,7 @@ static void test_alternatives_torch(void **state)
 {
 	(void)state;
 	char *text = (char *)"untouched";
-	tessel_schedule *s = alt_schedule(1, 1, 0);
+	tessel_schedule *s = th_alt_schedule(1, 1, 0);
 	for (int comms = 0; comms < 2; comms++) {
 		th_expect_error(tessel_schedule_to_torch_csv(&text, s, comms),
 				TESSEL_EINVAL,
@@ -1529,7 +1480,7 @@ static void test_alternatives_torch(void **state)
 	assert_int_equal(none.pieces, 0);
 	tessel_schedule_free(s);
 	/* a graph that declares alternatives passes the graph's check */
-	s = alt_schedule(1, 0, 0);
+	s = th_alt_schedule(1, 0, 0);
 	const tessel_graph *g = graph_of(s);
 	TH_OK(tessel_graph_check_torch(g, 1));
 	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 1), TESSEL_EINVAL,
@@ -1547,7 +1498,7 @@ static void test_alternatives_torch(void **state)
 static void test_alternatives_streamed(void **state)
 {
 	(void)state;
-	tessel_schedule *s = alt_schedule(1, 1, 1);
+	tessel_schedule *s = th_alt_schedule(1, 1, 1);
 	static const tessel_format formats[] = {
 		TESSEL_FORMAT_TEXT, TESSEL_FORMAT_ACTIONS, TESSEL_FORMAT_TRACE,
 		TESSEL_FORMAT_SVG};

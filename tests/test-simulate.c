@@ -569,52 +569,6 @@ static void test_reference_inputs(void **state)
 	tessel_graph_free(g);
 }
 
-/* f0 (device 0, span 2, memory 4) -> f1 (device 1, span 2) -> b1 (device
- * 1, span 4) -> b0 (device 0, span 4), two micro-batches: f0 at 0 and 2,
- * f1 at 2 and 4, b1 at 6 and 12, b0 at 12 and 16. With `recompute`,
- * micro-batch 0 recomputes f1 in b1 (saves 3, 2 steps more: 6 .. 11);
- * with `offload` both offload f0 (saves 4, copies of 2 steps: offloads
- * at 2 and 4, reloads at 10 and 14). A step of 0.5 ms when `timed`. */
-static tessel_schedule *alt_schedule(int recompute, int offload, int timed)
-{
-	tessel_graph *g = NULL;
-	static const char *const names[4] = { "f0", "f1", "b1", "b0" };
-	static const int dev[4] = { 0, 1, 1, 0 }, span[4] = { 2, 2, 4, 4 },
-			 mem[4] = { 4, 4, -4, -4 };
-	static const int64_t at[2][4] = { { 0, 2, 6, 12 }, { 2, 4, 12, 16 } };
-
-	TH_OK(tessel_graph_new(&g, 2));
-	for (int i = 0; i < 4; i++) {
-		TH_OK(tessel_graph_add_block(NULL, g, names[i],
-					     i < 2 ? TESSEL_KIND_FORWARD
-						   : TESSEL_KIND_BACKWARD,
-					     span[i], mem[i]));
-		TH_OK(tessel_graph_place(g, i, &dev[i], 1));
-		if (i > 0)
-			TH_OK(tessel_graph_add_dep(g, i - 1, i));
-	}
-	TH_OK(tessel_graph_set_offload(g, 0, 3, 4, 2));
-	TH_OK(tessel_graph_set_recompute(g, 1, 2, 3, 2));
-	if (timed) {
-		TH_OK(tessel_graph_set_step(g, 0.5));
-		TH_OK(tessel_graph_set_unit(g, "ms"));
-	}
-	tessel_schedule *s = NULL;
-	TH_OK(tessel_schedule_new(&s, g, 2));
-	tessel_graph_free(g);
-	for (int m = 0; m < 2; m++)
-		for (int b = 0; b < 4; b++)
-			TH_OK(tessel_schedule_set_step(s, b, m, at[m][b]));
-	for (int m = 0; m < 2 && offload; m++)
-		TH_OK(tessel_schedule_set_choice(s, 0, m, TESSEL_CHOICE_OFFLOAD,
-						 2 + 2 * m, 10 + 4 * m));
-	if (recompute)
-		TH_OK(tessel_schedule_set_choice(s, 1, 0, TESSEL_CHOICE_RECOMPUTE,
-						 0, 0));
-	TH_OK(tessel_schedule_validate(s));
-	return s;
-}
-
 /* The replay of recomputes and offloads: the backward runs its extra
  * steps longer (in the placement's unit), the copies run one at a time
  * on their device's channel, the backward waits for its reload; the
@@ -623,7 +577,7 @@ static void test_alternatives(void **state)
 {
 	(void)state;
 	tessel_simulation *sim = NULL;
-	tessel_schedule *s = alt_schedule(1, 1, 0);
+	tessel_schedule *s = th_alt_schedule(1, 1, 0);
 	TH_OK(tessel_simulate(&sim, s, NULL, 0, 0, 0, 0));
 	/* the spans: the schedule itself (its makespan 20, the longer b1) */
 	assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN), 20);
@@ -658,11 +612,11 @@ static void test_alternatives(void **state)
 	tessel_schedule_free(s);
 
 	/* without the offloads b0 mb0 starts when b1 mb0 ends: 6-10, 10-14 */
-	s = alt_schedule(1, 0, 0);
+	s = th_alt_schedule(1, 0, 0);
 	assert_true(sim_makespan(s, dur, 4, 0, 0, 0) == 14);
 	tessel_schedule_free(s);
 	/* nor the recompute: b1 mb0 2 steps shorter, f1 mb0 keeps all 4 */
-	s = alt_schedule(0, 0, 0);
+	s = th_alt_schedule(0, 0, 0);
 	TH_OK(tessel_simulate(&sim, s, NULL, 0, 0, 0, 0));
 	assert_true(sim_get(sim, TESSEL_SIM_BUSY, 1) == 12);
 	assert_true(sim_get(sim, TESSEL_SIM_PEAK_MEMORY, 1) == 8);
@@ -670,7 +624,7 @@ static void test_alternatives(void **state)
 	tessel_schedule_free(s);
 
 	/* with a step: the extra steps and the copies times the step */
-	s = alt_schedule(1, 1, 1);
+	s = th_alt_schedule(1, 1, 1);
 	TH_OK(tessel_simulate(&sim, s, NULL, 0, 0, 0, 0));
 	assert_true(near(sim_get(sim, TESSEL_SIM_MAKESPAN, 0), 10));
 	assert_true(near(sim_get(sim, TESSEL_SIM_BUSY, 0), 6));
