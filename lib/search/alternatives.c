@@ -526,6 +526,7 @@ static int plan_schedule(tessel_schedule **out, const tessel_graph *g,
 /* ------------------------------------------------------------------------ */
 
 typedef struct alt_best {
+	int64_t start_us;  /* when the search began */
 	tessel_schedule *s;
 	int64_t makespan;
 	int64_t work;      /* of every plan's search */
@@ -541,9 +542,16 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 {
 	tessel_graph *d = NULL;
 	tessel_schedule *ds = NULL, *s = NULL;
-	/* the time limit in proportion to the plan's share of all plans' */
+	/* the time limit in proportion to the plan's share of all plans',
+	 * at most what is left of it */
 	int64_t limit = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
-	tsl_share share = {per_mille, limit ? (limit * per_mille + total - 1) / total : 0};
+	tsl_share share = {per_mille, 0};
+	if (limit) {
+		int64_t left = limit - (tsl_now_us() - best->start_us) / 1000;
+		share.time_limit_ms = (limit * per_mille + total - 1) / total;
+		if (share.time_limit_ms > left)
+			share.time_limit_ms = left > 1 ? left : 1;
+	}
 	int rc = plan_graph(&d, g, choice, 0);
 	if (!rc)
 		rc = tsl_search_plain(&ds, d, options, &share);
@@ -574,12 +582,21 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	return rc;
 }
 
+/* Whether the time limit has passed once a schedule is in hand (the
+ * plans after it are then not tried: the best so far is returned). */
+static int out_of_time(const alt_best *best, const tessel_options *options)
+{
+	int64_t limit = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
+	return best->s && limit &&
+	       tsl_now_us() - best->start_us >= limit * 1000;
+}
+
 static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 			       const tessel_options *options)
 {
 	int64_t t0 = tsl_now_us();
 	int *rank = NULL, na = 0;
-	alt_best best = {0};
+	alt_best best = {.start_us = t0};
 	int autob = !options ||
 		    options->value[TESSEL_OPT_WORK_LIMIT] == TESSEL_WORK_AUTO;
 	int64_t share[ALT_PLANS + 1], total = 0;
@@ -595,7 +612,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		rc = run_plan(&best, g, options, choice, share[0], total, 1);
 	int prev = 0;
 	for (int p = 1; p <= ALT_PLANS && !rc; p++) {
-		if (tsl_options_cancelled(options))
+		if (tsl_options_cancelled(options) || out_of_time(&best, options))
 			break;
 		int upto = (na * p + ALT_PLANS - 1) / ALT_PLANS;
 		if (upto == prev)
@@ -645,7 +662,7 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	if (mode == 1)
 		return search_alternatives(out, g, options);
 	/* 0: the all-keep plan; 2: every declared relief, always */
-	alt_best best = {0};
+	alt_best best = {.start_us = tsl_now_us()};
 	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
 	for (int i = 0; choice && mode == 2 && i < g->nblocks; i++)
 		if (declares(&g->blocks[i]))
