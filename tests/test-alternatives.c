@@ -364,6 +364,44 @@ static void test_limit_below_need(void **state)
 	tessel_graph_free(g);
 }
 
+/* Stops at the first better schedule; counts the calls after that. */
+static int stop_at_first(const tessel_progress *p, void *payload)
+{
+	int *calls = payload;
+	int64_t improved = 0;
+	TH_OK(tessel_progress_get(&improved, p, TESSEL_PROGRESS_IMPROVED));
+	if (calls[0])
+		calls[1]++;
+	calls[0] |= improved == 1;
+	return calls[0];
+}
+
+/* Anytime: a progress callback that stops the search at its first
+ * schedule gets it back, validated, and no call after it said stop; a
+ * cancel before the search starts gives TESSEL_ECANCELLED. */
+static void test_anytime(void **state)
+{
+	(void)state;
+	tessel_graph *g = pipeline(4, 4, 1, 1);
+	tessel_options *o = th_options(16);
+	int calls[2] = {0, 0};
+	TH_OK(tessel_options_set_progress_fn(o, stop_at_first, calls));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_search(&s, g, o));
+	TH_OK(tessel_schedule_validate(s));
+	assert_int_equal(calls[0], 1);
+	assert_int_equal(calls[1], 0);
+	tessel_schedule_free(s);
+	TH_OK(tessel_options_set_progress_fn(o, NULL, NULL));
+	/* cancelled before it starts: no schedule, as the plain search */
+	TH_OK(tessel_options_cancel(o));
+	th_expect_error(tessel_search(&s, g, o), TESSEL_ECANCELLED,
+			"cancelled before it found a schedule");
+	assert_null(s);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_search_recompute),
 		cmocka_unit_test(test_search_offload),
 		cmocka_unit_test(test_limit_below_need),
+		cmocka_unit_test(test_anytime),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -532,6 +532,7 @@ typedef struct alt_best {
 	int64_t work;      /* of every plan's search */
 	int64_t proof;
 	int failed_rc;     /* the first plan's error, when none succeeds */
+	int halted;        /* a progress callback asked to stop */
 } alt_best;
 
 /* Search the plan `choice` with `per_mille` of the budget and keep its
@@ -545,7 +546,7 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	/* the time limit in proportion to the plan's share of all plans',
 	 * at most what is left of it */
 	int64_t limit = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
-	tsl_share share = {per_mille, 0};
+	tsl_share share = {per_mille, 0, 0};
 	if (limit) {
 		int64_t left = limit - (tsl_now_us() - best->start_us) / 1000;
 		share.time_limit_ms = (limit * per_mille + total - 1) / total;
@@ -555,6 +556,7 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	int rc = plan_graph(&d, g, choice, 0);
 	if (!rc)
 		rc = tsl_search_plain(&ds, d, options, &share);
+	best->halted |= share.halted || rc == TESSEL_ECANCELLED;
 	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
 	    rc == TESSEL_ECANCELLED) {
 		if (!best->failed_rc)
@@ -580,6 +582,22 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	tessel_schedule_free(ds);
 	tessel_graph_free(d);
 	return rc;
+}
+
+/* The error when no plan gave a schedule: its first plan's reason. */
+static int no_schedule(const alt_best *best, const char *how)
+{
+	switch (best->failed_rc) {
+	case TESSEL_ECANCELLED:
+		return tsl_error(TESSEL_ECANCELLED,
+				 "the search was cancelled before it found a schedule");
+	case TESSEL_ETIMEOUT:
+		return tsl_error(TESSEL_ETIMEOUT,
+				 "time limit reached before a schedule was found");
+	default:
+		return tsl_error(TESSEL_EINFEASIBLE,
+				 "no schedule within the memory limits %s", how);
+	}
 }
 
 /* Whether the time limit has passed once a schedule is in hand (the
@@ -612,7 +630,8 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		rc = run_plan(&best, g, options, choice, share[0], total, 1);
 	int prev = 0;
 	for (int p = 1; p <= ALT_PLANS && !rc; p++) {
-		if (tsl_options_cancelled(options) || out_of_time(&best, options))
+		if (tsl_options_cancelled(options) || best.halted ||
+		    out_of_time(&best, options))
 			break;
 		int upto = (na * p + ALT_PLANS - 1) / ALT_PLANS;
 		if (upto == prev)
@@ -628,9 +647,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	tsl_free(rank);
 	tsl_free(choice);
 	if (!rc && !best.s)
-		rc = best.failed_rc ? tsl_error(best.failed_rc,
-						"no schedule within the memory limits, with or without the declared alternatives")
-				    : tsl_error(TESSEL_EINFEASIBLE, "no schedule found");
+		rc = no_schedule(&best, "with or without the declared alternatives");
 	int64_t lb = 0;
 	if (!rc)
 		rc = tessel_graph_lower_bound(&lb, g, best.s->nmicros);
@@ -671,8 +688,8 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 		    : tsl_error_nomem();
 	tsl_free(choice);
 	if (!rc && !best.s)
-		rc = tsl_error(best.failed_rc ? best.failed_rc : TESSEL_EINFEASIBLE,
-			       "no schedule within the memory limits without the declared alternatives");
+		rc = no_schedule(&best, mode == 2 ? "with every declared alternative taken"
+						  : "without the declared alternatives");
 	if (rc)
 		return rc;
 	*out = best.s;

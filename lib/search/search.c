@@ -1222,7 +1222,7 @@ static int try_heuristic_mode(tessel_schedule **s, const tessel_graph *g,
 }
 
 int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
-		     const tessel_options *options, const tsl_share *share)
+		     const tessel_options *options, tsl_share *share)
 {
 	TSL_CHECK_ARG(out, "tessel_search", "out");
 	*out = NULL;
@@ -1301,6 +1301,8 @@ int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 		progress.proven = s->period_optimal;
 		report(&progress, &o, 1); /* a stop asked for now changes nothing */
 	}
+	if (share)
+		share->halted = progress.halted;
 	*out = s;
 	return TSL_OK;
 }

@@ -12,11 +12,12 @@
 typedef struct tsl_share {
 	int64_t per_mille;
 	int64_t time_limit_ms;
+	int halted;       /* out: a progress callback asked the search to stop */
 } tsl_share;
 
 /* tessel_search of g ignoring any declared alternative, with share (NULL:
  * all) of the effort. */
 int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
-		     const tessel_options *options, const tsl_share *share);
+		     const tessel_options *options, tsl_share *share);
 
 #endif
