@@ -15,13 +15,15 @@
  *   plan_schedule   - the schedule of the placement with the plan's choices
  *                     per instance (an offload's copies on the channel, or
  *                     its recompute when they do not fit);
- *   relax           - per instance, in start order: any choice becomes
- *                     keep whenever the devices' memory allows; with
- *                     offloads declared, also keep then recompute to
- *                     offload, and offload then keep (memory and channels
- *                     allowing); in each every block then starts as early
- *                     as its dependencies, its device's order and its
- *                     reload allow (kept when it validates); the shortest;
+ *   relax           - per instance, any choice becomes keep whenever the
+ *                     devices' memory allows, in three orders (by start,
+ *                     the latest first, the instances whose backward has
+ *                     the least slack first); with offloads declared also
+ *                     keep then recompute to offload, and offload then
+ *                     keep (memory and channels allowing); in each every
+ *                     block then starts as early as its dependencies, its
+ *                     device's order and its reload allow (kept when it
+ *                     validates); the shortest;
  *   the shortest validated schedule wins (ties: the earlier plan).
  * The schedule's lower bound is the placement's with every alternative at
  * its cheapest memory and no extra time. Every effort is counted (work
@@ -378,13 +380,109 @@ static int retime_if_shorter(tessel_schedule **sp, const alt_inst *v)
 }
 
 /* Every choice of s (in the order of v) that may become keep does. */
-static int pass_keep(tessel_schedule *s, const alt_inst *v, int64_t *visits)
+static int pass_keep(tessel_schedule *s, const alt_inst *v, int64_t *visits,
+		     int backwards)
 {
 	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
 	int rc = TSL_OK;
-	for (size_t i = 0; i < n && !rc && *visits < ALT_RELAX_VISITS; i++)
+	for (size_t k = 0; k < n && !rc && *visits < ALT_RELAX_VISITS; k++) {
+		size_t i = backwards ? n - 1 - k : k;
 		if (tsl_entry_at(s, v[i].gid, v[i].mid)->choice != TESSEL_CHOICE_KEEP)
 			rc = try_keep(s, v[i].gid, v[i].mid, visits);
+	}
+	return rc;
+}
+
+/* Slack of every entry of s (by entry index): how much later it could
+ * start with its devices' order, its dependencies and the makespan kept
+ * (the copies aside), from v, the start order. */
+static int slacks(int64_t **out, const tessel_schedule *s, const alt_inst *v)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
+	int64_t *late = tsl_reallocarray(NULL, n + 1, sizeof *late);
+	int64_t *next = tsl_reallocarray(NULL, (size_t)g->ndevices + 1, sizeof *next);
+	tsl_succ x = {0};
+	int rc = late && next ? tsl_succ_build(&x, g) : tsl_error_nomem();
+	int64_t end = tsl_schedule_makespan(s);
+	for (int d = 0; !rc && d < g->ndevices; d++)
+		next[d] = INT64_MAX;
+	for (size_t k = n; !rc && k-- > 0;) {
+		const struct tessel_entry *e = tsl_entry_at(s, v[k].gid, v[k].mid);
+		const tsl_block *b = &g->blocks[e->gid];
+		int64_t span = tsl_entry_span(s, e), t = end - span;
+		for (int j = x.start[e->gid]; j < x.start[e->gid + 1]; j++) {
+			int c = x.block[j];
+			int64_t l = late[(size_t)e->mid * g->nblocks + c] -
+				    tsl_dep_latency(g, &g->blocks[c], x.dep[j]) - span;
+			if (l < t)
+				t = l;
+		}
+		for (int i = 0; i < b->ndevices; i++)
+			if (next[b->devices[i]] != INT64_MAX &&
+			    next[b->devices[i]] - span < t)
+				t = next[b->devices[i]] - span;
+		late[(size_t)e->mid * g->nblocks + e->gid] = t;
+		for (int i = 0; i < b->ndevices; i++)
+			next[b->devices[i]] = t;
+	}
+	for (size_t i = 0; !rc && i < n; i++)
+		late[i] -= s->entries[i].start;
+	tsl_succ_release(&x);
+	tsl_free(next);
+	if (rc) {
+		tsl_free(late);
+		return rc;
+	}
+	*out = late;
+	return TSL_OK;
+}
+
+typedef struct alt_crit {
+	int64_t slack;   /* of the backward the choice lengthens */
+	int64_t start;
+	int gid;
+	int64_t mid;
+} alt_crit;
+
+/* The least slack first, then the latest start, then block and
+ * micro-batch. */
+static int crit_cmp(const void *pa, const void *pb)
+{
+	const alt_crit *a = pa, *b = pb;
+	if (a->slack != b->slack)
+		return a->slack < b->slack ? -1 : 1;
+	if (a->start != b->start)
+		return a->start > b->start ? -1 : 1;
+	if (a->gid != b->gid)
+		return a->gid < b->gid ? -1 : 1;
+	return (a->mid > b->mid) - (a->mid < b->mid);
+}
+
+/* Every choice of s that may become keep does, the instances whose
+ * backward is the most critical (least slack in s) first. */
+static int pass_keep_critical(tessel_schedule *s, const alt_inst *v,
+			      int64_t *visits)
+{
+	const tessel_graph *g = s->graph;
+	size_t n = (size_t)g->nblocks * (size_t)s->nmicros, k = 0;
+	int64_t *slack = NULL;
+	alt_crit *c = tsl_reallocarray(NULL, n + 1, sizeof *c);
+	int rc = c ? slacks(&slack, s, v) : tsl_error_nomem();
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		if (e->choice == TESSEL_CHOICE_KEEP)
+			continue;
+		int back = tsl_choice_backward(&g->blocks[e->gid], e->choice);
+		c[k++] = (alt_crit){slack[(size_t)e->mid * g->nblocks + back],
+				    e->start, e->gid, e->mid};
+	}
+	if (!rc)
+		qsort(c, k, sizeof *c, crit_cmp);
+	for (size_t i = 0; !rc && i < k && *visits < ALT_RELAX_VISITS; i++)
+		rc = try_keep(s, c[i].gid, c[i].mid, visits);
+	tsl_free(slack);
+	tsl_free(c);
 	return rc;
 }
 
@@ -407,12 +505,13 @@ static int pass_offload(tessel_schedule *s, const alt_inst *v,
 	return rc;
 }
 
-/* The relaxation of s (see the file's head): keep where memory allows;
- * with offloads declared also keep then offload, and offload then keep;
- * each retimed; the shortest (ties: that order). */
+/* The relaxation of s (see the file's head): keep where memory allows,
+ * in start order, the latest first and the most critical first; with
+ * offloads declared also keep then offload, and offload then keep; each
+ * retimed; the shortest (ties: the first of them). */
 static int relax(tessel_schedule **sp)
 {
-	tessel_schedule *v3[3] = {*sp, NULL, NULL};
+	tessel_schedule *v3[5] = {*sp, NULL, NULL, NULL, NULL};
 	const tessel_graph *g = (*sp)->graph;
 	alt_inst *v = NULL;
 	int64_t visits = 0;
@@ -423,7 +522,15 @@ static int relax(tessel_schedule **sp)
 	if (!rc && offloads)
 		rc = tsl_schedule_copy(&v3[2], *sp);
 	if (!rc)
-		rc = pass_keep(v3[0], v, &visits);
+		rc = tsl_schedule_copy(&v3[3], *sp);
+	if (!rc)
+		rc = pass_keep(v3[3], v, &visits, 1);
+	if (!rc)
+		rc = tsl_schedule_copy(&v3[4], *sp);
+	if (!rc)
+		rc = pass_keep_critical(v3[4], v, &visits);
+	if (!rc)
+		rc = pass_keep(v3[0], v, &visits, 0);
 	if (!rc && offloads)
 		rc = tsl_schedule_copy(&v3[1], v3[0]);
 	if (!rc && offloads)
@@ -431,9 +538,9 @@ static int relax(tessel_schedule **sp)
 	if (!rc && offloads)
 		rc = pass_offload(v3[2], v, &visits);
 	if (!rc && offloads)
-		rc = pass_keep(v3[2], v, &visits);
+		rc = pass_keep(v3[2], v, &visits, 0);
 	int best = 0;
-	for (int k = 0; k < 3 && !rc; k++) {
+	for (int k = 0; k < 5 && !rc; k++) {
 		if (!v3[k])
 			continue;
 		rc = retime_if_shorter(&v3[k], v);
@@ -441,7 +548,7 @@ static int relax(tessel_schedule **sp)
 				   tsl_schedule_makespan(v3[best]))
 			best = k;
 	}
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 5; k++)
 		if (k != best)
 			tessel_schedule_free(v3[k]);
 	*sp = v3[best];
