@@ -347,6 +347,34 @@ static void test_search_offload(void **state)
 	tessel_graph_free(r);
 }
 
+/* A placement that declares only offloads: its plans put the copies on
+ * the devices' copy channels, and under memory 8 (1F1B needs 16) the
+ * schedule is shorter than keeping everything, with offloads chosen. */
+static void test_search_offload_only(void **state)
+{
+	(void)state;
+	tessel_graph *g = pipeline(4, 8, 0, 1);
+	/* the default budget (heuristic mode and the small budget of a slow
+	 * checker plan no offload here: only validity is checked then) */
+	tessel_options *o = th_options(16);
+	tessel_schedule *with = NULL, *without = NULL;
+	TH_OK(tessel_search(&with, g, o));
+	TH_OK(tessel_schedule_validate(with));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 0));
+	TH_OK(tessel_search(&without, g, o));
+	assert_int_equal(count_choice(with, TESSEL_CHOICE_RECOMPUTE), 0);
+	if (th_work_limit() == TESSEL_WORK_AUTO) {
+		/* 114 (the bound of the placement without limits) against 198 */
+		assert_true(count_choice(with, TESSEL_CHOICE_OFFLOAD) > 0);
+		assert_true(th_sched(with, TESSEL_SCHED_MAKESPAN) <
+			    th_sched(without, TESSEL_SCHED_MAKESPAN));
+	}
+	tessel_options_free(o);
+	tessel_schedule_free(with);
+	tessel_schedule_free(without);
+	tessel_graph_free(g);
+}
+
 /* A limit below one micro-batch's need without the alternatives passes
  * validation with them, and only a search with them finds a schedule. */
 static void test_limit_below_need(void **state)
@@ -412,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_placement_json),
 		cmocka_unit_test(test_search_recompute),
 		cmocka_unit_test(test_search_offload),
+		cmocka_unit_test(test_search_offload_only),
 		cmocka_unit_test(test_limit_below_need),
 		cmocka_unit_test(test_anytime),
 	};

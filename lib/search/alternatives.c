@@ -5,16 +5,18 @@
  *   plans_rank      - the blocks with alternatives, cheapest relief first
  *                     (extra steps, or a copy's steps, per unit of memory);
  *   plan_graph      - for a plan (which blocks give up their activation),
- *                     the derived graph: the block keeps its memory less
- *                     the saves, the backward takes them back and (a
- *                     recompute) runs longer;
+ *                     the derived graph: a recompute keeps its memory less
+ *                     the saves, its backward takes them back and runs
+ *                     longer; an offload's copies become blocks on the
+ *                     devices' copy channels (devices of their own) and
+ *                     its memory moves at markers of one step;
  *   tsl_search_plain- the plain search of that graph, with its share of the
  *                     work budget (the plans: all-keep, and the cheapest
  *                     1/4, 1/2, 3/4 and all of the blocks relieved;
  *                     shares at ALT_KEEP_SHARE);
  *   plan_schedule   - the schedule of the placement with the plan's choices
- *                     per instance (an offload's copies on the channel, or
- *                     its recompute when they do not fit);
+ *                     per instance, an offload's copies where the plan put
+ *                     them (the markers dropped);
  *   relax           - per instance, any choice becomes keep whenever the
  *                     devices' memory allows, in three orders (by start,
  *                     the latest first, the instances whose backward has
@@ -135,32 +137,122 @@ static int plans_rank(int **out, int *n, const tessel_graph *g)
 /* plan_graph                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* The graph of a plan (choice[b] per block: keep or its relief), every
- * declaration dropped. With `cheapest`, the memory of the plan but no
- * extra time (the lower bound's graph). */
-static int plan_graph(tessel_graph **out, const tessel_graph *g,
-		      const signed char *choice, int cheapest)
+/* The blocks of g copied into d through the API (placements, stages,
+ * dependencies with their own latencies, the graph's latency, the
+ * limits), d having at least g's devices. */
+static int copy_blocks(tessel_graph *d, const tessel_graph *g)
 {
-	tessel_graph *d;
-	int rc = tessel_graph_dup(&d, g);
-	if (rc)
-		return rc;
-	for (int i = 0; i < g->nblocks; i++) {
-		const tsl_block *f = &g->blocks[i];
-		if (choice[i] != TESSEL_CHOICE_KEEP) {
-			int back = tsl_choice_backward(f, choice[i]);
-			int saves = tsl_choice_saves(f, choice[i]);
-			d->blocks[i].memory -= saves;
-			d->blocks[back].memory += saves;
-			if (choice[i] == TESSEL_CHOICE_RECOMPUTE && !cheapest) {
-				d->blocks[back].span += f->rc_extra;
-				d->blocks[back].duration = 0;
-			}
+	int rc = TSL_OK;
+	for (int b = 0; b < g->nblocks && !rc; b++) {
+		const tsl_block *f = &g->blocks[b];
+		rc = tessel_graph_add_block(NULL, d, f->name, f->kind, f->span,
+					    f->memory);
+		if (!rc)
+			rc = tessel_graph_place(d, b, f->devices, f->ndevices);
+		if (!rc && f->stage >= 0)
+			rc = tessel_graph_set_stage(d, b, f->stage);
+	}
+	for (int b = 0; b < g->nblocks && !rc; b++) {
+		const tsl_block *f = &g->blocks[b];
+		for (int j = 0; j < f->ndeps && !rc; j++) {
+			int own = f->deplat ? f->deplat[j] : -1;
+			rc = own >= 0 ? tessel_graph_add_dep_latency(d, f->deps[j], b, own)
+				      : tessel_graph_add_dep(d, f->deps[j], b);
 		}
 	}
-	for (int i = 0; i < g->nblocks; i++) {
+	if (!rc)
+		rc = tessel_graph_set_latency(d, g->latency);
+	for (int k = 0; k < g->ndevices && !rc; k++)
+		rc = tessel_graph_set_memory_limit(d, k, g->memory_limit[k]);
+	return rc;
+}
+
+/* Add block "#KIND:f" on `devs` (count n) of `span` and `memory` after
+ * block `after` (no latency); its id into *gid. */
+static int add_marker(int *gid, tessel_graph *d, const char *kind, int f,
+		      const int *devs, int n, int span, int memory, int after)
+{
+	char name[48];
+	snprintf(name, sizeof name, "#%s:%d", kind, f);
+	int rc = tessel_graph_add_block(gid, d, name, TESSEL_KIND_FORWARD, span,
+					memory);
+	if (!rc)
+		rc = tessel_graph_place(d, *gid, devs, (size_t)n);
+	if (!rc)
+		rc = tessel_graph_add_dep_latency(d, after, *gid, 0);
+	return rc;
+}
+
+/* An offload of block f in the plan's graph d: device k's copy channel is
+ * device ndevices + k of d (no limit). The copies are blocks on the
+ * channels (the offload after f, the reload before its backward), and the
+ * memory moves at two markers of one step on f's devices and channels: the
+ * saves freed after the offload ends, taken before the reload starts. The
+ * markers cost their step on the devices; in the placement's schedule
+ * they are gone, and the memory moves no later (free) and no sooner
+ * (take) than the copies do. */
+static int add_offload(tessel_graph *d, const tessel_graph *g, int f)
+{
+	const tsl_block *b = &g->blocks[f];
+	int ch[2 * TESSEL_MAX_DEVICES], both[2 * TESSEL_MAX_DEVICES];
+	int n = b->ndevices, id[4];
+	for (int k = 0; k < n; k++) {
+		ch[k] = g->ndevices + b->devices[k];
+		both[k] = b->devices[k];
+		both[n + k] = ch[k];
+	}
+	int rc = add_marker(&id[0], d, "offload", f, ch, n, b->of_transfer, 0, f);
+	if (!rc)
+		rc = add_marker(&id[1], d, "offloaded", f, both, 2 * n, 1,
+				-b->of_saves, id[0]);
+	if (!rc)
+		rc = add_marker(&id[2], d, "reloading", f, both, 2 * n, 1,
+				b->of_saves, id[1]);
+	if (!rc)
+		rc = add_marker(&id[3], d, "reload", f, ch, n, b->of_transfer, 0,
+				id[2]);
+	if (!rc)
+		rc = tessel_graph_add_dep_latency(d, id[3], b->of_backward, 0);
+	return rc;
+}
+
+/* The graph of a plan (choice[b] per block: keep or its relief), every
+ * declaration dropped: a recompute keeps its memory less the saves, which
+ * its backward takes back, and the backward runs its extra steps; an
+ * offload adds its copies on the devices' copy channels (add_offload,
+ * blocks nblocks and above). */
+static int plan_graph(tessel_graph **out, const tessel_graph *g,
+		      const signed char *choice)
+{
+	tessel_graph *d = NULL;
+	int offloads = 0;
+	for (int i = 0; i < g->nblocks; i++)
+		offloads += choice[i] == TESSEL_CHOICE_OFFLOAD;
+	int rc = !offloads ? tessel_graph_dup(&d, g)
+		 : 2 * g->ndevices > TESSEL_MAX_DEVICES ||
+				   g->nblocks + 4 * offloads > TESSEL_MAX_BLOCKS
+			 ? tsl_error(TESSEL_ERANGE, "no room for the copy channels")
+			 : tessel_graph_new(&d, 2 * g->ndevices);
+	if (!rc && offloads)
+		rc = copy_blocks(d, g);
+	for (int i = 0; i < g->nblocks && !rc; i++) {
+		const tsl_block *f = &g->blocks[i];
+		if (choice[i] == TESSEL_CHOICE_OFFLOAD) {
+			rc = add_offload(d, g, i);
+		} else if (choice[i] == TESSEL_CHOICE_RECOMPUTE) {
+			d->blocks[i].memory -= f->rc_saves;
+			d->blocks[f->rc_backward].memory += f->rc_saves;
+			d->blocks[f->rc_backward].span += f->rc_extra;
+			d->blocks[f->rc_backward].duration = 0;
+		}
+	}
+	for (int i = 0; d && i < d->nblocks; i++) {
 		d->blocks[i].rc_backward = -1;
 		d->blocks[i].of_backward = -1;
+	}
+	if (rc) {
+		tessel_graph_free(d);
+		return rc;
 	}
 	*out = d;
 	return TSL_OK;
@@ -299,75 +391,125 @@ static int instances(alt_inst **out, const tessel_schedule *s)
 	return TSL_OK;
 }
 
-/* Every block as early as its dependencies, its devices' order and its
- * reload allow, in the order of `v` (a valid schedule's start order, so
- * that each constraint is on an instance already placed). */
-static int retime(tessel_schedule *s, const alt_inst *v)
+/* An item of the retiming: an entry (kind 1) or one of its copies (kind
+ * 0: the offload, whose memory moves when it ends; kind 2: the reload),
+ * keyed by the step its memory moves at. */
+typedef struct alt_item {
+	int64_t event;
+	int kind;
+	size_t at;       /* entry index */
+} alt_item;
+
+static int item_cmp(const void *pa, const void *pb)
 {
-	const tessel_graph *g = s->graph;
-	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
-	int64_t *free_at = tsl_calloc((size_t)g->ndevices + 1, sizeof *free_at);
-	int *into = tsl_calloc((size_t)g->nblocks + 1, sizeof *into);
-	if (!free_at || !into) {
-		tsl_free(free_at);
-		tsl_free(into);
+	const alt_item *a = pa, *b = pb;
+	if (a->event != b->event)
+		return a->event < b->event ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return (a->at > b->at) - (a->at < b->at);
+}
+
+/* The items of s in the order their memory moves (as the validator
+ * counts them). */
+static int items_of(alt_item **out, size_t *count, const tessel_schedule *s)
+{
+	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros, k = 0;
+	alt_item *it = tsl_reallocarray(NULL, 3 * n + 1, sizeof *it);
+	if (!it)
 		return tsl_error_nomem();
-	}
-	/* into[b]: 1 + a block offloading into b (the last one), chained
-	 * through chain[] */
-	int *chain = tsl_calloc((size_t)g->nblocks + 1, sizeof *chain);
-	if (!chain) {
-		tsl_free(free_at);
-		tsl_free(into);
-		return tsl_error_nomem();
-	}
-	for (int j = 0; j < g->nblocks; j++) {
-		int b = g->blocks[j].of_backward;
-		if (b >= 0) {
-			chain[j] = into[b];
-			into[b] = j + 1;
-		}
-	}
 	for (size_t i = 0; i < n; i++) {
-		const tsl_block *b = &g->blocks[v[i].gid];
-		struct tessel_entry *e = tsl_entry_at(s, v[i].gid, v[i].mid);
-		int64_t t = 0;
-		for (int j = 0; j < b->ndeps; j++) {
-			const struct tessel_entry *p =
-				tsl_entry_at(s, b->deps[j], v[i].mid);
-			int64_t r = p->start + tsl_entry_span(s, p) +
-				    tsl_dep_latency(g, b, j);
-			if (r > t)
-				t = r;
-		}
-		for (int k = 0; k < b->ndevices; k++)
-			if (free_at[b->devices[k]] > t)
-				t = free_at[b->devices[k]];
-		for (int j = into[v[i].gid] - 1; j >= 0 && s->copies;
-		     j = chain[j] - 1) {
-			const tsl_block *f = &g->blocks[j];
-			const struct tessel_entry *fe = tsl_entry_at(s, j, v[i].mid);
-			int64_t rel = tsl_entry_copy_start(s, fe, 1);
-			if (rel >= 0 && rel + f->of_transfer > t)
-				t = rel + f->of_transfer;
-		}
-		e->start = t;
-		for (int k = 0; k < b->ndevices; k++)
-			free_at[b->devices[k]] = t + tsl_entry_span(s, e);
+		const struct tessel_entry *e = &s->entries[i];
+		it[k++] = (alt_item){e->start, 1, i};
+		if (e->choice != TESSEL_CHOICE_OFFLOAD)
+			continue;
+		it[k++] = (alt_item){s->copies[2 * i] +
+				     s->graph->blocks[e->gid].of_transfer, 0, i};
+		it[k++] = (alt_item){s->copies[2 * i + 1], 2, i};
 	}
-	tsl_free(free_at);
-	tsl_free(into);
-	tsl_free(chain);
+	qsort(it, k, sizeof *it, item_cmp);
+	*out = it;
+	*count = k;
 	return TSL_OK;
 }
 
+/* The earliest start of entry e: its dependencies, its devices, its
+ * reloads (placed already) and the last memory event of its devices. */
+static int64_t entry_earliest(const tessel_schedule *s,
+			      const struct tessel_entry *e, const int64_t *busy,
+			      const int64_t *last)
+{
+	const tessel_graph *g = s->graph;
+	const tsl_block *b = &g->blocks[e->gid];
+	int64_t t = 0;
+	for (int j = 0; j < b->ndeps; j++) {
+		const struct tessel_entry *p = tsl_entry_at(s, b->deps[j], e->mid);
+		int64_t r = p->start + tsl_entry_span(s, p) + tsl_dep_latency(g, b, j);
+		t = r > t ? r : t;
+	}
+	for (int k = 0; k < b->ndevices; k++) {
+		int d = b->devices[k];
+		t = busy[d] > t ? busy[d] : t;
+		t = last[d] > t ? last[d] : t;
+	}
+	return t;
+}
+
+/* Every block and copy as early as its dependencies, its device's (or
+ * channel's) order and the order of the memory moves of its devices
+ * allow, taken in that order (each constraint is then on an item placed
+ * already): the memory moves in the same order on every device, so a
+ * valid schedule stays valid but for its copies' bounds, which the
+ * validator checks again. */
+static int retime(tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	size_t count = 0, nd = (size_t)g->ndevices;
+	alt_item *it = NULL;
+	int64_t *busy = tsl_calloc(3 * nd + 1, sizeof *busy);
+	int rc = busy ? items_of(&it, &count, s) : tsl_error_nomem();
+	int64_t *chan = busy + nd, *last = busy + 2 * nd;
+	for (size_t i = 0; !rc && i < count; i++) {
+		struct tessel_entry *e = &s->entries[it[i].at];
+		const tsl_block *b = &g->blocks[e->gid];
+		int64_t t, tr = b->of_transfer, ev;
+		if (it[i].kind == 1) {
+			t = entry_earliest(s, e, busy, last);
+			e->start = ev = t;
+		} else {
+			int64_t *c = &s->copies[2 * it[i].at + it[i].kind / 2];
+			t = it[i].kind == 0 ? e->start + tsl_entry_span(s, e)
+					    : s->copies[2 * it[i].at] + tr;
+			for (int k = 0; k < b->ndevices; k++) {
+				int d = b->devices[k];
+				int64_t need = last[d] - (it[i].kind == 0 ? tr : 0);
+				t = chan[d] > t ? chan[d] : t;
+				t = need > t ? need : t;
+			}
+			*c = t;
+			ev = it[i].kind == 0 ? t + tr : t;
+		}
+		for (int k = 0; k < b->ndevices; k++) {
+			int d = b->devices[k];
+			if (it[i].kind == 1)
+				busy[d] = t + tsl_entry_span(s, e);
+			else
+				chan[d] = t + tr;
+			last[d] = ev;
+		}
+	}
+	tsl_free(busy);
+	tsl_free(it);
+	return rc;
+}
+
 /* s retimed (retime), into *sp when it validates and is no longer. */
-static int retime_if_shorter(tessel_schedule **sp, const alt_inst *v)
+static int retime_if_shorter(tessel_schedule **sp)
 {
 	tessel_schedule *t = NULL;
 	int rc = tsl_schedule_copy(&t, *sp);
 	if (!rc)
-		rc = retime(t, v);
+		rc = retime(t);
 	if (!rc && tsl_schedule_check(t, NULL) == TSL_OK &&
 	    tsl_schedule_makespan(t) <= tsl_schedule_makespan(*sp)) {
 		tessel_schedule_free(*sp);
@@ -543,7 +685,7 @@ static int relax(tessel_schedule **sp)
 	for (int k = 0; k < 5 && !rc; k++) {
 		if (!v3[k])
 			continue;
-		rc = retime_if_shorter(&v3[k], v);
+		rc = retime_if_shorter(&v3[k]);
 		if (!rc && tsl_schedule_makespan(v3[k]) <
 				   tsl_schedule_makespan(v3[best]))
 			best = k;
@@ -558,8 +700,8 @@ static int relax(tessel_schedule **sp)
 
 /* The schedule of the placement g from the plan's schedule ds: the same
  * starts and figures, each instance of a relieved block with the plan's
- * choice (an offload needs its copies to fit, else it recomputes when it
- * may, else the plan fails: *out NULL). */
+ * choice, an offload's copies where the plan's copy blocks are (*out NULL
+ * when it does not validate). */
 static int plan_schedule(tessel_schedule **out, const tessel_graph *g,
 			 const tessel_schedule *ds, const signed char *choice,
 			 int relaxed)
@@ -569,11 +711,13 @@ static int plan_schedule(tessel_schedule **out, const tessel_graph *g,
 	int rc = tsl_schedule_alloc(&s, g, ds->nmicros);
 	if (rc)
 		return rc;
-	size_t n = (size_t)g->nblocks * (size_t)ds->nmicros;
-	for (size_t i = 0; i < n; i++) {
-		s->entries[i].start = ds->entries[i].start;
-		s->entries[i].phase = ds->entries[i].phase;
-	}
+	/* the plan's graph has the placement's blocks first (then the
+	 * offloads' copies and markers) */
+	for (int64_t m = 0; m < ds->nmicros; m++)
+		for (int b = 0; b < g->nblocks; b++) {
+			tsl_entry_at(s, b, m)->start = tsl_entry_at(ds, b, m)->start;
+			tsl_entry_at(s, b, m)->phase = tsl_entry_at(ds, b, m)->phase;
+		}
 	s->period = ds->period;
 	s->resource_bound = ds->resource_bound;
 	s->period_optimal = ds->period_optimal;
@@ -588,27 +732,19 @@ static int plan_schedule(tessel_schedule **out, const tessel_graph *g,
 	 * activation (alternatives off) or takes every relief (always); the
 	 * search over plans replaces it with the cheapest choices' */
 	s->lower_bound = ds->lower_bound;
-	int64_t visits = 0;
+	/* each offload's copies where the plan put them (its copy blocks:
+	 * 4 per offloaded block, in block order, after the placement's) */
 	for (int64_t m = 0; m < s->nmicros && !rc; m++) {
+		int copy = g->nblocks;
 		for (int b = 0; b < g->nblocks && !rc; b++) {
-			if (choice[b] == TESSEL_CHOICE_KEEP)
+			if (choice[b] == TESSEL_CHOICE_RECOMPUTE)
+				rc = tsl_schedule_choose(s, b, m, choice[b], -1, -1);
+			if (choice[b] != TESSEL_CHOICE_OFFLOAD)
 				continue;
-			const tsl_block *f = &g->blocks[b];
-			int c = f->rc_backward >= 0 ? TESSEL_CHOICE_RECOMPUTE
-						    : TESSEL_CHOICE_KEEP;
-			rc = tsl_schedule_choose(s, b, m, c, -1, -1);
-			if (rc || choice[b] != TESSEL_CHOICE_OFFLOAD)
-				continue;
-			/* (past the effort's bound, no more offloads: the plan
-			 * fails where only an offload was declared) */
-			int got = visits < ALT_RELAX_VISITS
-					  ? try_offload(s, b, m, &visits) : 0;
-			if (got < 0)
-				rc = got;
-			else if (!got && c == TESSEL_CHOICE_KEEP) {
-				tessel_schedule_free(s);
-				return TSL_OK;
-			}
+			rc = tsl_schedule_choose(s, b, m, TESSEL_CHOICE_OFFLOAD,
+						 tsl_entry_at(ds, copy, m)->start,
+						 tsl_entry_at(ds, copy + 3, m)->start);
+			copy += 4;
 		}
 	}
 	if (!rc && relaxed)
@@ -660,7 +796,7 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 		if (share.time_limit_ms > left)
 			share.time_limit_ms = left > 1 ? left : 1;
 	}
-	int rc = plan_graph(&d, g, choice, 0);
+	int rc = plan_graph(&d, g, choice);
 	if (!rc)
 		rc = tsl_search_plain(&ds, d, options, &share);
 	best->halted |= share.halted || rc == TESSEL_ECANCELLED;
@@ -751,6 +887,18 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		rc = run_plan(&best, g, options, choice,
 			      share[upto == na ? ALT_PLANS : p], total, 1);
 	}
+	/* blocks that may recompute and offload: also the plan offloading
+	 * every block that may */
+	int both = 0;
+	for (int b = 0; b < g->nblocks; b++) {
+		const tsl_block *f = &g->blocks[b];
+		both |= f->rc_backward >= 0 && f->of_backward >= 0;
+		choice[b] = f->of_backward >= 0 ? TESSEL_CHOICE_OFFLOAD
+						 : TESSEL_CHOICE_KEEP;
+	}
+	if (!rc && both && !tsl_options_cancelled(options) && !best.halted &&
+	    !out_of_time(&best, options))
+		rc = run_plan(&best, g, options, choice, share[1], total, 1);
 	tsl_free(rank);
 	tsl_free(choice);
 	if (!rc && !best.s)
