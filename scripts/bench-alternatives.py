@@ -13,7 +13,11 @@ a device the memory of that device's forward blocks; the largest over the
 devices. The recompute of a forward block drops its whole activation and
 runs the forward again in its backward (extra = the forward's span).
 
-Usage: scripts/bench-alternatives.py [--fast] [-n N] BUILD_DIR
+With --offload STEPS, instead, at 0.5x the 1F1B budget: recompute alone
+against recompute and offload (an offload declared on every forward block
+too, STEPS a copy) and offload alone.
+
+Usage: scripts/bench-alternatives.py [--fast] [-n N] [--offload STEPS] BUILD_DIR
 (BUILD_DIR holds tools/tessel and lib/libtessel.so; the published
 placements come from the Python binding.)
 """
@@ -38,11 +42,11 @@ def budget(placement):
     return placement["devices"] * max(per)
 
 
-def search(program, source, limit, n, mode, fast):
+def search(program, source, limit, n, mode, fast, declare=("--recompute",)):
     args = [program, "search"] + source + ["-m", str(limit), "-n", str(n),
                                             "-q", "--format", "json"]
     if mode != "off":
-        args += ["--recompute", "--alternatives", mode]
+        args += list(declare) + ["--alternatives", mode]
     else:
         args += ["--alternatives", "off"]
     if fast:
@@ -52,9 +56,11 @@ def search(program, source, limit, n, mode, fast):
         return None
     d = json.loads(r.stdout)
     choices = sum(1 for e in d["blocks"] if e.get("choice") == "recompute")
+    offloads = sum(1 for e in d["blocks"] if e.get("choice") == "offload")
     k = d.get("repetend_micro_batches", 1)
     return {"makespan": d["nsteps"], "period": d["period"] / k,
-            "recomputed": choices, "entries": len(d["blocks"]),
+            "recomputed": choices, "offloaded": offloads,
+            "entries": len(d["blocks"]),
             "lb": d.get("lower_bound", 0)}
 
 
@@ -69,6 +75,9 @@ def main():
     ap.add_argument("build")
     ap.add_argument("-n", type=int, default=32)
     ap.add_argument("--fast", action="store_true")
+    ap.add_argument("--offload", type=int, default=0,
+                    help="instead: recompute against recompute and offload "
+                         "(STEPS a copy) and offload alone, at 0.5x")
     a = ap.parse_args()
     program = os.path.join(a.build, "tools", "tessel")
     os.environ.setdefault("TESSEL_LIBRARY",
@@ -97,6 +106,9 @@ def main():
         cases.append(("%s, 8 devices (F %d, B %d%s)" %
                       (family, f, b, ", W %d" % w if "zb" in family else ""),
                       [path], budget(placement)))
+    if a.offload:
+        offload_table(program, cases, a)
+        return
     print("| placement | 1F1B budget | limit | without | recompute chosen "
           "(recomputed instances) | every forward recomputed | "
           "chosen / without | chosen / every |")
@@ -116,6 +128,28 @@ def main():
             print("| %s | %d | %.2gx = %d | %s | %s | %s | %s | %s |" %
                   (name, full, frac, limit, cell(off), rec, cell(every),
                    r1, r2), flush=True)
+
+
+def offload_table(program, cases, a):
+    """Recompute alone, recompute and offload, offload alone, at 0.5x."""
+    t = str(a.offload)
+    print("| placement | limit | without | recompute | recompute and offload "
+          "(recomputed, offloaded) | offload alone (offloaded) |")
+    print("|---|---|---|---|---|---|")
+    for name, source, full in cases:
+        limit = max(1, full // 2)
+        off = search(program, source, limit, a.n, "off", a.fast)
+        rc = search(program, source, limit, a.n, "search", a.fast)
+        both = search(program, source, limit, a.n, "search", a.fast,
+                      ("--recompute", "--offload", t))
+        of = search(program, source, limit, a.n, "search", a.fast,
+                    ("--offload", t))
+        print("| %s | 0.5x = %d | %s | %s | %s | %s |" %
+              (name, limit, cell(off), cell(rc),
+               "%s (%d, %d)" % (cell(both), both["recomputed"],
+                                both["offloaded"]) if both else "none",
+               "%s (%d)" % (cell(of), of["offloaded"]) if of else "none"),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -48,11 +48,12 @@
 #include "validate.h"
 
 /* Per mille of the budget each plan's search gets. Under a budget set
- * explicitly the plans share it: the all-keep plan 40 %, the four others
- * 15 % each. Under the default budget (TESSEL_WORK_AUTO) the all-keep plan
- * and the plan relieving every block get the whole default budget each,
- * as the searches with TESSEL_OPT_ALTERNATIVES 0 and 2 do (so the choice
- * is never longer than either), and the three others a quarter each. */
+ * explicitly the plans share it in proportion to these: the all-keep plan
+ * 400, the four others and the all-offload plan 150 each. Under the
+ * default budget (TESSEL_WORK_AUTO) the all-keep plan and the plan
+ * relieving every block get the whole default budget each, as the
+ * searches with TESSEL_OPT_ALTERNATIVES 0 and 2 do (so the choice is never
+ * longer than either), and the others a quarter each. */
 #define ALT_PLANS 4
 #define ALT_KEEP_SHARE 400
 #define ALT_PLAN_SHARE 150
@@ -867,6 +868,20 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 						    : ALT_AUTO_MID_SHARE;
 		total += share[p];
 	}
+	/* blocks that may recompute and offload: one more plan, offloading
+	 * every block that may, with a mid share */
+	int both = 0;
+	for (int b = 0; b < g->nblocks; b++)
+		both |= g->blocks[b].rc_backward >= 0 &&
+			g->blocks[b].of_backward >= 0;
+	int64_t both_share = share[1];
+	total += both ? both_share : 0;
+	/* a budget set explicitly is shared out in proportion */
+	if (!autob) {
+		for (int p = 0; p <= ALT_PLANS; p++)
+			share[p] = share[p] * 1000 / total;
+		both_share = both_share * 1000 / total;
+	}
 	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
 	int rc = choice ? plans_rank(&rank, &na, g) : tsl_error_nomem();
 	if (!rc)
@@ -887,18 +902,12 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		rc = run_plan(&best, g, options, choice,
 			      share[upto == na ? ALT_PLANS : p], total, 1);
 	}
-	/* blocks that may recompute and offload: also the plan offloading
-	 * every block that may */
-	int both = 0;
-	for (int b = 0; b < g->nblocks; b++) {
-		const tsl_block *f = &g->blocks[b];
-		both |= f->rc_backward >= 0 && f->of_backward >= 0;
-		choice[b] = f->of_backward >= 0 ? TESSEL_CHOICE_OFFLOAD
-						 : TESSEL_CHOICE_KEEP;
-	}
+	for (int b = 0; choice && b < g->nblocks; b++)
+		choice[b] = g->blocks[b].of_backward >= 0 ? TESSEL_CHOICE_OFFLOAD
+							  : TESSEL_CHOICE_KEEP;
 	if (!rc && both && !tsl_options_cancelled(options) && !best.halted &&
 	    !out_of_time(&best, options))
-		rc = run_plan(&best, g, options, choice, share[1], total, 1);
+		rc = run_plan(&best, g, options, choice, both_share, total, 1);
 	tsl_free(rank);
 	tsl_free(choice);
 	if (!rc && !best.s)
