@@ -234,8 +234,11 @@ static int plan_graph(tessel_graph **out, const tessel_graph *g,
 				   g->nblocks + 4 * offloads > TESSEL_MAX_BLOCKS
 			 ? tsl_error(TESSEL_ERANGE, "no room for the copy channels")
 			 : tessel_graph_new(&d, 2 * g->ndevices);
-	if (!rc && offloads)
+	if (!rc && offloads) {
+		/* (g is a DAG: no cycle walk per dependency) */
+		d->defer_cycles = 1;
 		rc = copy_blocks(d, g);
+	}
 	for (int i = 0; i < g->nblocks && !rc; i++) {
 		const tsl_block *f = &g->blocks[i];
 		if (choice[i] == TESSEL_CHOICE_OFFLOAD) {
@@ -251,6 +254,8 @@ static int plan_graph(tessel_graph **out, const tessel_graph *g,
 		d->blocks[i].rc_backward = -1;
 		d->blocks[i].of_backward = -1;
 	}
+	if (d)
+		d->defer_cycles = 0;
 	if (rc) {
 		tessel_graph_free(d);
 		return rc;
@@ -798,6 +803,12 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 			share.time_limit_ms = left > 1 ? left : 1;
 	}
 	int rc = plan_graph(&d, g, choice);
+	if (rc && rc != TESSEL_ENOMEM) {
+		/* a plan the graph cannot hold (copy channels beyond the
+		 * devices' limit, a name taken): not tried */
+		tessel_error_clear();
+		return TSL_OK;
+	}
 	if (!rc)
 		rc = tsl_search_plain(&ds, d, options, &share);
 	best->halted |= share.halted || rc == TESSEL_ECANCELLED;
