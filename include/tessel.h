@@ -605,7 +605,10 @@ typedef struct tessel_schedule tessel_schedule;
  * placement and memory limits (proven optimal when possible), completed with
  * warm-up and cool-down for the requested number of micro-batches and
  * checked by the validator before it is returned. `options` may be NULL
- * (defaults). Errors: TESSEL_EINVAL / TESSEL_ECYCLE for a bad graph,
+ * (defaults). When blocks declare recompute or offload alternatives
+ * (since 1.6), each (block, micro-batch) of the schedule gets its choice
+ * (TESSEL_OPT_ALTERNATIVES; doc/guide.md, "Memory-time alternatives").
+ * Errors: TESSEL_EINVAL / TESSEL_ECYCLE for a bad graph,
  * TESSEL_EINFEASIBLE when no schedule satisfies the memory limits,
  * TESSEL_ETIMEOUT when the time limit passed before any schedule was found,
  * TESSEL_ESOLVER for solver failures.
