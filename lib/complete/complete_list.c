@@ -120,8 +120,8 @@ static void heap_pop(heap *h)
 typedef struct psg {
 	const tessel_graph *g;
 	const tsl_list_rule *rule;
-	int64_t scale_num, scale_den; /* the memory limits it keeps to, as a
-				       * fraction of the graph's */
+	int64_t mem_cap; /* the memory limits it keeps to: the graph's, at most
+		      * this on every device (INT64_MAX: the graph's) */
 	tessel_schedule *s;
 	const tsl_deadline *dl;
 	int n, nd;
@@ -289,7 +289,8 @@ static int memory_fits(psg *p, const tsl_block *B, int64_t id)
 		int64_t lim = p->g->memory_limit[e];
 		if (lim == TESSEL_UNLIMITED)
 			continue;
-		lim = lim * p->scale_num / p->scale_den;
+		if (lim > p->mem_cap)
+			lim = p->mem_cap;
 		int64_t keep = p->need ? reserved(p, e, id / p->n) : 0;
 		if (p->mem[e] + B->memory + keep > lim)
 			return 0;
@@ -472,15 +473,14 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 	return p->nomem ? tsl_error_nomem() : TSL_OK;
 }
 
-/* tsl_list_schedule keeping to num/den of every memory limit. */
+/* tsl_list_schedule keeping every device to at most `cap` of memory. */
 static int list_scaled(tessel_schedule *s, const tsl_bounds *bnd,
 		       const tsl_list_rule *rule, const tsl_deadline *dl,
-		       int64_t num, int64_t den)
+		       int64_t cap)
 {
 	psg p;
 	int rc = psg_init(&p, s, bnd, rule, dl);
-	p.scale_num = num;
-	p.scale_den = den;
+	p.mem_cap = cap;
 	int64_t looks = 0, charged = 0;
 	while (!rc && p.events.n > 0) {
 		hent e = p.events.a[0];
@@ -510,17 +510,91 @@ int tsl_list_schedule(tessel_schedule *s, const tsl_stage *st,
 {
 	const tsl_bounds *bnd = st->bnd;
 	const tsl_deadline *dl = st->dl;
-	return list_scaled(s, bnd, rule, dl, 1, 1);
+	return list_scaled(s, bnd, rule, dl, INT64_MAX);
 }
 
-int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st)
+/* How many of the shortest rules run again under tighter limits, and
+ * under how many caps each. */
+#define TSL_LIST_TIGHTER 4
+#define TSL_LIST_CAPS 8
+/* How many of the shortest results tsl_list_top keeps. */
+#define TSL_LIST_KEEP (1 + TSL_LIST_MORE)
+
+/* The caps below `top` (> 0) and at least top / 2, largest first, into
+ * caps (TSL_LIST_CAPS room), distinct; their count. The caps are the
+ * points 2^(e + i/8) (rounded down) of a grid of the memory axis, the same
+ * for every limit: fixed-point ratios, no floating point. */
+static int tighter_caps(int64_t *caps, int64_t top)
+{
+	static const int64_t ratio[8] = {65536, 71468, 77936, 84990,
+					 92682, 101070, 110218, 120194};
+	int n = 0;
+	if (top < 2 || top > ((int64_t)1 << 50))
+		return 0; /* (limits are at most 2^50: no overflow below) */
+	int e = 0;
+	while (e < 62 && ((int64_t)1 << (e + 1)) <= top)
+		e++;
+	/* 2^e <= top < 2^(e+1): the grid points of [2^(e-1), 2^(e+1)) */
+	for (int ee = e; ee >= e - 1 && ee >= 0; ee--)
+		for (int i = 7; i >= 0; i--) {
+			int64_t c = ee >= 16 ? (((int64_t)1 << (ee - 16)) * ratio[i])
+					     : (((int64_t)1 << ee) * ratio[i]) >> 16;
+			if (c >= top || 2 * c < top || n == TSL_LIST_CAPS ||
+			    (n && caps[n - 1] == c))
+				continue;
+			caps[n++] = c;
+		}
+	return n;
+}
+
+/* The shortest schedules met so far, distinct makespans, shortest first:
+ * their starts. */
+typedef struct list_top {
+	int n;
+	size_t count;                 /* instances */
+	int64_t ms[TSL_LIST_KEEP];
+	int64_t *starts[TSL_LIST_KEEP];
+} list_top;
+
+/* Offer s's starts to t; TESSEL_ENOMEM. */
+static int top_offer(list_top *t, const tessel_schedule *s)
+{
+	int64_t m = tsl_schedule_makespan(s);
+	int at = t->n;
+	for (int i = 0; i < t->n; i++)
+		if (t->ms[i] == m)
+			return TSL_OK; /* (one schedule per makespan) */
+	while (at > 0 && t->ms[at - 1] > m)
+		at--;
+	if (at >= TSL_LIST_KEEP)
+		return TSL_OK;
+	int64_t *buf;
+	if (t->n == TSL_LIST_KEEP) {
+		buf = t->starts[TSL_LIST_KEEP - 1];
+		t->n--;
+	} else {
+		buf = tsl_reallocarray(NULL, t->count ? t->count : 1, sizeof *buf);
+		if (!buf)
+			return tsl_error_nomem();
+	}
+	memmove(&t->ms[at + 1], &t->ms[at], (size_t)(t->n - at) * sizeof t->ms[0]);
+	memmove(&t->starts[at + 1], &t->starts[at],
+		(size_t)(t->n - at) * sizeof t->starts[0]);
+	for (size_t i = 0; i < t->count; i++)
+		buf[i] = s->entries[i].start;
+	t->ms[at] = m;
+	t->starts[at] = buf;
+	t->n++;
+	return TSL_OK;
+}
+
+static int list_top_run(tessel_schedule *s, int *found, const tsl_stage *st,
+			list_top *top)
 {
 	const tsl_bounds *bnd = st->bnd;
 	const tsl_deadline *dl = st->dl;
-	size_t count = (size_t)s->graph->nblocks * (size_t)s->nmicros;
-	int64_t *best = tsl_reallocarray(NULL, count, sizeof *best);
 	int64_t best_makespan = INT64_MAX;
-	int rc = best ? TSL_OK : tsl_error_nomem();
+	int rc = TSL_OK;
 	*found = 0;
 	/* a V pipeline's rounds first (none when the graph is no such
 	 * pipeline) */
@@ -532,8 +606,7 @@ int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st)
 		if (!rc && vfound) {
 			best_makespan = tsl_schedule_makespan(s);
 			*found = 1;
-			for (size_t i = 0; i < count; i++)
-				best[i] = s->entries[i].start;
+			rc = top_offer(top, s);
 		}
 	}
 	/* an interleaved pipeline's order (none when the graph is no such
@@ -547,15 +620,16 @@ int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st)
 		if (m < best_makespan) {
 			best_makespan = m;
 			*found = 1;
-			for (size_t i = 0; i < count; i++)
-				best[i] = s->entries[i].start;
 		}
+		if (m < INT64_MAX)
+			rc = top_offer(top, s);
 	}
 	/* the best rule: when it won, or (in heuristic mode, whose other
 	 * phases do not make up for it) also when the V rounds or the
 	 * interleaved order won */
-	int winner = -1, rule_won = 0;
-	int64_t winner_makespan = INT64_MAX;
+	int rule_won = 0, nbest = 0;
+	int ranked[TSL_LIST_TIGHTER];
+	int64_t ranked_makespan[TSL_LIST_TIGHTER];
 	for (int r = 0; r < TSL_LIST_NRULES && !rc; r++) {
 		if (*found && tsl_deadline_left_ms(dl) <= 0)
 			break;
@@ -567,49 +641,86 @@ int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st)
 		if (rc)
 			break;
 		int64_t m = tsl_schedule_makespan(s);
-		if (m < winner_makespan) {
-			winner_makespan = m;
-			winner = r;
+		/* the TSL_LIST_TIGHTER shortest rules (ties: the earlier) */
+		int at = nbest < TSL_LIST_TIGHTER ? nbest : TSL_LIST_TIGHTER - 1;
+		if (nbest == TSL_LIST_TIGHTER && m >= ranked_makespan[at])
+			at = -1;
+		for (; at > 0 && ranked_makespan[at - 1] > m; at--) {
+			ranked[at] = ranked[at - 1];
+			ranked_makespan[at] = ranked_makespan[at - 1];
+		}
+		if (at >= 0) {
+			ranked[at] = r;
+			ranked_makespan[at] = m;
+			if (nbest < TSL_LIST_TIGHTER)
+				nbest++;
 		}
 		if (m < best_makespan) {
 			best_makespan = m;
 			*found = 1;
 			rule_won = 1;
-			for (size_t i = 0; i < count; i++)
-				best[i] = s->entries[i].start;
 		}
+		rc = top_offer(top, s);
 	}
 	if (!rule_won && !(st->opts && st->opts->fast))
-		winner = -1;
-	/* the best rule again under tighter limits: a greedy rule may start
+		nbest = 0;
+	/* the best rules again under tighter limits: a greedy rule may start
 	 * more forwards than pay when memory lets it, so a looser limit
 	 * would give a longer schedule than a tighter one (where the tighter
-	 * limit makes the rule beat the V rounds, too) */
-	static const int64_t frac[][2] = {{3, 4}, {2, 3}, {1, 2}};
-	int limited = 0;
-	for (int d = 0; d < s->graph->ndevices; d++)
-		limited |= s->graph->memory_limit[d] != TESSEL_UNLIMITED;
-	for (int k = 0; k < 3 && !rc && winner >= 0 && limited; k++) {
-		if (tsl_deadline_left_ms(dl) <= 0)
-			break;
-		rc = list_scaled(s, bnd, &tsl_list_rules[winner], dl, frac[k][0],
-				 frac[k][1]);
-		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
-			rc = TSL_OK;
-			continue;
-		}
-		if (rc)
-			break;
-		int64_t m = tsl_schedule_makespan(s);
-		if (m < best_makespan) {
-			best_makespan = m;
-			for (size_t i = 0; i < count; i++)
-				best[i] = s->entries[i].start;
-		}
+	 * limit makes the rule beat the V rounds, too). The caps are points
+	 * of a grid that does not depend on the limits (tighter_caps): a
+	 * looser limit tries the caps a tighter one tried, but for the
+	 * lowest, so that more memory seldom loses what less finds. */
+	int64_t caps[TSL_LIST_CAPS];
+	int ncaps = 0, limited = 0;
+	int64_t largest = 0;
+	for (int d = 0; d < s->graph->ndevices; d++) {
+		int64_t lim = s->graph->memory_limit[d];
+		limited |= lim != TESSEL_UNLIMITED;
+		if (lim != TESSEL_UNLIMITED && lim > largest)
+			largest = lim;
 	}
-	if (!rc && *found)
-		for (size_t i = 0; i < count; i++)
-			s->entries[i].start = best[i];
-	tsl_free(best);
+	if (limited)
+		ncaps = tighter_caps(caps, largest);
+	for (int r = 0; r < nbest && !rc; r++)
+		for (int k = 0; k < ncaps && !rc; k++) {
+			if (tsl_deadline_left_ms(dl) <= 0)
+				break;
+			rc = list_scaled(s, bnd, &tsl_list_rules[ranked[r]], dl,
+					 caps[k]);
+			if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
+				rc = TSL_OK;
+				continue;
+			}
+			if (rc)
+				break;
+			rc = top_offer(top, s);
+		}
 	return rc;
+}
+
+int tsl_list_top(tessel_schedule *s, int *found, const tsl_stage *st,
+		 int64_t **more, int *nmore)
+{
+	list_top top = {0};
+	top.count = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	int rc = list_top_run(s, found, st, &top);
+	*found = !rc && top.n > 0;
+	if (*found)
+		for (size_t i = 0; i < top.count; i++)
+			s->entries[i].start = top.starts[0][i];
+	if (nmore)
+		*nmore = 0;
+	for (int i = 1; i < top.n && !rc && more && nmore; i++) {
+		more[(*nmore)++] = top.starts[i];
+		top.starts[i] = NULL;
+	}
+	for (int i = 0; i < top.n; i++)
+		tsl_free(top.starts[i]);
+	return rc;
+}
+
+int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st)
+{
+	return tsl_list_top(s, found, st, NULL, NULL);
 }

@@ -54,10 +54,23 @@ int tsl_list_schedule(tessel_schedule *s, const tsl_stage *st,
 
 /* The rounds of a V pipeline (tsl_vshape_schedule, when the graph is
  * one), then tsl_list_schedule with each rule of tsl_list_rules, then the
- * winning rule keeping to 3/4, 2/3 and 1/2 of every memory limit; the
+ * four shortest rules keeping every device to caps of a fixed grid of the
+ * memory axis (8 points between half the largest limit and it); the
  * shortest result stays in s (*found 1), or *found 0 when none placed
  * every instance. Stops at the stage's deadline once one was found (its
  * hard end before). */
 int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st);
+
+/* How many more results tsl_list_top gives besides the shortest. */
+#define TSL_LIST_MORE 2
+
+/* tsl_list_best, and the starts of the next shortest results (of
+ * makespans other than the shortest's and each other's, shortest first)
+ * into more[0 .. *nmore) (room for TSL_LIST_MORE; each an array of the
+ * schedule's instances in entry order, the caller's to free), so that a
+ * caller improving the results may start from each. more and nmore may be
+ * NULL (none). */
+int tsl_list_top(tessel_schedule *s, int *found, const tsl_stage *st,
+		 int64_t **more, int *nmore);
 
 #endif

@@ -803,14 +803,34 @@ static int list_candidate(tessel_schedule **out, best *b, int64_t effort)
 	    tsl_deadline_left_ms(b->fin_dl) <= 0 ||
 	    no_time_for(b, b->first_us, b->fin_dl->end_us))
 		return TSL_OK;
-	tessel_schedule *s = NULL;
-	int found = 0;
+	tessel_schedule *s = NULL, *alt = NULL;
+	int found = 0, nmore = 0;
+	int64_t *more[TSL_LIST_MORE];
 	tsl_stage st = stage_of(b, b->fin_dl);
 	int rc = tsl_schedule_alloc_until(&s, b->g, b->nmicros, b->fin_dl);
 	if (!rc)
-		rc = tsl_list_best(s, &found, &st);
+		rc = tsl_list_top(s, &found, &st, more, &nmore);
 	if (!rc && found)
 		rc = tsl_complete_improve(s, &st, effort);
+	/* the next shortest list schedules improved too: the improvement
+	 * of the shortest is not always the shortest improvement */
+	for (int i = 0; i < nmore && !rc; i++) {
+		rc = tsl_schedule_copy(&alt, s);
+		size_t count = (size_t)b->g->nblocks * (size_t)b->nmicros;
+		for (size_t j = 0; !rc && j < count; j++)
+			alt->entries[j].start = more[i][j];
+		if (!rc)
+			rc = tsl_complete_improve(alt, &st, effort);
+		if (!rc && tsl_schedule_makespan(alt) < tsl_schedule_makespan(s)) {
+			tessel_schedule *t = s;
+			s = alt;
+			alt = t;
+		}
+		tessel_schedule_free(alt);
+		alt = NULL;
+	}
+	for (int i = 0; i < nmore; i++)
+		tsl_free(more[i]);
 	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED)
 		rc = TSL_OK; /* the list schedule as it stands */
 	if (!rc && found && tsl_schedule_makespan(s) < tsl_schedule_makespan(*out)) {
