@@ -11,9 +11,10 @@
  *                     devices' copy channels (devices of their own) and
  *                     its memory moves at markers of one step;
  *   tsl_search_plain- the plain search of that graph, with its share of the
- *                     work budget (the plans: all-keep, and the cheapest
- *                     1/4, 1/2, 3/4 and all of the blocks relieved;
- *                     shares at ALT_KEEP_SHARE);
+ *                     work budget (the plans: all-keep, the cheapest
+ *                     1/8, 2/8, ... 7/8 (the quarters with the larger
+ *                     shares; 1, 2, ... blocks with fewer than 8) and
+ *                     all of the blocks relieved; shares at ALT_STEPS);
  *   plan_schedule   - the schedule of the placement with the plan's choices
  *                     per instance, an offload's copies where the plan put
  *                     them (the markers dropped);
@@ -47,18 +48,27 @@
 #include "util.h"
 #include "validate.h"
 
+/* The plans between all-keep and all-relieved: the cheapest
+ * ceil(na * p / steps) blocks relieved for p = 1 .. steps - 1, na the
+ * number of blocks with alternatives and steps = min(na, ALT_STEPS); the
+ * quarters among them (ceil(na * q / 4) blocks, q = 1, 2, 3) with a larger
+ * share than the others. */
+#define ALT_STEPS 8
 /* Per mille of the budget each plan's search gets. Under a budget set
  * explicitly the plans share it in proportion to these: the all-keep plan
- * 400, the four others and the all-offload plan 150 each. Under the
- * default budget (TESSEL_WORK_AUTO) the all-keep plan and the plan
- * relieving every block get the whole default budget each, as the
- * searches with TESSEL_OPT_ALTERNATIVES 0 and 2 do (so the choice is never
- * longer than either), and the others a quarter each. */
-#define ALT_PLANS 4
+ * 400, each quarter, the plan relieving every block and the all-offload
+ * plan 150, each other plan between 60. Under the default budget
+ * (TESSEL_WORK_AUTO) the all-keep plan and the plan relieving every block
+ * get the whole default budget each, as the searches with
+ * TESSEL_OPT_ALTERNATIVES 0 and 2 do (so the choice is never longer than
+ * either), each quarter and the all-offload plan a quarter of it, each
+ * other plan between a tenth. */
 #define ALT_KEEP_SHARE 400
 #define ALT_PLAN_SHARE 150
+#define ALT_EXTRA_SHARE 60
 #define ALT_AUTO_END_SHARE 1000
 #define ALT_AUTO_MID_SHARE 250
+#define ALT_AUTO_EXTRA_SHARE 100
 /* Entry visits the relaxation of one schedule may spend. */
 #define ALT_RELAX_VISITS ((int64_t)20000000)
 
@@ -872,46 +882,51 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	alt_best best = {.start_us = t0};
 	int autob = !options ||
 		    options->value[TESSEL_OPT_WORK_LIMIT] == TESSEL_WORK_AUTO;
-	int64_t share[ALT_PLANS + 1], total = 0;
-	for (int p = 0; p <= ALT_PLANS; p++) {
-		share[p] = !autob ? (p ? ALT_PLAN_SHARE : ALT_KEEP_SHARE)
-			 : p == 0 || p == ALT_PLANS ? ALT_AUTO_END_SHARE
-						    : ALT_AUTO_MID_SHARE;
-		total += share[p];
-	}
+	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
+	int rc = choice ? plans_rank(&rank, &na, g) : tsl_error_nomem();
+	int steps = na < ALT_STEPS ? na : ALT_STEPS;
 	/* blocks that may recompute and offload: one more plan, offloading
-	 * every block that may, with a mid share */
+	 * every block that may */
 	int both = 0;
 	for (int b = 0; b < g->nblocks; b++)
 		both |= g->blocks[b].rc_backward >= 0 &&
 			g->blocks[b].of_backward >= 0;
-	int64_t both_share = share[1];
-	total += both ? both_share : 0;
+	int64_t keep_share = autob ? ALT_AUTO_END_SHARE : ALT_KEEP_SHARE;
+	int64_t end_share = autob ? ALT_AUTO_END_SHARE : ALT_PLAN_SHARE;
+	int64_t mid_share = autob ? ALT_AUTO_MID_SHARE : ALT_PLAN_SHARE;
+	int64_t extra_share = autob ? ALT_AUTO_EXTRA_SHARE : ALT_EXTRA_SHARE;
+	int64_t both_share = mid_share;
+	int64_t share[ALT_STEPS + 1], total = keep_share + (both ? both_share : 0);
+	int upto[ALT_STEPS + 1];
+	upto[0] = 0;
+	for (int p = 1; p <= steps; p++) {
+		upto[p] = (na * p + steps - 1) / steps;
+		int quarter = 0;
+		for (int q = 1; q < 4; q++)
+			quarter |= upto[p] == (na * q + 3) / 4;
+		share[p] = upto[p] == na ? end_share : quarter ? mid_share : extra_share;
+		total += share[p]; /* (steps <= na: upto grows with p) */
+	}
 	/* a budget set explicitly is shared out in proportion */
 	if (!autob) {
-		for (int p = 0; p <= ALT_PLANS; p++)
-			share[p] = share[p] * 1000 / total;
+		keep_share = keep_share * 1000 / total;
 		both_share = both_share * 1000 / total;
+		for (int p = 1; p <= steps; p++)
+			share[p] = share[p] * 1000 / total;
 	}
-	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
-	int rc = choice ? plans_rank(&rank, &na, g) : tsl_error_nomem();
 	if (!rc)
-		rc = run_plan(&best, g, options, choice, share[0], total, 1);
+		rc = run_plan(&best, g, options, choice, keep_share, total, 1);
 	int prev = 0;
-	for (int p = 1; p <= ALT_PLANS && !rc; p++) {
+	for (int p = 1; p <= steps && !rc; p++) {
 		if (tsl_options_cancelled(options) || best.halted ||
 		    out_of_time(&best, options))
 			break;
-		int upto = (na * p + ALT_PLANS - 1) / ALT_PLANS;
-		if (upto == prev)
+		if (upto[p] == prev)
 			continue;
-		for (int i = prev; i < upto; i++)
+		for (int i = prev; i < upto[p]; i++)
 			choice[rank[i]] = (signed char)relief_of(&g->blocks[rank[i]]);
-		prev = upto;
-		/* (the plan relieving every block gets the last share, also
-		 * when fewer blocks than plans make it come sooner) */
-		rc = run_plan(&best, g, options, choice,
-			      share[upto == na ? ALT_PLANS : p], total, 1);
+		prev = upto[p];
+		rc = run_plan(&best, g, options, choice, share[p], total, 1);
 	}
 	for (int b = 0; choice && b < g->nblocks; b++)
 		choice[b] = g->blocks[b].of_backward >= 0 ? TESSEL_CHOICE_OFFLOAD
