@@ -20,6 +20,7 @@
 #include "complete_compact.h"
 #include "complete_sgs.h"
 #include "complete_gaps.h"
+#include "complete_list.h"
 #include "complete_vshape.h"
 #include "complete_window_z3.h"
 #include "helpers.h"
@@ -1059,6 +1060,56 @@ static void test_vshape_rounds(void **state)
 	}
 }
 
+/* tsl_list_top: the shortest list schedule in s (the one tsl_list_best
+ * gives), the next ones of other makespans in more, longer each than the
+ * one before, each within the rules (memory limits, dependencies). */
+static void test_list_top(void **state)
+{
+	(void)state;
+	tessel_graph *gs[] = {vpipe(4, 6, 1, 8, 0), vpipe(4, 0, 0, 12, 0),
+			      pipeline(4, 6, 3), pipeline(4, 0, TESSEL_UNLIMITED)};
+	int with_more = 0;
+	for (size_t c = 0; c < sizeof gs / sizeof gs[0]; c++) {
+		tsl_bounds bnd;
+		TH_OK(tsl_bounds_compute(&bnd, gs[c]));
+		for (int fast = 0; fast < 2; fast++) {
+			tsl_opts o = {.fast = fast};
+			tsl_stage st = {gs[c], &bnd, &o, NULL};
+			tessel_schedule *s = NULL, *b = NULL, *t = NULL;
+			int64_t *more[TSL_LIST_MORE];
+			int found = 0, found_b = 0, nmore = -1;
+			TH_OK(tsl_schedule_alloc(&s, gs[c], 16));
+			TH_OK(tsl_schedule_alloc(&b, gs[c], 16));
+			TH_OK(tsl_list_top(s, &found, &st, more, &nmore));
+			TH_OK(tsl_list_best(b, &found_b, &st));
+			assert_int_equal(found, 1);
+			assert_int_equal(found_b, 1);
+			TH_OK(tsl_schedule_check(s, NULL));
+			int64_t prev = tsl_schedule_makespan(s);
+			assert_int_equal(prev, tsl_schedule_makespan(b));
+			assert_true(nmore >= 0 && nmore <= TSL_LIST_MORE);
+			with_more += nmore > 0;
+			size_t count = (size_t)gs[c]->nblocks * 16;
+			for (int i = 0; i < nmore; i++) {
+				TH_OK(tsl_schedule_copy(&t, s));
+				for (size_t j = 0; j < count; j++)
+					t->entries[j].start = more[i][j];
+				TH_OK(tsl_schedule_check(t, NULL));
+				assert_true(tsl_schedule_makespan(t) > prev);
+				prev = tsl_schedule_makespan(t);
+				tessel_schedule_free(t);
+				t = NULL;
+				tsl_free(more[i]);
+			}
+			tessel_schedule_free(s);
+			tessel_schedule_free(b);
+		}
+		tsl_bounds_release(&bnd);
+		tessel_graph_free(gs[c]);
+	}
+	assert_true(with_more > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1069,6 +1120,7 @@ int main(void)
 		cmocka_unit_test(test_any_block_order),
 		cmocka_unit_test(test_deadline_large),
 		cmocka_unit_test(test_vshape_rounds),
+		cmocka_unit_test(test_list_top),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
