@@ -331,6 +331,33 @@ static void test_search_recompute(void **state)
 	tessel_graph_free(g);
 }
 
+/* Recomputing in every other micro-batch: on 4 devices at memory 12, a
+ * recompute on a device in every micro-batch makes its load 8 steps a
+ * micro-batch (forward 2, backward 4, extra 2), while keeping every
+ * activation needs more memory than 12 for the period 6; a plan of two
+ * micro-batches, recomputing in one of them, reaches 7 per micro-batch
+ * (a period of 14 for 2), and a shorter schedule. */
+static void test_search_recompute_pairs(void **state)
+{
+	(void)state;
+	tessel_graph *g = pipeline(4, 12, 1, 0);
+	tessel_schedule *with = search(g, 1), *without = search(g, 0);
+	int64_t k = th_sched(with, TESSEL_SCHED_REPETEND_MICRO_BATCHES);
+	int64_t P = th_sched(with, TESSEL_SCHED_PERIOD);
+	if (th_work_limit() == TESSEL_WORK_AUTO) {
+		assert_true(k >= 2);
+		assert_true(P < 8 * k);
+		assert_true(th_sched(with, TESSEL_SCHED_MAKESPAN) <
+			    th_sched(without, TESSEL_SCHED_MAKESPAN));
+	}
+	/* some instances recompute, not all */
+	assert_true(count_choice(with, TESSEL_CHOICE_RECOMPUTE) > 0);
+	assert_true(count_choice(with, TESSEL_CHOICE_KEEP) > 0);
+	tessel_schedule_free(with);
+	tessel_schedule_free(without);
+	tessel_graph_free(g);
+}
+
 /* With both declared, some recomputes become offloads (the copy channel
  * is idle), and the result is no longer than with recompute alone. */
 static void test_search_offload(void **state)
@@ -439,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_validate_channel),
 		cmocka_unit_test(test_placement_json),
 		cmocka_unit_test(test_search_recompute),
+		cmocka_unit_test(test_search_recompute_pairs),
 		cmocka_unit_test(test_search_offload),
 		cmocka_unit_test(test_search_offload_only),
 		cmocka_unit_test(test_limit_below_need),

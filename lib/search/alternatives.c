@@ -18,6 +18,11 @@
  *   plan_schedule   - the schedule of the placement with the plan's choices
  *                     per instance, an offload's copies where the plan put
  *                     them (the markers dropped);
+ *   pairs           - while the best period per micro-batch is above the
+ *                     resource bound: between two consecutive ranked
+ *                     plans, the larger in even micro-batches and the
+ *                     smaller in odd ones, searched on the graph of two
+ *                     copies and mapped back (plan_copies.c, run_plan_k);
  *   relax           - per instance, any choice becomes keep whenever the
  *                     devices' memory allows, in three orders (by start,
  *                     the latest first, the instances whose backward has
@@ -42,6 +47,7 @@
 #include "graph.h"
 #include "graph_alt.h"
 #include "options.h"
+#include "plan_copies.h"
 #include "schedule.h"
 #include "schedule_alt.h"
 #include "search.h"
@@ -57,12 +63,13 @@
 /* Per mille of the budget each plan's search gets. Under a budget set
  * explicitly the plans share it in proportion to these: the all-keep plan
  * 400, each quarter, the plan relieving every block and the all-offload
- * plan 150, each other plan between 60. Under the default budget
+ * plan 150, each other plan between and each plan of two micro-batches
+ * (pairs) 60. Under the default budget
  * (TESSEL_WORK_AUTO) the all-keep plan and the plan relieving every block
  * get the whole default budget each, as the searches with
  * TESSEL_OPT_ALTERNATIVES 0 and 2 do (so the choice is never longer than
  * either), each quarter and the all-offload plan a quarter of it, each
- * other plan between a tenth. */
+ * other plan between and each pair a tenth. */
 #define ALT_KEEP_SHARE 400
 #define ALT_PLAN_SHARE 150
 #define ALT_EXTRA_SHARE 60
@@ -805,7 +812,7 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	/* the time limit in proportion to the plan's share of all plans',
 	 * at most what is left of it */
 	int64_t limit = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
-	tsl_share share = {per_mille, 0, 0};
+	tsl_share share = {per_mille, 0, 0, 0};
 	if (limit) {
 		int64_t left = limit - (tsl_now_us() - best->start_us) / 1000;
 		share.time_limit_ms = (limit * per_mille + total - 1) / total;
@@ -874,6 +881,88 @@ static int out_of_time(const alt_best *best, const tessel_options *options)
 	       tsl_now_us() - best->start_us >= limit * 1000;
 }
 
+/* A plan of two micro-batches (plan_copies.c): its graph of k copies
+ * searched with `per_mille` of the budget, k micro-batches as one, the
+ * schedule mapped back to g's micro-batches, relaxed, and kept when it
+ * validates and is the shortest so far. */
+static int run_plan_k(alt_best *best, const tessel_graph *g,
+		      const tessel_options *options, const tsl_plan *p,
+		      int64_t per_mille, int64_t total)
+{
+	tessel_graph *d = NULL;
+	tessel_schedule *ds = NULL, *s = NULL;
+	tsl_opts o;
+	tsl_search_opts(&o, g, options);
+	int64_t limit = o.time_limit_ms;
+	tsl_share share = {per_mille, 0, 0, (o.nmicros + p->k - 1) / p->k};
+	if (limit) {
+		int64_t left = limit - (tsl_now_us() - best->start_us) / 1000;
+		share.time_limit_ms = (limit * per_mille + total - 1) / total;
+		if (share.time_limit_ms > left)
+			share.time_limit_ms = left > 1 ? left : 1;
+	}
+	int rc = tsl_plan_graph_k(&d, g, p);
+	if (rc && rc != TESSEL_ENOMEM) {
+		/* a graph of copies beyond the limits: not tried */
+		tessel_error_clear();
+		return TSL_OK;
+	}
+	if (!rc)
+		rc = tsl_search_plain(&ds, d, options, &share);
+	best->halted |= share.halted || rc == TESSEL_ECANCELLED;
+	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
+	    rc == TESSEL_ECANCELLED) {
+		if (!best->failed_rc)
+			best->failed_rc = rc;
+		tessel_error_clear();
+		tessel_graph_free(d);
+		return TSL_OK;
+	}
+	if (!rc) {
+		best->work += ds->work;
+		best->proof += ds->proof_work;
+		rc = tsl_plan_schedule_k(&s, g, ds, p, o.nmicros);
+	}
+	if (!rc)
+		rc = relax(&s);
+	if (!rc && tsl_schedule_check(s, NULL) != TSL_OK) {
+		tessel_error_clear();
+		tessel_schedule_free(s);
+		s = NULL;
+	}
+	if (!rc && s) {
+		int64_t ms = tsl_schedule_makespan(s);
+		if (!best->s || ms < best->makespan) {
+			tessel_schedule_free(best->s);
+			best->s = s;
+			best->makespan = ms;
+			s = NULL;
+		}
+	}
+	tessel_schedule_free(s);
+	tessel_schedule_free(ds);
+	tessel_graph_free(d);
+	return rc;
+}
+
+/* Whether the best schedule's period per micro-batch is above the
+ * resource bound of g (every block kept): only then can a plan between
+ * two of the ranked ones shorten it. */
+static int period_has_room(const alt_best *best, const tessel_graph *g)
+{
+	if (!best->s || best->s->period <= 0)
+		return 0;
+	tsl_bounds bnd;
+	if (tsl_bounds_compute(&bnd, g)) {
+		tessel_error_clear();
+		return 0;
+	}
+	int64_t k = best->s->rep_k > 1 ? best->s->rep_k : 1;
+	int room = best->s->period > bnd.resource_bound * k;
+	tsl_bounds_release(&bnd);
+	return room;
+}
+
 static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 			       const tessel_options *options)
 {
@@ -896,7 +985,9 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	int64_t mid_share = autob ? ALT_AUTO_MID_SHARE : ALT_PLAN_SHARE;
 	int64_t extra_share = autob ? ALT_AUTO_EXTRA_SHARE : ALT_EXTRA_SHARE;
 	int64_t both_share = mid_share;
-	int64_t share[ALT_STEPS + 1], total = keep_share + (both ? both_share : 0);
+	int64_t pair_share = extra_share;
+	int64_t share[ALT_STEPS + 1],
+		total = keep_share + steps * pair_share + (both ? both_share : 0);
 	int upto[ALT_STEPS + 1];
 	upto[0] = 0;
 	for (int p = 1; p <= steps; p++) {
@@ -910,6 +1001,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	/* a budget set explicitly is shared out in proportion */
 	if (!autob) {
 		keep_share = keep_share * 1000 / total;
+		pair_share = pair_share * 1000 / total;
 		both_share = both_share * 1000 / total;
 		for (int p = 1; p <= steps; p++)
 			share[p] = share[p] * 1000 / total;
@@ -928,6 +1020,34 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		prev = upto[p];
 		rc = run_plan(&best, g, options, choice, share[p], total, 1);
 	}
+	/* pairs: between two ranked plans, the larger one in even
+	 * micro-batches and the smaller in odd ones (plan_copies.c), while
+	 * the period per micro-batch has room */
+	tsl_plan pair = {2, NULL};
+	int recomputes = 0;
+	for (int i = 0; i < na; i++)
+		recomputes |= relief_of(&g->blocks[rank[i]]) == TESSEL_CHOICE_RECOMPUTE;
+	if (!rc && recomputes && steps > 0 && period_has_room(&best, g)) {
+		pair.choice = tsl_calloc((size_t)2 * (size_t)g->nblocks + 1, 1);
+		if (!pair.choice)
+			rc = tsl_error_nomem();
+	}
+	for (int p = 1; p <= steps && !rc && pair.choice; p++) {
+		if (tsl_options_cancelled(options) || best.halted ||
+		    out_of_time(&best, options))
+			break;
+		if (upto[p] == upto[p - 1])
+			continue;
+		memset(pair.choice, 0, (size_t)2 * (size_t)g->nblocks);
+		for (int i = 0; i < upto[p]; i++)
+			if (relief_of(&g->blocks[rank[i]]) == TESSEL_CHOICE_RECOMPUTE)
+				pair.choice[rank[i]] = TESSEL_CHOICE_RECOMPUTE;
+		for (int i = 0; i < upto[p - 1]; i++)
+			if (relief_of(&g->blocks[rank[i]]) == TESSEL_CHOICE_RECOMPUTE)
+				pair.choice[g->nblocks + rank[i]] = TESSEL_CHOICE_RECOMPUTE;
+		rc = run_plan_k(&best, g, options, &pair, pair_share, total);
+	}
+	tsl_free(pair.choice);
 	for (int b = 0; choice && b < g->nblocks; b++)
 		choice[b] = g->blocks[b].of_backward >= 0 ? TESSEL_CHOICE_OFFLOAD
 							  : TESSEL_CHOICE_KEEP;

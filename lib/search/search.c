@@ -1241,6 +1241,13 @@ static int try_heuristic_mode(tessel_schedule **s, const tessel_graph *g,
 	return TSL_OK;
 }
 
+void tsl_search_opts(tsl_opts *o, const tessel_graph *g,
+		     const tessel_options *options)
+{
+	resolve_options(o, options);
+	auto_budget(o, g);
+}
+
 int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 		     const tessel_options *options, tsl_share *share)
 {
@@ -1251,6 +1258,8 @@ int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	tsl_opts o;
 	resolve_options(&o, options);
+	if (share && share->nmicros > 0)
+		o.nmicros = share->nmicros;
 	auto_budget(&o, g);
 	if (share) {
 		o.work_ticks = o.work_ticks / 1000 * share->per_mille;

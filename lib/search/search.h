@@ -4,6 +4,7 @@
 #ifndef TESSEL_SEARCH_H
 #define TESSEL_SEARCH_H
 
+#include "stage.h"
 #include "tessel.h"
 
 /* A part of a search's effort: per_mille of the work budget the options
@@ -13,11 +14,17 @@ typedef struct tsl_share {
 	int64_t per_mille;
 	int64_t time_limit_ms;
 	int halted;       /* out: a progress callback asked the search to stop */
+	int64_t nmicros;  /* > 0: micro-batches instead of the options' */
 } tsl_share;
 
 /* tessel_search of g ignoring any declared alternative, with share (NULL:
  * all) of the effort. */
 int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 		     const tessel_options *options, tsl_share *share);
+
+/* The options of a search of g resolved (the default budget as g sizes
+ * it), as tsl_search_plain resolves them without a share. */
+void tsl_search_opts(tsl_opts *o, const tessel_graph *g,
+		     const tessel_options *options);
 
 #endif
