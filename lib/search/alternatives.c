@@ -76,6 +76,10 @@
 #define ALT_AUTO_END_SHARE 1000
 #define ALT_AUTO_MID_SHARE 250
 #define ALT_AUTO_EXTRA_SHARE 100
+/* Z3's resource count of each solver check in the search of a plan of two
+ * micro-batches (about a fifth of a second here): its model is twice the
+ * placement's, and Z3 spends more time per unit of its count on it. */
+#define ALT_PAIR_RLIMIT 250000u
 /* Entry visits the relaxation of one schedule may spend. */
 #define ALT_RELAX_VISITS ((int64_t)20000000)
 
@@ -812,7 +816,7 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	/* the time limit in proportion to the plan's share of all plans',
 	 * at most what is left of it */
 	int64_t limit = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
-	tsl_share share = {per_mille, 0, 0, 0};
+	tsl_share share = {per_mille, 0, 0, 0, 0};
 	if (limit) {
 		int64_t left = limit - (tsl_now_us() - best->start_us) / 1000;
 		share.time_limit_ms = (limit * per_mille + total - 1) / total;
@@ -894,7 +898,8 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 	tsl_opts o;
 	tsl_search_opts(&o, g, options);
 	int64_t limit = o.time_limit_ms;
-	tsl_share share = {per_mille, 0, 0, (o.nmicros + p->k - 1) / p->k};
+	tsl_share share = {per_mille, 0, 0, (o.nmicros + p->k - 1) / p->k,
+			   ALT_PAIR_RLIMIT};
 	if (limit) {
 		int64_t left = limit - (tsl_now_us() - best->start_us) / 1000;
 		share.time_limit_ms = (limit * per_mille + total - 1) / total;

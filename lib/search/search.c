@@ -1266,6 +1266,8 @@ int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 		if (o.work_ticks < TSL_TICKS_PER_UNIT)
 			o.work_ticks = TSL_TICKS_PER_UNIT;
 		o.proof_ticks = o.proof_ticks / 1000 * share->per_mille;
+		if (share->rlimit_cap)
+			o.rlimit_cap = share->rlimit_cap;
 		if (share->time_limit_ms > 0)
 			o.time_limit_ms = share->time_limit_ms;
 

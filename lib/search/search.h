@@ -15,6 +15,8 @@ typedef struct tsl_share {
 	int64_t time_limit_ms;
 	int halted;       /* out: a progress callback asked the search to stop */
 	int64_t nmicros;  /* > 0: micro-batches instead of the options' */
+	unsigned rlimit_cap; /* > 0: every solver check gets at most this
+			      * much of Z3's resource count */
 } tsl_share;
 
 /* tessel_search of g ignoring any declared alternative, with share (NULL:
