@@ -807,22 +807,59 @@ typedef struct alt_best {
 
 /* Search the plan `choice` with `per_mille` of the budget and keep its
  * schedule when it is the shortest so far. */
+/* The time limit of a plan's search: the options' in proportion to the
+ * plan's share of all plans', at most what is left of it (0: none). */
+static int64_t plan_time_limit(const alt_best *best,
+			       const tessel_options *options,
+			       int64_t per_mille, int64_t total)
+{
+	int64_t limit = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
+	if (!limit)
+		return 0;
+	int64_t left = limit - (tsl_now_us() - best->start_us) / 1000;
+	int64_t ms = (limit * per_mille + total - 1) / total;
+	if (ms > left)
+		ms = left > 1 ? left : 1;
+	return ms;
+}
+
+/* After a plan's search ended with rc: whether it found nothing without
+ * an error of its own (no schedule, time, cancel: the next plan goes
+ * on), noting the first such reason and a stop asked for. */
+static int plan_found_nothing(alt_best *best, const tsl_share *share, int rc)
+{
+	best->halted |= share->halted || rc == TESSEL_ECANCELLED;
+	if (rc != TESSEL_EINFEASIBLE && rc != TESSEL_ETIMEOUT &&
+	    rc != TESSEL_ECANCELLED)
+		return 0;
+	if (!best->failed_rc)
+		best->failed_rc = rc;
+	tessel_error_clear();
+	return 1;
+}
+
+/* Keep *s in best when it is the shortest so far (*s then NULL). */
+static void keep_if_shortest(alt_best *best, tessel_schedule **s)
+{
+	if (!*s)
+		return;
+	int64_t ms = tsl_schedule_makespan(*s);
+	if (!best->s || ms < best->makespan) {
+		tessel_schedule_free(best->s);
+		best->s = *s;
+		best->makespan = ms;
+		*s = NULL;
+	}
+}
+
 static int run_plan(alt_best *best, const tessel_graph *g,
 		    const tessel_options *options, const signed char *choice,
 		    int64_t per_mille, int64_t total, int relaxed)
 {
 	tessel_graph *d = NULL;
 	tessel_schedule *ds = NULL, *s = NULL;
-	/* the time limit in proportion to the plan's share of all plans',
-	 * at most what is left of it */
-	int64_t limit = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
-	tsl_share share = {per_mille, 0, 0, 0, 0};
-	if (limit) {
-		int64_t left = limit - (tsl_now_us() - best->start_us) / 1000;
-		share.time_limit_ms = (limit * per_mille + total - 1) / total;
-		if (share.time_limit_ms > left)
-			share.time_limit_ms = left > 1 ? left : 1;
-	}
+	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
+			   0, 0, 0};
 	int rc = plan_graph(&d, g, choice);
 	if (rc && rc != TESSEL_ENOMEM) {
 		/* a plan the graph cannot hold (copy channels beyond the
@@ -832,11 +869,7 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	}
 	if (!rc)
 		rc = tsl_search_plain(&ds, d, options, &share);
-	best->halted |= share.halted || rc == TESSEL_ECANCELLED;
-	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
-	    rc == TESSEL_ECANCELLED) {
-		if (!best->failed_rc)
-			best->failed_rc = rc;
+	if (plan_found_nothing(best, &share, rc)) {
 		tessel_graph_free(d);
 		return TSL_OK;
 	}
@@ -845,15 +878,8 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 		best->proof += ds->proof_work;
 		rc = plan_schedule(&s, g, ds, choice, relaxed);
 	}
-	if (!rc && s) {
-		int64_t ms = tsl_schedule_makespan(s);
-		if (!best->s || ms < best->makespan) {
-			tessel_schedule_free(best->s);
-			best->s = s;
-			best->makespan = ms;
-			s = NULL;
-		}
-	}
+	if (!rc)
+		keep_if_shortest(best, &s);
 	tessel_schedule_free(s);
 	tessel_schedule_free(ds);
 	tessel_graph_free(d);
@@ -897,15 +923,8 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_opts o;
 	tsl_search_opts(&o, g, options);
-	int64_t limit = o.time_limit_ms;
-	tsl_share share = {per_mille, 0, 0, (o.nmicros + p->k - 1) / p->k,
-			   ALT_PAIR_RLIMIT};
-	if (limit) {
-		int64_t left = limit - (tsl_now_us() - best->start_us) / 1000;
-		share.time_limit_ms = (limit * per_mille + total - 1) / total;
-		if (share.time_limit_ms > left)
-			share.time_limit_ms = left > 1 ? left : 1;
-	}
+	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
+			   0, (o.nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT};
 	int rc = tsl_plan_graph_k(&d, g, p);
 	if (rc && rc != TESSEL_ENOMEM) {
 		/* a graph of copies beyond the limits: not tried */
@@ -914,12 +933,7 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 	}
 	if (!rc)
 		rc = tsl_search_plain(&ds, d, options, &share);
-	best->halted |= share.halted || rc == TESSEL_ECANCELLED;
-	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
-	    rc == TESSEL_ECANCELLED) {
-		if (!best->failed_rc)
-			best->failed_rc = rc;
-		tessel_error_clear();
+	if (plan_found_nothing(best, &share, rc)) {
 		tessel_graph_free(d);
 		return TSL_OK;
 	}
@@ -935,15 +949,8 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 		tessel_schedule_free(s);
 		s = NULL;
 	}
-	if (!rc && s) {
-		int64_t ms = tsl_schedule_makespan(s);
-		if (!best->s || ms < best->makespan) {
-			tessel_schedule_free(best->s);
-			best->s = s;
-			best->makespan = ms;
-			s = NULL;
-		}
-	}
+	if (!rc)
+		keep_if_shortest(best, &s);
 	tessel_schedule_free(s);
 	tessel_schedule_free(ds);
 	tessel_graph_free(d);
