@@ -852,6 +852,29 @@ static void keep_if_shortest(alt_best *best, tessel_schedule **s)
 	}
 }
 
+/* The plain search of a plan's graph d, which the plan's builder returned
+ * with build_rc (a graph the plan cannot have, copy channels beyond the
+ * devices' limit or a name taken: not tried), with `share`: *ds its
+ * schedule, NULL when the plan found nothing; its work counted in best. */
+static int search_plan_graph(tessel_schedule **ds, alt_best *best,
+			     const tessel_graph *d, int build_rc,
+			     const tessel_options *options, tsl_share *share)
+{
+	*ds = NULL;
+	if (build_rc && build_rc != TESSEL_ENOMEM) {
+		tessel_error_clear();
+		return TSL_OK;
+	}
+	int rc = build_rc ? build_rc : tsl_search_plain(ds, d, options, share);
+	if (plan_found_nothing(best, share, rc))
+		return TSL_OK;
+	if (!rc) {
+		best->work += (*ds)->work;
+		best->proof += (*ds)->proof_work;
+	}
+	return rc;
+}
+
 static int run_plan(alt_best *best, const tessel_graph *g,
 		    const tessel_options *options, const signed char *choice,
 		    int64_t per_mille, int64_t total, int relaxed)
@@ -861,23 +884,9 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
 			   0, 0, 0};
 	int rc = plan_graph(&d, g, choice);
-	if (rc && rc != TESSEL_ENOMEM) {
-		/* a plan the graph cannot hold (copy channels beyond the
-		 * devices' limit, a name taken): not tried */
-		tessel_error_clear();
-		return TSL_OK;
-	}
-	if (!rc)
-		rc = tsl_search_plain(&ds, d, options, &share);
-	if (plan_found_nothing(best, &share, rc)) {
-		tessel_graph_free(d);
-		return TSL_OK;
-	}
-	if (!rc) {
-		best->work += ds->work;
-		best->proof += ds->proof_work;
+	rc = search_plan_graph(&ds, best, d, rc, options, &share);
+	if (!rc && ds)
 		rc = plan_schedule(&s, g, ds, choice, relaxed);
-	}
 	if (!rc)
 		keep_if_shortest(best, &s);
 	tessel_schedule_free(s);
@@ -926,25 +935,12 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
 			   0, (o.nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT};
 	int rc = tsl_plan_graph_k(&d, g, p);
-	if (rc && rc != TESSEL_ENOMEM) {
-		/* a graph of copies beyond the limits: not tried */
-		tessel_error_clear();
-		return TSL_OK;
-	}
-	if (!rc)
-		rc = tsl_search_plain(&ds, d, options, &share);
-	if (plan_found_nothing(best, &share, rc)) {
-		tessel_graph_free(d);
-		return TSL_OK;
-	}
-	if (!rc) {
-		best->work += ds->work;
-		best->proof += ds->proof_work;
+	rc = search_plan_graph(&ds, best, d, rc, options, &share);
+	if (!rc && ds)
 		rc = tsl_plan_schedule_k(&s, g, ds, p, o.nmicros);
-	}
-	if (!rc)
+	if (!rc && s)
 		rc = relax(&s);
-	if (!rc && tsl_schedule_check(s, NULL) != TSL_OK) {
+	if (!rc && s && tsl_schedule_check(s, NULL) != TSL_OK) {
 		tessel_error_clear();
 		tessel_schedule_free(s);
 		s = NULL;
