@@ -2,7 +2,9 @@
  * the critical path. The order fixes each device's sequence of memory
  * deltas, so memory is checked only when the order changes. An instance
  * starts once its devices are free and each dependency has finished and
- * its latency (tsl_dep_latency) passed. */
+ * its latency (tsl_dep_latency) passed. A try of the local search passes
+ * over the order only from where it changed, and only while it can still
+ * be better (trial_better). */
 #include "complete_compact.h"
 
 #include <stdlib.h>
@@ -28,6 +30,14 @@ typedef struct state {
 	int64_t makespan, sum;
 	int64_t last;      /* entry index finishing last */
 	int64_t visits;    /* instances visited, not yet charged */
+	/* what a trial of the local search needs (NULL without it): the
+	 * pass kept per position (makespan and sum of starts before it), the
+	 * first position of each device, and the trial's own starts (valid
+	 * where stamp equals tid) and device state */
+	int64_t *pmax, *psum;
+	size_t *first_pos;
+	int64_t *tstart, *tfree;
+	uint32_t *stamp, *dstamp, tid;
 } state;
 
 /* Charge the visits made so far (whole ticks; the rest stays). */
@@ -58,10 +68,20 @@ static int asap_until(state *st, const tsl_inst *seq, const tsl_deadline *hard)
 	st->makespan = 0;
 	st->sum = 0;
 	st->last = -1;
+	if (st->first_pos)
+		for (int d = 0; d < g->ndevices; d++)
+			st->first_pos[d] = SIZE_MAX;
 	for (size_t i = 0; i < st->count; i++) {
 		if ((i & 65535) == 65535 && tsl_deadline_hard_passed(hard))
 			return -2;
 		const tsl_block *B = &g->blocks[seq[i].gid];
+		if (st->pmax) {
+			st->pmax[i] = st->makespan;
+			st->psum[i] = st->sum;
+			for (int k = 0; k < B->ndevices; k++)
+				if (st->first_pos[B->devices[k]] == SIZE_MAX)
+					st->first_pos[B->devices[k]] = i;
+		}
 		size_t me = index_of(st, &seq[i]);
 		int64_t t = 0, bind = -1;
 		size_t base = (size_t)seq[i].mid * (size_t)g->nblocks;
@@ -101,6 +121,82 @@ static int asap_until(state *st, const tsl_inst *seq, const tsl_deadline *hard)
 static int asap(state *st, const tsl_inst *seq)
 {
 	return asap_until(st, seq, NULL);
+}
+
+/* Whether the ASAP pass of `seq` would be better than the committed one
+ * (a shorter makespan, or the same and a smaller sum of starts), when `seq` differs from
+ * the committed order only at positions from `from` on and pos[] gives
+ * the committed position of each entry: the prefix's starts stand, so
+ * only the rest is passed over, into the trial's own arrays (the
+ * committed state is left as it is), and the pass ends as soon as it
+ * can no longer be better. 0 also when an instance comes before one of
+ * its dependencies. The same answer as a whole pass (asap) compared
+ * with the committed one, in less time; the caller charges the same
+ * work. */
+static int trial_better(state *st, const tsl_inst *seq, const size_t *pos,
+			size_t from)
+{
+	const tessel_graph *g = st->g;
+	int nd = g->ndevices;
+	if (++st->tid == 0) {
+		memset(st->stamp, 0, st->count * sizeof *st->stamp);
+		memset(st->dstamp, 0, (size_t)nd * sizeof *st->dstamp);
+		st->tid = 1;
+	}
+	uint32_t tid = st->tid;
+	/* each device's state at `from`: the finish of its last instance
+	 * before it, found walking back (devices first seen later: free) */
+	int need = 0;
+	for (int d = 0; d < nd; d++) {
+		st->tfree[d] = 0;
+		need += st->first_pos[d] < from;
+	}
+	for (size_t i = from; i-- > 0 && need > 0;) {
+		const tsl_block *B = &g->blocks[seq[i].gid];
+		size_t me = index_of(st, &seq[i]);
+		for (int k = 0; k < B->ndevices; k++) {
+			int d = B->devices[k];
+			if (st->dstamp[d] != tid) {
+				st->dstamp[d] = tid;
+				st->tfree[d] = st->start[me] + B->span;
+				need--;
+			}
+		}
+	}
+	int64_t mk = st->pmax[from], sum = st->psum[from];
+	for (size_t i = from; i < st->count; i++) {
+		const tsl_block *B = &g->blocks[seq[i].gid];
+		size_t me = index_of(st, &seq[i]);
+		int64_t t = 0;
+		size_t base = (size_t)seq[i].mid * (size_t)g->nblocks;
+		const int64_t *gap = st->gap + st->dep_start[seq[i].gid];
+		for (int k = 0; k < B->ndeps; k++) {
+			size_t dep = base + (size_t)B->deps[k];
+			int64_t at;
+			if (st->stamp[dep] == tid)
+				at = st->tstart[dep];
+			else if (pos[dep] < from)
+				at = st->start[dep];
+			else
+				return 0; /* comes before its dependency */
+			if (at + gap[k] > t)
+				t = at + gap[k];
+		}
+		for (int k = 0; k < B->ndevices; k++)
+			if (st->tfree[B->devices[k]] > t)
+				t = st->tfree[B->devices[k]];
+		st->tstart[me] = t;
+		st->stamp[me] = tid;
+		for (int k = 0; k < B->ndevices; k++)
+			st->tfree[B->devices[k]] = t + B->span;
+		sum += t;
+		if (t + B->span > mk)
+			mk = t + B->span;
+		/* starts are >= 0: neither can drop again */
+		if (mk > st->makespan || (mk == st->makespan && sum >= st->sum))
+			return 0;
+	}
+	return 1;
 }
 
 /* Whether the running memory of every device stays within its limit. */
@@ -146,19 +242,15 @@ static void move_after(tsl_inst *seq, size_t at, size_t from)
 	seq[from] = x;
 }
 
-static int better(const state *st, int64_t makespan, int64_t sum)
-{
-	return st->makespan < makespan ||
-	       (st->makespan == makespan && st->sum < sum);
-}
-
 /* One improving move along the critical path; 1 if made, 0 if none (also
- * when the deadline passed before one was found). Each try costs a full
- * ASAP pass, so the deadline is looked at before each. */
+ * when the deadline passed before one was found). Each try is charged as
+ * a full ASAP pass (`count` visits, whatever part of it trial_better
+ * passes over, so the work and the result do not depend on how the pass
+ * is made), and the deadline is looked at before each. A move made is
+ * committed with a full pass. */
 static int improve_once(state *st, tsl_inst *seq, size_t *pos,
 			int64_t *budget, const tsl_deadline *dl)
 {
-	int64_t makespan = st->makespan, sum = st->sum;
 	int64_t *path = st->path;
 	size_t np = 0;
 	/* the chain of binding arcs back from the last finish: each start is
@@ -191,11 +283,12 @@ static int improve_once(state *st, tsl_inst *seq, size_t *pos,
 			*budget -= (int64_t)st->count;
 			st->visits += (int64_t)st->count;
 			charge_visits(st, dl);
-			if (asap(st, seq) == 0 && better(st, makespan, sum) &&
+			if (trial_better(st, seq, pos, pu) &&
 			    memory_ok(st, seq)) {
 				moved = 1;
 				for (size_t i = pu; i <= pv; i++)
 					pos[index_of(st, &seq[i])] = i;
+				asap(st, seq); /* the new order's state */
 			} else if (kind == 0) {
 				move_after(seq, pu, pv);
 			} else {
@@ -203,8 +296,6 @@ static int improve_once(state *st, tsl_inst *seq, size_t *pos,
 			}
 		}
 	}
-	if (!moved)
-		asap(st, seq);
 	return moved;
 }
 
@@ -232,13 +323,25 @@ int tsl_compact_within(tessel_schedule *s, tsl_inst *seq, size_t count,
 	st.last_on = tsl_calloc((size_t)nd, sizeof *st.last_on);
 	st.mem = tsl_calloc((size_t)nd, sizeof *st.mem);
 	size_t *pos = effort > 0 ? tsl_reallocarray(NULL, count, sizeof *pos) : NULL;
+	if (effort > 0) {
+		st.pmax = tsl_reallocarray(NULL, count + 1, sizeof *st.pmax);
+		st.psum = tsl_reallocarray(NULL, count + 1, sizeof *st.psum);
+		st.first_pos = tsl_calloc((size_t)nd, sizeof *st.first_pos);
+		st.tstart = tsl_reallocarray(NULL, count, sizeof *st.tstart);
+		st.tfree = tsl_calloc((size_t)nd, sizeof *st.tfree);
+		st.stamp = tsl_calloc(count ? count : 1, sizeof *st.stamp);
+		st.dstamp = tsl_calloc((size_t)nd, sizeof *st.dstamp);
+	}
 	int nb = st.g->nblocks, ndeps = 0;
 	for (int b = 0; b < nb; b++)
 		ndeps += st.g->blocks[b].ndeps;
 	st.dep_start = tsl_calloc((size_t)nb + 1, sizeof *st.dep_start);
 	st.gap = tsl_calloc((size_t)ndeps + 1, sizeof *st.gap);
 	int rc = TSL_OK;
-	if (!st.start || !st.bind || (effort > 0 && (!st.path || !pos)) ||
+	if (!st.start || !st.bind ||
+	    (effort > 0 && (!st.path || !pos || !st.pmax || !st.psum ||
+			    !st.first_pos || !st.tstart || !st.tfree ||
+			    !st.stamp || !st.dstamp)) ||
 	    !st.free_at || !st.last_on || !st.mem || !st.dep_start || !st.gap) {
 		rc = tsl_error_nomem();
 		goto out;
@@ -285,5 +388,12 @@ out:
 	tsl_free(st.last_on);
 	tsl_free(st.mem);
 	tsl_free(pos);
+	tsl_free(st.pmax);
+	tsl_free(st.psum);
+	tsl_free(st.first_pos);
+	tsl_free(st.tstart);
+	tsl_free(st.tfree);
+	tsl_free(st.stamp);
+	tsl_free(st.dstamp);
 	return rc;
 }
