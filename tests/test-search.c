@@ -567,6 +567,42 @@ static void test_deterministic_threads(void **state)
 	tessel_graph_free(g);
 }
 
+/* The last two candidates of a search with memory limits (the placement
+ * without them, and the heuristic mode's search, which runs beside it on
+ * a thread of its own when two are allowed): the schedule and the work
+ * reported are the same with one thread and with two. A ZB-H pipeline of 4
+ * devices at its 1F1B memory budget (profiled spans, latency), whose
+ * search ends above the lower bound with work left for both. */
+static void test_deterministic_last_candidates(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_from_file(&g, th_data_path("zb-h-4dev.json")));
+	/* the default budget even under a checker (the heuristic mode's
+	 * search runs under it only; the case is small) */
+	tessel_schedule *r[3] = {NULL};
+	for (int i = 0; i < 3; i++) {
+		tessel_options *o = th_options(16);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, TESSEL_WORK_AUTO));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, i == 0 ? 1 : i == 1 ? 2 : 0));
+		TH_OK(tessel_search(&r[i], g, o));
+		tessel_options_free(o);
+	}
+	tessel_schedule *a = r[0], *b = r[1], *c = r[2];
+	check_schedule(a, 16);
+	assert_false(th_sched(a, TESSEL_SCHED_MAKESPAN_OPTIMAL));
+	char *ta = schedule_text(a), *tb = schedule_text(b), *tc = schedule_text(c);
+	assert_string_equal(ta, tb);
+	assert_string_equal(tb, tc);
+	tessel_free(ta);
+	tessel_free(tb);
+	tessel_free(tc);
+	tessel_schedule_free(a);
+	tessel_schedule_free(b);
+	tessel_schedule_free(c);
+	tessel_graph_free(g);
+}
+
 /* The smallest memory that admits the resource-bound period. */
 static void test_min_memory(void **state)
 {
@@ -651,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_solver_memory_cap),
 		cmocka_unit_test(test_time_limit),
 		cmocka_unit_test(test_deterministic_threads),
+		cmocka_unit_test(test_deterministic_last_candidates),
 		cmocka_unit_test(test_min_memory),
 		cmocka_unit_test(test_direct_small),
 	};

@@ -46,7 +46,7 @@ static const char bench_usage[] =
 	"  -w, --work-limit UNITS work budget of each search (default: the\n"
 	"                         library's: 2.5 per instance up to 5000, plus 4 per 1000)\n"
 	"  -t, --time-limit SECS  time limit of each search (default: none)\n"
-	"  -j, --threads N        threads for the final compaction (0 = all cores)\n"
+	"  -j, --threads N        threads of each search (0 = all cores)\n"
 	"  --max-devices D        full and published suites: only cases with at\n"
 	"                         most D devices\n"
 	"  --preset NAME          full suite: only this preset\n"
