@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "complete.h"
@@ -1255,6 +1256,7 @@ typedef struct fast_job {
 	tsl_deadline dl, fin_dl;
 	tsl_meter meter;
 	atomic_int stop;
+	atomic_int done;
 	tessel_schedule *u;
 	int rc;
 	char msg[TSL_REASON_LEN];
@@ -1266,6 +1268,7 @@ static void *run_fast_job(void *arg)
 	j->rc = search_heuristic_mode(&j->u, j->g, j->o, &j->dl, &j->fin_dl);
 	if (j->rc)
 		snprintf(j->msg, sizeof j->msg, "%s", tessel_error_last());
+	atomic_store(&j->done, 1);
 	return NULL;
 }
 
@@ -1314,6 +1317,7 @@ static int last_candidates(tessel_schedule **s, const tessel_graph *g,
 		fj.meter = from;
 		fj.dl.meter = fj.fin_dl.meter = dl->meter ? &fj.meter : NULL;
 		atomic_init(&fj.stop, 0);
+		atomic_init(&fj.done, 0);
 		fj.dl.stop = fj.fin_dl.stop = &fj.stop;
 		beside = pthread_create(&tid, NULL, run_fast_job, &fj) == 0;
 	}
@@ -1339,6 +1343,13 @@ static int last_candidates(tessel_schedule **s, const tessel_graph *g,
 			     !tsl_options_cancelled(o->src);
 		if (!wanted)
 			atomic_store(&fj.stop, 1);
+		/* its deadlines stop at its own flag: a cancel is passed on
+		 * while it runs (looked at every millisecond) */
+		while (!atomic_load(&fj.done)) {
+			if (tsl_options_cancelled(o->src))
+				atomic_store(&fj.stop, 1);
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
+		}
 		pthread_join(tid, NULL);
 		if (wanted) {
 			charge_meter(dl, &fj.meter, &from);
