@@ -579,27 +579,28 @@ static void test_deterministic_last_candidates(void **state)
 	tessel_graph *g = NULL;
 	TH_OK(tessel_graph_from_file(&g, th_data_path("zb-h-4dev.json")));
 	/* the default budget even under a checker (the heuristic mode's
-	 * search runs under it only; the case is small) */
+	 * search runs under it only; the case is small; under a checker
+	 * without the third search, which is the second on 2 cores) */
 	tessel_schedule *r[3] = {NULL};
-	for (int i = 0; i < 3; i++) {
+	int runs = th_under_checker() ? 2 : 3;
+	for (int i = 0; i < runs; i++) {
 		tessel_options *o = th_options(16);
 		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, TESSEL_WORK_AUTO));
 		TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, i == 0 ? 1 : i == 1 ? 2 : 0));
 		TH_OK(tessel_search(&r[i], g, o));
 		tessel_options_free(o);
 	}
-	tessel_schedule *a = r[0], *b = r[1], *c = r[2];
-	check_schedule(a, 16);
-	assert_false(th_sched(a, TESSEL_SCHED_MAKESPAN_OPTIMAL));
-	char *ta = schedule_text(a), *tb = schedule_text(b), *tc = schedule_text(c);
-	assert_string_equal(ta, tb);
-	assert_string_equal(tb, tc);
-	tessel_free(ta);
-	tessel_free(tb);
-	tessel_free(tc);
-	tessel_schedule_free(a);
-	tessel_schedule_free(b);
-	tessel_schedule_free(c);
+	check_schedule(r[0], 16);
+	assert_false(th_sched(r[0], TESSEL_SCHED_MAKESPAN_OPTIMAL));
+	char *t0 = schedule_text(r[0]);
+	for (int i = 1; i < runs; i++) {
+		char *t = schedule_text(r[i]);
+		assert_string_equal(t0, t);
+		tessel_free(t);
+	}
+	tessel_free(t0);
+	for (int i = 0; i < runs; i++)
+		tessel_schedule_free(r[i]);
 	tessel_graph_free(g);
 }
 
