@@ -1231,12 +1231,19 @@ static int search_heuristic_mode(tessel_schedule **u, const tessel_graph *g,
 	tsl_opts f = *o;
 	f.fast = 1;
 	auto_budget(&f, g);
-	/* its own budget alone bounds it (the end of work the search before
-	 * it left in dl is not its own): what it does depends on no work
-	 * counted before it */
+	/* counted on a meter of its own from zero, as a search in heuristic
+	 * mode alone counts (its phases' bounds are read off the meter), its
+	 * own budget alone bounding it; charged to dl's meter after: what it
+	 * does depends on no work counted before it */
+	tsl_meter m = {0};
 	tsl_deadline dl2 = *dl, fin2 = *fin_dl;
 	dl2.work_end = fin2.work_end = 0;
+	dl2.meter = fin2.meter = dl->meter ? &m : NULL;
 	int rc = search_graph(u, g, &f, &dl2, &fin2, NULL, f.work_ticks);
+	if (dl->meter) {
+		dl->meter->used += m.used;
+		dl->meter->exempt += m.exempt;
+	}
 	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED ||
 	    rc == TESSEL_EINFEASIBLE) {
 		tessel_schedule_free(*u);
