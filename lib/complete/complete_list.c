@@ -670,7 +670,11 @@ static int list_top_run(tessel_schedule *s, int *found, const tsl_stage *st,
 	 * limit makes the rule beat the V rounds, too). The caps are points
 	 * of a grid that does not depend on the limits (tighter_caps): a
 	 * looser limit tries the caps a tighter one tried, but for the
-	 * lowest, so that more memory seldom loses what less finds. */
+	 * lowest, so that more memory seldom loses what less finds. Cap by
+	 * cap (every rule under the largest first), within half the work
+	 * left when they begin: the rest is the improvement's (list_candidate
+	 * in search.c), which a looser limit, with more caps, would otherwise
+	 * lose to them. */
 	int64_t caps[TSL_LIST_CAPS];
 	int ncaps = 0, limited = 0;
 	int64_t largest = 0;
@@ -682,19 +686,27 @@ static int list_top_run(tessel_schedule *s, int *found, const tsl_stage *st,
 	}
 	if (limited)
 		ncaps = tighter_caps(caps, largest);
-	for (int r = 0; r < nbest && !rc; r++)
-		for (int k = 0; k < ncaps && !rc; k++) {
-			if (tsl_deadline_left_ms(dl) <= 0)
-				break;
-			rc = list_scaled(s, bnd, &tsl_list_rules[ranked[r]], dl,
+	tsl_deadline half;
+	const tsl_deadline *tdl = dl;
+	if (dl && nbest > 0 && ncaps > 0) {
+		int64_t left = tsl_work_left(dl);
+		half = *dl;
+		if (left != INT64_MAX)
+			half.work_end = tsl_work_end_after(dl, left / 2 > 0 ? left / 2 : 1);
+		tdl = &half;
+	}
+	for (int k = 0; k < ncaps && !rc; k++)
+		for (int r = 0; r < nbest && !rc; r++) {
+			if (tsl_deadline_left_ms(tdl) <= 0)
+				return TSL_OK;
+			rc = list_scaled(s, bnd, &tsl_list_rules[ranked[r]], tdl,
 					 caps[k]);
 			if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
 				rc = TSL_OK;
 				continue;
 			}
-			if (rc)
-				break;
-			rc = top_offer(top, s);
+			if (!rc)
+				rc = top_offer(top, s);
 		}
 	return rc;
 }

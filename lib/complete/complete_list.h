@@ -55,10 +55,11 @@ int tsl_list_schedule(tessel_schedule *s, const tsl_stage *st,
 /* The rounds of a V pipeline (tsl_vshape_schedule, when the graph is
  * one), then tsl_list_schedule with each rule of tsl_list_rules, then the
  * four shortest rules keeping every device to caps of a fixed grid of the
- * memory axis (8 points between half the largest limit and it); the
- * shortest result stays in s (*found 1), or *found 0 when none placed
- * every instance. Stops at the stage's deadline once one was found (its
- * hard end before). */
+ * memory axis (8 points between half the largest limit and it, cap by
+ * cap, within half the work left when they begin); the shortest result
+ * stays in s (*found 1), or *found 0 when none placed every instance.
+ * Stops at the stage's deadline once one was found (its hard end
+ * before). */
 int tsl_list_best(tessel_schedule *s, int *found, const tsl_stage *st);
 
 /* How many more results tsl_list_top gives besides the shortest. */
