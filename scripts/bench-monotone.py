@@ -7,9 +7,12 @@ stages), `tessel search` at the limits 1.0x, 1.1x, ... 2.0x of that budget
 where the looser limit gave the longer schedule. Prints one line per such
 pair and a summary line: placements, pairs, pairs longer with more
 memory, the worst excess in percent, the slowest search and the sum of
-all makespans. --json FILE keeps every makespan.
+all makespans. --json FILE keeps every makespan; --work-limit UNITS
+gives every search that budget (tessel search --work-limit) instead of
+the default one.
 
-Usage: scripts/bench-monotone.py [--fast] [--steps K] [--json FILE] BUILD_DIR
+Usage: scripts/bench-monotone.py [--fast] [--work-limit UNITS] [--steps K]
+                                 [--json FILE] BUILD_DIR
 (BUILD_DIR holds tools/tessel.)
 """
 import argparse
@@ -28,6 +31,7 @@ def main():
     ap.add_argument("--steps", type=int, default=10,
                     help="limits per placement, less one (default 10: 0.1x apart)")
     ap.add_argument("--json")
+    ap.add_argument("--work-limit")
     a = ap.parse_args()
     tessel = os.path.join(a.build, "tools", "tessel")
     out = {}
@@ -42,7 +46,8 @@ def main():
             for i in range(a.steps + 1):
                 limit = base + base * i // a.steps
                 cmd = [tessel, "search", path, "-n", str(n), "-m", str(limit),
-                       "--format", "json", "-q"] + (["--fast"] if a.fast else [])
+                       "--format", "json", "-q"] + (["--fast"] if a.fast else []) + \
+                    (["--work-limit", a.work_limit] if a.work_limit else [])
                 r = subprocess.run(cmd, capture_output=True, text=True, check=True)
                 d = json.loads(r.stdout)
                 row.append((limit, d["nsteps"], d["search_seconds"]))
