@@ -307,6 +307,15 @@ expect_stdout_has ' 0 longer;'
 [ "$(tail -n 1 "$OUT")" = "4 cases, 0 failed" ] || fail "expected '4 cases, 0 failed' last"
 pass "bench --suite zb: V pipelines at 1x memory no longer than the peer"
 
+# --data: the peer's orders on other sizes (scripts/make-zb-peer.py
+# --sizes); its 6-device cases, none longer than the peer
+run bench --suite zb --fast --data "$DATA/zb-peer-sizes.txt" --match _p6_
+expect_status 0
+expect_stdout_has '^h_p6_m18_mem1.25x_c6_even  *6  *18  *16012 '
+expect_stdout_has ' 0 longer;'
+[ "$(tail -n 1 "$OUT")" = "6 cases, 0 failed" ] || fail "expected '6 cases, 0 failed' last"
+pass "bench --suite zb --data: the peer on other sizes, none longer"
+
 # ---------------------------------------------------------------- bad usage
 
 refused_usage() {
