@@ -21,6 +21,7 @@
 #include "repetend_tighten.h"
 #include "repetend_z3.h"
 #include "search.h"
+#include "search_published.h"
 #include "stage.h"
 #include "util.h"
 #include "validate.h"
@@ -1437,6 +1438,10 @@ int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 	rc = search_graph(&s, g, &o, &dl, &fin_dl, &progress, o.work_ticks);
 	if (!rc)
 		rc = last_candidates(&s, g, &o, &dl, &fin_dl, &all, &progress);
+	/* (not once a progress callback asked to stop: the schedule as it
+	 * stands) */
+	if (!rc && !progress.halted && !tsl_options_cancelled(o.src))
+		rc = tsl_published_candidates(&s, g, o.nmicros, &all);
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;
