@@ -18,6 +18,9 @@
  * 8 chunks) blocks a device. */
 #define TSL_PUBLISHED_MIN_BLOCKS 2
 #define TSL_PUBLISHED_MAX_BLOCKS 16
+/* Orders are built (for every family, before its placement is compared)
+ * only up to this many entries a family: 64 MB of steps at most. */
+#define TSL_PUBLISHED_MAX_ENTRIES ((int64_t)1 << 22)
 
 static int stopped(const tsl_deadline *dl)
 {
@@ -49,7 +52,9 @@ int tsl_published_candidates(tessel_schedule **s, const tessel_graph *g,
 {
 	if ((*s)->makespan_optimal ||
 	    g->nblocks < TSL_PUBLISHED_MIN_BLOCKS * g->ndevices ||
-	    g->nblocks > TSL_PUBLISHED_MAX_BLOCKS * g->ndevices)
+	    g->nblocks > TSL_PUBLISHED_MAX_BLOCKS * g->ndevices ||
+	    (int64_t)TSL_PUBLISHED_MAX_BLOCKS * g->ndevices * nmicros >
+		    TSL_PUBLISHED_MAX_ENTRIES)
 		return TSL_OK;
 	tessel_schedule *best = NULL;
 	size_t count = tessel_published_count();

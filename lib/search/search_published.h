@@ -16,7 +16,8 @@
  * g's limits: the shortest of them replaces *s (a validated schedule of g,
  * taken) when it is shorter, with *s's bounds and its own repetend figures
  * (tsl_repetend_detect). Nothing when *s is optimal, when g has too few or
- * too many blocks for any family, or once dl's hard end passed or the
+ * too many blocks for any family, when a family's order could exceed
+ * 2^22 entries, or once dl's hard end passed or the
  * search was cancelled (dl->stop; the driver does not call it after a
  * cancel or a progress callback that asked to stop). Each order replayed is charged to dl's
  * meter (the validator's rate); the work budget does not stop it (it is as
