@@ -48,13 +48,13 @@ extern "C" {
 /* Version of the header the caller compiled against. Compare with
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
-#define TESSEL_VERSION_MINOR 6
-#define TESSEL_VERSION_PATCH 4
+#define TESSEL_VERSION_MINOR 7
+#define TESSEL_VERSION_PATCH 0
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.6.4"
+#define TESSEL_VERSION_STRING "1.7.0"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -615,6 +615,39 @@ typedef struct tessel_schedule tessel_schedule;
  * *out: new, release with tessel_schedule_free. */
 TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *graph,
 			     const tessel_options *options);
+
+/* A trade-off of memory against time: the search under each of `nlimits`
+ * memory limits (1 .. 1024, else TESSEL_ERANGE), every device's limit
+ * set to limits[i] (0 .. 2^50 or TESSEL_UNLIMITED, else TESSEL_ERANGE; the
+ * graph's own limits are ignored), whose makespans never grow with the
+ * limit: makespan(out[i]) <= makespan(out[j]) whenever limits[i] is looser
+ * than limits[j] (TESSEL_UNLIMITED the loosest), and out[i] is not NULL
+ * when out[j] is not. The limits are searched from the tightest up, each
+ * by tessel_search with `options` (its work budget and its time limit are
+ * each search's; equal limits are searched once); a schedule found under
+ * a tighter limit, valid under every looser one, replaces a looser
+ * limit's result when it is shorter, and one found under a looser limit
+ * replaces a tighter limit's when it fits that limit and is shorter. A
+ * single tessel_search per limit gives no such guarantee once its budget
+ * cuts the search short (doc/guide.md, "Memory sweeps").
+ * out: the caller's array of nlimits; out[i] gets the schedule under
+ * limits[i] (new, release each with tessel_schedule_free; validated under
+ * its limit; its graph, tessel_schedule_graph, is `graph` with that limit
+ * on every device; the lower bound and optimality flags are that limit's,
+ * the work and search seconds those of the search that found it), or NULL
+ * when no schedule was found under that limit. Every out[i] is set to
+ * NULL first (when nlimits is in range). A cancel ends the search under
+ * way (its best schedule so far kept) and the searches of the looser
+ * limits are not started: they keep what the tighter limits found.
+ * Returns TESSEL_OK when some out[i] is a schedule; when none is, the last
+ * search's error (TESSEL_EINFEASIBLE, TESSEL_ETIMEOUT or
+ * TESSEL_ECANCELLED); the errors of tessel_search for a bad graph; any
+ * other error (TESSEL_ENOMEM, TESSEL_ESOLVER) ends the sweep with every
+ * out[i] NULL. Since 1.7. */
+TESSEL_API int tessel_search_sweep(tessel_schedule **out,
+				   const tessel_graph *graph,
+				   const int64_t *limits, size_t nlimits,
+				   const tessel_options *options);
 
 /* The smallest memory limit, the same on every device, under which a
  * repetend of period `period` (0: the resource bound) exists; the graph's

@@ -164,6 +164,21 @@ static int op_solver_search_v3(void **out)
 	return tessel_search((tessel_schedule **)out, vshape4_mem3, solver_opts);
 }
 
+/* The memory sweep: two limits, the tighter's schedule carried to the
+ * looser one or the looser's checked under the tighter; the loosest
+ * limit's result is the one compared (the other released). */
+static int op_sweep(void **out)
+{
+	static const int64_t limits[] = {3, TESSEL_UNLIMITED};
+	tessel_schedule *s[2] = {(tessel_schedule *)1, (tessel_schedule *)1};
+	int rc = tessel_search_sweep(s, vshape4, limits, 2, fast_opts);
+	if (rc && (s[0] || s[1]))
+		return TESSEL_EINVAL; /* (a failure must leave every out NULL) */
+	tessel_schedule_free(s[0]);
+	*out = s[1];
+	return rc;
+}
+
 static int op_text(void **out)
 {
 	return tessel_schedule_to_text((char **)out, sched4);
@@ -278,6 +293,7 @@ static const struct op ops[] = {
 	{ "schedule parse", op_schedule_parse, sched_canon },
 	{ "schedule write", op_schedule_write, text_canon },
 	{ "fast search", op_fast_search, sched_canon },
+	{ "memory sweep", op_sweep, sched_canon },
 	{ "text export", op_text, text_canon },
 	{ "svg export", op_svg, text_canon },
 	{ "actions export", op_actions, text_canon },
@@ -303,7 +319,7 @@ static void run_op(const struct op *op)
 	}
 OP_TEST(0) OP_TEST(1) OP_TEST(2) OP_TEST(3) OP_TEST(4) OP_TEST(5)
 OP_TEST(6) OP_TEST(7) OP_TEST(8) OP_TEST(9) OP_TEST(10) OP_TEST(11)
-OP_TEST(12) OP_TEST(13) OP_TEST(14) OP_TEST(15)
+OP_TEST(12) OP_TEST(13) OP_TEST(14) OP_TEST(15) OP_TEST(16)
 
 /* The hook itself: n < 0 never fails, the n+1-th allocation fails once. */
 static void test_hook(void **state)
@@ -398,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_op10), cmocka_unit_test(test_op11),
 		cmocka_unit_test(test_op12), cmocka_unit_test(test_op13),
 		cmocka_unit_test(test_op14), cmocka_unit_test(test_op15),
+		cmocka_unit_test(test_op16),
 	};
 	return cmocka_run_group_tests_name("alloc", tests, setup, teardown);
 }

@@ -520,4 +520,27 @@ run search -p vshape -d 4 -m 3 -n 8 --fast -q --recompute --offload 1 --format t
 expect_grid
 pass "recompute and offload"
 
+# ---------------------------------------------------------------- --sweep
+
+# the ZB-V placement of tests/data/zb-v-4dev.json: single searches give
+# 13181 at 1x its 1F1B budget and 13209 at 1.1x; the sweep never grows
+run search "$DATA/zb-v-4dev.json" -n 16 -w 300 --sweep 2667315,2424832,unlimited,1 -q
+expect_ok
+expect_stdout_has '^memory limit  *makespan'
+expect_stdout_has '^1  *no schedule$'
+awk 'NR == 2 { a = $2 } NR == 3 { b = $2 } NR == 4 { u = $2 }
+     END { exit !(a <= b && u <= a) }' "$OUT" || fail "expected makespans that never grow with the limit"
+run search -p vshape -d 4 --sweep 2,3,unlimited -q -w 100 --format json
+expect_ok
+expect_stdout_has '"memory_limit": null, "schedule": {'
+run search -p vshape --sweep 2,x
+expect_refused 2
+run search -p vshape --sweep 2 -m 3
+expect_refused 2
+run search -p vshape --sweep 3 --format svg
+expect_refused 2
+run search -p vshape --sweep 0 -q
+expect_refused 1
+pass "search --sweep"
+
 echo "all cli tests passed"

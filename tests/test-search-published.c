@@ -371,6 +371,86 @@ static void test_repetend_micro_batches(void **state)
 	pub_order_free(order);
 }
 
+/* tessel_search_sweep: makespans that never grow with the limit, each no
+ * longer than the single search under its limit, every result valid
+ * under its own limit. The ZB-V placement of 4 devices at 16 micro-batches
+ * (spans and memory of tests/data/zb-peer.txt's v_p4_m16_mem1x_c6_even,
+ * 1F1B budget 2424832): single searches with the default budget gave 13181
+ * steps at 1x and 13209 at 1.1x. The limits come out of order, twice one
+ * of them, and unlimited; then the errors. */
+static void test_search_sweep(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_from_file(&g, th_data_path("zb-v-4dev.json")));
+	const int64_t b = 2424832;
+	const int64_t limits[] = {b + b / 10, TESSEL_UNLIMITED, b, b + b / 5, b + b / 10};
+	enum { NL = sizeof limits / sizeof limits[0] };
+	tessel_options *o = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 16));
+	tessel_schedule *out[NL];
+	TH_OK(tessel_search_sweep(out, g, limits, NL, o));
+	int64_t ms[NL];
+	for (int i = 0; i < NL; i++) {
+		assert_non_null(out[i]);
+		TH_OK(tessel_schedule_validate(out[i]));
+		const tessel_graph *sg = NULL;
+		int64_t lim = 0;
+		TH_OK(tessel_schedule_graph(&sg, out[i]));
+		TH_OK(tessel_graph_memory_limit(&lim, sg, 3));
+		assert_int_equal(lim, limits[i]);
+		ms[i] = th_sched(out[i], TESSEL_SCHED_MAKESPAN);
+		assert_true(ms[i] >= th_sched(out[i], TESSEL_SCHED_LOWER_BOUND));
+		/* no longer than the search under that limit alone */
+		tessel_graph *one = NULL;
+		TH_OK(tessel_graph_dup(&one, g));
+		TH_OK(tessel_graph_set_memory_limit(one, TESSEL_ALL_DEVICES, limits[i]));
+		int64_t single = search_makespan(one, 16, NULL);
+		tessel_graph_free(one);
+		print_message("zb-v-4dev N=16 limit %lld: sweep %lld, single search "
+			      "%lld\n", (long long)limits[i], (long long)ms[i],
+			      (long long)single);
+		assert_true(ms[i] <= single);
+	}
+	/* limits 1x, 1.1x (twice), 1.2x, unlimited */
+	assert_true(ms[2] >= ms[0]);
+	assert_int_equal(ms[0], ms[4]);
+	assert_true(ms[0] >= ms[3]);
+	assert_true(ms[3] >= ms[1]);
+	for (int i = 0; i < NL; i++)
+		tessel_schedule_free(out[i]);
+
+	/* a limit under which nothing fits: NULL there, the others found */
+	const int64_t some[] = {b, 1};
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 50));
+	TH_OK(tessel_search_sweep(out, g, some, 2, o));
+	assert_non_null(out[0]);
+	assert_null(out[1]);
+	tessel_schedule_free(out[0]);
+	/* nothing anywhere: the search's error, every out NULL */
+	out[0] = out[1] = (tessel_schedule *)g;
+	assert_int_equal(tessel_search_sweep(out, g, &some[1], 1, o), TESSEL_EINFEASIBLE);
+	assert_null(out[0]);
+	/* bad arguments */
+	const int64_t bad[] = {b, -5};
+	out[0] = out[1] = (tessel_schedule *)g;
+	assert_int_equal(tessel_search_sweep(out, g, bad, 2, o), TESSEL_ERANGE);
+	assert_null(out[0]);
+	assert_null(out[1]);
+	assert_int_equal(tessel_search_sweep(out, g, some, 0, o), TESSEL_ERANGE);
+	assert_int_equal(tessel_search_sweep(NULL, g, some, 1, o), TESSEL_EINVAL);
+	assert_int_equal(tessel_search_sweep(out, g, NULL, 1, o), TESSEL_EINVAL);
+	assert_int_equal(tessel_search_sweep(out, NULL, some, 1, o), TESSEL_EINVAL);
+	/* cancelled before it starts: no search runs, nothing is returned */
+	TH_OK(tessel_options_cancel(o));
+	assert_int_equal(tessel_search_sweep(out, g, some, 2, o), TESSEL_ECANCELLED);
+	assert_null(out[0]);
+	assert_null(out[1]);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 int main(int argc, char **argv)
 {
 	full = argc == 2 && strcmp(argv[1], "--full") == 0;
@@ -383,6 +463,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_monotone_in_memory),
 		cmocka_unit_test(test_repetend_micro_batches),
 		cmocka_unit_test(test_published_candidates),
+		cmocka_unit_test(test_search_sweep),
 	};
 	return cmocka_run_group_tests_name("search-published", tests, NULL, NULL);
 }

@@ -670,6 +670,91 @@ static void test_direct_small(void **state)
 		}
 }
 
+/* s's JSON without its "search_seconds" line (the clock's); free(). */
+static char *json_without_seconds(const tessel_schedule *s)
+{
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_json(&text, s));
+	char *out = strdup(text);
+	assert_non_null(out);
+	tessel_free(text);
+	char *at = strstr(out, "\"search_seconds\"");
+	if (at) {
+		char *end = strchr(at, '\n');
+		if (end)
+			memmove(at, end + 1, strlen(end + 1) + 1);
+		else
+			*at = '\0';
+	}
+	return out;
+}
+
+/* tessel_search_sweep on a small placement (also under the checkers):
+ * limits out of order, one twice, unlimited and one under which nothing
+ * fits; every result valid under its own limit, the makespans never
+ * growing with the limit, the same limit the same schedule, the same
+ * sweep again the same schedules. (test-search-published.c: a case where
+ * single searches are not monotone.) */
+static void test_search_sweep_small(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, "vshape", 4, 0, TESSEL_UNLIMITED));
+	tessel_options *o = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 8));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 40));
+	const int64_t limits[] = {4, 2, TESSEL_UNLIMITED, 0, 3, 2};
+	enum { NL = sizeof limits / sizeof limits[0] };
+	tessel_schedule *out[NL];
+	TH_OK(tessel_search_sweep(out, g, limits, NL, o));
+	assert_null(out[3]);
+	int64_t ms[NL] = {0};
+	for (int i = 0; i < NL; i++) {
+		if (i == 3)
+			continue;
+		assert_non_null(out[i]);
+		TH_OK(tessel_schedule_validate(out[i]));
+		const tessel_graph *sg = NULL;
+		int64_t lim = 0;
+		TH_OK(tessel_schedule_graph(&sg, out[i]));
+		TH_OK(tessel_graph_memory_limit(&lim, sg, 0));
+		assert_int_equal(lim, limits[i]);
+		ms[i] = th_sched(out[i], TESSEL_SCHED_MAKESPAN);
+		for (int d = 0; d < 4 && limits[i] != TESSEL_UNLIMITED; d++) {
+			int64_t peak = 0;
+			TH_OK(tessel_schedule_peak_memory(&peak, out[i], d));
+			assert_true(peak <= limits[i]);
+		}
+	}
+	/* 2 (twice) >= 3 >= 4 >= unlimited */
+	assert_int_equal(ms[1], ms[5]);
+	assert_true(ms[1] >= ms[4] && ms[4] >= ms[0] && ms[0] >= ms[2]);
+	char *a = NULL, *b = NULL;
+	TH_OK(tessel_schedule_to_json(&a, out[1]));
+	TH_OK(tessel_schedule_to_json(&b, out[5]));
+	assert_string_equal(a, b);
+	tessel_free(a);
+	tessel_free(b);
+	for (int i = 0; i < NL; i++)
+		tessel_schedule_free(out[i]);
+	/* the same sweep twice: the same schedules (deterministic) */
+	tessel_schedule *again[2], *first[2];
+	TH_OK(tessel_search_sweep(first, g, limits, 2, o));
+	TH_OK(tessel_search_sweep(again, g, limits, 2, o));
+	for (int i = 0; i < 2; i++) {
+		a = json_without_seconds(first[i]);
+		b = json_without_seconds(again[i]);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		tessel_schedule_free(first[i]);
+		tessel_schedule_free(again[i]);
+	}
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic_last_candidates),
 		cmocka_unit_test(test_min_memory),
 		cmocka_unit_test(test_direct_small),
+		cmocka_unit_test(test_search_sweep_small),
 	};
 	return cmocka_run_group_tests_name("search", tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* tessel search: build or read a placement, find a schedule, print it. */
 #include "cli.h"
+#include "cli_sweep.h"
 
 #include <tessel.h>
 
@@ -37,6 +38,12 @@ static const char search_usage[] =
 	"                            can reach the resource bound (preset default:\n"
 	"                            3 per 2 devices, 6 on 4; overrides the limits\n"
 	"                            of PLACEMENT.json)\n"
+	"      --sweep LIMITS        search under each of these memory limits\n"
+	"                            (comma-separated, as --memory takes them:\n"
+	"                            integers or 'unlimited'; at most 1024):\n"
+	"                            makespans that never grow with the limit;\n"
+	"                            writes a table, or with --format json\n"
+	"                            {\"sweep\": [{\"memory_limit\", \"schedule\"}]}\n"
 	"      --infer               inference variant of the preset\n"
 	"Search:\n"
 	"  -n, --micro-batches N     micro-batches to schedule (default 16)\n"
@@ -130,12 +137,14 @@ static const struct {
 
 /* Long options without a short form. */
 enum { OPT_INFER = 256, OPT_FAST, OPT_FORMAT, OPT_STEP_US, OPT_SOLVER_MEMORY,
-       OPT_GROUP, OPT_PROGRESS, OPT_RECOMPUTE, OPT_OFFLOAD, OPT_ALTERNATIVES };
+       OPT_GROUP, OPT_PROGRESS, OPT_RECOMPUTE, OPT_OFFLOAD, OPT_ALTERNATIVES,
+       OPT_SWEEP };
 
 static const struct option search_options[] = {
 	{ "preset", required_argument, NULL, 'p' },
 	{ "devices", required_argument, NULL, 'd' },
 	{ "memory", required_argument, NULL, 'm' },
+	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "infer", no_argument, NULL, OPT_INFER },
 	{ "micro-batches", required_argument, NULL, 'n' },
 	{ "time-limit", required_argument, NULL, 't' },
@@ -173,6 +182,8 @@ struct search_args {
 	int progress;                /* -1 when stderr is a terminal, 0 no, 1 yes */
 	int recompute;               /* --recompute */
 	int64_t offload;             /* --offload STEPS (0: not given) */
+	int64_t *sweep;              /* --sweep: the limits (NULL: none) */
+	size_t nsweep;
 	tessel_options *options;
 };
 
@@ -295,6 +306,8 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 				     TESSEL_MAX_DEVICES);
 	case 'm':
 		return memory_option(a, arg);
+	case OPT_SWEEP:
+		return cli_sweep_parse(&a->sweep, &a->nsweep, arg);
 	case OPT_INFER:
 		a->infer = 1;
 		return 0;
@@ -353,6 +366,14 @@ static int check_combination(const struct search_args *a)
 {
 	if (a->step_us_given && a->format != FORMAT_TRACE) {
 		cli_error("search: --step-us applies to --format trace only");
+		return -1;
+	}
+	if (a->sweep && a->memory_given) {
+		cli_error("search: --sweep gives the limits: not with --memory");
+		return -1;
+	}
+	if (a->sweep && a->format != FORMAT_TEXT && a->format != FORMAT_JSON) {
+		cli_error("search: --sweep writes a table (text) or json only");
 		return -1;
 	}
 	if (!a->file)
@@ -902,6 +923,43 @@ static int uses_alternatives(const tessel_graph *g,
 	return 0;
 }
 
+/* --sweep: tessel_search_sweep on g (taken) under the limits, the table or
+ * JSON written; the watcher w (when watching) stopped. */
+static int run_sweep(tessel_graph *g, const struct search_args *a,
+		     struct watch *w, int watching)
+{
+	tessel_schedule **s = calloc(a->nsweep, sizeof *s);
+	int signo = 0, status;
+	int rc = s ? tessel_search_sweep(s, g, a->sweep, a->nsweep, a->options)
+		   : TESSEL_ENOMEM;
+	if (watching) {
+		pthread_mutex_lock(&w->lock);
+		w->progress = 0;
+		close_line(w);
+		pthread_mutex_unlock(&w->lock);
+	}
+	if (rc) {
+		status = cli_lib_error(rc, "search --sweep");
+	} else {
+		status = cli_sweep_emit(s, a->sweep, a->nsweep, a->format == FORMAT_JSON,
+					a->output);
+	}
+	if (watching) {
+		watch_stop(w);
+		signo = w->signo;
+	}
+	if (signo && status != CLI_EXIT_USAGE) {
+		if (!rc)
+			cli_error("search --sweep: interrupted: the limits not yet searched keep what the tighter ones found");
+		status = 128 + signo;
+	}
+	for (size_t i = 0; s && i < a->nsweep; i++)
+		tessel_schedule_free(s[i]);
+	free(s);
+	tessel_graph_free(g);
+	return status;
+}
+
 static int run_search(const struct search_args *a)
 {
 	tessel_graph *g = NULL;
@@ -931,6 +989,8 @@ static int run_search(const struct search_args *a)
 		}
 	}
 	watching = watch_start(&w, a->options, progress) == 0;
+	if (a->sweep)
+		return run_sweep(g, a, &w, watching);
 	rc = tessel_search(&s, g, a->options);
 	if (watching) {
 		pthread_mutex_lock(&w.lock);
@@ -974,6 +1034,7 @@ int cli_search(int argc, char **argv)
 	status = parse_args(&a, argc, argv);
 	if (status < 0)
 		status = run_search(&a);
+	free(a.sweep);
 	tessel_options_free(a.options);
 	return status;
 }

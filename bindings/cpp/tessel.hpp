@@ -1485,6 +1485,43 @@ inline Schedule search(const Graph &graph, const SearchOptions &options = Search
 	return search(graph, Options(options));
 }
 
+// The search under each memory limit of `limits` (every device's limit;
+// TESSEL_UNLIMITED: none), in their order: an empty Schedule (false as a
+// bool) where none was found; the makespans never grow with the limit
+// (tessel_search_sweep, since 1.7). The options apply to each limit's
+// search; a cancel keeps what the tighter limits found. Throws as search
+// when no limit has a schedule, tessel::Error (TESSEL_ERANGE) for 0 or more
+// than 1024 limits or a limit out of range.
+inline std::vector<Schedule> search_sweep(const Graph &graph,
+					  const std::vector<int64_t> &limits,
+					  const Options &options)
+{
+	const tessel_graph *g = graph.get();
+	tessel_options *o = options.get();
+	const CancelToken *token = options.token();
+	std::vector<tessel_schedule *> out(limits.empty() ? 1 : limits.size(), nullptr);
+	std::vector<Schedule> result;
+	result.reserve(limits.size()); // (no allocation once they exist)
+	if (token)
+		token->attach(o);
+	int rc = tessel_search_sweep(out.data(), g, limits.data(), limits.size(), o);
+	if (token)
+		token->detach(o);
+	for (size_t i = 0; i < limits.size(); i++)
+		result.push_back(Schedule::adopt(rc == TESSEL_OK ? out[i] : nullptr));
+	if (std::exception_ptr e = options.take_callback_error())
+		std::rethrow_exception(e);
+	detail::check(rc, "tessel_search_sweep");
+	return result;
+}
+
+inline std::vector<Schedule> search_sweep(const Graph &graph,
+					  const std::vector<int64_t> &limits,
+					  const SearchOptions &options = SearchOptions())
+{
+	return search_sweep(graph, limits, Options(options));
+}
+
 // ---------------------------------------------------------------------------
 // Model profiles and the exploration of placements (since 1.5)
 // ---------------------------------------------------------------------------

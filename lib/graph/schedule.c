@@ -255,8 +255,17 @@ int tsl_schedule_alloc_until(tessel_schedule **out, const tessel_graph *g,
 
 int tsl_schedule_copy(tessel_schedule **out, const tessel_schedule *s)
 {
+	return tsl_schedule_copy_onto(out, s, s->graph);
+}
+
+int tsl_schedule_copy_onto(tessel_schedule **out, const tessel_schedule *s,
+			   const tessel_graph *g)
+{
 	tessel_schedule *c = NULL;
-	int rc = tsl_schedule_alloc(&c, s->graph, s->nmicros);
+	if (g->nblocks != s->graph->nblocks || g->ndevices != s->graph->ndevices)
+		return tsl_error(TESSEL_EINVAL,
+				 "a schedule copied onto a graph of other blocks or devices");
+	int rc = tsl_schedule_alloc(&c, g, s->nmicros);
 	if (rc)
 		return rc;
 	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;

@@ -59,6 +59,12 @@ int tsl_schedule_alloc_until(tessel_schedule **out, const tessel_graph *g,
 /* A new copy of s: its graph, entries and figures. */
 int tsl_schedule_copy(tessel_schedule **out, const tessel_schedule *s);
 
+/* The same on a copy of g instead of s's graph: g is s's graph but for
+ * its memory limits (the caller's promise; only the counts of blocks and
+ * devices are checked: TESSEL_EINVAL). The copy is not validated. */
+int tsl_schedule_copy_onto(tessel_schedule **out, const tessel_schedule *s,
+			   const tessel_graph *g);
+
 static inline struct tessel_entry *tsl_entry_at(const tessel_schedule *s,
 						int gid, int64_t mid)
 {

@@ -167,6 +167,22 @@ int main()
 			"the same makespan");
 		require(tessel::published_families().size() == tessel_published_count(), "all listed");
 	});
+	works("search_sweep: makespans that never grow with the limit", [&] {
+		auto g = tessel::Graph::preset("vshape", 4, TESSEL_UNLIMITED);
+		tessel::SearchOptions o;
+		o.work_limit = 100;
+		auto out = tessel::search_sweep(g, {4, 2, TESSEL_UNLIMITED, 0}, o);
+		require(out.size() == 4 && out[0] && out[1] && out[2] && !out[3], "found but at 0");
+		require(out[1].get(TESSEL_SCHED_MAKESPAN) >= out[0].get(TESSEL_SCHED_MAKESPAN) &&
+				out[0].get(TESSEL_SCHED_MAKESPAN) >= out[2].get(TESSEL_SCHED_MAKESPAN),
+			"non-increasing");
+	});
+	raises("search_sweep: no limits", TESSEL_ERANGE, "limits", [&] {
+		tessel::search_sweep(tessel::Graph::preset("vshape", 4, 3), {});
+	});
+	raises("search_sweep: a negative limit", TESSEL_ERANGE, "limit 1", [&] {
+		tessel::search_sweep(tessel::Graph::preset("vshape", 4, 3), {3, -7});
+	});
 	raises("published: an unknown family", TESSEL_ENOTFOUND, "nosuch", [&] {
 		tessel::published("nosuch", 4, 8, 1, 2);
 	});

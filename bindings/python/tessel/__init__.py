@@ -41,11 +41,12 @@ from .graph import (ALL_DEVICES, KINDS, PRESET_DEFAULT, PRESET_MEMORY, UNLIMITED
 from .explore import (Candidate, Model, explore, published, published_families,
                       published_on)
 from .schedule import (ACTION_KINDS, ALTERNATIVES, CHOICES, FORMATS, PHASES, Action, CancelToken,
-                       Choice, Entry, Progress, Schedule, min_memory, search)
+                       Choice, Entry, Progress, Schedule, min_memory, search,
+                       search_sweep)
 
 __all__ = [
     "Graph", "Schedule", "Entry", "Action", "Progress", "CancelToken",
-    "search", "min_memory", "explore", "Model", "Candidate", "published",
+    "search", "search_sweep", "min_memory", "explore", "Model", "Candidate", "published",
     "published_on", "published_families", "presets", "pick_step", "version", "KINDS",
     "PHASES", "ACTION_KINDS", "FORMATS", "CHOICES", "ALTERNATIVES", "Choice", "Recompute",
     "Offload", "UNLIMITED", "ALL_DEVICES", "PRESET_MEMORY", "PRESET_DEFAULT",

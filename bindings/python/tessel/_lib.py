@@ -166,6 +166,8 @@ PROTOTYPES = {
     "tessel_options_cancel": (c_int, [options_p]),
     "tessel_options_clear_cancel": (c_int, [options_p]),
     "tessel_search": (c_int, [schedule_pp, graph_p, options_p]),
+    "tessel_search_sweep": (c_int, [schedule_pp, graph_p, c_int64_p, c_size_t,
+                                    options_p]),
     "tessel_min_memory": (c_int, [c_int64_p, c_int_p, graph_p, c_int64,
                                   options_p]),
     "tessel_graph_min_memory": (c_int, [c_int64_p, c_int_p, graph_p, c_int64]),

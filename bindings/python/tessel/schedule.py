@@ -9,20 +9,20 @@ import queue
 import threading
 import time
 from typing import (Any, Callable, Dict, Iterator, List, Mapping,
-                    NamedTuple, Optional, Tuple, TypeVar, Union)
+                    NamedTuple, Optional, Sequence, Tuple, TypeVar, Union)
 
 from ._lib import (PROGRESS_FN, WRITE_FN, action_iter_p, action_p, entry_p, graph_p,
                    iter_p, lib, options_p, schedule_p, simulation_p)
 from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
                     enum_value, int64_arg, int_arg, path_arg, seconds_to_ms,
                     take_string, uint64_arg)
-from .errors import ITEROVER, TesselError, check, check_file, make_error
-from .graph import ALL_DEVICES, KINDS, Block, Graph
+from .errors import ITEROVER, RangeError, TesselError, check, check_file, make_error
+from .graph import ALL_DEVICES, KINDS, UNLIMITED, Block, Graph
 
 I = TypeVar("I", bound="_Iterator")
 
 __all__ = ["Schedule", "Entry", "Action", "Progress", "CancelToken",
-           "search", "min_memory", "PHASES", "ACTION_KINDS", "FORMATS",
+           "search", "search_sweep", "min_memory", "PHASES", "ACTION_KINDS", "FORMATS",
            "Choice", "CHOICES", "ALTERNATIVES"]
 
 #: Entry phases, in the order of tessel_phase.
@@ -1086,6 +1086,82 @@ def search(graph: Graph, micro_batches: int = 16,
             raise error
         check(rc)
         return Schedule(out)
+
+
+#: The keyword arguments of search() that search_sweep() takes too.
+_SEARCH_KEYWORDS = frozenset((
+    "time_limit", "threads", "fast", "seed", "progress", "max_period",
+    "minimize_depth", "solver_memory_mb", "repetend_micro_batches", "cancel",
+    "progress_interval", "work_limit", "alternatives"))
+
+
+def search_sweep(graph: Graph, limits: Sequence[Optional[int]],
+                 micro_batches: int = 16, **kwargs: Any) -> List[Optional[Schedule]]:
+    """Search ``graph`` under each memory limit of ``limits`` (every
+    device's limit set to it; None: unlimited) and return, in the same
+    order, a :class:`Schedule` or None (no schedule under that limit) each
+    (tessel_search_sweep, since 1.7): the makespans never grow with the
+    limit, as a single :func:`search` per limit does not promise once its
+    budget cuts it short. The keyword arguments are those of
+    :func:`search` and apply to each limit's search (its work budget, its
+    time limit); Ctrl-C and ``cancel`` end the search under way and keep
+    what the tighter limits found. Raises as :func:`search` when no limit
+    has a schedule; 1 to 1024 limits, each None or 0 .. 2**50
+    (RangeError)."""
+    _graph_arg(graph, "graph")
+    if isinstance(limits, (str, bytes)) or not isinstance(limits, Sequence):
+        raise TypeError("limits must be a sequence of int or None, not %s"
+                        % type(limits).__name__)
+    values = []
+    for i, limit in enumerate(limits):
+        value = UNLIMITED if limit is None else int64_arg(limit, "limits[%d]" % i)
+        if limit is not None and not 0 <= value <= 1 << 50:
+            raise RangeError(RangeError.CODE,
+                             "limits[%d] must be None (unlimited) or 0 .. 2**50, "
+                             "not %d" % (i, value))
+        values.append(value)
+    if not 1 <= len(values) <= 1024:
+        raise RangeError(RangeError.CODE,
+                         "limits must hold 1 .. 1024 values, not %d" % len(values))
+    unknown = set(kwargs) - _SEARCH_KEYWORDS
+    if unknown:
+        raise TypeError("search_sweep() got an unexpected keyword argument %r"
+                        % sorted(unknown)[0])
+    progress = kwargs.pop("progress", None)
+    interval = _progress_arg(progress, kwargs.pop("progress_interval", 0.5))
+    token = _cancel_arg(kwargs.pop("cancel", None))
+    kwargs.setdefault("alternatives", True)
+    array = (ctypes.c_int64 * len(values))(*values)
+    outs = (schedule_p * len(values))()
+    with _snapshot(graph, "graph") as snapshot, \
+            _Options(micro_batches=micro_batches, **kwargs) as options:
+        handle = snapshot._h()
+        holder: Dict[str, Any] = {}
+
+        def call(options_handle: Any) -> int:
+            rc = int(lib.tessel_search_sweep(outs, handle, array, len(values),
+                                             options_handle))
+            if rc >= 0:
+                holder["done"] = True
+            return rc
+
+        def release() -> None:
+            for i in range(len(values)):
+                if outs[i]:
+                    lib.tessel_schedule_free(outs[i])
+                    outs[i] = None
+
+        try:
+            rc, error = _run(call, options, progress, interval, token)
+        except BaseException:
+            if "done" in holder:
+                release()
+            raise
+        if error is not None:
+            raise error
+        check(rc)
+        return [Schedule(ctypes.cast(outs[i], schedule_p)) if outs[i] else None
+                for i in range(len(values))]
 
 
 def min_memory(graph: Graph, period: int = 0,

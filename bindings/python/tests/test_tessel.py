@@ -233,6 +233,44 @@ class SearchTest(unittest.TestCase):
         cls.schedule = tessel.search(cls.graph, micro_batches=16,
                                      time_limit=None)
 
+    def test_search_sweep(self):
+        g = tessel.Graph.preset("vshape", devices=4, memory=None, infer=False)
+        limits = [3, None, 2, 5, 3]
+        out = tessel.search_sweep(g, limits, micro_batches=16, work_limit=200)
+        self.assertEqual(len(out), 5)
+        ms = []
+        for limit, s in zip(limits, out):
+            self.assertIsInstance(s, tessel.Schedule)
+            s.validate()
+            self.assertEqual(s.graph.memory_limit(0), limit)
+            ms.append(s.makespan)
+            one = g.copy()
+            one.set_memory_limit(limit)
+            single = tessel.search(one, micro_batches=16, work_limit=200)
+            self.assertLessEqual(s.makespan, single.makespan)
+        # 2 <= 3 (twice) <= 5 <= unlimited
+        self.assertGreaterEqual(ms[2], ms[0])
+        self.assertEqual(ms[0], ms[4])
+        self.assertGreaterEqual(ms[0], ms[3])
+        self.assertGreaterEqual(ms[3], ms[1])
+        # under a limit nothing fits: None there
+        out = tessel.search_sweep(g, [0, 4], micro_batches=16, work_limit=50)
+        self.assertIsNone(out[0])
+        self.assertIsInstance(out[1], tessel.Schedule)
+        with self.assertRaises(tessel.InfeasibleError):
+            tessel.search_sweep(g, [0], micro_batches=16, work_limit=50)
+        # the boundary checks: types and ranges, never a silent change
+        for bad in ([], [-2], [1 << 51], list(range(1025))):
+            with self.assertRaises(tessel.RangeError):
+                tessel.search_sweep(g, bad)
+        for bad in ([2.5], ["3"], [True], 3, "34"):
+            with self.assertRaises(TypeError):
+                tessel.search_sweep(g, bad)
+        with self.assertRaises(TypeError):
+            tessel.search_sweep(g, [3], work_limt=5)
+        with self.assertRaises(TypeError):
+            tessel.search_sweep("graph", [3])
+
     def test_figures(self):
         s = self.schedule
         self.assertEqual(s.period, 6)

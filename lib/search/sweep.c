@@ -1,0 +1,189 @@
+/* The memory sweep (tessel_search_sweep): the search under each of a list
+ * of memory limits, whose makespans never grow with the limit. Built on
+ * the search (tessel_search) and the validator: the limits are searched
+ * from the tightest up; a schedule found under a tighter limit is valid
+ * under every looser one and replaces a looser limit's result when
+ * shorter, and a schedule found under a looser limit replaces a tighter
+ * limit's result when it fits that limit and is shorter. Every result is
+ * validated under its own limit before it is returned. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "graph.h"
+#include "options.h"
+#include "schedule.h"
+#include "tessel.h"
+#include "util.h"
+
+/* At most so many limits a sweep. */
+#define TSL_SWEEP_MAX_LIMITS 1024
+/* The largest memory limit (tessel_graph_set_memory_limit). */
+#define TSL_SWEEP_MAX_LIMIT ((int64_t)1 << 50)
+
+/* a before b: a tighter limit (TESSEL_UNLIMITED the loosest) */
+static int tighter(int64_t a, int64_t b)
+{
+	if (a == TESSEL_UNLIMITED)
+		return 0;
+	return b == TESSEL_UNLIMITED || a < b;
+}
+
+/* A copy of g with every device's limit `limit`. */
+static int graph_with_limit(tessel_graph **out, const tessel_graph *g,
+			    int64_t limit)
+{
+	int rc = tessel_graph_dup(out, g);
+	if (!rc)
+		rc = tessel_graph_set_memory_limit(*out, TESSEL_ALL_DEVICES, limit);
+	if (rc) {
+		tessel_graph_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* s (a result under another limit) onto g, validated under g's limits:
+ * *out the copy, with g's lower bound, or NULL when it breaks them.
+ * `looser`: s was found under a looser limit, so a period proven minimal
+ * there is minimal under g's too. TESSEL_ENOMEM, else TESSEL_OK. */
+static int carry(tessel_schedule **out, const tessel_schedule *s,
+		 const tessel_graph *g, int looser)
+{
+	int64_t lb = 0;
+	*out = NULL;
+	int rc = tsl_schedule_copy_onto(out, s, g);
+	if (!rc)
+		rc = tessel_schedule_validate(*out);
+	if (!rc)
+		rc = tessel_graph_lower_bound(&lb, g, s->nmicros);
+	if (rc) {
+		tessel_schedule_free(*out);
+		*out = NULL;
+		return rc == TESSEL_ENOMEM ? rc : TSL_OK;
+	}
+	(*out)->lower_bound = lb;
+	(*out)->makespan_optimal = tsl_schedule_makespan(*out) <= lb;
+	(*out)->period_optimal = looser && s->period_optimal;
+	return TSL_OK;
+}
+
+/* res[u] replaced by `from` carried onto gs[u] when that is valid and
+ * shorter (or res[u] is NULL). */
+static int offer(tessel_schedule **res, const tessel_schedule *from,
+		 const tessel_graph *g, int looser)
+{
+	if (!from || (*res && tsl_schedule_makespan(from) >= tsl_schedule_makespan(*res)))
+		return TSL_OK;
+	tessel_schedule *c = NULL;
+	int rc = carry(&c, from, g, looser);
+	if (!rc && c) {
+		tessel_schedule_free(*res);
+		*res = c;
+	}
+	return rc;
+}
+
+/* The searches: results into res[0 .. n) for the distinct limits lim[]
+ * (tightest first), their graphs into gs[]. *last: the error of the last
+ * search that found nothing (TSL_OK: none). */
+static int sweep(tessel_schedule **res, tessel_graph **gs, const int64_t *lim,
+		 size_t n, const tessel_graph *graph,
+		 const tessel_options *options, int *last)
+{
+	int rc = TSL_OK;
+	*last = TSL_OK;
+	for (size_t u = 0; u < n && !rc; u++) {
+		rc = graph_with_limit(&gs[u], graph, lim[u]);
+		if (rc)
+			break;
+		/* a cancel ends the searches: the looser limits keep what the
+		 * tighter ones found */
+		int src = tsl_options_cancelled(options)
+				  ? tsl_error(TESSEL_ECANCELLED, "the sweep was cancelled")
+				  : tessel_search(&res[u], gs[u], options);
+		if (src == TESSEL_EINFEASIBLE || src == TESSEL_ETIMEOUT ||
+		    src == TESSEL_ECANCELLED)
+			*last = src; /* none under this limit */
+		else if (src)
+			rc = src;
+		if (!rc && u > 0)
+			rc = offer(&res[u], res[u - 1], gs[u], 0);
+	}
+	/* a looser limit's schedule that fits a tighter one */
+	for (size_t u = n - 1; u-- > 0 && !rc;)
+		rc = offer(&res[u], res[u + 1], gs[u], 1);
+	return rc;
+}
+
+TESSEL_API int tessel_search_sweep(tessel_schedule **out, const tessel_graph *graph,
+				   const int64_t *limits, size_t nlimits,
+				   const tessel_options *options)
+{
+	TSL_CHECK_ARG(out, "tessel_search_sweep", "out");
+	if (nlimits < 1 || nlimits > TSL_SWEEP_MAX_LIMITS)
+		return tsl_error(TESSEL_ERANGE,
+				 "tessel_search_sweep: %zu limits (1 .. %d)", nlimits,
+				 TSL_SWEEP_MAX_LIMITS);
+	memset(out, 0, nlimits * sizeof *out);
+	TSL_CHECK_ARG(limits, "tessel_search_sweep", "limits");
+	for (size_t i = 0; i < nlimits; i++)
+		if (limits[i] != TESSEL_UNLIMITED &&
+		    (limits[i] < 0 || limits[i] > TSL_SWEEP_MAX_LIMIT))
+			return tsl_error(TESSEL_ERANGE,
+					 "tessel_search_sweep: limit %zu is %lld (0 .. 2^50, or "
+					 "TESSEL_UNLIMITED)",
+					 i, (long long)limits[i]);
+	int rc = tessel_graph_validate(graph);
+	if (rc)
+		return rc;
+	/* the limits in order, tightest first (insertion sort: n <= 1024),
+	 * and the distinct ones */
+	size_t *order = tsl_reallocarray(NULL, nlimits, sizeof *order);
+	size_t *slot = tsl_reallocarray(NULL, nlimits, sizeof *slot);
+	int64_t *lim = tsl_reallocarray(NULL, nlimits, sizeof *lim);
+	tessel_schedule **res = tsl_calloc(nlimits, sizeof *res);
+	tessel_graph **gs = tsl_calloc(nlimits, sizeof *gs);
+	if (!order || !slot || !lim || !res || !gs) {
+		rc = tsl_error_nomem();
+		goto done;
+	}
+	for (size_t i = 0; i < nlimits; i++) {
+		size_t at = i;
+		for (; at > 0 && tighter(limits[i], limits[order[at - 1]]); at--)
+			order[at] = order[at - 1];
+		order[at] = i;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < nlimits; i++) {
+		if (!n || lim[n - 1] != limits[order[i]])
+			lim[n++] = limits[order[i]];
+		slot[order[i]] = n - 1;
+	}
+	int last = TSL_OK;
+	rc = sweep(res, gs, lim, n, graph, options, &last);
+	int any = 0;
+	for (size_t u = 0; u < n; u++)
+		any |= res[u] != NULL;
+	if (!rc && !any)
+		rc = last; /* its message stands */
+	for (size_t i = 0; i < nlimits && !rc; i++)
+		if (res[slot[i]])
+			rc = tsl_schedule_copy(&out[i], res[slot[i]]);
+	if (rc)
+		for (size_t i = 0; i < nlimits; i++) {
+			tessel_schedule_free(out[i]);
+			out[i] = NULL;
+		}
+done:
+	for (size_t u = 0; res && gs && u < nlimits; u++) {
+		tessel_schedule_free(res[u]);
+		tessel_graph_free(gs[u]);
+	}
+	tsl_free(order);
+	tsl_free(slot);
+	tsl_free(lim);
+	tsl_free(res);
+	tsl_free(gs);
+	return rc;
+}
