@@ -9,10 +9,12 @@ pair and a summary line: placements, pairs, pairs longer with more
 memory, the worst excess in percent, the slowest search and the sum of
 all makespans. --json FILE keeps every makespan; --work-limit UNITS
 gives every search that budget (tessel search --work-limit) instead of
-the default one.
+the default one. --sweep searches each placement's limits together
+(tessel search --sweep, tessel_search_sweep) instead of one search per
+limit; the seconds are then the whole sweep's.
 
 Usage: scripts/bench-monotone.py [--fast] [--work-limit UNITS] [--steps K]
-                                 [--json FILE] BUILD_DIR
+                                 [--sweep] [--json FILE] BUILD_DIR
 (BUILD_DIR holds tools/tessel.)
 """
 import argparse
@@ -22,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def main():
@@ -32,6 +35,7 @@ def main():
                     help="limits per placement, less one (default 10: 0.1x apart)")
     ap.add_argument("--json")
     ap.add_argument("--work-limit")
+    ap.add_argument("--sweep", action="store_true")
     a = ap.parse_args()
     tessel = os.path.join(a.build, "tools", "tessel")
     out = {}
@@ -43,11 +47,19 @@ def main():
             base = json.load(open(path))["memory_limit"]
             n = int(name.split("_m")[1].split("_")[0])
             row = []
-            for i in range(a.steps + 1):
-                limit = base + base * i // a.steps
-                cmd = [tessel, "search", path, "-n", str(n), "-m", str(limit),
-                       "--format", "json", "-q"] + (["--fast"] if a.fast else []) + \
-                    (["--work-limit", a.work_limit] if a.work_limit else [])
+            limits = [base + base * i // a.steps for i in range(a.steps + 1)]
+            common = ["--format", "json", "-q"] + (["--fast"] if a.fast else []) + \
+                (["--work-limit", a.work_limit] if a.work_limit else [])
+            if a.sweep:
+                cmd = [tessel, "search", path, "-n", str(n), "--sweep",
+                       ",".join(map(str, limits))] + common
+                t = time.monotonic()
+                r = subprocess.run(cmd, capture_output=True, text=True, check=True)
+                seconds = time.monotonic() - t
+                for limit, item in zip(limits, json.loads(r.stdout)["sweep"]):
+                    row.append((limit, item["schedule"]["nsteps"], seconds))
+            for limit in ([] if a.sweep else limits):
+                cmd = [tessel, "search", path, "-n", str(n), "-m", str(limit)] + common
                 r = subprocess.run(cmd, capture_output=True, text=True, check=True)
                 d = json.loads(r.stdout)
                 row.append((limit, d["nsteps"], d["search_seconds"]))
@@ -67,7 +79,8 @@ def main():
                     print(f"{name}: {row[i][1]} at {row[i][0]}, {row[j][1]} at {row[j][0]}")
     total = sum(r[1] for row in out.values() for r in row)
     print(f"{len(out)} placements, {pairs} pairs, {longer} longer with more memory, "
-          f"worst +{worst * 100:.3f} %, slowest search {slowest:.2f} s, makespans sum {total}")
+          f"worst +{worst * 100:.3f} %, slowest {'sweep' if a.sweep else 'search'} "
+          f"{slowest:.2f} s, makespans sum {total}")
     return 0
 
 
