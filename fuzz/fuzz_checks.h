@@ -381,6 +381,35 @@ FUZZ_MAYBE_UNUSED static int fuzz_check_search(const uint8_t *data, size_t size)
 		}
 		tessel_schedule_free(t);
 	}
+	/* the memory sweep from that limit up: a schedule under every
+	 * limit, within it, makespans that never grow with the limit */
+	if (o && !bad && least >= 0) {
+		const int64_t limits[3] = {TESSEL_UNLIMITED, least + 1 + (int64_t)(mem % 4),
+					   least};
+		tessel_schedule *sw[3] = {NULL, NULL, NULL};
+		if ((rc = tessel_search_sweep(sw, g, limits, 3, o)) != TESSEL_OK)
+			bad |= fuzz_fail("search", "the sweep found nothing above tessel_graph_min_memory", rc);
+		int64_t prev = -1;
+		for (int i = 0; i < 3 && !bad; i++) {
+			int64_t ms = 0;
+			if (!sw[i] || (rc = tessel_schedule_validate(sw[i])) != TESSEL_OK) {
+				bad |= fuzz_fail("search", "a sweep's limit without a valid schedule", rc);
+				break;
+			}
+			for (int d = 0; d < ndev && limits[i] != TESSEL_UNLIMITED && !bad; d++) {
+				int64_t peak = 0;
+				if (tessel_schedule_peak_memory(&peak, sw[i], d) != TESSEL_OK ||
+				    peak > limits[i])
+					bad |= fuzz_fail("search", "a sweep's peak above its limit", 0);
+			}
+			(void)tessel_schedule_get(&ms, sw[i], TESSEL_SCHED_MAKESPAN);
+			if (prev >= 0 && ms < prev) /* (loosest first) */
+				bad |= fuzz_fail("search", "a sweep's looser limit has the longer schedule", 0);
+			prev = ms;
+		}
+		for (int i = 0; i < 3; i++)
+			tessel_schedule_free(sw[i]);
+	}
 	tessel_schedule_free(s);
 	tessel_options_free(o);
 	tessel_graph_free(g);
