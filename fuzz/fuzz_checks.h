@@ -387,6 +387,8 @@ FUZZ_MAYBE_UNUSED static int fuzz_check_search(const uint8_t *data, size_t size)
 		const int64_t limits[3] = {TESSEL_UNLIMITED, least + 1 + (int64_t)(mem % 4),
 					   least};
 		tessel_schedule *sw[3] = {NULL, NULL, NULL};
+		/* (the smallest budget: three searches more per input) */
+		(void)tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 8);
 		if ((rc = tessel_search_sweep(sw, g, limits, 3, o)) != TESSEL_OK)
 			bad |= fuzz_fail("search", "the sweep found nothing above tessel_graph_min_memory", rc);
 		int64_t prev = -1;
