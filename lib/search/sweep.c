@@ -144,6 +144,7 @@ TESSEL_API int tessel_search_sweep(tessel_schedule **out, const tessel_graph *gr
 	int64_t *lim = tsl_reallocarray(NULL, nlimits, sizeof *lim);
 	tessel_schedule **res = tsl_calloc(nlimits, sizeof *res);
 	tessel_graph **gs = tsl_calloc(nlimits, sizeof *gs);
+	unsigned char *taken = NULL;
 	if (!order || !slot || !lim || !res || !gs) {
 		rc = tsl_error_nomem();
 		goto done;
@@ -167,9 +168,25 @@ TESSEL_API int tessel_search_sweep(tessel_schedule **out, const tessel_graph *gr
 		any |= res[u] != NULL;
 	if (!rc && !any)
 		rc = last; /* its message stands */
-	for (size_t i = 0; i < nlimits && !rc; i++)
-		if (res[slot[i]])
-			rc = tsl_schedule_copy(&out[i], res[slot[i]]);
+	/* each result to the first of its limits, a copy to the others
+	 * (taken[u]: res[u] now belongs to out[]) */
+	taken = tsl_calloc(n, 1);
+	if (!rc && !taken)
+		rc = tsl_error_nomem();
+	for (size_t i = 0; i < nlimits && !rc; i++) {
+		size_t u = slot[i];
+		if (!res[u])
+			continue;
+		if (!taken[u]) {
+			out[i] = res[u];
+			taken[u] = 1;
+		} else {
+			rc = tsl_schedule_copy(&out[i], res[u]);
+		}
+	}
+	for (size_t u = 0; taken && u < n; u++)
+		if (taken[u])
+			res[u] = NULL; /* (freed below with out[] on an error) */
 	if (rc)
 		for (size_t i = 0; i < nlimits; i++) {
 			tessel_schedule_free(out[i]);
@@ -180,6 +197,7 @@ done:
 		tessel_schedule_free(res[u]);
 		tessel_graph_free(gs[u]);
 	}
+	tsl_free(taken);
 	tsl_free(order);
 	tsl_free(slot);
 	tsl_free(lim);
