@@ -738,6 +738,14 @@ static void test_search_sweep_small(void **state)
 	tessel_free(b);
 	for (int i = 0; i < NL; i++)
 		tessel_schedule_free(out[i]);
+	/* the graph's own limit, too tight for any schedule, is replaced */
+	tessel_graph *tight = NULL;
+	TH_OK(tessel_graph_dup(&tight, g));
+	TH_OK(tessel_graph_set_memory_limit(tight, TESSEL_ALL_DEVICES, 0));
+	TH_OK(tessel_search_sweep(out, tight, &limits[0], 1, o));
+	assert_true(th_sched(out[0], TESSEL_SCHED_MAKESPAN) >= ms[0]); /* (ms[0] may be carried) */
+	tessel_schedule_free(out[0]);
+	tessel_graph_free(tight);
 	/* the same sweep twice: the same schedules (deterministic) */
 	tessel_schedule *again[2], *first[2];
 	TH_OK(tessel_search_sweep(first, g, limits, 2, o));

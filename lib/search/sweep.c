@@ -134,9 +134,10 @@ TESSEL_API int tessel_search_sweep(tessel_schedule **out, const tessel_graph *gr
 					 "tessel_search_sweep: limit %zu is %lld (0 .. 2^50, or "
 					 "TESSEL_UNLIMITED)",
 					 i, (long long)limits[i]);
-	int rc = tessel_graph_validate(graph);
-	if (rc)
-		return rc;
+	TSL_CHECK_ARG(graph, "tessel_search_sweep", "graph");
+	/* (the graph is checked with each limit by its search: its own
+	 * limits, which the sweep replaces, may be below what it needs) */
+	int rc = TSL_OK;
 	/* the limits in order, tightest first (insertion sort: n <= 1024),
 	 * and the distinct ones */
 	size_t *order = tsl_reallocarray(NULL, nlimits, sizeof *order);
