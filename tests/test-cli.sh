@@ -443,6 +443,13 @@ expect_stdout_has '^memory: the limits .*hold the period above the resource boun
 run search --preset mshape --devices 8 --micro-batches 16 --memory 6 --fast --format json
 expect_status 0
 grep -q '^memory:' "$OUT" && fail "the memory note in JSON output"
+# limits that admit the bound's period, a longer one chosen for the makespan:
+# the note does not say the limits hold it
+run search "$DATA/zb-v-4dev.json" --micro-batches 16 --memory 2424832 --work-limit 960
+expect_status 0
+expect_stdout_has '^period 873 (resource bound 792, not proven optimal)'
+expect_stdout_has "^memory: the limits admit the resource bound's period 792 (from [0-9]* on every device); this schedule's longer period gives the shorter makespan over its 16 micro-batches"
+grep -q 'hold the period' "$OUT" && fail "the memory note says the limits hold a period they admit"
 pass "the memory note of the text output"
 
 # --memory min: the smallest equal limit under which any schedule exists;

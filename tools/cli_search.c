@@ -556,29 +556,43 @@ static int load_graph(tessel_graph **out, const struct search_args *a)
 	return status;
 }
 
-/* The text output's note when the memory limits hold the period above the
- * resource bound: the smallest equal limit that reaches it (a short
- * search of its own), if one is found. */
+/* The text output's note when the period is above the resource bound
+ * under memory limits: the smallest equal limit that reaches the bound (a
+ * short search of its own), if one is found, and whether the limits hold
+ * the period above it (some device's limit below that one) or admit the
+ * bound's period (every device's at least that one: the longer period was
+ * chosen for the shorter makespan over the micro-batches searched). */
 static void memory_note(const tessel_schedule *s)
 {
 	const tessel_graph *g = NULL;
-	int64_t period = 0, k = 1, bound = 0, nd = 0, limited = 0;
+	int64_t period = 0, k = 1, bound = 0, nd = 0, limited = 0, least = -1;
+	int64_t nmicros = 0;
 	if (tessel_schedule_graph(&g, s) ||
 	    tessel_schedule_get(&period, s, TESSEL_SCHED_PERIOD) ||
 	    tessel_schedule_get(&k, s, TESSEL_SCHED_REPETEND_MICRO_BATCHES) ||
 	    tessel_schedule_get(&bound, s, TESSEL_SCHED_RESOURCE_BOUND) ||
+	    tessel_schedule_get(&nmicros, s, TESSEL_SCHED_NMICROS) ||
 	    tessel_graph_get(&nd, g, TESSEL_GRAPH_NDEVICES))
 		return;
 	for (int d = 0; d < nd; d++) {
 		int64_t m = 0;
-		if (!tessel_graph_memory_limit(&m, g, d) && m >= 0)
+		if (!tessel_graph_memory_limit(&m, g, d) && m >= 0) {
 			limited = 1;
+			if (least < 0 || m < least)
+				least = m;
+		}
 	}
 	if (!limited || k < 1 || period <= bound * k)
 		return;
 	int proven = 0;
 	int64_t limit = smallest_memory(g, &proven, 300);
-	if (limit)
+	if (limit && limit <= least)
+		printf("memory: the limits admit the resource bound's period %lld "
+		       "(from %lld on every device); this schedule's longer period "
+		       "gives the shorter makespan over its %lld micro-batches\n",
+		       (long long)bound, (long long)limit,
+		       (long long)nmicros);
+	else if (limit)
 		printf("memory: the limits hold the period above the resource bound "
 		       "%lld; %lld on every device reaches it (--memory %lld, or "
 		       "--memory auto)\n", (long long)bound, (long long)limit,
