@@ -623,11 +623,14 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *graph,
  * limit: makespan(out[i]) <= makespan(out[j]) whenever limits[i] is looser
  * than limits[j] (TESSEL_UNLIMITED the loosest), and out[i] is not NULL
  * when out[j] is not. The limits are searched from the tightest up, each
- * by tessel_search with `options` (its work budget and its time limit are
- * each search's; equal limits are searched once); a schedule found under
- * a tighter limit, valid under every looser one, replaces a looser
- * limit's result when it is shorter, and one found under a looser limit
- * replaces a tighter limit's when it fits that limit and is shorter. A
+ * by tessel_search with `options` (the work budget is each search's; the
+ * time limit caps the whole sweep, each search getting an equal share of
+ * the time left, at least a millisecond: a limit left with less is not
+ * searched, TESSEL_ETIMEOUT; equal limits are searched once); a schedule
+ * found under a tighter limit, valid under every looser one, replaces a
+ * looser limit's result when it is shorter, and one found under a looser
+ * limit replaces a tighter limit's when it fits that limit and is
+ * shorter. A
  * single tessel_search per limit gives no such guarantee once its budget
  * cuts the search short (doc/guide.md, "Memory sweeps").
  * out: the caller's array of nlimits; out[i] gets the schedule under

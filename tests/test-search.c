@@ -756,9 +756,46 @@ static void test_search_sweep_small(void **state)
 		assert_string_equal(a, b);
 		free(a);
 		free(b);
+		tessel_schedule_free(again[i]);
+	}
+	/* the time limit caps the whole sweep, shared out among its searches:
+	 * one far away changes nothing; with one of a millisecond only the
+	 * loosest limit is searched (the others' shares are under a
+	 * millisecond), whatever it finds is carried to the tighter limits it
+	 * fits, and the caller's options keep their own limit */
+	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 3600000));
+	TH_OK(tessel_search_sweep(again, g, limits, 2, o));
+	for (int i = 0; i < 2; i++) {
+		a = json_without_seconds(first[i]);
+		b = json_without_seconds(again[i]);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
 		tessel_schedule_free(first[i]);
 		tessel_schedule_free(again[i]);
 	}
+	TH_OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 1));
+	int rc = tessel_search_sweep(out, g, limits, NL, o);
+	if (rc == TESSEL_ETIMEOUT) { /* (the loosest found nothing in 1 ms) */
+		assert_non_null(strstr(tessel_error_last(), "time limit"));
+		for (int i = 0; i < NL; i++)
+			assert_null(out[i]);
+	} else {
+		TH_OK(rc);
+		assert_non_null(out[2]);
+		assert_null(out[3]);
+		for (int i = 0; i < NL; i++) {
+			if (!out[i])
+				continue;
+			TH_OK(tessel_schedule_validate(out[i]));
+			assert_true(th_sched(out[i], TESSEL_SCHED_MAKESPAN) >=
+				    th_sched(out[2], TESSEL_SCHED_MAKESPAN));
+			tessel_schedule_free(out[i]);
+		}
+	}
+	int64_t v = 0;
+	TH_OK(tessel_options_get(&v, o, TESSEL_OPT_TIME_LIMIT_MS));
+	assert_int_equal(v, 1);
 	tessel_options_free(o);
 	tessel_graph_free(g);
 }

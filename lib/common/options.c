@@ -1,5 +1,6 @@
 /* Search options: an opaque, enum-keyed set of bounded integers. */
 #include <stdint.h>
+#include <string.h>
 
 #include "error.h"
 #include "options.h"
@@ -55,6 +56,27 @@ void tsl_options_defaults(tessel_options *o)
 		o->value[k] = specs[k].def;
 }
 
+int tsl_options_derive(tessel_options **out, const tessel_options *o)
+{
+	int rc = tessel_options_new(out);
+	if (rc || !o)
+		return rc;
+	tessel_options *c = *out;
+	memcpy(c->value, o->value, sizeof c->value);
+	c->progress = o->progress;
+	c->progress_payload = o->progress_payload;
+	c->progress_fn = o->progress_fn;
+	c->progress_fn_payload = o->progress_fn_payload;
+	c->source = o->source ? o->source : o;
+	return TSL_OK;
+}
+
+/* The options whose cancellation o's is. */
+static tessel_options *cancel_owner(const tessel_options *o)
+{
+	return (tessel_options *)(o && o->source ? o->source : o);
+}
+
 TESSEL_API void tessel_options_free(tessel_options *o)
 {
 	if (!o)
@@ -100,19 +122,21 @@ TESSEL_API int tessel_options_clear_cancel(tessel_options *o)
 	return TSL_OK;
 }
 
-int tsl_options_cancelled(const tessel_options *o)
+int tsl_options_cancelled(const tessel_options *co)
 {
-	return o && atomic_load(&((tessel_options *)o)->cancelled);
+	tessel_options *o = cancel_owner(co);
+	return o && atomic_load(&o->cancelled);
 }
 
-const atomic_int *tsl_options_stop_flag(const tessel_options *o)
+const atomic_int *tsl_options_stop_flag(const tessel_options *co)
 {
+	tessel_options *o = cancel_owner(co);
 	return o ? &o->cancelled : NULL;
 }
 
 void tsl_options_watch(const tessel_options *co, tsl_interrupt *it)
 {
-	tessel_options *o = (tessel_options *)co; /* the mutable part */
+	tessel_options *o = cancel_owner(co); /* the mutable part */
 	if (!o)
 		return;
 	pthread_mutex_lock(&o->lock);
@@ -125,7 +149,7 @@ void tsl_options_watch(const tessel_options *co, tsl_interrupt *it)
 
 void tsl_options_unwatch(const tessel_options *co, tsl_interrupt *it)
 {
-	tessel_options *o = (tessel_options *)co;
+	tessel_options *o = cancel_owner(co);
 	if (!o)
 		return;
 	pthread_mutex_lock(&o->lock);

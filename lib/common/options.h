@@ -28,9 +28,20 @@ struct tessel_options {
 	atomic_int cancelled;
 	pthread_mutex_t lock;
 	tsl_interrupt *running;
+	/* a derived copy's (tsl_options_derive) source: its cancellation is
+	 * the source's; NULL for the caller's own */
+	const struct tessel_options *source;
 };
 
 void tsl_options_defaults(tessel_options *o);
+
+/* A private copy of o (NULL: the defaults) for searches inside one call:
+ * its values and progress callbacks, and the cancellation of o (a cancel
+ * of o reaches the searches using the copy: tsl_options_cancelled, the
+ * stop flag and the solvers watched are o's). *out: new, release with
+ * tessel_options_free before o goes away. TESSEL_ENOMEM or TESSEL_ERROR
+ * (no mutex). */
+int tsl_options_derive(tessel_options **out, const tessel_options *o);
 
 /* Whether a cancel was requested (o may be NULL). */
 int tsl_options_cancelled(const tessel_options *o);

@@ -84,6 +84,32 @@ static int offer(tessel_schedule **res, const tessel_schedule *from,
 	return rc;
 }
 
+/* The search under limit `limit` (its graph g) with the options' time
+ * limit `cap` (ms, 0: none) of the whole sweep begun at start_us: an
+ * equal share of the time left among the `left` searches still to run
+ * (own: the options of that search, a derived copy). */
+static int search_one(tessel_schedule **res, const tessel_graph *g,
+		      tessel_options *own, int64_t cap, int64_t start_us,
+		      size_t left, int64_t limit)
+{
+	/* a cancel ends the searches: the looser limits keep what the
+	 * tighter ones found */
+	if (tsl_options_cancelled(own))
+		return tsl_error(TESSEL_ECANCELLED, "the sweep was cancelled");
+	if (cap) {
+		int64_t time_left = cap - (tsl_now_us() - start_us) / 1000;
+		if (time_left < (int64_t)left)
+			return tsl_error(TESSEL_ETIMEOUT,
+					 "the sweep's time limit passed before the search "
+					 "under limit %lld", (long long)limit);
+		int rc = tessel_options_set(own, TESSEL_OPT_TIME_LIMIT_MS,
+					    time_left / (int64_t)left);
+		if (rc)
+			return rc;
+	}
+	return tessel_search(res, g, own);
+}
+
 /* The searches: results into res[0 .. n) for the distinct limits lim[]
  * (tightest first), their graphs into gs[]. *last: the error of the last
  * search that found nothing (TSL_OK: none). */
@@ -91,17 +117,17 @@ static int sweep(tessel_schedule **res, tessel_graph **gs, const int64_t *lim,
 		 size_t n, const tessel_graph *graph,
 		 const tessel_options *options, int *last)
 {
-	int rc = TSL_OK;
+	int64_t start_us = tsl_now_us();
+	int64_t cap = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
+	tessel_options *own = NULL;
+	int rc = tsl_options_derive(&own, options);
 	*last = TSL_OK;
 	for (size_t u = 0; u < n && !rc; u++) {
 		rc = graph_with_limit(&gs[u], graph, lim[u]);
 		if (rc)
 			break;
-		/* a cancel ends the searches: the looser limits keep what the
-		 * tighter ones found */
-		int src = tsl_options_cancelled(options)
-				  ? tsl_error(TESSEL_ECANCELLED, "the sweep was cancelled")
-				  : tessel_search(&res[u], gs[u], options);
+		int src = search_one(&res[u], gs[u], own, cap, start_us, n - u,
+				     lim[u]);
 		if (src == TESSEL_EINFEASIBLE || src == TESSEL_ETIMEOUT ||
 		    src == TESSEL_ECANCELLED)
 			*last = src; /* none under this limit */
@@ -110,6 +136,7 @@ static int sweep(tessel_schedule **res, tessel_graph **gs, const int64_t *lim,
 		if (!rc && u > 0)
 			rc = offer(&res[u], res[u - 1], gs[u], 0);
 	}
+	tessel_options_free(own);
 	/* a looser limit's schedule that fits a tighter one */
 	for (size_t u = n - 1; u-- > 0 && !rc;)
 		rc = offer(&res[u], res[u + 1], gs[u], 1);

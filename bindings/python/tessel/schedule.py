@@ -1103,8 +1103,9 @@ def search_sweep(graph: Graph, limits: Sequence[Optional[int]],
     (tessel_search_sweep, since 1.7): the makespans never grow with the
     limit, as a single :func:`search` per limit does not promise once its
     budget cuts it short. The keyword arguments are those of
-    :func:`search` and apply to each limit's search (its work budget, its
-    time limit); Ctrl-C and ``cancel`` end the search under way and keep
+    :func:`search` and apply to each limit's search (its work budget),
+    except ``time_limit``, which caps the whole sweep (each search gets an
+    equal share of the time left); Ctrl-C and ``cancel`` end the search under way and keep
     what the tighter limits found. Raises as :func:`search` when no limit
     has a schedule; 1 to 1024 limits, each None or 0 .. 2**50
     (RangeError)."""

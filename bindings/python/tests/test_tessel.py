@@ -253,6 +253,10 @@ class SearchTest(unittest.TestCase):
         self.assertEqual(ms[0], ms[4])
         self.assertGreaterEqual(ms[0], ms[3])
         self.assertGreaterEqual(ms[3], ms[1])
+        # a time limit caps the whole sweep: one far away changes nothing
+        capped = tessel.search_sweep(g, limits, micro_batches=16, work_limit=200,
+                                     time_limit=3600)
+        self.assertEqual([s.makespan for s in capped], ms)
         # under a limit nothing fits: None there
         out = tessel.search_sweep(g, [0, 4], micro_batches=16, work_limit=50)
         self.assertIsNone(out[0])
