@@ -9,12 +9,13 @@ pair and a summary line: placements, pairs, pairs longer with more
 memory, the worst excess in percent, the slowest search and the sum of
 all makespans. --json FILE keeps every makespan; --work-limit UNITS
 gives every search that budget (tessel search --work-limit) instead of
-the default one. --sweep searches each placement's limits together
+the default one. --unlimited adds the search without a limit as the
+loosest of each placement's limits. --sweep searches each placement's limits together
 (tessel search --sweep, tessel_search_sweep) instead of one search per
 limit; the seconds are then the whole sweep's.
 
 Usage: scripts/bench-monotone.py [--fast] [--work-limit UNITS] [--steps K]
-                                 [--sweep] [--json FILE] BUILD_DIR
+                                 [--unlimited] [--sweep] [--json FILE] BUILD_DIR
 (BUILD_DIR holds tools/tessel.)
 """
 import argparse
@@ -36,6 +37,8 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--work-limit")
     ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--unlimited", action="store_true",
+                    help="also the search without a limit, the loosest")
     a = ap.parse_args()
     tessel = os.path.join(a.build, "tools", "tessel")
     out = {}
@@ -48,6 +51,8 @@ def main():
             n = int(name.split("_m")[1].split("_")[0])
             row = []
             limits = [base + base * i // a.steps for i in range(a.steps + 1)]
+            if a.unlimited:
+                limits.append("unlimited")
             common = ["--format", "json", "-q"] + (["--fast"] if a.fast else []) + \
                 (["--work-limit", a.work_limit] if a.work_limit else [])
             if a.sweep:
