@@ -424,6 +424,24 @@ if mkfifo "$TMP/fifo" 2>/dev/null; then
 	grep -q '"period"' "$TMP/from-fifo" || fail "nothing came through the pipe"
 	pass "--output onto a pipe"
 fi
+# --output onto a symbolic link replaces the file it names and keeps the
+# link; an existing file keeps its permissions; a link to nothing yet makes
+# the file it names
+if ln -s real.json "$TMP/link.json" 2>/dev/null; then
+	echo old >"$TMP/real.json"
+	chmod 640 "$TMP/real.json"
+	run search --preset vshape --micro-batches 4 --fast --format json --output "$TMP/link.json"
+	expect_status 0
+	[ -L "$TMP/link.json" ] || fail "--output replaced a symbolic link with a file"
+	grep -q '"period"' "$TMP/real.json" || fail "--output did not write the file a link names"
+	[ "$(stat -c %a "$TMP/real.json")" = 640 ] || fail "--output changed the permissions of the file it replaced"
+	ln -s made.json "$TMP/dangling.json"
+	run search --preset vshape --micro-batches 4 --fast --format json --output "$TMP/dangling.json"
+	expect_status 0
+	[ -L "$TMP/dangling.json" ] && grep -q '"period"' "$TMP/made.json" ||
+		fail "--output onto a link to nothing did not make the file it names"
+	pass "--output onto a symbolic link"
+fi
 run search --preset vshape --micro-batches 4 --fast --output -
 expect_status 0
 expect_stdout_has 'period 4'

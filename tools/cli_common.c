@@ -238,6 +238,8 @@ typedef struct cli_out {
 	const char *path; /* NULL: the standard output */
 	FILE *f;
 	char *tmp;        /* the temporary file, NULL when written as it is */
+	char *target;     /* what it is renamed onto: path, or the file a
+			   * symbolic link at path names */
 	int err;          /* errno of the first failed write, 0 none */
 	char last;        /* the last byte written, 0 none */
 } cli_out;
@@ -260,23 +262,40 @@ static int out_open(cli_out *o, const char *path)
 	}
 	o->path = path;
 	/* a device or a pipe (/dev/null, /dev/stdout, a FIFO) is written as
-	 * it is: a rename would replace it with a regular file */
-	struct stat st;
-	if (!(stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
-		o->tmp = temporary_name(path);
+	 * it is: a rename would replace it with a regular file; so is a
+	 * symbolic link to nothing yet (the file it names is made); a link to
+	 * a file has that file replaced, the link kept; an existing file
+	 * keeps its permissions */
+	struct stat st, lst;
+	int exists = stat(path, &st) == 0;
+	int link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+	if ((!exists && !link) || (exists && S_ISREG(st.st_mode))) {
+		o->target = link ? realpath(path, NULL) : strdup(path);
+		o->tmp = o->target ? temporary_name(o->target) : NULL;
 		if (!o->tmp) {
-			cli_error("%s: out of memory", path);
+			free(o->target);
+			o->target = NULL;
+			cli_error("%s: %s", path, strerror(errno ? errno : ENOMEM));
 			return -1;
 		}
 		writing_tmp = o->tmp;
 	}
 	o->f = fopen(o->tmp ? o->tmp : path, "w");
+	if (o->f && o->tmp && exists && fchmod(fileno(o->f), st.st_mode & 07777)) {
+		int err = errno;
+		fclose(o->f);
+		unlink(o->tmp);
+		o->f = NULL;
+		errno = err;
+	}
 	if (!o->f) {
 		int err = errno;
 		if (o->tmp) {
 			writing_tmp = NULL;
 			free(o->tmp);
 			o->tmp = NULL;
+			free(o->target);
+			o->target = NULL;
 		}
 		out_message(o, err);
 		return -1;
@@ -320,7 +339,7 @@ static int out_close(cli_out *o, int ok)
 		err = EIO;
 	}
 	o->f = NULL;
-	if (ok && !err && o->tmp && rename(o->tmp, o->path))
+	if (ok && !err && o->tmp && rename(o->tmp, o->target))
 		err = errno;
 	if (o->tmp) {
 		if (!ok || err)
@@ -328,6 +347,8 @@ static int out_close(cli_out *o, int ok)
 		writing_tmp = NULL;
 		free(o->tmp);
 		o->tmp = NULL;
+		free(o->target);
+		o->target = NULL;
 	}
 	if (ok && err) {
 		out_message(o, err);

@@ -6,6 +6,7 @@ import fractions
 import io
 import os
 import queue
+import stat
 import threading
 import time
 from typing import (Any, Callable, Dict, Iterator, List, Mapping,
@@ -833,7 +834,10 @@ class Schedule(Handle):
         "actions": actions_json()), handed over in pieces as it is made, so
         that a large schedule is never held whole. ``dest``: a path (str,
         bytes or os.PathLike; written through a temporary file renamed into
-        place, so that a failure leaves no partial file) or a file object
+        place, so that a failure leaves no partial file: a symbolic link's
+        file is replaced, the link kept, and an existing file keeps its
+        permissions; a device, a pipe or a link to nothing yet is written
+        as it is) or a file object
         (a text stream gets str, anything else with ``write`` bytes).
         ``step_us`` is for "trace" only. An exception raised by the file
         object ends the export and is raised again.
@@ -852,13 +856,27 @@ class Schedule(Handle):
             self._write_to(dest, code, us)
             return
         name = os.fsdecode(path_arg(dest, "dest"))
-        tmp = name + ".tmp"
+        try:
+            st: Optional[os.stat_result] = os.stat(name)
+        except (OSError, ValueError):
+            st = None
+        link = os.path.islink(name)
+        if (st is not None and not stat.S_ISREG(st.st_mode)) or (link and st is None):
+            # a rename would replace it with a regular file
+            with open(name, "wb") as f:
+                self._write_to(f, code, us)
+                f.flush()
+            return
+        target = os.path.realpath(name) if link else name
+        tmp = target + ".tmp"
         try:
             with open(tmp, "wb") as f:
+                if st is not None:
+                    os.chmod(f.fileno(), stat.S_IMODE(st.st_mode))
                 self._write_to(f, code, us)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, name)
+            os.replace(tmp, target)
         except BaseException:
             try:
                 os.unlink(tmp)

@@ -422,6 +422,21 @@ class SearchTest(unittest.TestCase):
             with open(path, encoding="utf-8") as f:
                 self.assertEqual(f.read(), s.to_svg())
             self.assertEqual(os.listdir(d), ["s.json"])
+            # a symbolic link: the file it names replaced, the link kept,
+            # the permissions kept
+            os.chmod(path, 0o640)
+            link = os.path.join(d, "link.json")
+            os.symlink("s.json", link)
+            s.write(link, "json")
+            self.assertTrue(os.path.islink(link))
+            self.assertEqual(os.stat(path).st_mode & 0o777, 0o640)
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(f.read(), s.to_json())
+        # a device is written as it is, never replaced by a file
+        if os.access("/dev/full", os.W_OK):
+            with self.assertRaises(OSError):
+                s.write("/dev/full", "json")
+            self.assertFalse(os.path.isfile("/dev/full"))
 
         class Broken:
             def write(self, data):
