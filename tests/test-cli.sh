@@ -469,6 +469,20 @@ expect_stdout_has '^period 873 (resource bound 792, not proven optimal)'
 expect_stdout_has "^memory: the limits admit the resource bound's period 792 (from [0-9]* on every device); this schedule's longer period gives the shorter makespan over its 16 micro-batches"
 grep -q 'hold the period' "$OUT" && fail "the memory note says the limits hold a period they admit"
 pass "the memory note of the text output"
+# a file whose limit is in range but too small for a micro-batch: refused,
+# with --memory or --sweep too, saying that the file's limit is at fault
+sed 's/"memory_limit": *[0-9]*/"memory_limit": 0/' "$DATA/vshape-4dev.json" >"$TMP/v0.json"
+grep -q '"memory_limit": 0' "$TMP/v0.json" || fail "could not make a placement with limit 0"
+run search "$TMP/v0.json" --micro-batches 8
+expect_status 1
+expect_stderr_has 'memory limit 0 is below'
+run search "$TMP/v0.json" --micro-batches 8 --memory 4
+expect_status 1
+expect_stderr_has "the file's own memory limits are checked before --memory replaces them"
+run search "$TMP/v0.json" --micro-batches 8 --sweep 2,4
+expect_status 1
+expect_stderr_has "before --sweep replaces them"
+pass "a file's own limit too small for a micro-batch, with --memory and --sweep"
 
 # --memory min: the smallest equal limit under which any schedule exists;
 # the search under it finds one (one micro-batch at a time if need be)

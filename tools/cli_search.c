@@ -248,7 +248,7 @@ static int memory_option(struct search_args *a, const char *arg)
 		a->memory = TESSEL_UNLIMITED;
 		return 0;
 	}
-	return cli_parse_int(&a->memory, "--memory", arg, 0, INT64_MAX);
+	return cli_parse_int(&a->memory, "--memory", arg, 0, (int64_t)1 << 50);
 }
 
 static int format_option(struct search_args *a, const char *arg)
@@ -445,6 +445,13 @@ static int load_file(tessel_graph **out, const struct search_args *a)
 {
 	int status = cli_load_graph(out, a->file);
 
+	/* (the file is checked as it is, its limits too, before they are
+	 * replaced) */
+	if (status && (a->memory_given || a->sweep) &&
+	    tessel_error_last_code() == TESSEL_EINFEASIBLE)
+		cli_error("the file's own memory limits are checked before %s replaces "
+			  "them: give it limits that one micro-batch fits (or -1, "
+			  "unlimited)", a->sweep ? "--sweep" : "--memory");
 	if (status)
 		return status;
 	return override_memory(*out, a, cli_is_stdin(a->file) ? "standard input"
