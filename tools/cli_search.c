@@ -495,30 +495,56 @@ static int build_preset(tessel_graph **out, const struct search_args *a)
 	return 0;
 }
 
+/* Milliseconds since the command began (cli_search). */
+static struct timespec command_start;
+
+static int64_t command_ms(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)(now.tv_sec - command_start.tv_sec) * 1000 +
+	       (now.tv_nsec - command_start.tv_nsec) / 1000000;
+}
+
+/* What is left of --time-limit (ms): -1 without one, else at least 0. */
+static int64_t time_left_ms(const struct search_args *a)
+{
+	int64_t limit = 0;
+	if (tessel_options_get(&limit, a->options, TESSEL_OPT_TIME_LIMIT_MS) || !limit)
+		return -1;
+	int64_t left = limit - command_ms();
+	return left > 0 ? left : 0;
+}
+
 /* The smallest equal memory limit under which a repetend at the resource
- * bound exists (tessel_min_memory with its default work budget), or 0
- * when none was found; *proven when one unit less is impossible. */
+ * bound exists (tessel_min_memory with its default work budget, or
+ * work_limit units; within time_ms of time, -1: no time limit), or 0 when
+ * none was found; *proven when one unit less is impossible. */
 static int64_t smallest_memory(const tessel_graph *g, int *proven,
-			       int64_t work_limit)
+			       int64_t work_limit, int64_t time_ms)
 {
 	tessel_options *o = NULL;
 	int64_t limit = 0;
 	*proven = 0;
-	if (tessel_options_new(&o))
+	if (!time_ms || tessel_options_new(&o))
 		return 0;
 	if (work_limit)
 		tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, work_limit);
+	if (time_ms > 0)
+		tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, time_ms);
 	if (tessel_min_memory(&limit, proven, g, 0, o))
 		limit = 0;
 	tessel_options_free(o);
 	return limit;
 }
 
-/* --memory auto: that limit on every device. */
-static int auto_memory(tessel_graph *g)
+/* --memory auto: that limit on every device, found within half of
+ * --time-limit; the search then gets what is left of it. */
+static int auto_memory(tessel_graph *g, const struct search_args *a)
 {
 	int proven = 0;
-	int64_t limit = smallest_memory(g, &proven, 0);
+	int64_t left = time_left_ms(a);
+	int64_t limit = smallest_memory(g, &proven, 0, left > 1 ? left / 2 : left);
 	if (!limit) {
 		cli_error("--memory auto: no memory limit found under which the "
 			  "period reaches the resource bound: %s", tessel_error_last());
@@ -527,6 +553,13 @@ static int auto_memory(tessel_graph *g)
 	int rc = tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, limit);
 	if (rc)
 		return cli_lib_error(rc, "--memory auto");
+	left = time_left_ms(a);
+	if (left == 0) {
+		cli_error("search: the time limit passed while --memory auto searched the limit");
+		return CLI_EXIT_FAIL;
+	}
+	if (left > 0 && tessel_options_set(a->options, TESSEL_OPT_TIME_LIMIT_MS, left))
+		return cli_lib_error(tessel_error_last_code(), "--time-limit");
 	fprintf(stderr, "tessel: search: --memory auto: %lld on every device (%s)\n",
 		(long long)limit, proven ? "proven the smallest" : "the smallest found");
 	return 0;
@@ -557,7 +590,7 @@ static int load_graph(tessel_graph **out, const struct search_args *a)
 {
 	int status = a->file ? load_file(out, a) : build_preset(out, a);
 	if (!status && a->memory_auto)
-		status = auto_memory(*out);
+		status = auto_memory(*out, a);
 	if (!status && a->memory_min)
 		status = min_memory(*out, a);
 	return status;
@@ -569,7 +602,8 @@ static int load_graph(tessel_graph **out, const struct search_args *a)
  * the period above it (some device's limit below that one) or admit the
  * bound's period (every device's at least that one: the longer period was
  * chosen for the shorter makespan over the micro-batches searched). */
-static void memory_note(const tessel_schedule *s)
+static void memory_note(FILE *to, const tessel_schedule *s,
+			const struct search_args *a, int interrupted)
 {
 	const tessel_graph *g = NULL;
 	int64_t period = 0, k = 1, bound = 0, nd = 0, limited = 0, least = -1;
@@ -591,28 +625,31 @@ static void memory_note(const tessel_schedule *s)
 	}
 	if (!limited || k < 1 || period <= bound * k)
 		return;
+	/* (a short search of its own, not after an interruption and within
+	 * what is left of the time limit) */
 	int proven = 0;
-	int64_t limit = smallest_memory(g, &proven, 300);
+	int64_t limit = interrupted ? 0 : smallest_memory(g, &proven, 300, time_left_ms(a));
 	if (limit && limit <= least)
-		printf("memory: the limits admit the resource bound's period %lld "
+		fprintf(to, "memory: the limits admit the resource bound's period %lld "
 		       "(from %lld on every device); this schedule's longer period "
 		       "gives the shorter makespan over its %lld micro-batches\n",
 		       (long long)bound, (long long)limit,
 		       (long long)nmicros);
 	else if (limit)
-		printf("memory: the limits hold the period above the resource bound "
+		fprintf(to, "memory: the limits hold the period above the resource bound "
 		       "%lld; %lld on every device reaches it (--memory %lld, or "
 		       "--memory auto)\n", (long long)bound, (long long)limit,
 		       (long long)limit);
 	else
-		printf("memory: the limits may hold the period above the resource "
-		       "bound %lld (--memory auto searches the smallest limit that "
-		       "reaches it)\n", (long long)bound);
+		fprintf(to, "memory: the period is above the resource bound %lld "
+			"(--memory auto searches the smallest limit that reaches "
+			"it)\n", (long long)bound);
 }
 
 /* Render the schedule and write it where asked, streamed; 0 or an exit
  * status. */
-static int emit(const tessel_schedule *s, const struct search_args *a)
+static int emit(const tessel_schedule *s, const struct search_args *a,
+		int interrupted)
 {
 	tessel_format format = TESSEL_FORMAT_TEXT;
 	double step_us = 0;
@@ -643,8 +680,13 @@ static int emit(const tessel_schedule *s, const struct search_args *a)
 	int rc = cli_write_export(a->output, s, format, step_us);
 	if (rc)
 		return rc;
-	if (a->format == FORMAT_TEXT && (!a->output || cli_is_stdin(a->output)))
-		memory_note(s);
+	/* the note follows the text on the standard output, or goes to the
+	 * standard error when the text went to a file */
+	if (a->format == FORMAT_TEXT) {
+		int to_stdout = !a->output || cli_is_stdin(a->output);
+		if (to_stdout || a->progress != 0)
+			memory_note(to_stdout ? stdout : stderr, s, a, interrupted);
+	}
 	if (!a->output && cli_flush_stdout())
 		return CLI_EXIT_USAGE;
 	return CLI_EXIT_OK;
@@ -1029,7 +1071,7 @@ static int run_search(const struct search_args *a)
 			notice_interrupted(&w, s);
 		else if (watching && progress)
 			progress_done(&w, s);
-		status = emit(s, a);
+		status = emit(s, a, signo != 0);
 	}
 	if (watching) {
 		watch_stop(&w);
@@ -1050,6 +1092,7 @@ int cli_search(int argc, char **argv)
 	int status;
 	int rc = tessel_options_new(&a.options);
 
+	clock_gettime(CLOCK_MONOTONIC, &command_start);
 	if (rc)
 		return cli_lib_error(rc, "search");
 	status = parse_args(&a, argc, argv);
