@@ -1056,7 +1056,8 @@ typedef enum tessel_sim_attr {
  * times are in steps: NULL durations mean the spans. `durations`,
  * `latency` and the figures of the result are in that same unit.
  * TESSEL_EINVAL for an unplaced entry or count != number of blocks,
- * TESSEL_ERANGE for a duration, latency or jitter out of range,
+ * TESSEL_ERANGE for a duration, latency or jitter out of range, or times
+ * that overflow a double as the replay adds them up (since 1.7.1),
  * TESSEL_EVIOLATION when the device orders contradict the dependencies
  * (the replay cannot go on). *out: new, release with tessel_simulation_free. */
 TESSEL_API int tessel_simulate(tessel_simulation **out,

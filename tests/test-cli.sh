@@ -590,4 +590,14 @@ run search -p vshape --sweep 0 -q
 expect_refused 1
 pass "search --sweep"
 
+# bench options refused where they do not apply, an unknown preset refused
+run bench --preset vshape
+expect_refused 2
+run bench --max-devices 2
+expect_refused 2
+run bench --suite full --preset no-such-preset
+expect_refused 2
+expect_stderr_has "no preset named 'no-such-preset'"
+pass "bench: options of other suites, unknown preset"
+
 echo "all cli tests passed"

@@ -284,7 +284,8 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 
 /* The tight limit of a training preset: the smallest memory limit that
  * admits the resource-bound period. 0 if it could not be found. */
-/* Time for finding one tight limit, whatever the searches get. */
+/* Time for finding one tight limit without --time-limit (with it, the
+ * searches' limit). */
 #define TIGHT_TIME_LIMIT_MS 60000
 
 /* A tight limit recorded in the cache file: lines "PRESET D LIMIT". */
@@ -324,7 +325,10 @@ static int64_t tight_memory(const char *preset, int devices,
 		rc = tessel_options_new(&o);
 	if (!rc)
 		rc = tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS,
-					TIGHT_TIME_LIMIT_MS);
+					bo->time_limit_ms ? bo->time_limit_ms
+							  : TIGHT_TIME_LIMIT_MS);
+	if (!rc)
+		rc = tessel_options_set(o, TESSEL_OPT_THREADS, bo->threads);
 	if (!rc)
 		rc = tessel_min_memory(&mem, &proven, g, 0, o);
 	if (rc) {
@@ -334,7 +338,7 @@ static int64_t tight_memory(const char *preset, int devices,
 	} else {
 		printf("# %s on %d devices: tight memory limit %lld (%s)\n", preset,
 		       devices, (long long)mem,
-		       proven ? "proven minimal" : "smallest found in time");
+		       proven ? "proven minimal" : "smallest found within the budget");
 	}
 	tessel_options_free(o);
 	tessel_graph_free(g);
@@ -505,6 +509,25 @@ int cli_bench(int argc, char **argv)
 			  bo.preset ? "preset" : "tight-cache",
 			  bo.preset ? " (use --family)" : "");
 		return CLI_EXIT_USAGE;
+	}
+	int reference = strcmp(suite, "reference") == 0;
+	if (reference && (bo.preset || bo.tight_file || bo.max_devices)) {
+		cli_error("bench: --%s does not apply to the reference suite (its "
+			  "cases are fixed: 4 devices)",
+			  bo.preset ? "preset" : bo.tight_file ? "tight-cache" : "max-devices");
+		return CLI_EXIT_USAGE;
+	}
+	if (bo.preset) {
+		int known = 0;
+		for (size_t i = 0; i < tessel_preset_count() && !known; i++) {
+			const char *name = NULL;
+			known = !tessel_preset_info(&name, NULL, i) && strcmp(name, bo.preset) == 0;
+		}
+		if (!known) {
+			cli_error("bench: --preset: no preset named '%s' (run 'tessel presets' "
+				  "for the list)", bo.preset);
+			return CLI_EXIT_USAGE;
+		}
 	}
 	if (zb) {
 		if (!data) {

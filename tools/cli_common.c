@@ -148,16 +148,18 @@ int cli_parse_int(int64_t *out, const char *option, const char *arg,
 
 int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg)
 {
-	/* Beyond a year the library refuses anyway; this bound only keeps the
-	 * conversion to an integer defined. */
-	const double max_seconds = 1e12;
+	/* the library's largest time limit */
+	int64_t max_ms = 86400000;
+	(void)tessel_options_bounds(NULL, &max_ms, TESSEL_OPT_TIME_LIMIT_MS);
+	const double max_seconds = (double)max_ms / 1000.0;
 	char *end = NULL;
 	double s;
 
 	errno = 0;
 	s = strtod(arg, &end);
+	/* decimal only: strtod also reads hexadecimal ("0x1") */
 	if (end == arg || *end != '\0' || isspace((unsigned char)arg[0]) ||
-	    !isfinite(s)) {
+	    !isfinite(s) || strpbrk(arg, "xX")) {
 		cli_error("%s: '%s' is not a number of seconds", option, arg);
 		return -1;
 	}
@@ -166,7 +168,7 @@ int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg)
 		return -1;
 	}
 	if (s < 0.0 || s > max_seconds) {
-		cli_error("%s: %s is out of range [0, %.0f]", option, arg,
+		cli_error("%s: %s is out of range [0, %g] seconds", option, arg,
 			  max_seconds);
 		return -1;
 	}

@@ -302,7 +302,7 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 		a->preset = arg;
 		return 0;
 	case 'd':
-		return cli_parse_int(&a->devices, "--devices", arg, 1,
+		return cli_parse_int(&a->devices, "--devices", arg, 2,
 				     TESSEL_MAX_DEVICES);
 	case 'm':
 		return memory_option(a, arg);
@@ -320,7 +320,14 @@ static int apply_option(struct search_args *a, int c, const char *arg)
 		if (strcmp(arg, "auto") == 0)
 			return set_option(a, TESSEL_OPT_WORK_LIMIT, "--work-limit",
 					  TESSEL_WORK_AUTO);
-		return int_option(a, TESSEL_OPT_WORK_LIMIT, "--work-limit", arg);
+		/* 0 .. the library's largest, or "auto" (not its value, -1) */
+		{
+			int64_t max = INT64_MAX, v;
+			tessel_options_bounds(NULL, &max, TESSEL_OPT_WORK_LIMIT);
+			if (cli_parse_int(&v, "--work-limit", arg, 0, max))
+				return -1;
+			return set_option(a, TESSEL_OPT_WORK_LIMIT, "--work-limit", v);
+		}
 	case 'j':
 		return int_option(a, TESSEL_OPT_THREADS, "--threads", arg);
 	case OPT_FAST:

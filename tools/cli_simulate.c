@@ -76,8 +76,12 @@ static int parse_number(double *out, const char *option, const char *arg,
 		return -1;
 	}
 	if (v < min || v > max || (max_open && v >= max)) {
-		cli_error("%s: %s is out of range [%g, %g%c", option, arg, min,
-			  max, max_open ? ')' : ']');
+		if (isinf(max))
+			cli_error("%s: %s is out of range (a number >= %g)", option,
+				  arg, min);
+		else
+			cli_error("%s: %s is out of range [%g, %g%c", option, arg,
+				  min, max, max_open ? ')' : ']');
 		return -1;
 	}
 	*out = v;
@@ -132,6 +136,11 @@ static int parse_args(struct simulate_args *a, int argc, char **argv)
 		return usage_error();
 	}
 	a->path = argv[optind];
+	if (a->durations && cli_is_stdin(a->path) && cli_is_stdin(a->durations)) {
+		cli_error("simulate: the schedule and --durations cannot both be "
+			  "the standard input");
+		return usage_error();
+	}
 	return -1;
 }
 

@@ -632,6 +632,13 @@ static int collect(tessel_simulation **out, const sim_state *st)
 	for (size_t k = 0; k < st->c.n; k++)
 		if (st->c.finish[k] > sim->makespan)
 			sim->makespan = st->c.finish[k];
+	/* (each device's busy time is at most the makespan) */
+	if (!isfinite(sim->makespan)) {
+		tessel_simulation_free(sim);
+		return tsl_error(TESSEL_ERANGE,
+				 "tessel_simulate: the times overflow (durations and "
+				 "latencies too large for the replay to add them up)");
+	}
 	int rc = TSL_OK;
 	for (int d = 0; d < g->ndevices && !rc; d++) {
 		int64_t sum = 0, peak = 0;
