@@ -33,6 +33,14 @@ expect_grid() {
 
 # ---------------------------------------------------------------- help, version
 
+# the man page names the version the program has
+run --version
+expect_ok
+version=$(sed -n 's/^tessel //p' "$OUT")
+grep -q "^\.TH TESSEL 1 \"[0-9]*\" \"libtessel $version\"" "$DATA/../../tools/tessel.1" ||
+	fail "tools/tessel.1 does not name version $version"
+pass "the man page's version"
+
 run --help
 expect_ok
 expect_stdout_has 'search'
@@ -235,6 +243,17 @@ run simulate "$SCHED" --durations "$TMP/bad-durations.json"
 expect_refused 2
 expect_stderr_has 'nosuchblock'
 pass "simulate rejects durations of unknown blocks (exit 2)"
+
+# times that overflow a double: refused, never inf or nan figures
+run simulate "$SCHED" --latency 1e308
+expect_refused 2
+expect_stderr_has 'the times overflow'
+run simulate "$SCHED" --latency -1
+expect_refused 2
+expect_stderr_has 'out of range (a number >= 0)'
+run simulate - --durations - <"$SCHED"
+expect_refused 2
+pass "simulate: overflowing times, ranges, one standard input"
 
 # ---------------------------------------------------------------- validate --placement
 

@@ -1,6 +1,7 @@
 /* The simulator (replay with real durations), recomputes and offloads in
  * the replay, durations JSON and schedules in the format of the public
  * Tessel reference implementation. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -203,6 +204,16 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(tessel_simulate(&sim, s, d, n, 0, 0, 0), TESSEL_ERANGE);
 	d[1] = INFINITY;
 	assert_int_equal(tessel_simulate(&sim, s, d, n, 0, 0, 0), TESSEL_ERANGE);
+	/* finite durations and latencies whose sums overflow a double */
+	assert_int_equal(tessel_simulate(&sim, s, NULL, 0, DBL_MAX, 0, 0),
+			 TESSEL_ERANGE);
+	assert_null(sim);
+	assert_non_null(strstr(tessel_error_last(), "overflow"));
+	for (size_t i = 0; i < n; i++)
+		d[i] = DBL_MAX / 2;
+	assert_int_equal(tessel_simulate(&sim, s, d, n, 0, 0, 0), TESSEL_ERANGE);
+	assert_null(sim);
+	d[1] = 1;
 
 	/* an unplaced entry */
 	const tessel_graph *g = NULL;

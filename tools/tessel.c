@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		cli_error("no command given (search, validate, simulate, presets, "
-			  "bench or compare)");
+			  "bench, compare or explore)");
 		return usage_error();
 	}
 	if (is_help(argv[1]))
