@@ -596,6 +596,8 @@ expect_stdout_has '^memory limit  *makespan'
 expect_stdout_has '^1  *no schedule$'
 awk 'NR == 2 { a = $2 } NR == 3 { b = $2 } NR == 4 { u = $2 }
      END { exit !(a <= b && u <= a) }' "$OUT" || fail "expected makespans that never grow with the limit"
+awk 'NR > 1 && $2 != "no" && $5 !~ /^[0-9]+(\/[0-9]+)?$/ { bad = 1 } END { exit bad }' "$OUT" ||
+	fail "expected a period P or P/k in the sweep's table"
 run search -p vshape -d 4 --sweep 2,3,unlimited -q -w 100 --format json
 expect_ok
 expect_stdout_has '"memory_limit": null, "schedule": {'

@@ -112,25 +112,32 @@ static int64_t highest_peak(const tessel_schedule *s)
 static int table(struct buf *b, tessel_schedule *const *s, const int64_t *limits,
 		 size_t n)
 {
-	char line[256], lim[32];
-	int rc = put(b, "memory limit      makespan  lower bound  highest peak   period"
+	char line[256], lim[32], per[48];
+	int rc = put(b, "memory limit      makespan  lower bound  highest peak     period"
 			"      work  seconds\n");
 	for (size_t i = 0; i < n && !rc; i++) {
 		limit_text(lim, sizeof lim, limits[i]);
 		if (!s[i]) {
 			snprintf(line, sizeof line, "%-16s  no schedule\n", lim);
 		} else {
-			int64_t ms = 0, lb = 0, period = 0, work = 0;
+			int64_t ms = 0, lb = 0, period = 0, k = 1, work = 0;
 			double sec = 0;
 			tessel_schedule_get(&ms, s[i], TESSEL_SCHED_MAKESPAN);
 			tessel_schedule_get(&lb, s[i], TESSEL_SCHED_LOWER_BOUND);
 			tessel_schedule_get(&period, s[i], TESSEL_SCHED_PERIOD);
+			tessel_schedule_get(&k, s[i], TESSEL_SCHED_REPETEND_MICRO_BATCHES);
+			/* a repetend of k micro-batches: P/k */
+			if (k > 1)
+				snprintf(per, sizeof per, "%lld/%lld", (long long)period,
+					 (long long)k);
+			else
+				snprintf(per, sizeof per, "%lld", (long long)period);
 			tessel_schedule_get(&work, s[i], TESSEL_SCHED_WORK);
 			tessel_schedule_search_seconds(&sec, s[i]);
 			snprintf(line, sizeof line,
-				 "%-16s  %8lld  %11lld  %12lld  %7lld  %8lld  %7.2f\n", lim,
+				 "%-16s  %8lld  %11lld  %12lld  %9s  %8lld  %7.2f\n", lim,
 				 (long long)ms, (long long)lb, (long long)highest_peak(s[i]),
-				 (long long)period, (long long)work, sec);
+				 per, (long long)work, sec);
 		}
 		rc = put(b, line);
 	}
