@@ -33,6 +33,21 @@ expect_grid() {
 
 # ---------------------------------------------------------------- help, version
 
+# a folder given as a file: the system's reason
+run search "$TMP"
+expect_refused 2
+expect_stderr_has 'Is a directory'
+run search - <"$TMP"
+expect_refused 2
+expect_stderr_has 'Is a directory'
+pass "a folder as the placement"
+printf '{"devices": 2, "blocks": [{"name": "a\\u0000b", "kind": "forward", "span": 1, "memory": 0, "devices": [0]}]}\n' >"$TMP/nul.json"
+run search "$TMP/nul.json"
+expect_refused 2
+expect_stderr_has 'a string holds a NUL character'
+grep -q JSON_ALLOW_NUL "$ERR" && fail "the message names a flag of the JSON parser"
+pass "a NUL in a name"
+
 # the man page names the version the program has
 run --version
 expect_ok

@@ -406,6 +406,7 @@ int cli_read_file(char **out, size_t *length, const char *path)
 		return -1;
 	}
 	buf = malloc(cap);
+	errno = 0;
 	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
 		len += n;
 		if (cap - len - 1 == 0) {
@@ -421,7 +422,8 @@ int cli_read_file(char **out, size_t *length, const char *path)
 		}
 	}
 	if (!buf || ferror(f)) {
-		cli_error("%s: %s", name, buf ? "read error" : "out of memory");
+		cli_error("%s: %s", name, !buf ? "out of memory"
+					 : errno ? strerror(errno) : "read error");
 		free(buf);
 		if (!from_stdin)
 			fclose(f);

@@ -139,10 +139,14 @@ static int load(json_t **out, const char *text, size_t length)
 			  &err);
 	if (!root)
 		/* columns count from 1; jansson says 0 for the end of a
-		 * line that ends the text (nothing read on it yet) */
+		 * line that ends the text (nothing read on it yet); its words
+		 * for a NUL name one of its flags, not what is wrong */
 		return tsl_error(TESSEL_EPARSE, "line %d, column %d: %s",
 				 err.line, err.column < 1 ? 1 : err.column,
-				 err.text);
+				 strstr(err.text, "JSON_ALLOW_NUL")
+					 ? "a string holds a NUL character (\\u0000), "
+					   "which names and fields cannot carry"
+					 : err.text);
 	if (!json_is_object(root)) {
 		int rc = tsl_error(TESSEL_EPARSE,
 				   "the top level must be a JSON object, not %s",
@@ -187,12 +191,14 @@ static int read_file(tsl_buf *b, const char *path)
 			}
 		}
 	}
+	errno = 0;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
 		tsl_buf_append(b, chunk, n);
-	int bad = ferror(f);
+	int bad = ferror(f), err = errno;
 	fclose(f);
 	if (bad)
-		return tsl_error(TESSEL_EIO, "%s: read error", path);
+		return tsl_error(TESSEL_EIO, "%s: %s", path,
+				 err ? strerror(err) : "read error");
 	if (b->failed)
 		return tsl_error_nomem();
 	return TSL_OK;

@@ -250,13 +250,11 @@ PROTOTYPES = {
 
 
 def _candidates() -> Iterator[str]:
-    """Yield the library paths or names to try, in order: TESSEL_LIBRARY,
-    the library installed with this package (its location is written into
-    :mod:`tessel._config` by ``meson install`` or by ``pip install`` with
-    ``--config-settings libtessel=PATH``), then the dynamic linker's."""
-    env = os.environ.get("TESSEL_LIBRARY")
-    if env:
-        yield env
+    """Yield the library paths or names to try without TESSEL_LIBRARY (with
+    it, that library alone, see _load), in order: the library installed
+    with this package (its location is written into :mod:`tessel._config`
+    by ``meson install`` or by ``pip install`` with ``--config-settings
+    libtessel=PATH``), then the dynamic linker's."""
     if _config.LIBRARY:
         if _config.PACKAGE_DIR:
             # the same place relative to this package, which also holds in
@@ -311,7 +309,15 @@ def _load() -> Any:
     """Load libtessel, check its major version and declare the prototypes."""
     errors: List[str] = []
     handle = None
-    for candidate in _candidates():
+    env = os.environ.get("TESSEL_LIBRARY")
+    if env:
+        # the library asked for, or none: never another one in its place
+        try:
+            handle = ctypes.CDLL(env)
+        except OSError as exc:
+            raise ImportError("tessel: cannot load the libtessel that "
+                              "TESSEL_LIBRARY names: %s" % exc) from None
+    for candidate in ([] if handle is not None else _candidates()):
         try:
             handle = ctypes.CDLL(candidate)
             break

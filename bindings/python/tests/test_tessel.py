@@ -55,6 +55,15 @@ def resident_bytes():
 class GraphTest(unittest.TestCase):
     """Graphs: presets, JSON, building by hand."""
 
+    def test_library_named_or_none(self):
+        # TESSEL_LIBRARY names the library to load, and no other in its place
+        env = dict(os.environ, TESSEL_LIBRARY="/nonexistent/libtessel.so.1")
+        r = subprocess.run([sys.executable, "-c", "import tessel"], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(b"ImportError", r.stderr)
+        self.assertIn(b"TESSEL_LIBRARY", r.stderr)
+
     def test_presets_listed(self):
         names = [name for name, _ in tessel.presets()]
         for name in ("vshape", "xshape", "mshape", "nnshape", "kshape"):
