@@ -431,9 +431,12 @@ static int apply_bench_option(void *args, int c, const char *arg)
 	case 'F': a->family = arg; return 0;
 	case 'W': a->write_dir = arg; return 0;
 	case 'w':
-		bo->work_limit_given = 1;
-		return cli_parse_int(&bo->work_limit, "--work-limit", arg, 0,
-				     1000000000000LL);
+		/* "auto": the library's default budget, as for tessel search */
+		bo->work_limit_given = strcmp(arg, "auto") != 0;
+		return bo->work_limit_given
+			       ? cli_parse_int(&bo->work_limit, "--work-limit", arg, 0,
+					       1000000000000LL)
+			       : 0;
 	case 'M': a->match = arg; return 0;
 	case 'd': a->data = arg; a->data_given = 1; return 0;
 	default: return -1;

@@ -83,9 +83,11 @@ static int apply(void *p, int c, const char *arg)
 	switch (c) {
 	case OPT_FAST: a->fast = 1; return 0;
 	case 'w':
-		a->work_given = 1;
-		return cli_parse_int(&a->work, "--work-limit", arg, 0,
-				     1000000000000LL);
+		/* "auto": the default budget, as for tessel search */
+		a->work_given = strcmp(arg, "auto") != 0;
+		return a->work_given ? cli_parse_int(&a->work, "--work-limit", arg, 0,
+						     1000000000000LL)
+				     : 0;
 	case 't': return cli_parse_seconds(&a->time_ms, "--time-limit", arg);
 	case 'j': return cli_parse_int(&a->threads, "--threads", arg, 1, 256);
 	case 'k': return cli_parse_int(&a->top, "--top", arg, 1, 1000);
