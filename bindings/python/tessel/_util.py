@@ -1,15 +1,17 @@
 """Small helpers shared by the modules of the package: owned handles and
 the checks of every argument before it reaches C."""
 
+import contextlib
 import ctypes
 import functools
 import math
 import numbers
 import operator
 import os
+import signal
 import threading
 import weakref
-from typing import Any, Optional, Tuple, TypeVar, Union
+from typing import Any, Iterator, Optional, Tuple, TypeVar, Union
 
 from ._lib import lib
 from .errors import check
@@ -60,6 +62,31 @@ _LOCKED_SPECIAL = ("__next__", "__len__", "__repr__", "__str__", "__eq__",
                    "__getitem__", "__iter__", "__contains__")
 
 
+@contextlib.contextmanager
+def sigint_deferred() -> Iterator[threading.Event]:
+    """While a C call runs on a worker thread: Ctrl-C (SIGINT) on the main
+    thread sets the event yielded instead of raising KeyboardInterrupt at
+    any moment, so that the waiting code cancels the call, waits for it to
+    end and only then raises (a KeyboardInterrupt in the middle of that
+    would free C objects the call still uses). Only on the main thread and
+    with Python's own SIGINT handler in place (a handler of the
+    program's is left as it is)."""
+    event = threading.Event()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        try:
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                previous = signal.signal(signal.SIGINT,
+                                         lambda signum, frame: event.set())
+        except (ValueError, OSError):
+            previous = None
+    try:
+        yield event
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
 class Handle:
     """An owned C handle, released by :meth:`close`, on leaving a ``with``
     block, or when the object is garbage-collected.
@@ -92,6 +119,9 @@ class Handle:
 
     #: True: every public method runs under the family's lock.
     _thread_safe = False
+    #: C calls under way on this object that call back into Python (a
+    #: writer's file object): it cannot be closed from those callbacks.
+    _busy = 0
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -169,6 +199,11 @@ class Handle:
             self._close()
 
     def _close(self) -> None:
+        if self._busy:
+            # (the lock is the thread's own: a callback of a C call on
+            # this object, which still uses it)
+            raise ValueError("this %s cannot be closed from a callback of a "
+                             "call under way on it" % self._what())
         dependents, self._dependents = self._dependents, None
         if dependents is not None:
             for dependent in list(dependents):

@@ -17,10 +17,10 @@ from typing import Any, Callable, List, Optional
 
 from ._lib import EXPLORE_FN, explore_p, graph_p, lib, model_p, schedule_p
 from ._util import (Handle, Number, bool_arg, data_arg, int64_arg, path_arg,
-                    seconds_to_ms)
+                    seconds_to_ms, sigint_deferred)
 from .errors import TesselError, check, check_file, error_class
 from .graph import Graph
-from .schedule import CancelToken, Schedule, _cancel_arg, _Options
+from .schedule import CancelToken, Schedule, _cancel_arg, _join, _Options
 
 __all__ = ["Model", "Candidate", "explore", "published", "published_on",
            "published_families"]
@@ -243,23 +243,33 @@ def explore(model: Any, time_limit: Optional[Number] = None,
                     result["error"] = (lib.tessel_error_last() or b"").decode()
 
             worker = threading.Thread(target=run, daemon=True)
-            worker.start()
+            interrupted = False
             try:
-                while worker.is_alive() or not events.empty():
-                    try:
-                        item = events.get(timeout=0.05)
-                    except queue.Empty:
-                        continue
-                    if progress is not None and progress(*item):
-                        options.cancel()
+                # Ctrl-C: the exploration cancelled, waited for, then
+                # KeyboardInterrupt (sigint_deferred)
+                with sigint_deferred() as sigint:
+                    worker.start()
+                    while worker.is_alive() or not events.empty():
+                        if sigint.is_set() and not interrupted:
+                            interrupted = True
+                            options.cancel()
+                        try:
+                            item = events.get(timeout=0.05)
+                        except queue.Empty:
+                            continue
+                        if (not interrupted and progress is not None and
+                                progress(*item)):
+                            options.cancel()
             except BaseException:
                 options.cancel()
-                worker.join()
+                _join(worker)
                 raise
             finally:
                 if token is not None:
                     token._detach(options)
-            worker.join()
+            _join(worker)
+            if interrupted:
+                raise KeyboardInterrupt
             rc = result["rc"]
             if rc < 0:
                 cls = error_class(rc)

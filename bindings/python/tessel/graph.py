@@ -99,8 +99,9 @@ class Graph(Handle):
     C handle is released by :meth:`close`, on leaving a ``with`` block, or
     when the object is garbage-collected; a closed graph raises ValueError.
     The graph of a schedule (:attr:`Schedule.graph`) belongs to it: it
-    keeps the schedule alive, and raises ValueError once the schedule is
-    closed.
+    keeps the schedule alive, raises ValueError once the schedule is
+    closed, and is read-only (a change raises ValueError; change a
+    ``copy()``).
 
     Every argument is checked before it reaches C: TypeError for a wrong
     type (a float where an integer is needed, None for a name),
@@ -131,6 +132,14 @@ class Graph(Handle):
         # a borrowed graph (of a Schedule) is its owner's to free
         if self._owner is None:
             lib.tessel_graph_free(handle)
+
+    def _hw(self) -> Any:
+        """The C handle for a change: ValueError for the graph of a
+        schedule, which is read-only (the schedule was made for it)."""
+        if self._owner is not None:
+            raise ValueError("the graph of a tessel.Schedule is read-only "
+                             "(change a copy: graph.copy())")
+        return self._h()
 
     def copy(self) -> "Graph":
         """Return a deep copy (an independent Graph)."""
@@ -216,7 +225,7 @@ class Graph(Handle):
         waits = [] if after is None else [self._gid(b) for b in after]
         gid = ctypes.c_int()
         check(lib.tessel_graph_add_block(
-            ctypes.byref(gid), self._h(), text_arg(name, "block name"),
+            ctypes.byref(gid), self._hw(), text_arg(name, "block name"),
             enum_value(kind, KINDS, "kind"), int_arg(span, "span"),
             int_arg(memory, "memory")))
         if ids is not None:
@@ -232,7 +241,7 @@ class Graph(Handle):
                             % type(devices).__name__)
         ids = [int_arg(d, "device") for d in devices]
         array = (ctypes.c_int * max(len(ids), 1))(*ids)
-        check(lib.tessel_graph_place(self._h(), self._gid(gid), array,
+        check(lib.tessel_graph_place(self._hw(), self._gid(gid), array,
                                      len(ids)))
 
     def add_dep(self, before: Block, after: Block,
@@ -251,23 +260,23 @@ class Graph(Handle):
         first, second = self._gid(before), self._gid(after)
         if latency is not None:
             check(lib.tessel_graph_add_dep_latency(
-                self._h(), first, second, int_arg(latency, "latency")))
+                self._hw(), first, second, int_arg(latency, "latency")))
         elif latency_time is not None:
             check(lib.tessel_graph_add_dep_latency_time(
-                self._h(), first, second,
+                self._hw(), first, second,
                 double_arg(latency_time, "latency_time")))
         else:
-            check(lib.tessel_graph_add_dep(self._h(), first, second))
+            check(lib.tessel_graph_add_dep(self._hw(), first, second))
 
     def set_latency(self, latency: int) -> None:
         """Set the latency (steps) of dependencies without their own."""
-        check(lib.tessel_graph_set_latency(self._h(),
+        check(lib.tessel_graph_set_latency(self._hw(),
                                            int_arg(latency, "latency")))
 
     def set_latency_time(self, latency: Number) -> None:
         """Set that latency in the step's unit (the graph needs a step)."""
         check(lib.tessel_graph_set_latency_time(
-            self._h(), double_arg(latency, "latency")))
+            self._hw(), double_arg(latency, "latency")))
 
     @property
     def latency(self) -> int:
@@ -297,7 +306,7 @@ class Graph(Handle):
 
     def set_step(self, step: Number) -> None:
         """Set the length of one step; durations are rounded again."""
-        check(lib.tessel_graph_set_step(self._h(), double_arg(step, "step")))
+        check(lib.tessel_graph_set_step(self._hw(), double_arg(step, "step")))
 
     @property
     def step(self) -> float:
@@ -308,7 +317,7 @@ class Graph(Handle):
 
     def set_unit(self, unit: Optional[str]) -> None:
         """Name the unit of the step ("ms", ...); None removes it."""
-        check(lib.tessel_graph_set_unit(self._h(),
+        check(lib.tessel_graph_set_unit(self._hw(),
                                         text_arg(unit, "unit", none=True)))
 
     @property
@@ -321,7 +330,7 @@ class Graph(Handle):
     def set_duration(self, gid: Block, duration: Number) -> None:
         """Give a block a duration in the step's unit (sets its span)."""
         check(lib.tessel_graph_set_block_duration(
-            self._h(), self._gid(gid), double_arg(duration, "duration")))
+            self._hw(), self._gid(gid), double_arg(duration, "duration")))
 
     def duration(self, gid: Block) -> float:
         """Duration of a block in the step's unit (span x step if none)."""
@@ -332,7 +341,7 @@ class Graph(Handle):
 
     def set_stage(self, gid: Block, stage: int) -> None:
         """Set the pipeline stage of a block (-1: no stage)."""
-        check(lib.tessel_graph_set_stage(self._h(), self._gid(gid),
+        check(lib.tessel_graph_set_stage(self._hw(), self._gid(gid),
                                          int_arg(stage, "stage")))
 
     def set_memory_limit(self, limit: Optional[int],
@@ -347,7 +356,7 @@ class Graph(Handle):
                              "memory limit must be None (unlimited) or "
                              "0 .. 2**50, got %d" % value)
         which = ALL_DEVICES if device is None else int_arg(device, "device")
-        check(lib.tessel_graph_set_memory_limit(self._h(), which, value))
+        check(lib.tessel_graph_set_memory_limit(self._hw(), which, value))
 
     # -- memory-time alternatives (since 1.6) ----------------------------
 
@@ -391,7 +400,7 @@ class Graph(Handle):
             if saves is not None or cost is not None:
                 raise ValueError("backward None removes the declaration: "
                                  "give no saves or %s" % cost_name)
-            check(func(self._h(), gid, -1, 0, 0))
+            check(func(self._hw(), gid, -1, 0, 0))
             return
         back = self._gid(backward)
         if back < 0:
@@ -399,7 +408,7 @@ class Graph(Handle):
             raise NotFoundError(NotFoundError.CODE,
                                 "backward block id %d out of range (None "
                                 "removes the declaration)" % back)
-        check(func(self._h(), gid, back, int_arg(saves, "saves"),
+        check(func(self._hw(), gid, back, int_arg(saves, "saves"),
                    int_arg(cost, cost_name)))
 
     def recompute(self, block: Block) -> Optional[Recompute]:

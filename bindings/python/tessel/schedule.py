@@ -16,7 +16,7 @@ from ._lib import (PROGRESS_FN, WRITE_FN, action_iter_p, action_p, entry_p, grap
                    iter_p, lib, options_p, schedule_p, simulation_p)
 from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
                     enum_value, int64_arg, int_arg, path_arg, seconds_to_ms,
-                    take_string, uint64_arg)
+                    sigint_deferred, take_string, uint64_arg)
 from .errors import ITEROVER, RangeError, TesselError, check, check_file, make_error
 from .graph import ALL_DEVICES, KINDS, UNLIMITED, Block, Graph
 
@@ -505,50 +505,66 @@ def _run(call: Callable[[Any], int], options: _Options,
         finally:
             events.put(_DONE)
 
-    if cancel is not None:
-        cancel._attach(options)
-    thread = threading.Thread(target=worker, name="tessel-search",
-                              daemon=True)
-    try:
-        thread.start()
-        best = Progress(None, None, None, None, False, 0.0)
-        last = start
-        while True:
-            wait = 0.25
-            if progress is not None:
-                wait = min(wait, max(0.0, last + interval - time.monotonic()))
-            try:
-                item = events.get(timeout=wait)
-            except queue.Empty:
-                item = None
-            if item is _DONE:
-                break
-            now = time.monotonic()
-            if item is None:
-                if progress is not None and now - last >= interval:
-                    last = now
-                    if progress(best._replace(improved=False,
-                                              elapsed=now - start)):
-                        options.cancel()
-                continue
-            report, reply = item
-            best = report
-            try:
-                reply.stop = 1 if progress(report) else 0  # type: ignore
-            finally:
-                last = time.monotonic()
-                reply.event.set()
-    except BaseException:
+    def abandon() -> None:
         abandoned.set()
         options.cancel()
         for reply in pending:
             reply.event.set()
+
+    if cancel is not None:
+        cancel._attach(options)
+    thread = threading.Thread(target=worker, name="tessel-search",
+                              daemon=True)
+    interrupted = False
+    try:
+        # Ctrl-C while the search runs: it is cancelled, waited for, and
+        # KeyboardInterrupt raised once it ended (sigint_deferred)
+        with sigint_deferred() as sigint:
+            thread.start()
+            best = Progress(None, None, None, None, False, 0.0)
+            last = start
+            while True:
+                if sigint.is_set() and not interrupted:
+                    interrupted = True
+                    abandon()
+                wait = 0.05 if interrupted else 0.1
+                if progress is not None and not interrupted:
+                    wait = min(wait, max(0.0, last + interval - time.monotonic()))
+                try:
+                    item = events.get(timeout=wait)
+                except queue.Empty:
+                    item = None
+                if item is _DONE:
+                    break
+                if interrupted:
+                    if item is not None:
+                        item[1].event.set()
+                    continue
+                now = time.monotonic()
+                if item is None:
+                    if progress is not None and now - last >= interval:
+                        last = now
+                        if progress(best._replace(improved=False,
+                                                  elapsed=now - start)):
+                            options.cancel()
+                    continue
+                report, reply = item
+                best = report
+                try:
+                    reply.stop = 1 if progress(report) else 0  # type: ignore
+                finally:
+                    last = time.monotonic()
+                    reply.event.set()
+    except BaseException:
+        abandon()
         _join(thread)
         raise
     finally:
         if cancel is not None:
             cancel._detach(options)
     _join(thread)
+    if interrupted:
+        raise KeyboardInterrupt
     if "exception" in outcome:
         raise outcome["exception"]
     return outcome["rc"], outcome.get("error")
@@ -782,9 +798,10 @@ class Schedule(Handle):
 
     @property
     def graph(self) -> Graph:
-        """The graph the schedule was made for. It belongs to the schedule
-        and keeps it alive; once the schedule is closed it raises
-        ValueError (use ``graph.copy()`` for an independent graph)."""
+        """The graph the schedule was made for, read-only (a change raises
+        ValueError). It belongs to the schedule and keeps it alive; once
+        the schedule is closed it raises ValueError (use ``graph.copy()``
+        for an independent graph)."""
         out = graph_p()
         check(lib.tessel_schedule_graph(ctypes.byref(out), self._h()))
         return Graph._wrap(out, owner=self)
@@ -899,8 +916,12 @@ class Schedule(Handle):
                 return 1
 
         callback = WRITE_FN(put)
-        rc = lib.tessel_schedule_write(self._h(), code, step_us, callback,
-                                       None)
+        self._busy += 1
+        try:
+            rc = lib.tessel_schedule_write(self._h(), code, step_us, callback,
+                                           None)
+        finally:
+            self._busy -= 1
         if failure:
             raise failure[0]
         check(rc)

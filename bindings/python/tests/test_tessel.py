@@ -400,6 +400,24 @@ class SearchTest(unittest.TestCase):
         with self.assertRaises(tessel.UnsupportedError):
             s.to_torch_csv()  # mshape has blocks on several devices
 
+    def test_schedule_graph_read_only(self):
+        # the graph a schedule was made for cannot be changed under it
+        s = tessel.search(tessel.Graph.preset("mshape", devices=4),
+                          micro_batches=4, work_limit=50)
+        g = s.graph
+        for change in (lambda: g.add_block("zz", "forward", 1, 1, devices=[0]),
+                       lambda: g.set_latency(3),
+                       lambda: g.set_memory_limit(2),
+                       lambda: g.add_dep(0, 1),
+                       lambda: g.set_stage(0, 1)):
+            with self.assertRaises(ValueError):
+                change()
+        s.validate()
+        self.assertEqual(len(list(s.entries())), 4 * g.blocks)
+        c = g.copy()
+        c.set_latency(3)
+        self.assertEqual(c.blocks, g.blocks)
+
     def test_streamed_write(self):
         s = self.schedule
         v = tessel.search(tessel.Graph.preset("vshape", memory=4))
@@ -431,6 +449,15 @@ class SearchTest(unittest.TestCase):
             with open(path, encoding="utf-8") as f:
                 self.assertEqual(f.read(), s.to_svg())
             self.assertEqual(os.listdir(d), ["s.json"])
+            # closing the schedule from the writer's own file object:
+            # ValueError, the schedule intact
+            class Closer:
+                def write(self, data):
+                    s.close()
+            with self.assertRaises(ValueError):
+                s.write(Closer(), "actions")
+            self.assertFalse(s.closed)
+            s.validate()
             # a symbolic link: the file it names replaced, the link kept,
             # the permissions kept
             os.chmod(path, 0o640)
@@ -1372,6 +1399,39 @@ print("then", s.makespan)
         self.assertTrue(lines[0].startswith("interrupted "), lines)
         self.assertLess(float(lines[0].split()[1]) - sent, 1.0)
         self.assertTrue(lines[1].startswith("then "), lines)
+
+    def test_ctrl_c_burst(self):
+        # Ctrl-C again and again while a search (and an exploration) runs:
+        # a KeyboardInterrupt once the call ended, never a crash (the C
+        # objects the call uses are not freed under it)
+        code = r"""
+import os, signal, sys, threading, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+import tessel
+def burst():
+    time.sleep(0.5)
+    for _ in range(300):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.002)
+threading.Thread(target=burst, daemon=True).start()
+try:
+    tessel.search(tessel.Graph.preset("nnshape", devices=8, memory=4),
+                  micro_batches=16, threads=1, work_limit=0, time_limit=20)
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+        for _ in range(3):
+            proc = subprocess.run([sys.executable, "-c", code], env=os.environ,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  timeout=60)
+            # the burst may also end the program after the search: exit 0,
+            # or by the KeyboardInterrupt (1, or SIGINT); never a signal
+            # of a crash
+            self.assertIn(proc.returncode, (0, 1, 130, -signal.SIGINT),
+                          proc.stderr.decode()[-2000:])
+            self.assertNotIn(b"Fatal Python error", proc.stderr)
+            self.assertTrue(proc.stdout.startswith(b"interrupted"), proc.stdout)
 
 
 class ErrorClassTest(unittest.TestCase):
