@@ -15,6 +15,15 @@
 //   with a live range or iterator cannot be changed (set_step, set_choice,
 //   release throw tessel::Error).
 // - A moved-from handle throws tessel::Error (TESSEL_EINVAL) on use.
+// - Threads: as with the standard containers (and the C handles), one
+//   object used from several threads at once needs the caller's lock; a
+//   Graph must not change while tessel::search reads it (search a
+//   Graph::clone() to go on changing the graph meanwhile). Options refuse a change
+//   (set, set_progress) while a search uses them, from any thread, with
+//   tessel::Error (TESSEL_EINVAL); cancel and CancelToken work from any
+//   thread.
+// - Text given to C (names, paths, units) with a NUL character throws
+//   tessel::Error (TESSEL_EINVAL): C would take it for the end.
 // - SearchOptions holds every option of tessel.h with the library's
 //   defaults (those of the tessel command line), a progress callback
 //   (std::function) and a CancelToken.
@@ -93,6 +102,16 @@ inline void check(int rc, const char *what)
 	throw Error(TESSEL_EINVAL, std::string("tessel::") + type +
 					   ": the handle is empty (moved from, released or "
 					   "adopted from NULL)");
+}
+
+// The text of a name, path or unit for C: tessel::Error (TESSEL_EINVAL)
+// when it holds a NUL character, which C would take for its end (the
+// text would be cut short without a word).
+inline const char *c_text(const std::string &text, const char *what)
+{
+	if (text.find('\0') != std::string::npos)
+		throw Error(TESSEL_EINVAL, std::string(what) + ": the text holds a NUL character");
+	return text.c_str();
 }
 
 // Take ownership of a "new, release with tessel_free" text buffer.
@@ -228,7 +247,7 @@ public:
 			    int64_t memory = preset_default, bool infer = false)
 	{
 		tessel_graph *g = nullptr;
-		detail::check(tessel_preset(&g, name.c_str(), devices, infer ? 1 : 0, memory),
+		detail::check(tessel_preset(&g, detail::c_text(name, "tessel_preset"), devices, infer ? 1 : 0, memory),
 			      "tessel_preset");
 		return Graph(g);
 	}
@@ -256,7 +275,7 @@ public:
 	static Graph from_file(const std::string &path)
 	{
 		tessel_graph *g = nullptr;
-		detail::check(tessel_graph_from_file(&g, path.c_str()), "tessel_graph_from_file");
+		detail::check(tessel_graph_from_file(&g, detail::c_text(path, "tessel_graph_from_file")), "tessel_graph_from_file");
 		return Graph(g);
 	}
 
@@ -284,7 +303,7 @@ public:
 	int add_block(const std::string &name, Kind kind, int span, int memory)
 	{
 		int gid = -1;
-		detail::check(tessel_graph_add_block(&gid, get(), name.c_str(),
+		detail::check(tessel_graph_add_block(&gid, get(), detail::c_text(name, "tessel_graph_add_block"),
 						     static_cast<tessel_kind>(kind), span, memory),
 			      "tessel_graph_add_block");
 		return gid;
@@ -384,7 +403,7 @@ public:
 	// Name of the unit ("ms", ...); an empty string removes it.
 	void set_unit(const std::string &unit)
 	{
-		detail::check(tessel_graph_set_unit(get(), unit.c_str()), "tessel_graph_set_unit");
+		detail::check(tessel_graph_set_unit(get(), detail::c_text(unit, "tessel_graph_set_unit")), "tessel_graph_set_unit");
 	}
 
 	std::string unit() const
@@ -437,7 +456,7 @@ public:
 	int find(const std::string &name) const
 	{
 		int gid = -1;
-		detail::check(tessel_graph_find(&gid, get(), name.c_str()), "tessel_graph_find");
+		detail::check(tessel_graph_find(&gid, get(), detail::c_text(name, "tessel_graph_find")), "tessel_graph_find");
 		return gid;
 	}
 
@@ -745,11 +764,31 @@ struct SearchOptions {
 	// milliseconds (as the command line's --time-limit); zero: none.
 	// Negative durations throw tessel::Error (TESSEL_ERANGE) from
 	// tessel::search, as a negative time_limit_ms does.
+	// A duration that is not a number, or beyond the library's largest
+	// limit (a day), throws tessel::Error (TESSEL_ERANGE) here: it is not
+	// converted into another number.
 	template <class Rep, class Period>
 	SearchOptions &set_time_limit(std::chrono::duration<Rep, Period> d)
 	{
-		time_limit_ms = static_cast<int64_t>(
-			std::chrono::ceil<std::chrono::milliseconds>(d).count());
+		using seconds = std::chrono::duration<long double>;
+		long double s = std::chrono::duration_cast<seconds>(d).count();
+		int64_t lo = 0, hi = 0;
+		detail::check(tessel_options_bounds(&lo, &hi, TESSEL_OPT_TIME_LIMIT_MS),
+			      "tessel_options_bounds");
+		if (!(s == s) || s > (long double)hi / 1000 || s < -(long double)hi / 1000)
+			throw Error(TESSEL_ERANGE,
+				    "set_time_limit: the duration is not a number of "
+				    "seconds within a day");
+		long double ms = s * 1000;
+		if (s < 0) {
+			/* (refused by tessel::search, as any negative
+			 * time_limit_ms: rounded down, never to 0) */
+			int64_t whole = static_cast<int64_t>(ms);
+			time_limit_ms = whole - ((long double)whole > ms ? 1 : 0);
+			return *this;
+		}
+		int64_t whole = static_cast<int64_t>(ms);
+		time_limit_ms = whole + ((long double)whole < ms ? 1 : 0);
 		return *this;
 	}
 
@@ -762,7 +801,7 @@ struct SearchOptions {
 
 class Options {
 public:
-	Options()
+	Options() : busy_(std::make_shared<std::atomic<int>>(0))
 	{
 		tessel_options *o = nullptr;
 		detail::check(tessel_options_new(&o), "tessel_options_new");
@@ -793,8 +832,11 @@ public:
 	Options(const Options &) = delete;
 	Options &operator=(const Options &) = delete;
 
+	// Not while a search uses these options (tessel::Error, TESSEL_EINVAL,
+	// from any thread, a progress callback's included).
 	Options &set(tessel_option key, int64_t value)
 	{
+		not_in_use("Options::set");
 		detail::check(tessel_options_set(get(), key, value), "tessel_options_set");
 		return *this;
 	}
@@ -815,9 +857,13 @@ public:
 	}
 
 	// The progress callback of searches with these options (an empty
-	// function removes it). Not while a search uses these options.
+	// function removes it). Not while a search uses these options: that
+	// throws tessel::Error (TESSEL_EINVAL), from a progress callback too
+	// (the search then stops and search() throws it), and the callback
+	// running stays.
 	Options &set_progress(ProgressCallback cb)
 	{
+		not_in_use("Options::set_progress");
 		tessel_options *o = get();
 		if (!cb) {
 			detail::check(tessel_options_set_progress_fn(o, nullptr, nullptr),
@@ -850,6 +896,25 @@ public:
 
 	// Used by tessel::search.
 	const CancelToken *token() const noexcept { return token_.get(); }
+	// Used by tessel::search: marks the options in use while it runs.
+	class InUse {
+	public:
+		explicit InUse(const Options &o) : busy_(o.busy_)
+		{
+			if (busy_)
+				++*busy_;
+		}
+		~InUse()
+		{
+			if (busy_)
+				--*busy_;
+		}
+		InUse(const InUse &) = delete;
+		InUse &operator=(const InUse &) = delete;
+
+	private:
+		std::shared_ptr<std::atomic<int>> busy_;
+	};
 	// The exception the progress callback threw in the last search (and
 	// forget it).
 	std::exception_ptr take_callback_error() const noexcept
@@ -899,9 +964,18 @@ private:
 		}
 	}
 
+	void not_in_use(const char *what) const
+	{
+		if (busy_ && busy_->load() > 0)
+			throw Error(TESSEL_EINVAL, std::string(what) +
+							   ": a search uses these options (change "
+							   "them between searches)");
+	}
+
 	std::unique_ptr<tessel_options, detail::Deleter<tessel_options, tessel_options_free>> ptr_;
 	std::unique_ptr<ProgressHolder> progress_;
 	std::unique_ptr<CancelToken> token_;
+	std::shared_ptr<std::atomic<int>> busy_; // searches using these options
 };
 
 // ---------------------------------------------------------------------------
@@ -1204,7 +1278,7 @@ public:
 	static Schedule from_file(const std::string &path)
 	{
 		tessel_schedule *s = nullptr;
-		detail::check(tessel_schedule_from_file(&s, path.c_str()),
+		detail::check(tessel_schedule_from_file(&s, detail::c_text(path, "tessel_schedule_from_file")),
 			      "tessel_schedule_from_file");
 		return Schedule(s);
 	}
@@ -1259,7 +1333,7 @@ public:
 		const tessel_graph *g = nullptr;
 		detail::check(tessel_schedule_graph(&g, get()), "tessel_schedule_graph");
 		int gid = -1;
-		detail::check(tessel_graph_find(&gid, g, name.c_str()), "tessel_graph_find");
+		detail::check(tessel_graph_find(&gid, g, detail::c_text(name, "tessel_graph_find")), "tessel_graph_find");
 		return gid;
 	}
 
@@ -1468,6 +1542,7 @@ inline Schedule search(const Graph &graph, const Options &options)
 	tessel_options *o = options.get();
 	const CancelToken *token = options.token();
 	tessel_schedule *s = nullptr;
+	Options::InUse in_use(options);
 	if (token)
 		token->attach(o);
 	int rc = tessel_search(&s, g, o);
@@ -1502,6 +1577,7 @@ inline std::vector<Schedule> search_sweep(const Graph &graph,
 	std::vector<tessel_schedule *> out(limits.empty() ? 1 : limits.size(), nullptr);
 	std::vector<Schedule> result;
 	result.reserve(limits.size()); // (no allocation once they exist)
+	Options::InUse in_use(options);
 	if (token)
 		token->attach(o);
 	int rc = tessel_search_sweep(out.data(), g, limits.data(), limits.size(), o);
@@ -1540,7 +1616,7 @@ public:
 	static Model from_file(const std::string &path)
 	{
 		tessel_model *m = nullptr;
-		detail::check(tessel_model_from_file(&m, path.c_str()),
+		detail::check(tessel_model_from_file(&m, detail::c_text(path, "tessel_model_from_file")),
 			      "tessel_model_from_file");
 		return Model(m);
 	}
@@ -1700,7 +1776,7 @@ inline Schedule published(const std::string &family, int devices, int64_t micro_
 			  int latency = 0)
 {
 	tessel_schedule *s = nullptr;
-	detail::check(tessel_published(&s, family.c_str(), devices, micro_batches, forward,
+	detail::check(tessel_published(&s, detail::c_text(family, "tessel_published"), devices, micro_batches, forward,
 				       backward, weight, chunks, latency),
 		      "tessel_published");
 	return Schedule::adopt(s);
@@ -1711,7 +1787,7 @@ inline Schedule published_on(const Graph &placement, const std::string &family,
 			     int64_t micro_batches)
 {
 	tessel_schedule *s = nullptr;
-	detail::check(tessel_published_on(&s, placement.get(), family.c_str(), micro_batches),
+	detail::check(tessel_published_on(&s, placement.get(), detail::c_text(family, "tessel_published_on"), micro_batches),
 		      "tessel_published_on");
 	return Schedule::adopt(s);
 }

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -621,6 +622,49 @@ int main()
 		o.set_time_limit(std::chrono::seconds(3));
 		require(o.time_limit() == std::chrono::milliseconds(3000), "3 s");
 	});
+	raises("a time limit beyond a day, not converted into another number", TESSEL_ERANGE,
+	       "within a day", [&] {
+		       tessel::SearchOptions o;
+		       o.set_time_limit(std::chrono::seconds(18446744073709552LL));
+	       });
+	raises("a time limit of hours::max()", TESSEL_ERANGE, "within a day", [&] {
+		tessel::SearchOptions o;
+		o.set_time_limit(std::chrono::hours::max());
+	});
+	raises("a time limit that is not a number", TESSEL_ERANGE, "not a number", [&] {
+		tessel::SearchOptions o;
+		o.set_time_limit(std::chrono::duration<double>(std::nan("")));
+	});
+	raises("a negative time limit, refused by the search", TESSEL_ERANGE, "", [&] {
+		tessel::SearchOptions o;
+		o.set_time_limit(std::chrono::milliseconds(-5));
+		require(o.time_limit_ms < 0, "negative stays negative");
+		tessel::search(tessel::Graph::preset("vshape", 2, 4), o);
+	});
+	raises("a block name with a NUL character", TESSEL_EINVAL, "NUL", [&] {
+		tessel::Graph g(2);
+		g.add_block(std::string("a\0b", 3), tessel::Kind::Forward, 1, 0);
+	});
+	raises("a unit with a NUL character", TESSEL_EINVAL, "NUL", [&] {
+		tessel::Graph g(2);
+		g.set_unit(std::string("ms\0xx", 5));
+	});
+	raises("a path with a NUL character", TESSEL_EINVAL, "NUL", [&] {
+		tessel::Graph::from_file(std::string("/etc/passwd\0x", 14));
+	});
+	raises("a preset name with a NUL character", TESSEL_EINVAL, "NUL", [&] {
+		tessel::Graph::preset(std::string("mshape\0junk", 11), 4, 6);
+	});
+	raises("the progress callback changed from within a search", TESSEL_EINVAL,
+	       "a search uses these options", [&] {
+		       tessel::Options o;
+		       o.set(TESSEL_OPT_MICRO_BATCHES, 8);
+		       o.set_progress([&o](const tessel::Progress &) {
+			       o.set_progress([](const tessel::Progress &) { return true; });
+			       return true;
+		       });
+		       tessel::search(tessel::Graph::preset("vshape", 4, 4), o);
+	       });
 
 	if (failures) {
 		std::cout << failures << " case(s) failed\n";

@@ -8,7 +8,7 @@ from ._lib import graph_p, lib
 from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
                     enum_value, int64_arg, int_arg, path_arg, size_arg,
                     take_string, text_arg)
-from .errors import NotFoundError, RangeError, check, check_file
+from .errors import ExistsError, NotFoundError, RangeError, check, check_file
 
 __all__ = ["Graph", "KINDS", "presets", "pick_step", "UNLIMITED",
            "ALL_DEVICES", "PRESET_MEMORY", "PRESET_DEFAULT", "Block",
@@ -223,6 +223,30 @@ class Graph(Handle):
         ids = None if devices is None else [int_arg(d, "device")
                                             for d in devices]
         waits = [] if after is None else [self._gid(b) for b in after]
+        # (checked here, before the block exists: a failure adds nothing)
+        count = self.blocks
+        for before in waits:
+            if not 0 <= before < count:
+                raise NotFoundError(NotFoundError.CODE,
+                                    "after: no block with id %d (the graph "
+                                    "has %d)" % (before, count))
+        if len(set(waits)) != len(waits):
+            raise ExistsError(ExistsError.CODE, "after: a block given twice")
+        if ids is not None:
+            # the placement tried on a scratch graph of as many devices
+            scratch = graph_p()
+            check(lib.tessel_graph_new(ctypes.byref(scratch), self.devices))
+            try:
+                one = ctypes.c_int()
+                check(lib.tessel_graph_add_block(
+                    ctypes.byref(one), scratch, text_arg(name, "block name"),
+                    enum_value(kind, KINDS, "kind"), int_arg(span, "span"),
+                    int_arg(memory, "memory")))
+                array = (ctypes.c_int * len(ids))(*ids)
+                check(lib.tessel_graph_place(scratch, one.value, array,
+                                             len(ids)))
+            finally:
+                lib.tessel_graph_free(scratch)
         gid = ctypes.c_int()
         check(lib.tessel_graph_add_block(
             ctypes.byref(gid), self._hw(), text_arg(name, "block name"),

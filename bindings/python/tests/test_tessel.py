@@ -400,6 +400,23 @@ class SearchTest(unittest.TestCase):
         with self.assertRaises(tessel.UnsupportedError):
             s.to_torch_csv()  # mshape has blocks on several devices
 
+    def test_add_block_all_or_nothing(self):
+        # a refused add_block adds nothing
+        g = tessel.Graph(2)
+        for kw, err in ((dict(devices=[5]), tessel.InvalidError),
+                        (dict(devices=[0, 0]), tessel.InvalidError),
+                        (dict(devices=[]), tessel.InvalidError),
+                        (dict(after=[999]), tessel.NotFoundError)):
+            with self.assertRaises(err):
+                g.add_block("a", "forward", 1, 1, **kw)
+            self.assertEqual(g.blocks, 0)
+        g.add_block("a", "forward", 1, 1, devices=[0])
+        with self.assertRaises(tessel.ExistsError):
+            g.add_block("b", "forward", 1, 1, devices=[1], after=[0, "a"])
+        self.assertEqual(g.blocks, 1)
+        self.assertEqual(g.add_block("b", "forward", 1, 1, devices=[1],
+                                     after=["a"]), 1)
+
     def test_schedule_graph_read_only(self):
         # the graph a schedule was made for cannot be changed under it
         s = tessel.search(tessel.Graph.preset("mshape", devices=4),
