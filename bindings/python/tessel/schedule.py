@@ -336,6 +336,16 @@ class CancelToken:
         self._cancelled = False
         self._options: List["_Options"] = []
 
+    def __copy__(self) -> Any:
+        raise TypeError("a tessel.CancelToken cannot be copied (share the "
+                        "token itself)")
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self.__copy__()
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError("a tessel.CancelToken cannot be pickled")
+
     def cancel(self) -> None:
         """Ask every search using this token to stop."""
         with self._lock:
@@ -1087,7 +1097,9 @@ def search(graph: Graph, micro_batches: int = 16,
     least every ``progress_interval`` seconds (a tick, ``improved``
     False). It runs on the calling thread. A true result stops the search,
     which then returns the best schedule so far; an exception in it stops
-    the search and is raised again here.
+    the search and is raised again here. The search waits for it on each
+    improvement, so the time it takes adds to the search's (a slow
+    callback can keep a search past its ``time_limit``).
 
     The search runs in C on a worker thread while the calling thread
     waits, so Ctrl-C (KeyboardInterrupt) is raised within a fraction of a
@@ -1144,8 +1156,9 @@ def search_sweep(graph: Graph, limits: Sequence[Optional[int]],
     budget cuts it short. The keyword arguments are those of
     :func:`search` and apply to each limit's search (its work budget),
     except ``time_limit``, which caps the whole sweep (each search gets an
-    equal share of the time left); Ctrl-C and ``cancel`` end the search under way and keep
-    what the tighter limits found. Raises as :func:`search` when no limit
+    equal share of the time left); ``cancel`` ends the search under way
+    and the sweep returns what the tighter limits found; Ctrl-C ends it
+    too, then raises KeyboardInterrupt. Raises as :func:`search` when no limit
     has a schedule; 1 to 1024 limits, each None or 0 .. 2**50
     (RangeError)."""
     _graph_arg(graph, "graph")

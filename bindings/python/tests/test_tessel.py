@@ -400,6 +400,14 @@ class SearchTest(unittest.TestCase):
         with self.assertRaises(tessel.UnsupportedError):
             s.to_torch_csv()  # mshape has blocks on several devices
 
+    def test_cancel_token_not_copied(self):
+        import copy
+        import pickle
+        token = tessel.CancelToken()
+        for make in (copy.copy, copy.deepcopy, pickle.dumps):
+            with self.assertRaises(TypeError):
+                make(token)
+
     def test_add_block_all_or_nothing(self):
         # a refused add_block adds nothing
         g = tessel.Graph(2)
