@@ -5,7 +5,7 @@
 #   sh scripts/check.sh            the suite
 #   sh scripts/check.sh --full     the suite, then again under valgrind, in
 #                                  a build with -Db_sanitize=address,undefined,
-#                                  and the threads and search suites in a
+#                                  and the threads, search, explore and C++ bindings suites in a
 #                                  build with -Db_sanitize=thread (what CI
 #                                  runs)
 #   sh scripts/check.sh --quality  the suite, then the long result-quality
@@ -107,7 +107,7 @@ if [ "$full" -eq 1 ]; then
 	# here, not under valgrind
 	run_suite build-sanitize --no-suite search-published
 	mark "AddressSanitizer build and suite"
-	echo "== the threads, search and explore suites with ThreadSanitizer"
+	echo "== the threads, search, explore and C++ bindings suites with ThreadSanitizer"
 	[ -d build-tsan ] || meson setup build-tsan \
 		-Db_sanitize=thread -Db_lundef=false >/dev/null || exit 1
 	# tests/tsan.supp: only a report inside the uninstrumented libz3
@@ -115,7 +115,8 @@ if [ "$full" -eq 1 ]; then
 	# the tests' lighter cases, as under valgrind (tests/helpers.c)
 	TESSEL_UNDER_CHECKER=1
 	export TSAN_OPTIONS TESSEL_UNDER_CHECKER
-	run_suite build-tsan --suite threads --suite search --suite explore --suite python-sanitized
+	run_suite build-tsan --suite threads --suite search --suite explore --suite python-sanitized \
+		--suite bindings
 	unset TSAN_OPTIONS TESSEL_UNDER_CHECKER
 	mark "ThreadSanitizer build and suite"
 fi

@@ -15,13 +15,15 @@
 //   with a live range or iterator cannot be changed (set_step, set_choice,
 //   release throw tessel::Error).
 // - A moved-from handle throws tessel::Error (TESSEL_EINVAL) on use.
-// - Threads: as with the standard containers (and the C handles), one
-//   object used from several threads at once needs the caller's lock; a
-//   Graph must not change while tessel::search reads it (search a
-//   Graph::clone() to go on changing the graph meanwhile). Options refuse a change
-//   (set, set_progress) while a search uses them, from any thread, with
-//   tessel::Error (TESSEL_EINVAL); cancel and CancelToken work from any
-//   thread.
+// - Threads: a Graph may be used from several threads at once: each of
+//   its functions holds the graph's lock for its call, and tessel::search
+//   searches a copy made under it (the graph may change while the search
+//   runs). Options refuse a change (set, set_progress) while a search
+//   uses them, from any thread, with tessel::Error (TESSEL_EINVAL);
+//   cancel and CancelToken work from any thread. Other objects
+//   (Schedule, its ranges and iterators), as the standard containers, need
+//   the caller's lock to be changed or advanced from several threads at
+//   once; reading a Schedule from several threads is safe.
 // - Text given to C (names, paths, units) with a NUL character throws
 //   tessel::Error (TESSEL_EINVAL): C would take it for the end.
 // - SearchOptions holds every option of tessel.h with the library's
@@ -287,6 +289,7 @@ public:
 	// Deep copy (explicit, handles stay move-only).
 	Graph clone() const
 	{
+		auto held = lock();
 		tessel_graph *g = nullptr;
 		detail::check(tessel_graph_dup(&g, get()), "tessel_graph_dup");
 		return Graph(g);
@@ -294,6 +297,7 @@ public:
 
 	std::string to_json() const
 	{
+		auto held = lock();
 		char *text = nullptr;
 		detail::check(tessel_graph_to_json(&text, get()), "tessel_graph_to_json");
 		return detail::take_text(text);
@@ -302,6 +306,7 @@ public:
 	// Add a block; returns its id.
 	int add_block(const std::string &name, Kind kind, int span, int memory)
 	{
+		auto held = lock();
 		int gid = -1;
 		detail::check(tessel_graph_add_block(&gid, get(), detail::c_text(name, "tessel_graph_add_block"),
 						     static_cast<tessel_kind>(kind), span, memory),
@@ -311,6 +316,7 @@ public:
 
 	void place(int gid, const std::vector<int> &devices)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_place(get(), gid, devices.data(), devices.size()),
 			      "tessel_graph_place");
 	}
@@ -319,6 +325,7 @@ public:
 
 	void add_dep(int before, int after)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_add_dep(get(), before, after), "tessel_graph_add_dep");
 	}
 
@@ -338,6 +345,7 @@ public:
 	// A dependency with its own latency, in steps.
 	void add_dep_latency(int before, int after, int latency)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_add_dep_latency(get(), before, after, latency),
 			      "tessel_graph_add_dep_latency");
 	}
@@ -345,6 +353,7 @@ public:
 	// A dependency with its own latency in the step's unit.
 	void add_dep_latency_time(int before, int after, double latency)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_add_dep_latency_time(get(), before, after, latency),
 			      "tessel_graph_add_dep_latency_time");
 	}
@@ -352,11 +361,13 @@ public:
 	// Latency of dependencies without their own: in steps, or in the unit.
 	void set_latency(int latency)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_set_latency(get(), latency), "tessel_graph_set_latency");
 	}
 
 	void set_latency_time(double latency)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_set_latency_time(get(), latency),
 			      "tessel_graph_set_latency_time");
 	}
@@ -365,6 +376,7 @@ public:
 
 	double latency_time() const
 	{
+		auto held = lock();
 		double v = 0;
 		detail::check(tessel_graph_latency_time(&v, get()), "tessel_graph_latency_time");
 		return v;
@@ -373,6 +385,7 @@ public:
 	// Latency of the index-th dependency of a block, in steps and in the unit.
 	int64_t dep_latency(int gid, size_t index) const
 	{
+		auto held = lock();
 		int64_t v = 0;
 		detail::check(tessel_graph_block_dep_latency(&v, nullptr, get(), gid, index),
 			      "tessel_graph_block_dep_latency");
@@ -381,6 +394,7 @@ public:
 
 	double dep_latency_time(int gid, size_t index) const
 	{
+		auto held = lock();
 		double v = 0;
 		detail::check(tessel_graph_block_dep_latency_time(&v, nullptr, get(), gid, index),
 			      "tessel_graph_block_dep_latency_time");
@@ -390,11 +404,13 @@ public:
 	// Length of one step in the unit (0: none); durations round again.
 	void set_step(double step)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_set_step(get(), step), "tessel_graph_set_step");
 	}
 
 	double step() const
 	{
+		auto held = lock();
 		double v = 0;
 		detail::check(tessel_graph_step(&v, get()), "tessel_graph_step");
 		return v;
@@ -403,11 +419,13 @@ public:
 	// Name of the unit ("ms", ...); an empty string removes it.
 	void set_unit(const std::string &unit)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_set_unit(get(), detail::c_text(unit, "tessel_graph_set_unit")), "tessel_graph_set_unit");
 	}
 
 	std::string unit() const
 	{
+		auto held = lock();
 		const char *u = nullptr;
 		detail::check(tessel_graph_unit(&u, get()), "tessel_graph_unit");
 		return u ? u : "";
@@ -416,12 +434,14 @@ public:
 	// A block's duration in the step's unit (its span follows).
 	void set_duration(int gid, double duration)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_set_block_duration(get(), gid, duration),
 			      "tessel_graph_set_block_duration");
 	}
 
 	double duration(int gid) const
 	{
+		auto held = lock();
 		double v = 0;
 		detail::check(tessel_graph_block_duration(&v, nullptr, get(), gid),
 			      "tessel_graph_block_duration");
@@ -430,18 +450,21 @@ public:
 
 	void set_stage(int gid, int stage)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_set_stage(get(), gid, stage), "tessel_graph_set_stage");
 	}
 
 	// Memory limit of one device, or of every device with all_devices.
 	void set_memory_limit(int64_t limit, int device = TESSEL_ALL_DEVICES)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_set_memory_limit(get(), device, limit),
 			      "tessel_graph_set_memory_limit");
 	}
 
 	int64_t memory_limit(int device) const
 	{
+		auto held = lock();
 		int64_t v = 0;
 		detail::check(tessel_graph_memory_limit(&v, get(), device),
 			      "tessel_graph_memory_limit");
@@ -450,11 +473,13 @@ public:
 
 	void validate() const
 	{
+		auto held = lock();
 		detail::check(tessel_graph_validate(get()), "tessel_graph_validate");
 	}
 
 	int find(const std::string &name) const
 	{
+		auto held = lock();
 		int gid = -1;
 		detail::check(tessel_graph_find(&gid, get(), detail::c_text(name, "tessel_graph_find")), "tessel_graph_find");
 		return gid;
@@ -467,6 +492,7 @@ public:
 
 	int64_t lower_bound(int64_t micro_batches) const
 	{
+		auto held = lock();
 		int64_t v = 0;
 		detail::check(tessel_graph_lower_bound(&v, get(), micro_batches),
 			      "tessel_graph_lower_bound");
@@ -478,6 +504,7 @@ public:
 	// micro-batch at a time); second: proven the smallest.
 	std::pair<int64_t, bool> min_memory(int64_t micro_batches) const
 	{
+		auto held = lock();
 		int64_t v = 0;
 		int proven = 0;
 		detail::check(tessel_graph_min_memory(&v, &proven, get(), micro_batches),
@@ -487,6 +514,7 @@ public:
 
 	std::string block_name(int gid) const
 	{
+		auto held = lock();
 		const char *name = nullptr;
 		detail::check(tessel_graph_block_name(&name, get(), gid), "tessel_graph_block_name");
 		return name;
@@ -494,6 +522,7 @@ public:
 
 	int64_t block_get(int gid, tessel_block_attr a) const
 	{
+		auto held = lock();
 		int64_t v = 0;
 		detail::check(tessel_graph_block_get(&v, get(), gid, a), "tessel_graph_block_get");
 		return v;
@@ -501,6 +530,7 @@ public:
 
 	std::vector<int> block_devices(int gid) const
 	{
+		auto held = lock();
 		std::vector<int> out(static_cast<size_t>(block_get(gid, TESSEL_BLOCK_NDEVICES)));
 		for (size_t i = 0; i < out.size(); i++)
 			detail::check(tessel_graph_block_device(&out[i], get(), gid, i),
@@ -514,6 +544,7 @@ public:
 	// chooses per micro-batch (SearchOptions::alternatives).
 	void set_recompute(int gid, int backward, int saves, int extra)
 	{
+		auto held = lock();
 		if (backward < 0)
 			throw Error(TESSEL_ENOTFOUND,
 				    "tessel::Graph::set_recompute: backward block id " +
@@ -532,6 +563,7 @@ public:
 	// Remove the recompute declaration of a block (none: nothing to do).
 	void clear_recompute(int gid)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_set_recompute(get(), gid, -1, 0, 0),
 			      "tessel_graph_set_recompute");
 	}
@@ -541,6 +573,7 @@ public:
 	// each copy taking `transfer` steps (>= 1) on the device's copy channel.
 	void set_offload(int gid, int backward, int saves, int transfer)
 	{
+		auto held = lock();
 		if (backward < 0)
 			throw Error(TESSEL_ENOTFOUND,
 				    "tessel::Graph::set_offload: backward block id " +
@@ -558,6 +591,7 @@ public:
 
 	void clear_offload(int gid)
 	{
+		auto held = lock();
 		detail::check(tessel_graph_set_offload(get(), gid, -1, 0, 0),
 			      "tessel_graph_set_offload");
 	}
@@ -594,6 +628,7 @@ public:
 
 	std::vector<int> block_deps(int gid) const
 	{
+		auto held = lock();
 		std::vector<int> out(static_cast<size_t>(block_get(gid, TESSEL_BLOCK_NDEPS)));
 		for (size_t i = 0; i < out.size(); i++)
 			detail::check(tessel_graph_block_dep(&out[i], get(), gid, i),
@@ -601,7 +636,9 @@ public:
 		return out;
 	}
 
-	// The C graph; throws tessel::Error for an empty handle.
+	// The C graph; throws tessel::Error for an empty handle. (The Graph's
+	// own functions hold its lock while they use it; a caller of get()
+	// holds none.)
 	tessel_graph *get() const
 	{
 		if (!ptr_)
@@ -612,11 +649,22 @@ public:
 	tessel_graph *release() noexcept { return ptr_.release(); }
 	explicit operator bool() const noexcept { return ptr_ != nullptr; }
 
+	// The Graph's lock, held by each of its functions for its call (a
+	// recursive mutex: they call each other); tessel::search holds it
+	// while it copies the graph. Throws tessel::Error for an empty handle.
+	std::unique_lock<std::recursive_mutex> lock() const
+	{
+		if (!mu_ || !ptr_)
+			detail::empty_handle("Graph");
+		return std::unique_lock<std::recursive_mutex>(*mu_);
+	}
+
 private:
 	explicit Graph(tessel_graph *g) : ptr_(g) {}
 
 	int64_t attr(tessel_graph_attr a) const
 	{
+		auto held = lock();
 		int64_t v = 0;
 		detail::check(tessel_graph_get(&v, get(), a), "tessel_graph_get");
 		return v;
@@ -626,6 +674,7 @@ private:
 	bool alternative(int (*fn)(int *, int *, int *, const tessel_graph *, int),
 			 const char *what, int gid, int &backward, int &saves, int &cost) const
 	{
+		auto held = lock();
 		const tessel_graph *g = get();
 		int rc = fn(&backward, &saves, &cost, g, gid);
 		if (rc == TESSEL_ENOTFOUND && gid >= 0 && gid < blocks()) {
@@ -637,6 +686,7 @@ private:
 	}
 
 	std::unique_ptr<tessel_graph, detail::Deleter<tessel_graph, tessel_graph_free>> ptr_;
+	std::unique_ptr<std::recursive_mutex> mu_ = std::make_unique<std::recursive_mutex>();
 };
 
 // A step for profiled durations and latencies in one unit (the 1 % rule).
@@ -1262,6 +1312,7 @@ public:
 	static Schedule empty(const Graph &graph, int64_t micro_batches)
 	{
 		tessel_schedule *s = nullptr;
+		auto held = graph.lock();
 		detail::check(tessel_schedule_new(&s, graph.get(), micro_batches),
 			      "tessel_schedule_new");
 		return Schedule(s);
@@ -1538,7 +1589,10 @@ private:
 // applies.
 inline Schedule search(const Graph &graph, const Options &options)
 {
-	const tessel_graph *g = graph.get();
+	// a copy made under the graph's lock: another thread may change the
+	// graph while the search runs
+	Graph copy = graph.clone();
+	const tessel_graph *g = copy.get();
 	tessel_options *o = options.get();
 	const CancelToken *token = options.token();
 	tessel_schedule *s = nullptr;
@@ -1571,7 +1625,8 @@ inline std::vector<Schedule> search_sweep(const Graph &graph,
 					  const std::vector<int64_t> &limits,
 					  const Options &options)
 {
-	const tessel_graph *g = graph.get();
+	Graph copy = graph.clone(); // (as search)
+	const tessel_graph *g = copy.get();
 	tessel_options *o = options.get();
 	const CancelToken *token = options.token();
 	std::vector<tessel_schedule *> out(limits.empty() ? 1 : limits.size(), nullptr);
@@ -1787,6 +1842,7 @@ inline Schedule published_on(const Graph &placement, const std::string &family,
 			     int64_t micro_batches)
 {
 	tessel_schedule *s = nullptr;
+	auto held = placement.lock();
 	detail::check(tessel_published_on(&s, placement.get(), detail::c_text(family, "tessel_published_on"), micro_batches),
 		      "tessel_published_on");
 	return Schedule::adopt(s);

@@ -622,6 +622,37 @@ int main()
 		o.set_time_limit(std::chrono::seconds(3));
 		require(o.time_limit() == std::chrono::milliseconds(3000), "3 s");
 	});
+	works("a graph changed by one thread while another searches it", [&] {
+		auto g = tessel::Graph::preset("vshape", 4, 4);
+		std::atomic<bool> stop{false};
+		std::thread changer([&] {
+			for (int i = 0; !stop.load() && i < 400; i++) {
+				// (a block added and placed as one change: a search
+				// copies the graph between two calls, never inside one)
+				auto held = g.lock();
+				int b = g.add_block("m" + std::to_string(i), tessel::Kind::Forward, 1, 0);
+				g.place(b, i % 4);
+				held.unlock();
+				g.set_memory_limit(4 + i % 3);
+				(void)g.blocks();
+				std::this_thread::sleep_for(std::chrono::microseconds(200));
+			}
+		});
+		tessel::SearchOptions o;
+		o.micro_batches = 4;
+		o.work_limit = 20;
+		try {
+			for (int k = 0; k < (under_valgrind() ? 3 : 20); k++)
+				tessel::search(g, o).validate();
+		} catch (...) {
+			stop = true;
+			changer.join();
+			throw;
+		}
+		stop = true;
+		changer.join();
+		require(g.blocks() > 8, "the graph grew meanwhile");
+	});
 	raises("a time limit beyond a day, not converted into another number", TESSEL_ERANGE,
 	       "within a day", [&] {
 		       tessel::SearchOptions o;
