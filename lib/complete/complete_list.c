@@ -122,6 +122,7 @@ typedef struct psg {
 	const tsl_list_rule *rule;
 	int64_t mem_cap; /* the memory limits it keeps to: the graph's, at most
 		      * this on every device (INT64_MAX: the graph's) */
+	int64_t high;    /* the most memory held on a device so far */
 	tessel_schedule *s;
 	const tsl_deadline *dl;
 	int n, nd;
@@ -236,6 +237,8 @@ static void start(psg *p, int64_t id, int64_t t)
 		int e = B->devices[k];
 		p->free_at[e] = end;
 		p->mem[e] += B->memory;
+		if (p->mem[e] > p->high)
+			p->high = p->mem[e];
 		push(p, &p->events, end, e, e);
 		if (p->need && B->memory > 0)
 			p->need[(size_t)e * (size_t)p->N + (size_t)m] -= B->memory;
@@ -287,10 +290,10 @@ static int memory_fits(psg *p, const tsl_block *B, int64_t id)
 	for (int k = 0; k < B->ndevices; k++) {
 		int e = B->devices[k];
 		int64_t lim = p->g->memory_limit[e];
-		if (lim == TESSEL_UNLIMITED)
+		if (lim == TESSEL_UNLIMITED || lim > p->mem_cap)
+			lim = p->mem_cap; /* INT64_MAX: no cap */
+		if (lim == INT64_MAX)
 			continue;
-		if (lim > p->mem_cap)
-			lim = p->mem_cap;
 		int64_t keep = p->need ? reserved(p, e, id / p->n) : 0;
 		if (p->mem[e] + B->memory + keep > lim)
 			return 0;
@@ -386,10 +389,12 @@ static void serve(psg *p, int d, int64_t t)
 }
 
 static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
-		    const tsl_list_rule *rule, const tsl_deadline *dl)
+		    const tsl_list_rule *rule, const tsl_deadline *dl,
+		    int64_t cap)
 {
 	const tessel_graph *g = s->graph;
 	memset(p, 0, sizeof *p);
+	p->mem_cap = cap;
 	p->g = g;
 	p->rule = rule;
 	p->s = s;
@@ -417,7 +422,7 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 		return rc;
 	for (int b = 0; b < p->n; b++)
 		p->crit[b] = g->blocks[b].span + bnd->tail[b];
-	int limited = 0;
+	int limited = cap != INT64_MAX;
 	for (int d = 0; d < p->nd; d++)
 		limited |= g->memory_limit[d] != TESSEL_UNLIMITED;
 	if (rule->reserve > 0 && limited) {
@@ -473,14 +478,14 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 	return p->nomem ? tsl_error_nomem() : TSL_OK;
 }
 
-/* tsl_list_schedule keeping every device to at most `cap` of memory. */
+/* tsl_list_schedule keeping every device to at most `cap` of memory;
+ * *high (unless NULL) the most memory it held on a device. */
 static int list_scaled(tessel_schedule *s, const tsl_bounds *bnd,
 		       const tsl_list_rule *rule, const tsl_deadline *dl,
-		       int64_t cap)
+		       int64_t cap, int64_t *high)
 {
 	psg p;
-	int rc = psg_init(&p, s, bnd, rule, dl);
-	p.mem_cap = cap;
+	int rc = psg_init(&p, s, bnd, rule, dl, cap);
 	int64_t looks = 0, charged = 0;
 	while (!rc && p.events.n > 0) {
 		hent e = p.events.a[0];
@@ -501,6 +506,8 @@ static int list_scaled(tessel_schedule *s, const tsl_bounds *bnd,
 	tsl_charge(dl, (p.work - charged) / TSL_LIST_STEPS_PER_TICK);
 	if (!rc && p.placed < p.count)
 		rc = TESSEL_EINFEASIBLE; /* no message: memory held the rest */
+	if (high)
+		*high = p.high;
 	psg_release(&p);
 	return rc;
 }
@@ -510,7 +517,7 @@ int tsl_list_schedule(tessel_schedule *s, const tsl_stage *st,
 {
 	const tsl_bounds *bnd = st->bnd;
 	const tsl_deadline *dl = st->dl;
-	return list_scaled(s, bnd, rule, dl, INT64_MAX);
+	return list_scaled(s, bnd, rule, dl, INT64_MAX, NULL);
 }
 
 /* How many of the shortest rules run again under tighter limits, and
@@ -628,12 +635,18 @@ static int list_top_run(tessel_schedule *s, int *found, const tsl_stage *st,
 	 * phases do not make up for it) also when the V rounds or the
 	 * interleaved order won */
 	int rule_won = 0, nbest = 0;
+	/* the most memory a rule held on a device (without limits, the caps
+	 * are those under it: those of a limit no rule reaches) */
+	int64_t rules_high = 0;
 	int ranked[TSL_LIST_TIGHTER];
 	int64_t ranked_makespan[TSL_LIST_TIGHTER];
 	for (int r = 0; r < TSL_LIST_NRULES && !rc; r++) {
 		if (*found && tsl_deadline_left_ms(dl) <= 0)
 			break;
-		rc = tsl_list_schedule(s, st, &tsl_list_rules[r]);
+		int64_t high = 0;
+		rc = list_scaled(s, bnd, &tsl_list_rules[r], dl, INT64_MAX, &high);
+		if (!rc && high > rules_high)
+			rules_high = high;
 		if (rc == TESSEL_EINFEASIBLE || (rc == TESSEL_ETIMEOUT && *found)) {
 			rc = TSL_OK;
 			continue;
@@ -686,6 +699,8 @@ static int list_top_run(tessel_schedule *s, int *found, const tsl_stage *st,
 	}
 	if (limited)
 		ncaps = tighter_caps(caps, largest);
+	else
+		ncaps = tighter_caps(caps, rules_high);
 	tsl_deadline half;
 	const tsl_deadline *tdl = dl;
 	if (dl && nbest > 0 && ncaps > 0) {
@@ -700,7 +715,7 @@ static int list_top_run(tessel_schedule *s, int *found, const tsl_stage *st,
 			if (tsl_deadline_left_ms(tdl) <= 0)
 				return TSL_OK;
 			rc = list_scaled(s, bnd, &tsl_list_rules[ranked[r]], tdl,
-					 caps[k]);
+					 caps[k], NULL);
 			if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT) {
 				rc = TSL_OK;
 				continue;

@@ -1226,7 +1226,7 @@ static int search_heuristic_mode(tessel_schedule **u, const tessel_graph *g,
 				 const tsl_deadline *fin_dl)
 {
 	*u = NULL;
-	if (o->fast || !o->work_auto || tsl_deadline_left_ms(fin_dl) <= 0 ||
+	if (o->fast || !o->work_auto || tsl_deadline_time_left_ms(fin_dl) <= 0 ||
 	    tsl_options_cancelled(o->src))
 		return TSL_OK;
 	tsl_opts f = *o;
@@ -1321,7 +1321,7 @@ static int last_candidates(tessel_schedule **s, const tessel_graph *g,
 	}
 	tsl_meter from = dl->meter ? *dl->meter : (tsl_meter){0};
 	if (unlimited && !o->fast && o->work_auto && thread_count(o, 2) == 2 &&
-	    tsl_deadline_left_ms(fin_dl) > 0 && !tsl_options_cancelled(o->src)) {
+	    tsl_deadline_time_left_ms(fin_dl) > 0 && !tsl_options_cancelled(o->src)) {
 		fj.meter = from;
 		fj.dl.meter = fj.fin_dl.meter = dl->meter ? &fj.meter : NULL;
 		atomic_init(&fj.stop, 0);
@@ -1347,7 +1347,7 @@ static int last_candidates(tessel_schedule **s, const tessel_graph *g,
 		/* wanted as search_heuristic_mode would decide it now, after
 		 * the first candidate's work */
 		int wanted = !rc && !(*s)->makespan_optimal &&
-			     tsl_deadline_left_ms(fin_dl) > 0 &&
+			     tsl_deadline_time_left_ms(fin_dl) > 0 &&
 			     !tsl_options_cancelled(o->src);
 		if (!wanted)
 			atomic_store(&fj.stop, 1);
