@@ -123,6 +123,8 @@ typedef struct psg {
 	int64_t mem_cap; /* the memory limits it keeps to: the graph's, at most
 		      * this on every device (INT64_MAX: the graph's) */
 	int64_t high;    /* the most memory held on a device so far */
+	int cap_free;    /* the cap holds on devices without a limit too
+			  * (only when no device has one) */
 	tessel_schedule *s;
 	const tsl_deadline *dl;
 	int n, nd;
@@ -290,6 +292,8 @@ static int memory_fits(psg *p, const tsl_block *B, int64_t id)
 	for (int k = 0; k < B->ndevices; k++) {
 		int e = B->devices[k];
 		int64_t lim = p->g->memory_limit[e];
+		if (lim == TESSEL_UNLIMITED && !p->cap_free)
+			continue;
 		if (lim == TESSEL_UNLIMITED || lim > p->mem_cap)
 			lim = p->mem_cap; /* INT64_MAX: no cap */
 		if (lim == INT64_MAX)
@@ -422,9 +426,11 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 		return rc;
 	for (int b = 0; b < p->n; b++)
 		p->crit[b] = g->blocks[b].span + bnd->tail[b];
-	int limited = cap != INT64_MAX;
+	int limited = 0;
 	for (int d = 0; d < p->nd; d++)
 		limited |= g->memory_limit[d] != TESSEL_UNLIMITED;
+	p->cap_free = !limited;
+	limited |= cap != INT64_MAX;
 	if (rule->reserve > 0 && limited) {
 		p->need = tsl_calloc((size_t)p->nd * (size_t)p->N, sizeof *p->need);
 		p->oldest = tsl_calloc((size_t)p->nd, sizeof *p->oldest);
