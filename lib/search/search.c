@@ -88,11 +88,13 @@ static void auto_budget(tsl_opts *o, const tessel_graph *g)
 			TSL_TICKS_PER_UNIT;
 	if (o->work_ticks < TSL_TICKS_PER_UNIT)
 		o->work_ticks = TSL_TICKS_PER_UNIT;
-	/* the period proof beside it: as much again, at least
-	 * TSL_PROOF_MIN_UNITS */
-	o->proof_ticks = o->work_ticks > TSL_PROOF_MIN_UNITS * TSL_TICKS_PER_UNIT
-				 ? o->work_ticks
-				 : TSL_PROOF_MIN_UNITS * TSL_TICKS_PER_UNIT;
+	/* the period proof beside it: on up to 8 devices as much again, at
+	 * least TSL_PROOF_MIN_UNITS; on more, TSL_PROOF_MIN_UNITS (there a
+	 * proof seldom succeeds with more, and the time goes to the other
+	 * phases: a placement of 29 devices spent 5,044 units, 4 s, proving
+	 * nothing) */
+	int64_t least = TSL_PROOF_MIN_UNITS * TSL_TICKS_PER_UNIT;
+	o->proof_ticks = g->ndevices <= 8 && o->work_ticks > least ? o->work_ticks : least;
 }
 
 /* Candidates are ranked by the makespan of their plain compaction (the
@@ -611,6 +613,8 @@ static int reaches_bounds(int *done, tessel_schedule **kept, best *b,
 /* Work bound of every solver check for such repetends (Z3 resource units,
  * about a second). */
 #define TSL_GROUP_RLIMIT 500000u
+/* ... up to a model of so many blocks and block pairs (group_rlimit) */
+#define TSL_GROUP_RLIMIT_SIZE 256
 /* ... and of its memory-aware search (units of repetend_dfs.c). */
 #define TSL_GROUP_DFS_BUDGET ((int64_t)16000000)
 /* The least work they get (ticks), with the solver and in heuristic
@@ -628,6 +632,24 @@ static const tsl_repetend *best_single(const best *b)
 		    (!r || b->fin[i].rep.period < r->period))
 			r = &b->fin[i].rep;
 	return r;
+}
+
+/* The work bound of each solver check of a group's model: TSL_GROUP_RLIMIT
+ * up to TSL_GROUP_RLIMIT_SIZE blocks and pairs of blocks sharing a device,
+ * falling with the square of the size above (Z3's resource count costs
+ * more time a unit in a larger model). */
+static unsigned group_rlimit(const tessel_graph *gk, const tsl_bounds *bk)
+{
+	int64_t size = gk->nblocks;
+	for (int d = 0; d < gk->ndevices; d++) {
+		int64_t c = bk->dev_start[d + 1] - bk->dev_start[d];
+		size += c * (c - 1) / 2;
+	}
+	if (size <= TSL_GROUP_RLIMIT_SIZE)
+		return TSL_GROUP_RLIMIT;
+	int64_t v = (int64_t)TSL_GROUP_RLIMIT * TSL_GROUP_RLIMIT_SIZE / size *
+		    TSL_GROUP_RLIMIT_SIZE / size;
+	return v > 1000 ? (unsigned)v : 1000;
 }
 
 /* One k: the heuristic on the graph of k copies, then the solver (not in
@@ -678,7 +700,7 @@ static int search_group(best *b, const tessel_graph *g, const tsl_opts *o,
 			hint = &known;
 		/* each check of the larger model gets a fixed work bound */
 		tsl_opts bounded = *o;
-		bounded.rlimit_cap = TSL_GROUP_RLIMIT;
+		bounded.rlimit_cap = group_rlimit(gk, &bk);
 		/* and counts against the budget: a group's period has
 		 * nothing to prove (the period proof is the one micro-batch
 		 * repetend's, beside the default budget) */
