@@ -507,6 +507,85 @@ static void test_unlimited_and_heuristic_candidates(void **state)
 	tessel_graph_free(g);
 }
 
+/* A search of g (its own limits) at N micro-batches with a work budget:
+ * its makespan and work into m and w, its schedule's limit on device 0
+ * into lim, validated. */
+static void search_budget(const tessel_graph *g, int64_t N, int64_t work,
+			  int64_t *m, int64_t *w, int64_t *lim)
+{
+	tessel_options *o = NULL;
+	tessel_schedule *s = NULL;
+	const tessel_graph *sg = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, N));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, work));
+	TH_OK(tessel_search(&s, g, o));
+	TH_OK(tessel_schedule_validate(s));
+	*m = th_sched(s, TESSEL_SCHED_MAKESPAN);
+	*w = th_sched(s, TESSEL_SCHED_WORK);
+	TH_OK(tessel_schedule_graph(&sg, s));
+	TH_OK(tessel_graph_memory_limit(lim, sg, 0));
+	tessel_schedule_free(s);
+	tessel_options_free(o);
+}
+
+/* A limit no schedule can reach (N times the memory every block of a
+ * device takes, or more) is no limit: the search is the one without a
+ * limit, work and all, whatever the limit's value, and the schedule keeps
+ * the limit it was asked under. Before, such a limit ran the search with
+ * the limits (the ZB-V placement of 16 devices of tests/data/zb-v-16dev.json
+ * at 32 micro-batches with the default budget: 10801 steps under its
+ * bound and without a limit, 10829 under 10 times its bound; the ZB-V
+ * placement of 8 devices of tests/data/zb-v-8dev-c30.json at 16
+ * micro-batches with a budget of 200 units: the same makespan, but work
+ * 195 under 2^50 and 155 without a limit). */
+static void test_unreachable_limit_is_no_limit(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_from_file(&g, th_data_path("zb-v-8dev-c30.json")));
+	const int64_t N = 16, work = 200;
+	int64_t nblocks = 0, ndev = 0;
+	TH_OK(tessel_graph_get(&nblocks, g, TESSEL_GRAPH_NBLOCKS));
+	TH_OK(tessel_graph_get(&ndev, g, TESSEL_GRAPH_NDEVICES));
+	/* the most memory a schedule can hold on the busiest device */
+	int64_t most = 0;
+	for (int d = 0; d < ndev; d++) {
+		int64_t sum = 0;
+		for (int b = 0; b < nblocks; b++) {
+			int64_t mem = 0, nd = 0;
+			TH_OK(tessel_graph_block_get(&mem, g, b, TESSEL_BLOCK_MEMORY));
+			TH_OK(tessel_graph_block_get(&nd, g, b, TESSEL_BLOCK_NDEVICES));
+			for (size_t i = 0; mem > 0 && i < (size_t)nd; i++) {
+				int dev = -1;
+				TH_OK(tessel_graph_block_device(&dev, g, b, i));
+				sum += dev == d ? mem : 0;
+			}
+		}
+		most = sum > most ? sum : most;
+	}
+	assert_true(most > 0);
+	int64_t m0, w0, l0;
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, TESSEL_UNLIMITED));
+	search_budget(g, N, work, &m0, &w0, &l0);
+	assert_int_equal(l0, TESSEL_UNLIMITED);
+	const int64_t limits[] = {most * N, most * N + 1, 10 * most * N,
+				  (int64_t)1 << 50};
+	for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+		int64_t m, w, l;
+		TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, limits[i]));
+		search_budget(g, N, work, &m, &w, &l);
+		print_message("zb-v-8dev-c30 N=%lld work %lld: limit %lld: %lld steps, work "
+			      "%lld; without a limit %lld, work %lld\n",
+			      (long long)N, (long long)work, (long long)limits[i],
+			      (long long)m, (long long)w, (long long)m0, (long long)w0);
+		assert_int_equal(m, m0);
+		assert_int_equal(w, w0);
+		assert_int_equal(l, limits[i]);
+	}
+	tessel_graph_free(g);
+}
+
 int main(int argc, char **argv)
 {
 	full = argc == 2 && strcmp(argv[1], "--full") == 0;
@@ -521,6 +600,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_published_candidates),
 		cmocka_unit_test(test_search_sweep),
 		cmocka_unit_test(test_unlimited_and_heuristic_candidates),
+		cmocka_unit_test(test_unreachable_limit_is_no_limit),
 	};
 	return cmocka_run_group_tests_name("search-published", tests, NULL, NULL);
 }
