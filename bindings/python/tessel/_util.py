@@ -11,7 +11,7 @@ import os
 import signal
 import threading
 import weakref
-from typing import Any, Iterator, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Iterator, Optional, Tuple, TypeVar, Union
 
 from ._lib import lib
 from .errors import check
@@ -63,21 +63,31 @@ _LOCKED_SPECIAL = ("__next__", "__len__", "__repr__", "__str__", "__eq__",
 
 
 @contextlib.contextmanager
-def sigint_deferred() -> Iterator[threading.Event]:
+def sigint_deferred(on_sigint: Optional[Callable[[], Any]] = None
+                    ) -> Iterator[threading.Event]:
     """While a C call runs on a worker thread: Ctrl-C (SIGINT) on the main
-    thread sets the event yielded instead of raising KeyboardInterrupt at
-    any moment, so that the waiting code cancels the call, waits for it to
-    end and only then raises (a KeyboardInterrupt in the middle of that
-    would free C objects the call still uses). Only on the main thread and
-    with Python's own SIGINT handler in place (a handler of the
-    program's is left as it is)."""
+    thread sets the event yielded, and calls ``on_sigint`` (the call's
+    cancel), instead of raising KeyboardInterrupt at any moment, so that
+    the waiting code waits for the call to end and only then raises (a
+    KeyboardInterrupt in the middle of that would free C objects the call
+    still uses). The cancel is made in the handler itself, so it reaches
+    the call whatever the waiting code is blocked in (CPython's
+    ``queue.SimpleQueue.get(timeout=...)`` can block for good when a signal
+    comes as its timeout ends). Only on the main thread and with Python's
+    own SIGINT handler in place (a handler of the program's is left as it
+    is)."""
     event = threading.Event()
     previous = None
+
+    def handler(signum: int, frame: Any) -> None:
+        event.set()
+        if on_sigint is not None:
+            on_sigint()
+
     if threading.current_thread() is threading.main_thread():
         try:
             if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-                previous = signal.signal(signal.SIGINT,
-                                         lambda signum, frame: event.set())
+                previous = signal.signal(signal.SIGINT, handler)
         except (ValueError, OSError):
             previous = None
     try:

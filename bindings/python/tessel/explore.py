@@ -219,7 +219,9 @@ def explore(model: Any, time_limit: Optional[Number] = None,
     with m._guard():
         check(lib.tessel_explore_new(ctypes.byref(handle), m._h()))
         devices = m.devices
-    events: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+    # queue.Queue, not SimpleQueue: a signal as SimpleQueue.get's timeout
+    # ends can leave it blocked for good (CPython 3.11)
+    events: "queue.Queue[Any]" = queue.Queue()
 
     def trampoline(family: bytes, time: float, work: int, reason: bytes,
                    done: int, total: int, payload: Any) -> int:
@@ -247,7 +249,7 @@ def explore(model: Any, time_limit: Optional[Number] = None,
             try:
                 # Ctrl-C: the exploration cancelled, waited for, then
                 # KeyboardInterrupt (sigint_deferred)
-                with sigint_deferred() as sigint:
+                with sigint_deferred(options.cancel) as sigint:
                     worker.start()
                     while worker.is_alive() or not events.empty():
                         if sigint.is_set() and not interrupted:
@@ -268,7 +270,7 @@ def explore(model: Any, time_limit: Optional[Number] = None,
                 if token is not None:
                     token._detach(options)
             _join(worker)
-            if interrupted:
+            if interrupted or sigint.is_set():
                 raise KeyboardInterrupt
             rc = result["rc"]
             if rc < 0:

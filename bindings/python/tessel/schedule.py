@@ -457,7 +457,9 @@ def _run(call: Callable[[Any], int], options: _Options,
     here (KeyboardInterrupt from Ctrl-C, or one raised by ``progress``)
     cancels the search, waits for it to end and raises the exception again.
     Returns (rc, the error of a failed call read on its own thread)."""
-    events: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+    # queue.Queue, not SimpleQueue: a signal as SimpleQueue.get's timeout
+    # ends can leave it blocked for good (CPython 3.11)
+    events: "queue.Queue[Any]" = queue.Queue()
     abandoned = threading.Event()
     outcome: Dict[str, Any] = {}
     start = time.monotonic()
@@ -529,7 +531,7 @@ def _run(call: Callable[[Any], int], options: _Options,
     try:
         # Ctrl-C while the search runs: it is cancelled, waited for, and
         # KeyboardInterrupt raised once it ended (sigint_deferred)
-        with sigint_deferred() as sigint:
+        with sigint_deferred(options.cancel) as sigint:
             thread.start()
             best = Progress(None, None, None, None, False, 0.0)
             last = start
@@ -573,7 +575,7 @@ def _run(call: Callable[[Any], int], options: _Options,
         if cancel is not None:
             cancel._detach(options)
     _join(thread)
-    if interrupted:
+    if interrupted or sigint.is_set():
         raise KeyboardInterrupt
     if "exception" in outcome:
         raise outcome["exception"]

@@ -259,6 +259,46 @@ def ctrl_c_during_search():
     tessel.search(g, micro_batches=64, work_limit=100000000)
 
 
+@case("KeyboardInterrupt")
+def ctrl_c_while_the_wait_blocks():
+    # the waiting thread blocked, from the signal on, in a wait that
+    # ignores its timeout (as CPython 3.11's SimpleQueue.get can when the
+    # signal comes as its timeout ends): the SIGINT handler itself cancels
+    # the search, which ends, and KeyboardInterrupt follows (not the search
+    # run to its end). The signal goes to the waiting thread itself.
+    import queue
+    import types
+    import tessel
+    import tessel.schedule as sched
+    fired = threading.Event()
+
+    class BlockingQueue(queue.Queue):
+        def get(self, block=True, timeout=None):
+            end = None if timeout is None else time.monotonic() + timeout
+            while not fired.is_set():
+                try:
+                    return super().get(block, 0.01)
+                except queue.Empty:
+                    if end is not None and time.monotonic() >= end:
+                        raise
+            return super().get(block)
+
+    def ctrl_c(thread_id):
+        fired.set()
+        signal.pthread_kill(thread_id, signal.SIGINT)
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    g = tessel.Graph.preset("nnshape", devices=8, memory=6)
+    saved = sched.queue
+    sched.queue = types.SimpleNamespace(Queue=BlockingQueue, SimpleQueue=BlockingQueue,
+                                        Empty=queue.Empty)
+    try:
+        threading.Timer(1.0, ctrl_c, (threading.get_ident(),)).start()
+        tessel.search(g, micro_batches=64, work_limit=100000000)
+    finally:
+        sched.queue = saved
+
+
 # -- sharing between threads, copies -------------------------------------
 
 def _search_in_thread(g, **kw):
@@ -462,7 +502,7 @@ def alternatives_out_of_range():
 # -- running ------------------------------------------------------------
 
 #: Cases that signal their own process: never in a shared one.
-ISOLATED = {"ctrl_c_during_search"}
+ISOLATED = {"ctrl_c_during_search", "ctrl_c_while_the_wait_blocks"}
 
 
 def child(name):
