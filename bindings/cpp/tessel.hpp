@@ -26,6 +26,12 @@
 //   once; reading a Schedule from several threads is safe.
 // - Text given to C (names, paths, units) with a NUL character throws
 //   tessel::Error (TESSEL_EINVAL): C would take it for the end.
+// - Integer arguments are never converted silently (since 1.7.4): a
+//   parameter of C type int, int64_t or size_t takes any integer type
+//   whose value fits it, and throws tessel::Error (TESSEL_ERANGE) for one
+//   that does not (g.add_block("f", Kind::Forward, int64_t(1) << 40, 1)
+//   is refused, not cut to 0); a double, a float or a bool there does not
+//   compile.
 // - SearchOptions holds every option of tessel.h with the library's
 //   defaults (those of the tessel command line), a progress callback
 //   (std::function) and a CancelToken.
@@ -52,12 +58,14 @@
 #include <exception>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -96,6 +104,63 @@ inline void check(int rc, const char *what)
 	msg += detail;
 	throw Error(rc, msg);
 }
+
+// An integer argument is taken as it is or refused (since 1.7.4): any
+// integer type (and a plain enum) whose value fits the C parameter is
+// passed on; a value that does not fit throws tessel::Error
+// (TESSEL_ERANGE) naming the parameter, and bool, floating-point and other
+// types do not compile, where C++ would convert them silently.
+template <class U>
+inline constexpr bool is_integer_arg_v =
+	(std::is_integral_v<U> && !std::is_same_v<U, bool>) ||
+	(std::is_enum_v<U> && std::is_convertible_v<U, long long>);
+
+template <class... U>
+using if_integers = std::enable_if_t<(is_integer_arg_v<std::decay_t<U>> && ...), int>;
+
+template <class T, class U>
+T exact(U value, const char *what)
+{
+	static_assert(is_integer_arg_v<U>, "an integer argument");
+	using V = std::conditional_t<std::is_enum_v<U>, std::underlying_type<U>,
+				     std::common_type<U>>;
+	auto v = static_cast<typename V::type>(value);
+	using W = decltype(v);
+	bool fits;
+	if constexpr (std::is_signed_v<W> == std::is_signed_v<T>)
+		fits = v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
+	else if constexpr (std::is_signed_v<W>)
+		fits = v >= 0 && static_cast<std::make_unsigned_t<W>>(v) <=
+					 std::numeric_limits<T>::max();
+	else
+		fits = v <= static_cast<std::make_unsigned_t<T>>(std::numeric_limits<T>::max());
+	if (!fits)
+		throw Error(TESSEL_ERANGE,
+			    std::string(what) + ": " + std::to_string(v) +
+				    " is out of range for the C type " +
+				    (std::is_same_v<T, int>       ? "int"
+				     : std::is_same_v<T, int64_t> ? "int64_t"
+								  : "size_t") +
+				    " (" + std::to_string(std::numeric_limits<T>::min()) + " .. " +
+				    std::to_string(std::numeric_limits<T>::max()) + ")");
+	return static_cast<T>(v);
+}
+
+// A parameter of C type T (int or int64_t) that takes any integer argument
+// through exact(): implicit for integers, absent for everything else.
+template <class T>
+class Exact {
+public:
+	template <class U, if_integers<U> = 0>
+	Exact(U value) : value_(exact<T>(value, "tessel: an integer argument"))
+	{
+	}
+	operator T() const { return value_; }
+	T get() const { return value_; }
+
+private:
+	T value_;
+};
 
 // The error of a handle that holds nothing (moved from, released, or
 // adopted from NULL).
@@ -228,10 +293,12 @@ struct Offload {
 class Graph {
 public:
 	// An empty graph for `ndevices` devices.
-	explicit Graph(int ndevices)
+	template <class N, detail::if_integers<N> = 0>
+	explicit Graph(N ndevices)
 	{
 		tessel_graph *g = nullptr;
-		detail::check(tessel_graph_new(&g, ndevices), "tessel_graph_new");
+		detail::check(tessel_graph_new(&g, detail::exact<int>(ndevices, "tessel_graph_new: ndevices")),
+			      "tessel_graph_new");
 		ptr_.reset(g);
 	}
 
@@ -245,8 +312,8 @@ public:
 	// on every device count before 1.4).
 	static constexpr int64_t preset_default = TESSEL_PRESET_MEMORY;
 	static constexpr int64_t preset_memory = 6;
-	static Graph preset(const std::string &name, int devices,
-			    int64_t memory = preset_default, bool infer = false)
+	static Graph preset(const std::string &name, detail::Exact<int> devices,
+			    detail::Exact<int64_t> memory = preset_default, bool infer = false)
 	{
 		tessel_graph *g = nullptr;
 		detail::check(tessel_preset(&g, detail::c_text(name, "tessel_preset"), devices, infer ? 1 : 0, memory),
@@ -304,7 +371,7 @@ public:
 	}
 
 	// Add a block; returns its id.
-	int add_block(const std::string &name, Kind kind, int span, int memory)
+	int add_block(const std::string &name, Kind kind, detail::Exact<int> span, detail::Exact<int> memory)
 	{
 		auto held = lock();
 		int gid = -1;
@@ -314,19 +381,27 @@ public:
 		return gid;
 	}
 
-	void place(int gid, const std::vector<int> &devices)
+	void place(detail::Exact<int> gid, const std::vector<int> &devices)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_place(get(), gid, devices.data(), devices.size()),
 			      "tessel_graph_place");
 	}
 
-	void place(int gid, int device) { place(gid, std::vector<int>{device}); }
-
-	void add_dep(int before, int after)
+	template <class G, class D, detail::if_integers<G, D> = 0>
+	void place(G gid, D device)
 	{
+		place(detail::exact<int>(gid, "tessel::Graph::place: gid"),
+		      std::vector<int>{detail::exact<int>(device, "tessel::Graph::place: device")});
+	}
+
+	template <class B, class A, detail::if_integers<B, A> = 0>
+	void add_dep(B before, A after)
+	{
+		int b = detail::exact<int>(before, "tessel::Graph::add_dep: before");
+		int a = detail::exact<int>(after, "tessel::Graph::add_dep: after");
 		auto held = lock();
-		detail::check(tessel_graph_add_dep(get(), before, after), "tessel_graph_add_dep");
+		detail::check(tessel_graph_add_dep(get(), b, a), "tessel_graph_add_dep");
 	}
 
 	// The same by block names (tessel::Error TESSEL_ENOTFOUND for an
@@ -337,21 +412,25 @@ public:
 	}
 
 	void add_dep_latency(const std::string &before, const std::string &after,
-			     int latency)
+			     detail::Exact<int> latency)
 	{
-		add_dep_latency(find(before), find(after), latency);
+		add_dep_latency(find(before), find(after), latency.get());
 	}
 
 	// A dependency with its own latency, in steps.
-	void add_dep_latency(int before, int after, int latency)
+	template <class B, class A, class L, detail::if_integers<B, A, L> = 0>
+	void add_dep_latency(B before, A after, L latency)
 	{
+		int b = detail::exact<int>(before, "tessel::Graph::add_dep_latency: before");
+		int a = detail::exact<int>(after, "tessel::Graph::add_dep_latency: after");
+		int l = detail::exact<int>(latency, "tessel::Graph::add_dep_latency: latency");
 		auto held = lock();
-		detail::check(tessel_graph_add_dep_latency(get(), before, after, latency),
+		detail::check(tessel_graph_add_dep_latency(get(), b, a, l),
 			      "tessel_graph_add_dep_latency");
 	}
 
 	// A dependency with its own latency in the step's unit.
-	void add_dep_latency_time(int before, int after, double latency)
+	void add_dep_latency_time(detail::Exact<int> before, detail::Exact<int> after, double latency)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_add_dep_latency_time(get(), before, after, latency),
@@ -359,7 +438,7 @@ public:
 	}
 
 	// Latency of dependencies without their own: in steps, or in the unit.
-	void set_latency(int latency)
+	void set_latency(detail::Exact<int> latency)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_set_latency(get(), latency), "tessel_graph_set_latency");
@@ -383,7 +462,7 @@ public:
 	}
 
 	// Latency of the index-th dependency of a block, in steps and in the unit.
-	int64_t dep_latency(int gid, size_t index) const
+	int64_t dep_latency(detail::Exact<int> gid, detail::Exact<size_t> index) const
 	{
 		auto held = lock();
 		int64_t v = 0;
@@ -392,7 +471,7 @@ public:
 		return v;
 	}
 
-	double dep_latency_time(int gid, size_t index) const
+	double dep_latency_time(detail::Exact<int> gid, detail::Exact<size_t> index) const
 	{
 		auto held = lock();
 		double v = 0;
@@ -432,14 +511,14 @@ public:
 	}
 
 	// A block's duration in the step's unit (its span follows).
-	void set_duration(int gid, double duration)
+	void set_duration(detail::Exact<int> gid, double duration)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_set_block_duration(get(), gid, duration),
 			      "tessel_graph_set_block_duration");
 	}
 
-	double duration(int gid) const
+	double duration(detail::Exact<int> gid) const
 	{
 		auto held = lock();
 		double v = 0;
@@ -448,21 +527,21 @@ public:
 		return v;
 	}
 
-	void set_stage(int gid, int stage)
+	void set_stage(detail::Exact<int> gid, detail::Exact<int> stage)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_set_stage(get(), gid, stage), "tessel_graph_set_stage");
 	}
 
 	// Memory limit of one device, or of every device with all_devices.
-	void set_memory_limit(int64_t limit, int device = TESSEL_ALL_DEVICES)
+	void set_memory_limit(detail::Exact<int64_t> limit, detail::Exact<int> device = TESSEL_ALL_DEVICES)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_set_memory_limit(get(), device, limit),
 			      "tessel_graph_set_memory_limit");
 	}
 
-	int64_t memory_limit(int device) const
+	int64_t memory_limit(detail::Exact<int> device) const
 	{
 		auto held = lock();
 		int64_t v = 0;
@@ -490,7 +569,7 @@ public:
 	int64_t resource_bound() const { return attr(TESSEL_GRAPH_RESOURCE_BOUND); }
 	int64_t critical_path() const { return attr(TESSEL_GRAPH_CRITICAL_PATH); }
 
-	int64_t lower_bound(int64_t micro_batches) const
+	int64_t lower_bound(detail::Exact<int64_t> micro_batches) const
 	{
 		auto held = lock();
 		int64_t v = 0;
@@ -502,7 +581,7 @@ public:
 	// The smallest memory limit, equal on every device, under which any
 	// schedule of `micro_batches` exists (tessel_graph_min_memory: one
 	// micro-batch at a time); second: proven the smallest.
-	std::pair<int64_t, bool> min_memory(int64_t micro_batches) const
+	std::pair<int64_t, bool> min_memory(detail::Exact<int64_t> micro_batches) const
 	{
 		auto held = lock();
 		int64_t v = 0;
@@ -512,7 +591,7 @@ public:
 		return {v, proven != 0};
 	}
 
-	std::string block_name(int gid) const
+	std::string block_name(detail::Exact<int> gid) const
 	{
 		auto held = lock();
 		const char *name = nullptr;
@@ -520,7 +599,7 @@ public:
 		return name;
 	}
 
-	int64_t block_get(int gid, tessel_block_attr a) const
+	int64_t block_get(detail::Exact<int> gid, tessel_block_attr a) const
 	{
 		auto held = lock();
 		int64_t v = 0;
@@ -528,7 +607,7 @@ public:
 		return v;
 	}
 
-	std::vector<int> block_devices(int gid) const
+	std::vector<int> block_devices(detail::Exact<int> gid) const
 	{
 		auto held = lock();
 		std::vector<int> out(static_cast<size_t>(block_get(gid, TESSEL_BLOCK_NDEVICES)));
@@ -542,8 +621,13 @@ public:
 	// activation and have it recomputed: its backward `backward` (same
 	// devices, depending on it) then runs `extra` steps longer. A search
 	// chooses per micro-batch (SearchOptions::alternatives).
-	void set_recompute(int gid, int backward, int saves, int extra)
+	template <class G, class B, class S, class X, detail::if_integers<G, B, S, X> = 0>
+	void set_recompute(G block, B backward_block, S saves_value, X extra_value)
 	{
+		int gid = detail::exact<int>(block, "tessel::Graph::set_recompute: gid");
+		int backward = detail::exact<int>(backward_block, "tessel::Graph::set_recompute: backward");
+		int saves = detail::exact<int>(saves_value, "tessel::Graph::set_recompute: saves");
+		int extra = detail::exact<int>(extra_value, "tessel::Graph::set_recompute: extra");
 		auto held = lock();
 		if (backward < 0)
 			throw Error(TESSEL_ENOTFOUND,
@@ -554,14 +638,14 @@ public:
 			      "tessel_graph_set_recompute");
 	}
 
-	void set_recompute(const std::string &block, const std::string &backward, int saves,
-			   int extra)
+	void set_recompute(const std::string &block, const std::string &backward, detail::Exact<int> saves,
+			   detail::Exact<int> extra)
 	{
-		set_recompute(find(block), find(backward), saves, extra);
+		set_recompute(find(block), find(backward), saves.get(), extra.get());
 	}
 
 	// Remove the recompute declaration of a block (none: nothing to do).
-	void clear_recompute(int gid)
+	void clear_recompute(detail::Exact<int> gid)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_set_recompute(get(), gid, -1, 0, 0),
@@ -571,8 +655,13 @@ public:
 	// Declare that block `gid` may offload `saves` (1 .. its memory) of its
 	// activation to host memory and have it reloaded before `backward`,
 	// each copy taking `transfer` steps (>= 1) on the device's copy channel.
-	void set_offload(int gid, int backward, int saves, int transfer)
+	template <class G, class B, class S, class X, detail::if_integers<G, B, S, X> = 0>
+	void set_offload(G block, B backward_block, S saves_value, X transfer_value)
 	{
+		int gid = detail::exact<int>(block, "tessel::Graph::set_offload: gid");
+		int backward = detail::exact<int>(backward_block, "tessel::Graph::set_offload: backward");
+		int saves = detail::exact<int>(saves_value, "tessel::Graph::set_offload: saves");
+		int transfer = detail::exact<int>(transfer_value, "tessel::Graph::set_offload: transfer");
 		auto held = lock();
 		if (backward < 0)
 			throw Error(TESSEL_ENOTFOUND,
@@ -583,13 +672,13 @@ public:
 			      "tessel_graph_set_offload");
 	}
 
-	void set_offload(const std::string &block, const std::string &backward, int saves,
-			 int transfer)
+	void set_offload(const std::string &block, const std::string &backward, detail::Exact<int> saves,
+			 detail::Exact<int> transfer)
 	{
-		set_offload(find(block), find(backward), saves, transfer);
+		set_offload(find(block), find(backward), saves.get(), transfer.get());
 	}
 
-	void clear_offload(int gid)
+	void clear_offload(detail::Exact<int> gid)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_set_offload(get(), gid, -1, 0, 0),
@@ -598,8 +687,10 @@ public:
 
 	// The recompute alternative of a block, std::nullopt when it declares
 	// none; tessel::Error (TESSEL_ENOTFOUND) for an unknown block.
-	std::optional<Recompute> recompute(int gid) const
+	template <class G, detail::if_integers<G> = 0>
+	std::optional<Recompute> recompute(G block) const
 	{
+		int gid = detail::exact<int>(block, "tessel::Graph::recompute: gid");
 		Recompute r;
 		if (!alternative(tessel_graph_block_recompute, "tessel_graph_block_recompute", gid,
 				 r.backward, r.saves, r.extra))
@@ -612,8 +703,10 @@ public:
 		return recompute(find(block));
 	}
 
-	std::optional<Offload> offload(int gid) const
+	template <class G, detail::if_integers<G> = 0>
+	std::optional<Offload> offload(G block) const
 	{
+		int gid = detail::exact<int>(block, "tessel::Graph::offload: gid");
 		Offload o;
 		if (!alternative(tessel_graph_block_offload, "tessel_graph_block_offload", gid,
 				 o.backward, o.saves, o.transfer))
@@ -626,7 +719,7 @@ public:
 		return offload(find(block));
 	}
 
-	std::vector<int> block_deps(int gid) const
+	std::vector<int> block_deps(detail::Exact<int> gid) const
 	{
 		auto held = lock();
 		std::vector<int> out(static_cast<size_t>(block_get(gid, TESSEL_BLOCK_NDEPS)));
@@ -1309,7 +1402,7 @@ public:
 	static Schedule adopt(tessel_schedule *s) { return Schedule(s); }
 
 	// An empty schedule of `micro_batches` for a copy of `graph`.
-	static Schedule empty(const Graph &graph, int64_t micro_batches)
+	static Schedule empty(const Graph &graph, detail::Exact<int64_t> micro_batches)
 	{
 		tessel_schedule *s = nullptr;
 		auto held = graph.lock();
@@ -1341,7 +1434,7 @@ public:
 
 	// Throws tessel::Error (TESSEL_EINVAL) while a range or iterator of
 	// this schedule is alive: it would see the change half-way.
-	void set_step(int gid, int64_t micro_batch, int64_t step)
+	void set_step(detail::Exact<int> gid, detail::Exact<int64_t> micro_batch, detail::Exact<int64_t> step)
 	{
 		tessel_schedule *s = get();
 		if (ptr_.use_count() > 1)
@@ -1357,9 +1450,11 @@ public:
 	// Offload takes the start steps of its two copies, the other choices
 	// ignore them. validate() checks the result. Throws tessel::Error
 	// (TESSEL_EINVAL) while a range or iterator of this schedule is alive.
-	void set_choice(int gid, int64_t micro_batch, Choice choice, int64_t offload_step = 0,
-			int64_t reload_step = 0)
+	template <class G, detail::if_integers<G> = 0>
+	void set_choice(G block, detail::Exact<int64_t> micro_batch, Choice choice, detail::Exact<int64_t> offload_step = 0,
+			detail::Exact<int64_t> reload_step = 0)
 	{
+		int gid = detail::exact<int>(block, "tessel::Schedule::set_choice: gid");
 		tessel_schedule *s = get();
 		if (ptr_.use_count() > 1)
 			throw Error(TESSEL_EINVAL, "tessel::Schedule::set_choice: a range or "
@@ -1372,8 +1467,8 @@ public:
 
 	// The same by block name (tessel::Error TESSEL_ENOTFOUND for an
 	// unknown name).
-	void set_choice(const std::string &block, int64_t micro_batch, Choice choice,
-			int64_t offload_step = 0, int64_t reload_step = 0)
+	void set_choice(const std::string &block, detail::Exact<int64_t> micro_batch, Choice choice,
+			detail::Exact<int64_t> offload_step = 0, detail::Exact<int64_t> reload_step = 0)
 	{
 		set_choice(find(block), micro_batch, choice, offload_step, reload_step);
 	}
@@ -1449,7 +1544,7 @@ public:
 	}
 
 	// Name of a block of the schedule's graph.
-	std::string block_name(int gid) const
+	std::string block_name(detail::Exact<int> gid) const
 	{
 		const tessel_graph *g = nullptr;
 		detail::check(tessel_schedule_graph(&g, get()), "tessel_schedule_graph");
@@ -1461,20 +1556,20 @@ public:
 	// Entries on `device` in time order, or every entry with all_devices.
 	// The range shares the ownership of the schedule (safe on a
 	// temporary, and after this Schedule is moved or destroyed).
-	EntryRange entries(int device = TESSEL_ALL_DEVICES) const
+	EntryRange entries(detail::Exact<int> device = TESSEL_ALL_DEVICES) const
 	{
 		return EntryRange(ref(), device);
 	}
 
 	// The action stream (compute, send, receive) of `device`.
-	ActionRange actions(int device) const { return ActionRange(ref(), device); }
+	ActionRange actions(detail::Exact<int> device) const { return ActionRange(ref(), device); }
 
 	// Explicit iterators (next(item) until false), owning like the ranges.
-	EntryIterator entry_iterator(int device = TESSEL_ALL_DEVICES) const
+	EntryIterator entry_iterator(detail::Exact<int> device = TESSEL_ALL_DEVICES) const
 	{
 		return EntryIterator(ref(), device);
 	}
-	ActionIterator action_iterator(int device) const
+	ActionIterator action_iterator(detail::Exact<int> device) const
 	{
 		return ActionIterator(ref(), device);
 	}
@@ -1826,9 +1921,9 @@ inline std::vector<std::pair<std::string, std::string>> published_families()
 }
 
 // The published schedule of `family` on its own placement (tessel_published).
-inline Schedule published(const std::string &family, int devices, int64_t micro_batches,
-			  int forward, int backward, int weight = 1, int chunks = 2,
-			  int latency = 0)
+inline Schedule published(const std::string &family, detail::Exact<int> devices, detail::Exact<int64_t> micro_batches,
+			  detail::Exact<int> forward, detail::Exact<int> backward, detail::Exact<int> weight = 1, detail::Exact<int> chunks = 2,
+			  detail::Exact<int> latency = 0)
 {
 	tessel_schedule *s = nullptr;
 	detail::check(tessel_published(&s, detail::c_text(family, "tessel_published"), devices, micro_batches, forward,
@@ -1839,7 +1934,7 @@ inline Schedule published(const std::string &family, int devices, int64_t micro_
 
 // The published order of `family` replayed on `placement` (tessel_published_on).
 inline Schedule published_on(const Graph &placement, const std::string &family,
-			     int64_t micro_batches)
+			     detail::Exact<int64_t> micro_batches)
 {
 	tessel_schedule *s = nullptr;
 	auto held = placement.lock();

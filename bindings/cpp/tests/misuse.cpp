@@ -19,6 +19,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -108,6 +110,42 @@ bool same(const std::vector<tessel::Entry> &a, const std::vector<tessel::Entry> 
 }
 
 } // namespace
+
+// Whether a call compiles: an integer parameter takes integers only (since
+// 1.7.4), so a double or a bool where C takes an int does not compile.
+template <class S, class = void>
+struct adds_block_with : std::false_type {
+};
+template <class S>
+struct adds_block_with<S, std::void_t<decltype(std::declval<tessel::Graph &>().add_block(
+				  "x", tessel::Kind::Forward, std::declval<S>(), 1))>>
+	: std::true_type {
+};
+template <class D, class = void>
+struct places_on : std::false_type {
+};
+template <class D>
+struct places_on<D, std::void_t<decltype(std::declval<tessel::Graph &>().place(0, std::declval<D>()))>>
+	: std::true_type {
+};
+template <class G, class = void>
+struct reads_recompute_of : std::false_type {
+};
+template <class G>
+struct reads_recompute_of<G, std::void_t<decltype(std::declval<const tessel::Graph &>().recompute(
+				     std::declval<G>()))>> : std::true_type {
+};
+static_assert(adds_block_with<int>::value && adds_block_with<long long>::value &&
+		      adds_block_with<size_t>::value && adds_block_with<short>::value,
+	      "integers are taken");
+static_assert(!adds_block_with<double>::value && !adds_block_with<float>::value &&
+		      !adds_block_with<bool>::value,
+	      "a double, a float or a bool is not converted to an int");
+static_assert(places_on<int>::value && places_on<unsigned>::value && !places_on<double>::value,
+	      "place takes an integer device");
+static_assert(reads_recompute_of<int>::value && reads_recompute_of<const char *>::value &&
+		      reads_recompute_of<std::string>::value && !reads_recompute_of<double>::value,
+	      "recompute by id or by name");
 
 int main()
 {
@@ -579,6 +617,33 @@ int main()
 
 	// ------------------------------------------------------------ errors
 	raises("Graph(0)", TESSEL_ERANGE, "tessel_graph_new", [&] { tessel::Graph g(0); });
+	// an integer that does not fit the C parameter is refused, not cut
+	raises("Graph(2^32 + 2)", TESSEL_ERANGE, "ndevices: 4294967298 is out of range for the C type int",
+	       [&] { tessel::Graph g(4294967298LL); });
+	raises("a span of 2^40", TESSEL_ERANGE, "1099511627776 is out of range for the C type int", [&] {
+		tessel::Graph g(2);
+		g.add_block("f", tessel::Kind::Forward, int64_t(1) << 40, 1);
+	});
+	raises("a device of 2^32", TESSEL_ERANGE, "tessel::Graph::place: device: 4294967296", [&] {
+		tessel::Graph g(2);
+		int f = g.add_block("f", tessel::Kind::Forward, 1, 1);
+		g.place(f, int64_t(1) << 32);
+	});
+	raises("a dependency on 2^32 + 1", TESSEL_ERANGE, "tessel::Graph::add_dep: after: 4294967297", [&] {
+		tessel::Graph g(2);
+		g.add_dep(0, (int64_t(1) << 32) + 1);
+	});
+	raises("a dependency index of -1", TESSEL_ERANGE, "-1 is out of range for the C type size_t", [&] {
+		(void)small_graph().dep_latency(1, -1);
+	});
+	raises("a micro-batch of 2^64 - 1", TESSEL_ERANGE,
+	       "18446744073709551615 is out of range for the C type int64_t", [&] {
+		       auto s = small_schedule();
+		       s.set_step(0, UINT64_MAX, 0);
+	       });
+	raises("a recompute of block 2^31", TESSEL_ERANGE, "tessel::Graph::recompute: gid: 2147483648", [&] {
+		(void)small_graph().recompute(2147483648U);
+	});
 	raises("a file that does not exist", TESSEL_EIO, "/nonexistent/s.json", [&] {
 		(void)tessel::Schedule::from_file("/nonexistent/s.json");
 	});
