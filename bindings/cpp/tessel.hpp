@@ -977,7 +977,7 @@ public:
 
 	// Not while a search uses these options (tessel::Error, TESSEL_EINVAL,
 	// from any thread, a progress callback's included).
-	Options &set(tessel_option key, int64_t value)
+	Options &set(tessel_option key, detail::Exact<int64_t> value)
 	{
 		not_in_use("Options::set");
 		detail::check(tessel_options_set(get(), key, value), "tessel_options_set");
@@ -1535,7 +1535,7 @@ public:
 		return v;
 	}
 
-	int64_t peak_memory(int device) const
+	int64_t peak_memory(detail::Exact<int> device) const
 	{
 		int64_t v = 0;
 		detail::check(tessel_schedule_peak_memory(&v, get(), device),

@@ -641,6 +641,13 @@ int main()
 		       auto s = small_schedule();
 		       s.set_step(0, UINT64_MAX, 0);
 	       });
+	raises("an option of 2^64 - 1", TESSEL_ERANGE,
+	       "18446744073709551615 is out of range for the C type int64_t", [&] {
+		       tessel::Options o;
+		       o.set(TESSEL_OPT_SEED, UINT64_MAX);
+	       });
+	raises("the peak memory of device 2^32", TESSEL_ERANGE, "4294967296 is out of range for the C type int",
+	       [&] { (void)small_schedule().peak_memory(int64_t(1) << 32); });
 	raises("a recompute of block 2^31", TESSEL_ERANGE, "tessel::Graph::recompute: gid: 2147483648", [&] {
 		(void)small_graph().recompute(2147483648U);
 	});
