@@ -49,12 +49,12 @@ extern "C" {
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
 #define TESSEL_VERSION_MINOR 7
-#define TESSEL_VERSION_PATCH 4
+#define TESSEL_VERSION_PATCH 5
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.7.4"
+#define TESSEL_VERSION_STRING "1.7.5"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -461,8 +461,9 @@ typedef enum tessel_option {
  * their own counted steps) and stops at its share of the budget, so the
  * same graph and options give the same schedule on any machine, under any
  * load and with any number of threads. One work unit is about a
- * millisecond of one core of a current x86 machine (1,000 of Z3's resource
- * units, or about 16,000 instances visited by a compaction). The work a
+ * millisecond of one core of a current x86 machine (500 of Z3's resource
+ * units since 1.7.5, 1,000 before; or about 16,000 instances visited by a
+ * compaction). The work a
  * search spent is TESSEL_SCHED_WORK.
  *
  * Work that every result needs is never cut short by the budget: the first

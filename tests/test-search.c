@@ -399,7 +399,7 @@ static void test_cancel(void **state)
 	 * these 192 instances to be completed and kept) */
 	TH_OK(tessel_options_clear_cancel(o));
 	if (!th_under_checker())
-		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 5000));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 10000));
 	TH_OK(tessel_search(&s, x, o));
 	check_schedule(s, 16);
 	if (!th_under_checker()) {

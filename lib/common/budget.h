@@ -4,12 +4,12 @@
  * them through tsl_deadline_left_ms before each step and charges what it
  * did with tsl_charge.
  *
- * Work is counted in ticks. One tick is one unit of Z3's deterministic
- * resource count ("rlimit count"); the other phases charge their own
- * counted steps at the rates below, measured so that a tick takes about
- * the same time in each. A work unit, as the API and the schedule report
- * it (TESSEL_OPT_WORK_LIMIT, TESSEL_SCHED_WORK), is TSL_TICKS_PER_UNIT
- * ticks: about a millisecond of one core. */
+ * Work is counted in ticks. A unit of Z3's deterministic resource count
+ * ("rlimit count") is TSL_TICKS_PER_RLIMIT ticks; the other phases charge
+ * their own counted steps at the rates below, measured so that a tick
+ * takes about the same time in each. A work unit, as the API and the
+ * schedule report it (TESSEL_OPT_WORK_LIMIT, TESSEL_SCHED_WORK), is
+ * TSL_TICKS_PER_UNIT ticks: about a millisecond of one core. */
 #ifndef TESSEL_BUDGET_H
 #define TESSEL_BUDGET_H
 
@@ -17,6 +17,13 @@
 #include <stdint.h>
 
 #define TSL_TICKS_PER_UNIT ((int64_t)1000)
+
+/* Ticks charged per unit of Z3's resource count. Measured over the 155
+ * searches of `tessel bench --suite zb` (1.7.4, where it was 1): Z3 spent
+ * 1.2 us a resource unit (0.5 to 2.6 by model; 1.6 to 1.9 on the
+ * 32-device ZB-H placements, whose solver phase took 2.5 of their 4.5 s),
+ * the other phases 0.46 us a tick. */
+#define TSL_TICKS_PER_RLIMIT ((int64_t)2)
 
 /* What a counted step of each phase is charged, in ticks (per so many
  * steps where one is cheaper than a tick). */

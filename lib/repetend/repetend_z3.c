@@ -30,8 +30,8 @@
  * completion. */
 #define TSL_ALTERNATIVES 8
 
-/* Work bounds (Z3 resource units, deterministic, roughly 1.5 million a
- * second here) of one step of the depth bisection and of one alternative;
+/* Work bounds (Z3 resource units, deterministic, roughly 0.8 million a
+ * second here: TSL_TICKS_PER_RLIMIT) of one step of the depth bisection and of one alternative;
  * a step that runs out ends that phase with the best repetend so far. */
 #define TSL_DEPTH_RLIMIT 100000u
 #define TSL_ALTERNATIVE_RLIMIT 100000u

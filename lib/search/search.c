@@ -611,7 +611,7 @@ static int reaches_bounds(int *done, tessel_schedule **kept, best *b,
  * many blocks (k copies of the placement). */
 #define TSL_GROUP_MAX_BLOCKS 4096
 /* Work bound of every solver check for such repetends (Z3 resource units,
- * about a second). */
+ * about half a second). */
 #define TSL_GROUP_RLIMIT 500000u
 /* ... up to a model of so many blocks and block pairs (group_rlimit) */
 #define TSL_GROUP_RLIMIT_SIZE 256

@@ -206,9 +206,11 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 	int64_t left = tsl_deadline_left_ms(dl);
 	if (left <= 0 || tsl_options_cancelled(z->opts->src))
 		return -1;
-	/* the check gets at most the work left (one tick per resource
-	 * unit), and is charged what it spent */
+	/* the check gets at most the work left (TSL_TICKS_PER_RLIMIT ticks
+	 * a resource unit), and is charged what it spent */
 	int64_t work = tsl_work_left(dl);
+	if (work != INT64_MAX)
+		work /= TSL_TICKS_PER_RLIMIT;
 	if (work < UINT32_MAX - 1 && (rlimit == 0 || (uint64_t)work < rlimit))
 		rlimit = work > 1 ? (unsigned)work : 1;
 	uint64_t before = dl && dl->meter ? tsl_z3_work(z) : 0;
@@ -235,7 +237,9 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		guard_stop(&guard, guard_tid);
 	if (dl && dl->meter) {
 		uint64_t after = tsl_z3_work(z);
-		tsl_charge(dl, after > before ? (int64_t)(after - before) : 0);
+		tsl_charge(dl, after > before
+				       ? (int64_t)(after - before) * TSL_TICKS_PER_RLIMIT
+				       : 0);
 	}
 	if (z3_failed) {
 		z3_failed = 0;
