@@ -165,6 +165,7 @@ typedef struct best {
 	int64_t complete_us;  /* longest plain completion with its check */
 	int64_t first_us;     /* the first schedule's list scheduling and check */
 	int64_t first_makespan; /* of b->first */
+	int64_t first_ticks;   /* the work of its list scheduling */
 	int64_t nmicros;
 	finalist fin[TSL_FINALISTS];
 	int nfin;
@@ -786,9 +787,11 @@ static int first_schedule(best *b)
 		b->progress->phase = "list";
 	int64_t t0 = tsl_now_us();
 	tsl_stage st = stage_of(b, b->dl);
+	int64_t w0 = tsl_work_used(b->dl);
 	int rc = tsl_schedule_alloc_until(&s, b->g, b->nmicros, b->dl);
 	if (!rc)
 		rc = tsl_list_schedule(s, &st, &tsl_list_rules[0]);
+	b->first_ticks = tsl_work_used(b->dl) - w0;
 	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_EVIOLATION) {
 		/* memory too tight for list scheduling: one micro-batch at a
 		 * time, when that fits */
@@ -823,9 +826,13 @@ static int first_schedule(best *b)
  * its own order; it replaces *out (validated) when shorter. */
 static int list_candidate(tessel_schedule **out, best *b, int64_t effort)
 {
+	/* not begun when the time limit, or the work left in the phase,
+	 * leaves less than one list schedule takes (as the first one did:
+	 * a rule runs to its end once begun) */
 	if (tsl_schedule_makespan(*out) <= tsl_bounds_lower(b->bnd, b->nmicros) ||
 	    tsl_deadline_left_ms(b->fin_dl) <= 0 ||
-	    no_time_for(b, b->first_us, b->fin_dl->end_us))
+	    no_time_for(b, b->first_us, b->fin_dl->end_us) ||
+	    tsl_work_left(b->fin_dl) < b->first_ticks)
 		return TSL_OK;
 	tessel_schedule *s = NULL, *alt = NULL;
 	int found = 0, nmore = 0;
