@@ -564,7 +564,11 @@ def command(names):
         valgrind = shutil.which("valgrind")
         if valgrind:
             cmd[0] = valgrind_python()
-            cmd = [valgrind, "--quiet", "--error-exitcode=99",
+            # --fair-sched=yes: valgrind runs one thread at a time, and
+            # by default a thread busy in C can keep the others waiting
+            # for many seconds (a SIGINT's handler ran up to 18 s after
+            # the signal, the search meanwhile running on)
+            cmd = [valgrind, "--quiet", "--fair-sched=yes", "--error-exitcode=99",
                    "--leak-check=full", "--show-leak-kinds=definite",
                    "--errors-for-leak-kinds=definite"] + cmd
     return cmd
@@ -578,8 +582,13 @@ def run(names):
     if os.environ.get("TESSEL_PRELOAD"):
         env["LD_PRELOAD"] = os.environ["TESSEL_PRELOAD"]
     start = time.monotonic()
-    proc = subprocess.run(command(names), env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, timeout=600)
+    try:
+        proc = subprocess.run(command(names), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=600)
+    except subprocess.TimeoutExpired as expired:
+        out = (expired.output or b"").decode("utf-8", "replace").rstrip()
+        return (" ".join(names), "TIMEOUT (600 s)", time.monotonic() - start,
+                out)
     seconds = time.monotonic() - start
     out = proc.stdout.decode("utf-8", "replace").rstrip()
     if proc.returncode < 0:
