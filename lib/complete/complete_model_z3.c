@@ -59,7 +59,7 @@ static int for_each_pred(const tsl_problem *p, size_t i, pred_fn f, void *arg)
 	for (int k = p->succ.start[b]; k < p->succ.start[b + 1]; k++) {
 		int c = p->succ.block[k];
 		int r = f(arg, base + (size_t)c,
-			  B->span + tsl_dep_latency(g, &g->blocks[c], p->succ.dep[k]));
+			  B->span + p->succ.lat[k]);
 		if (r)
 			return r;
 	}

@@ -476,7 +476,7 @@ int tsl_sgs_backward(tessel_schedule *s, const tsl_inst *prio, size_t count,
 				break;
 			}
 			int64_t e = us + g->blocks[sc].span +
-				    tsl_dep_latency(g, &g->blocks[sc], x.dep[k]);
+				    x.lat[k];
 			if (e > t)
 				t = e;
 		}

@@ -290,7 +290,7 @@ static int build_stream(tessel_action_iter *it, const tessel_schedule *s,
 		rc = stream_keys(&keys, &n, s, d, nc);
 	for (size_t i = 0; i < nc && !rc; i++)
 		keys[n++] = (act_key){cp[i].start, 0, (int64_t)i};
-	tsl_succ x = {NULL, NULL, NULL};
+	tsl_succ x = {0};
 	if (!rc) {
 		qsort(keys, n, sizeof *keys, act_key_cmp);
 		rc = tsl_succ_build(&x, s->graph);

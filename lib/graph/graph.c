@@ -925,6 +925,7 @@ void tsl_succ_release(tsl_succ *x)
 	tsl_free(x->start);
 	tsl_free(x->block);
 	tsl_free(x->dep);
+	tsl_free(x->lat);
 	memset(x, 0, sizeof *x);
 }
 
@@ -938,8 +939,9 @@ int tsl_succ_build(tsl_succ *x, const tessel_graph *g)
 	x->start = tsl_calloc((size_t)n + 1, sizeof *x->start);
 	x->block = tsl_calloc((size_t)total + 1, sizeof *x->block);
 	x->dep = tsl_calloc((size_t)total + 1, sizeof *x->dep);
+	x->lat = tsl_calloc((size_t)total + 1, sizeof *x->lat);
 	int *fill = tsl_calloc((size_t)n + 1, sizeof *fill);
-	if (!x->start || !x->block || !x->dep || !fill) {
+	if (!x->start || !x->block || !x->dep || !x->lat || !fill) {
 		tsl_free(fill);
 		tsl_succ_release(x);
 		return tsl_error_nomem();
@@ -956,6 +958,7 @@ int tsl_succ_build(tsl_succ *x, const tessel_graph *g)
 			int at = x->start[p] + fill[p]++;
 			x->block[at] = i;
 			x->dep[at] = k;
+			x->lat[at] = tsl_dep_latency(g, &g->blocks[i], k);
 		}
 	tsl_free(fill);
 	return TSL_OK;

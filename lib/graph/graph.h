@@ -79,13 +79,15 @@ int tsl_graph_check_structure(const tessel_graph *g);
 /* The successor index of a graph (compressed rows): the consumers of block
  * b are block[start[b] .. start[b + 1]) in ascending gid, and dep[k] is
  * the index of the dependency in the deps of block[k] (so its latency is
- * tsl_dep_latency(g, &g->blocks[block[k]], dep[k])). The one successor
- * index of the library: build it with tsl_succ_build, release it with
- * tsl_succ_release (TESSEL_ENOMEM, and x zeroed, on failure). */
+ * tsl_dep_latency(g, &g->blocks[block[k]], dep[k]), kept in lat[k]: the
+ * schedulers read it once per instance). The one successor index of the
+ * library: build it with tsl_succ_build, release it with tsl_succ_release
+ * (TESSEL_ENOMEM, and x zeroed, on failure). */
 typedef struct tsl_succ {
 	int *start; /* nblocks + 1 */
 	int *block;
 	int *dep;
+	int *lat;
 } tsl_succ;
 
 int tsl_succ_build(tsl_succ *x, const tessel_graph *g);
