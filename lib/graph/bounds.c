@@ -75,24 +75,41 @@ static int64_t subset_bound(const tsl_bounds *b, int d, int64_t nmicros)
 	int lo = b->dev_start[d], hi = b->dev_start[d + 1];
 	if (hi - lo > TSL_SUBSET_MAX)
 		return 0;
+	/* the device's blocks by tail, largest first: for a given head_a,
+	 * the sets of every tail_c are the prefixes of this order that keep
+	 * to head >= head_a, each ending at a block of its own (its tail is
+	 * tail_c); O(k^2) for k blocks, not O(k^3) */
+	int by_tail[TSL_SUBSET_MAX];
+	int k = 0;
+	for (int i = lo; i < hi; i++) {
+		int v = b->dev_block[i], at = k++;
+		while (at > 0 && b->tail[by_tail[at - 1]] < b->tail[v]) {
+			by_tail[at] = by_tail[at - 1];
+			at--;
+		}
+		by_tail[at] = v;
+	}
 	int64_t best = 0;
-	for (int i = lo; i < hi; i++)
-		for (int j = lo; j < hi; j++) {
-			int64_t r = b->head[b->dev_block[i]], q = b->tail[b->dev_block[j]];
-			int64_t rmin = INT64_MAX, qmin = INT64_MAX, work = 0;
-			for (int k = lo; k < hi; k++) {
-				int v = b->dev_block[k];
-				if (b->head[v] < r || b->tail[v] < q)
+	for (int i = lo; i < hi; i++) {
+		int64_t r = b->head[b->dev_block[i]];
+		int64_t rmin = INT64_MAX, work = 0;
+		for (int x = 0; x < k;) {
+			/* the blocks of the next tail, then the set of it */
+			int64_t q = b->tail[by_tail[x]];
+			int added = 0;
+			for (; x < k && b->tail[by_tail[x]] == q; x++) {
+				int v = by_tail[x];
+				if (b->head[v] < r)
 					continue;
 				work += b->span[v];
 				if (b->head[v] < rmin)
 					rmin = b->head[v];
-				if (b->tail[v] < qmin)
-					qmin = b->tail[v];
+				added = 1;
 			}
-			if (work && rmin + nmicros * work + qmin > best)
-				best = rmin + nmicros * work + qmin;
+			if (added && rmin + nmicros * work + q > best)
+				best = rmin + nmicros * work + q;
 		}
+	}
 	return best;
 }
 
