@@ -655,7 +655,10 @@ TESSEL_API int tessel_search_sweep(tessel_schedule **out,
 
 /* The smallest memory limit, the same on every device, under which a
  * repetend of period `period` (0: the resource bound) exists; the graph's
- * own limits are ignored. Uses the solver within the options' time limit.
+ * own limits are ignored. Uses the solver within the options' time limit
+ * and work budget (a solver model that would take more than half the work
+ * or time left to build is not built, as in tessel_search: then *out is
+ * the limit the memory-aware probes found, unproven, since 1.7.6).
  * *out_proven (may be NULL) is 1 when one unit less was shown impossible,
  * 0 when the time limit ended the search first (then *out is the smallest
  * limit found). TESSEL_EINFEASIBLE when no repetend of that period exists

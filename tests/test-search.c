@@ -504,6 +504,63 @@ static void test_solver_memory_cap(void **state)
 	tessel_graph_free(g);
 }
 
+/* An interleaved pipeline of 32 devices x 75 chunks (F, B and W: 7,200
+ * blocks, 2.5 10^6 pairs of blocks on a device) under a memory limit. */
+static tessel_graph *long_interleaved(void)
+{
+	enum { D = 32, V = 75, S = D * V };
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, D));
+	char name[32];
+	for (int s = 0; s < S; s++) {
+		int d = (s / D) % 2 == 0 ? s % D : D - 1 - s % D, gid = -1;
+		snprintf(name, sizeof name, "f%d", s);
+		TH_OK(tessel_graph_add_block(&gid, g, name, TESSEL_KIND_FORWARD, 2, 1));
+		TH_OK(tessel_graph_place(g, gid, &d, 1));
+		if (s)
+			TH_OK(tessel_graph_add_dep(g, gid - 1, gid));
+	}
+	int prev = -1;
+	for (int s = S - 1; s >= 0; s--) {
+		int d = (s / D) % 2 == 0 ? s % D : D - 1 - s % D, b = -1, w = -1;
+		snprintf(name, sizeof name, "b%d", s);
+		TH_OK(tessel_graph_add_block(&b, g, name, TESSEL_KIND_BACKWARD, 2, 0));
+		TH_OK(tessel_graph_place(g, b, &d, 1));
+		TH_OK(tessel_graph_add_dep(g, s, b));
+		if (prev >= 0)
+			TH_OK(tessel_graph_add_dep(g, prev, b));
+		snprintf(name, sizeof name, "w%d", s);
+		TH_OK(tessel_graph_add_block(&w, g, name, TESSEL_KIND_WEIGHT, 1, -1));
+		TH_OK(tessel_graph_place(g, w, &d, 1));
+		TH_OK(tessel_graph_add_dep(g, b, w));
+		prev = b;
+	}
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, 300));
+	return g;
+}
+
+/* tessel_min_memory keeps to its work budget on a graph whose solver
+ * model is too large for it (the search's rule: a model that would take
+ * more than half the work left to take in is not built): the limit the
+ * memory-aware probes found, unproven, instead of a Z3 model of millions
+ * of terms (it ran for minutes and took gigabytes before). */
+static void test_min_memory_large_model(void **state)
+{
+	(void)state;
+	tessel_graph *g = long_interleaved();
+	tessel_options *o = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 300));
+	int64_t limit = 0;
+	int proven = 1;
+	TH_OK(tessel_min_memory(&limit, &proven, g, 0, o));
+	print_message("min_memory: limit %lld, proven %d\n", (long long)limit, proven);
+	assert_true(limit > 0);
+	assert_false(proven);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 /* With a time limit the search returns a valid schedule, the best so far:
  * a limit of ten times what the heuristic alone takes here (at least
  * 1 s), so that a slow or busy machine or valgrind does not turn it into
@@ -820,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic_threads),
 		cmocka_unit_test(test_deterministic_last_candidates),
 		cmocka_unit_test(test_min_memory),
+		cmocka_unit_test(test_min_memory_large_model),
 		cmocka_unit_test(test_direct_small),
 		cmocka_unit_test(test_search_sweep_small),
 	};

@@ -1112,9 +1112,18 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tsl_stage *st,
 	const tsl_deadline *dl = st->dl;
 	model m;
 	*proven = 0;
+	/* a model too large for the work or the time left (the search's
+	 * rule): the limit known, unproven, or none */
+	int rc = solver_skipped(g, bnd, dl, 0);
+	if (rc && known > 0) {
+		*out = known;
+		return TSL_OK;
+	}
+	if (rc)
+		return rc;
 	tsl_z3_reset_capped();
 	int64_t max_depth = bnd->critical_path + (int64_t)g->nblocks * P + P;
-	int rc = model_build(&m, g, bnd, P, max_depth, opts, 1);
+	rc = model_build(&m, g, bnd, P, max_depth, opts, 1);
 	if (rc)
 		return rc;
 	int res;
