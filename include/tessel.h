@@ -610,7 +610,11 @@ typedef struct tessel_schedule tessel_schedule;
  * (since 1.6), each (block, micro-batch) of the schedule gets its choice
  * (TESSEL_OPT_ALTERNATIVES; doc/guide.md, "Memory-time alternatives").
  * Errors: TESSEL_EINVAL / TESSEL_ECYCLE for a bad graph,
- * TESSEL_EINFEASIBLE when no schedule satisfies the memory limits,
+ * TESSEL_EINFEASIBLE when no schedule satisfies the memory limits (a
+ * limit below what one micro-batch needs, or below what the micro-batches
+ * leave behind: a device whose blocks' memory changes add up to c > 0
+ * ends N micro-batches holding N * c) or the search found none within
+ * them (the message says which),
  * TESSEL_ETIMEOUT when the time limit passed before any schedule was found,
  * TESSEL_ESOLVER for solver failures.
  * *out: new, release with tessel_schedule_free. */

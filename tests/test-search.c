@@ -151,6 +151,39 @@ static void test_infeasible(void **state)
 	tessel_graph_free(g);
 }
 
+/* Memory that no micro-batch gives back: a device whose blocks' changes
+ * add up to 1 per micro-batch ends 16 micro-batches holding 16, so under
+ * a limit of 3 no schedule of 16 exists: EINFEASIBLE saying so (before,
+ * "every repetend found breaks a limit once completed"). Under 17 (15
+ * left behind and the last micro-batch's 2) the search finds one. */
+static void test_infeasible_leftover(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	int f = -1, b = -1, h = -1;
+	TH_OK(tessel_graph_new(&g, 2));
+	TH_OK(tessel_graph_add_block(&f, g, "f", TESSEL_KIND_FORWARD, 1, 2));
+	TH_OK(tessel_graph_add_block(&h, g, "h", TESSEL_KIND_FORWARD, 1, 1));
+	TH_OK(tessel_graph_add_block(&b, g, "b", TESSEL_KIND_BACKWARD, 1, -1));
+	TH_OK(tessel_graph_place(g, f, (int[]){0}, 1));
+	TH_OK(tessel_graph_place(g, h, (int[]){1}, 1));
+	TH_OK(tessel_graph_place(g, b, (int[]){0}, 1));
+	TH_OK(tessel_graph_add_dep(g, f, h));
+	TH_OK(tessel_graph_add_dep(g, h, b));
+	TH_OK(tessel_graph_set_memory_limit(g, 0, 3));
+	tessel_schedule *s = (tessel_schedule *)&s;
+	assert_int_equal(tessel_search(&s, g, NULL), TESSEL_EINFEASIBLE);
+	assert_null(s);
+	print_message("%s\n", tessel_error_last());
+	assert_non_null(strstr(tessel_error_last(), "device 0: each micro-batch leaves 1"));
+	assert_non_null(strstr(tessel_error_last(), "16 micro-batches end holding 16"));
+	TH_OK(tessel_graph_set_memory_limit(g, 0, 17));
+	s = th_search(g, 16, 0, 0, 0);
+	assert_true(th_sched(s, TESSEL_SCHED_MAKESPAN) > 0);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
 /* Tight memory forces a longer period: vshape with memory 2 on device 0
  * cannot keep 4 micro-batches in flight. The period grows and stays proven. */
 static void test_memory_forces_longer_period(void **state)
@@ -878,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic_last_candidates),
 		cmocka_unit_test(test_min_memory),
 		cmocka_unit_test(test_min_memory_large_model),
+		cmocka_unit_test(test_infeasible_leftover),
 		cmocka_unit_test(test_direct_small),
 		cmocka_unit_test(test_search_sweep_small),
 	};

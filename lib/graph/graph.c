@@ -1256,6 +1256,31 @@ static int check_memory(const tessel_graph *g)
 	return rc;
 }
 
+int tsl_graph_check_leftover(const tessel_graph *g, int64_t nmicros)
+{
+	for (int d = 0; d < g->ndevices; d++) {
+		int64_t limit = g->memory_limit[d];
+		if (limit == TESSEL_UNLIMITED || nmicros < 1)
+			continue;
+		/* at most 10^6 blocks of |memory| <= 10^9: no overflow */
+		int64_t net = 0;
+		for (int v = 0; v < g->nblocks; v++)
+			if (tsl_block_on_device(&g->blocks[v], d))
+				net += g->blocks[v].memory;
+		if (net > 0 && net > limit / nmicros)
+			return tsl_error(TESSEL_EINFEASIBLE,
+					 "device %d: each micro-batch leaves %lld of memory "
+					 "behind (its blocks' memory changes add up to it), "
+					 "so %lld micro-batches end holding %lld, above the "
+					 "memory limit %lld",
+					 d, (long long)net, (long long)nmicros,
+					 net > INT64_MAX / nmicros ? (long long)INT64_MAX
+								   : (long long)(net * nmicros),
+					 (long long)limit);
+	}
+	return TSL_OK;
+}
+
 TESSEL_API int tessel_graph_validate(const tessel_graph *g)
 {
 	int rc = tsl_graph_check_structure(g);

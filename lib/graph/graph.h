@@ -73,6 +73,12 @@ int tsl_graph_topo_order(int *order, const tessel_graph *g);
  * TESSEL_ECYCLE. */
 int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g);
 
+/* What nmicros micro-batches leave behind within every device's limit: a
+ * device whose blocks' memory deltas sum to c > 0 ends a run of nmicros
+ * micro-batches holding nmicros * c. TESSEL_EINFEASIBLE naming the first
+ * device where that is above its limit, else TSL_OK. */
+int tsl_graph_check_leftover(const tessel_graph *g, int64_t nmicros);
+
 /* Validation without the memory check (structure only). */
 int tsl_graph_check_structure(const tessel_graph *g);
 

@@ -87,16 +87,9 @@ int64_t tsl_schedule_copies_end(const tessel_schedule *s)
 	return end;
 }
 
-typedef struct alt_event {
-	int64_t step;
-	int order;     /* 0: an offload ends, 1: a block starts, 2: a reload */
-	int64_t tie;   /* entry index */
-	int64_t delta;
-} alt_event;
-
-static int event_cmp(const void *pa, const void *pb)
+int tsl_alt_event_cmp(const void *pa, const void *pb)
 {
-	const alt_event *a = pa, *b = pb;
+	const tsl_alt_event *a = pa, *b = pb;
 	if (a->step != b->step)
 		return a->step < b->step ? -1 : 1;
 	if (a->order != b->order)
@@ -109,7 +102,7 @@ int tsl_schedule_copy_peak(int64_t *out, const tessel_schedule *s, int d)
 	const tessel_graph *g = s->graph;
 	size_t nb = s->dev_off[d + 1] - s->dev_off[d];
 	size_t cap = nb * (size_t)s->nmicros * 3 + 1, n = 0;
-	alt_event *ev = tsl_reallocarray(NULL, cap, sizeof *ev);
+	tsl_alt_event *ev = tsl_reallocarray(NULL, cap, sizeof *ev);
 	if (!ev)
 		return tsl_error_nomem();
 	for (size_t i = s->dev_off[d]; i < s->dev_off[d + 1]; i++) {
@@ -120,21 +113,21 @@ int tsl_schedule_copy_peak(int64_t *out, const tessel_schedule *s, int d)
 			int64_t tie = m * g->nblocks + b;
 			if (e->start < 0)
 				continue;
-			ev[n++] = (alt_event){e->start, 1, tie,
+			ev[n++] = (tsl_alt_event){e->start, 1, tie,
 					      tsl_entry_memory(s, e)};
 			if (e->choice != TESSEL_CHOICE_OFFLOAD)
 				continue;
 			int64_t off = tsl_entry_copy_start(s, e, 0);
 			int64_t rel = tsl_entry_copy_start(s, e, 1);
 			if (off >= 0)
-				ev[n++] = (alt_event){off + blk->of_transfer, 0,
+				ev[n++] = (tsl_alt_event){off + blk->of_transfer, 0,
 						      tie, -blk->of_saves};
 			if (rel >= 0)
-				ev[n++] = (alt_event){rel, 2, tie,
+				ev[n++] = (tsl_alt_event){rel, 2, tie,
 						      blk->of_saves};
 		}
 	}
-	qsort(ev, n, sizeof *ev, event_cmp);
+	qsort(ev, n, sizeof *ev, tsl_alt_event_cmp);
 	int64_t sum = 0, peak = 0;
 	for (size_t i = 0; i < n; i++) {
 		sum += ev[i].delta;

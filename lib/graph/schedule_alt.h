@@ -23,6 +23,18 @@ int64_t tsl_entry_copy_start(const tessel_schedule *s,
 /* The step after the last copy of the schedule (0 without any). */
 int64_t tsl_schedule_copies_end(const tessel_schedule *s);
 
+/* A memory event of a device: an offload ends (order 0), a block starts
+ * (1) or a reload starts (2) at `step`; tie: the entry's index. */
+typedef struct tsl_alt_event {
+	int64_t step;
+	int order;
+	int64_t tie;
+	int64_t delta;
+} tsl_alt_event;
+
+/* qsort order of events: by step, order, tie (the validator's order). */
+int tsl_alt_event_cmp(const void *pa, const void *pb);
+
 /* Peak memory of device d with the copies' events: an offload frees its
  * saves when it ends, a reload takes them when it starts; at one step the
  * offloads' ends count first, then the block starting there, then the

@@ -320,18 +320,134 @@ static int channel_free(const tessel_schedule *s, const tsl_block *f,
 	return 1;
 }
 
+/* The relaxation's state: the entry visits spent, and each device's
+ * entries in the order their memory moves (start step, then entry
+ * index), made once: the passes change choices and copies, never a
+ * start. */
+typedef struct relax_ctx {
+	int64_t visits;
+	size_t *order; /* device d's entries: order[off[d] .. off[d + 1]) */
+	size_t *off;
+	tsl_alt_event *copy; /* room for one device's copy events */
+} relax_ctx;
+
+typedef struct relax_key {
+	int64_t start;
+	size_t at;
+} relax_key;
+
+static int relax_key_cmp(const void *pa, const void *pb)
+{
+	const relax_key *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->at > b->at) - (a->at < b->at);
+}
+
+/* cx's orders for the starts of s. */
+static int relax_ctx_init(relax_ctx *cx, const tessel_schedule *s)
+{
+	const tessel_graph *g = s->graph;
+	size_t nd = (size_t)g->ndevices, total = 0, most = 0;
+	cx->off = tsl_calloc(nd + 1, sizeof *cx->off);
+	if (!cx->off)
+		return tsl_error_nomem();
+	for (size_t d = 0; d < nd; d++) {
+		size_t m = (s->dev_off[d + 1] - s->dev_off[d]) * (size_t)s->nmicros;
+		cx->off[d + 1] = cx->off[d] + m;
+		most = m > most ? m : most;
+	}
+	total = cx->off[nd];
+	cx->order = tsl_reallocarray(NULL, total + 1, sizeof *cx->order);
+	cx->copy = tsl_reallocarray(NULL, 2 * most + 1, sizeof *cx->copy);
+	relax_key *key = tsl_reallocarray(NULL, most + 1, sizeof *key);
+	if (!cx->order || !cx->copy || !key) {
+		tsl_free(key);
+		return tsl_error_nomem();
+	}
+	for (size_t d = 0; d < nd; d++) {
+		size_t k = 0;
+		for (size_t i = s->dev_off[d]; i < s->dev_off[d + 1]; i++)
+			for (int64_t m = 0; m < s->nmicros; m++) {
+				size_t at = (size_t)m * (size_t)g->nblocks +
+					    (size_t)s->dev_list[i];
+				key[k++] = (relax_key){s->entries[at].start, at};
+			}
+		qsort(key, k, sizeof *key, relax_key_cmp);
+		for (size_t i = 0; i < k; i++)
+			cx->order[cx->off[d] + i] = key[i].at;
+	}
+	tsl_free(key);
+	return TSL_OK;
+}
+
+static void relax_ctx_release(relax_ctx *cx)
+{
+	tsl_free(cx->order);
+	tsl_free(cx->off);
+	tsl_free(cx->copy);
+}
+
+/* The peak memory of device d in s, as tsl_schedule_copy_peak counts it
+ * (the same events in the same order), from cx's order: the entries'
+ * events merged with the few copy events, sorted on their own. */
+static int device_peak(int64_t *out, const tessel_schedule *s, int d,
+		       relax_ctx *cx)
+{
+	const tessel_graph *g = s->graph;
+	size_t nc = 0;
+	for (size_t k = cx->off[d]; s->copies && k < cx->off[d + 1]; k++) {
+		size_t at = cx->order[k];
+		const struct tessel_entry *e = &s->entries[at];
+		if (e->choice != TESSEL_CHOICE_OFFLOAD || e->start < 0)
+			continue;
+		const tsl_block *blk = &g->blocks[e->gid];
+		int64_t tie = (int64_t)at;
+		int64_t off = tsl_entry_copy_start(s, e, 0);
+		int64_t rel = tsl_entry_copy_start(s, e, 1);
+		if (off >= 0)
+			cx->copy[nc++] = (tsl_alt_event){off + blk->of_transfer, 0,
+						     tie, -blk->of_saves};
+		if (rel >= 0)
+			cx->copy[nc++] = (tsl_alt_event){rel, 2, tie, blk->of_saves};
+	}
+	if (nc > 1)
+		qsort(cx->copy, nc, sizeof *cx->copy, tsl_alt_event_cmp);
+	int64_t sum = 0, peak = 0;
+	size_t c = 0;
+	for (size_t k = cx->off[d]; k < cx->off[d + 1]; k++) {
+		size_t at = cx->order[k];
+		const struct tessel_entry *e = &s->entries[at];
+		if (e->start < 0)
+			continue;
+		tsl_alt_event ev = {e->start, 1, (int64_t)at, 0};
+		while (c < nc && tsl_alt_event_cmp(&cx->copy[c], &ev) < 0) {
+			sum += cx->copy[c++].delta;
+			peak = sum > peak ? sum : peak;
+		}
+		sum += tsl_entry_memory(s, e);
+		peak = sum > peak ? sum : peak;
+	}
+	for (; c < nc; c++) {
+		sum += cx->copy[c].delta;
+		peak = sum > peak ? sum : peak;
+	}
+	*out = peak;
+	return TSL_OK;
+}
+
 /* Whether every device of f stays within its limit. */
 static int memory_fits(const tessel_schedule *s, const tsl_block *f,
-		       int64_t *visits)
+		       relax_ctx *cx)
 {
 	for (int k = 0; k < f->ndevices; k++) {
 		int d = f->devices[k];
 		int64_t peak = 0, limit = s->graph->memory_limit[d];
-		*visits += (int64_t)(s->dev_off[d + 1] - s->dev_off[d]) *
-			   s->nmicros;
+		cx->visits += (int64_t)(s->dev_off[d + 1] - s->dev_off[d]) *
+			      s->nmicros;
 		if (limit == TESSEL_UNLIMITED)
 			continue;
-		if (tsl_schedule_copy_peak(&peak, s, d) || peak > limit)
+		if (device_peak(&peak, s, d, cx) || peak > limit)
 			return 0;
 	}
 	return 1;
@@ -342,7 +458,7 @@ static int memory_fits(const tessel_schedule *s, const tsl_block *f,
  * 1 when placed (and the memory fits), 0 when not (nothing changed but
  * the choice put back), < 0 on error. */
 static int try_offload(tessel_schedule *s, int gid, int64_t mid,
-		       int64_t *visits)
+		       relax_ctx *cx)
 {
 	const tsl_block *f = &s->graph->blocks[gid];
 	struct tessel_entry *e = tsl_entry_at(s, gid, mid);
@@ -352,28 +468,28 @@ static int try_offload(tessel_schedule *s, int gid, int64_t mid,
 	int64_t fin = e->start + tsl_entry_span(s, e);
 	int64_t need = tsl_entry_at(s, f->of_backward, mid)->start;
 	int64_t off = fin, rel, a, z;
-	while (off + 2 * t <= need && *visits < ALT_RELAX_VISITS &&
-	       !channel_free(s, f, off, t, self, visits, &a, &z))
+	while (off + 2 * t <= need && cx->visits < ALT_RELAX_VISITS &&
+	       !channel_free(s, f, off, t, self, &cx->visits, &a, &z))
 		off = z;
 	rel = need - t;
-	while (rel >= off + t && *visits < ALT_RELAX_VISITS &&
-	       !channel_free(s, f, rel, t, self, visits, &a, &z))
+	while (rel >= off + t && cx->visits < ALT_RELAX_VISITS &&
+	       !channel_free(s, f, rel, t, self, &cx->visits, &a, &z))
 		rel = a - t;
 	if (off + 2 * t > need || rel < off + t ||
-	    !channel_free(s, f, off, t, self, visits, &a, &z) ||
-	    !channel_free(s, f, rel, t, self, visits, &a, &z))
+	    !channel_free(s, f, off, t, self, &cx->visits, &a, &z) ||
+	    !channel_free(s, f, rel, t, self, &cx->visits, &a, &z))
 		return 0;
 	int rc = tsl_schedule_choose(s, gid, mid, TESSEL_CHOICE_OFFLOAD, off, rel);
 	if (rc)
 		return rc;
-	if (memory_fits(s, f, visits))
+	if (memory_fits(s, f, cx))
 		return 1;
 	rc = tsl_schedule_choose(s, gid, mid, old, -1, -1);
 	return rc ? rc : 0;
 }
 
 /* Instance (gid, mid) keeps its activation when the memory allows. */
-static int try_keep(tessel_schedule *s, int gid, int64_t mid, int64_t *visits)
+static int try_keep(tessel_schedule *s, int gid, int64_t mid, relax_ctx *cx)
 {
 	const tsl_block *f = &s->graph->blocks[gid];
 	struct tessel_entry *e = tsl_entry_at(s, gid, mid);
@@ -382,7 +498,7 @@ static int try_keep(tessel_schedule *s, int gid, int64_t mid, int64_t *visits)
 	int64_t off = s->copies ? s->copies[2 * at] : -1;
 	int64_t rel = s->copies ? s->copies[2 * at + 1] : -1;
 	int rc = tsl_schedule_choose(s, gid, mid, TESSEL_CHOICE_KEEP, -1, -1);
-	if (rc || memory_fits(s, f, visits))
+	if (rc || memory_fits(s, f, cx))
 		return rc;
 	return tsl_schedule_choose(s, gid, mid, old, off, rel);
 }
@@ -549,15 +665,15 @@ static int retime_if_shorter(tessel_schedule **sp)
 }
 
 /* Every choice of s (in the order of v) that may become keep does. */
-static int pass_keep(tessel_schedule *s, const alt_inst *v, int64_t *visits,
+static int pass_keep(tessel_schedule *s, const alt_inst *v, relax_ctx *cx,
 		     int backwards)
 {
 	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
 	int rc = TSL_OK;
-	for (size_t k = 0; k < n && !rc && *visits < ALT_RELAX_VISITS; k++) {
+	for (size_t k = 0; k < n && !rc && cx->visits < ALT_RELAX_VISITS; k++) {
 		size_t i = backwards ? n - 1 - k : k;
 		if (tsl_entry_at(s, v[i].gid, v[i].mid)->choice != TESSEL_CHOICE_KEEP)
-			rc = try_keep(s, v[i].gid, v[i].mid, visits);
+			rc = try_keep(s, v[i].gid, v[i].mid, cx);
 	}
 	return rc;
 }
@@ -631,7 +747,7 @@ static int crit_cmp(const void *pa, const void *pb)
 /* Every choice of s that may become keep does, the instances whose
  * backward is the most critical (least slack in s) first. */
 static int pass_keep_critical(tessel_schedule *s, const alt_inst *v,
-			      int64_t *visits)
+			      relax_ctx *cx)
 {
 	const tessel_graph *g = s->graph;
 	size_t n = (size_t)g->nblocks * (size_t)s->nmicros, k = 0;
@@ -648,8 +764,8 @@ static int pass_keep_critical(tessel_schedule *s, const alt_inst *v,
 	}
 	if (!rc)
 		qsort(c, k, sizeof *c, crit_cmp);
-	for (size_t i = 0; !rc && i < k && *visits < ALT_RELAX_VISITS; i++)
-		rc = try_keep(s, c[i].gid, c[i].mid, visits);
+	for (size_t i = 0; !rc && i < k && cx->visits < ALT_RELAX_VISITS; i++)
+		rc = try_keep(s, c[i].gid, c[i].mid, cx);
 	tsl_free(slack);
 	tsl_free(c);
 	return rc;
@@ -658,16 +774,16 @@ static int pass_keep_critical(tessel_schedule *s, const alt_inst *v,
 /* Every recompute of s (in the order of v) that may become an offload
  * does. */
 static int pass_offload(tessel_schedule *s, const alt_inst *v,
-			int64_t *visits)
+			relax_ctx *cx)
 {
 	const tessel_graph *g = s->graph;
 	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
 	int rc = TSL_OK;
-	for (size_t i = 0; i < n && !rc && *visits < ALT_RELAX_VISITS; i++) {
+	for (size_t i = 0; i < n && !rc && cx->visits < ALT_RELAX_VISITS; i++) {
 		const tsl_block *f = &g->blocks[v[i].gid];
 		struct tessel_entry *e = tsl_entry_at(s, v[i].gid, v[i].mid);
 		if (e->choice == TESSEL_CHOICE_RECOMPUTE && f->of_backward >= 0) {
-			int got = try_offload(s, v[i].gid, v[i].mid, visits);
+			int got = try_offload(s, v[i].gid, v[i].mid, cx);
 			rc = got < 0 ? got : TSL_OK;
 		}
 	}
@@ -683,31 +799,33 @@ static int relax(tessel_schedule **sp)
 	tessel_schedule *v3[5] = {*sp, NULL, NULL, NULL, NULL};
 	const tessel_graph *g = (*sp)->graph;
 	alt_inst *v = NULL;
-	int64_t visits = 0;
+	relax_ctx cx = {0};
 	int offloads = 0;
 	for (int b = 0; b < g->nblocks; b++)
 		offloads |= g->blocks[b].of_backward >= 0;
 	int rc = instances(&v, *sp);
+	if (!rc)
+		rc = relax_ctx_init(&cx, *sp);
 	if (!rc && offloads)
 		rc = tsl_schedule_copy(&v3[2], *sp);
 	if (!rc)
 		rc = tsl_schedule_copy(&v3[3], *sp);
 	if (!rc)
-		rc = pass_keep(v3[3], v, &visits, 1);
+		rc = pass_keep(v3[3], v, &cx, 1);
 	if (!rc)
 		rc = tsl_schedule_copy(&v3[4], *sp);
 	if (!rc)
-		rc = pass_keep_critical(v3[4], v, &visits);
+		rc = pass_keep_critical(v3[4], v, &cx);
 	if (!rc)
-		rc = pass_keep(v3[0], v, &visits, 0);
+		rc = pass_keep(v3[0], v, &cx, 0);
 	if (!rc && offloads)
 		rc = tsl_schedule_copy(&v3[1], v3[0]);
 	if (!rc && offloads)
-		rc = pass_offload(v3[1], v, &visits);
+		rc = pass_offload(v3[1], v, &cx);
 	if (!rc && offloads)
-		rc = pass_offload(v3[2], v, &visits);
+		rc = pass_offload(v3[2], v, &cx);
 	if (!rc && offloads)
-		rc = pass_keep(v3[2], v, &visits, 0);
+		rc = pass_keep(v3[2], v, &cx, 0);
 	int best = 0;
 	for (int k = 0; k < 5 && !rc; k++) {
 		if (!v3[k])
@@ -721,6 +839,7 @@ static int relax(tessel_schedule **sp)
 		if (k != best)
 			tessel_schedule_free(v3[k]);
 	*sp = v3[best];
+	relax_ctx_release(&cx);
 	tsl_free(v);
 	return rc;
 }
@@ -1093,6 +1212,13 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	if (!tsl_graph_alternatives(g))
 		return tsl_search_plain(out, g, options, NULL);
+	/* what the micro-batches leave behind, whatever the plan (a relief
+	 * takes back what it saves) */
+	tsl_opts o;
+	tsl_search_opts(&o, g, options);
+	rc = tsl_graph_check_leftover(g, o.nmicros);
+	if (rc)
+		return rc;
 	int64_t mode = options ? options->value[TESSEL_OPT_ALTERNATIVES] : 1;
 	if (mode == 1)
 		return search_alternatives(out, g, options);

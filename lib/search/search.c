@@ -171,6 +171,9 @@ typedef struct best {
 	int nfin;
 	int rejected;          /* candidates whose completion broke a limit */
 	char reason[TSL_REASON_LEN];
+	/* why one micro-batch at a time does not fit ("" when it does, or
+	 * was not tried) */
+	char serial_short[TSL_REASON_LEN];
 	int64_t single_period; /* smallest period of one micro-batch seen, 0: none */
 
 	/* the first finalist's plain completion (validated): the result when
@@ -760,9 +763,20 @@ static int serial_schedule(tessel_schedule **out, best *b)
 	int64_t *need = tsl_calloc((size_t)g->ndevices, sizeof *need);
 	int rc = order && need ? tsl_serial_order(order, need, g, b->nmicros)
 			       : tsl_error_nomem();
-	if (!rc && !tsl_serial_fits(g, need))
+	if (!rc && !tsl_serial_fits(g, need)) {
+		for (int d = 0; d < g->ndevices; d++)
+			if (g->memory_limit[d] != TESSEL_UNLIMITED &&
+			    need[d] > g->memory_limit[d]) {
+				snprintf(b->serial_short, sizeof b->serial_short,
+					 "one micro-batch at a time needs %lld on device %d, "
+					 "above its limit %lld",
+					 (long long)need[d], d,
+					 (long long)g->memory_limit[d]);
+				break;
+			}
 		rc = tsl_error(TESSEL_EINFEASIBLE,
 			       "not even one micro-batch at a time fits the memory limits");
+	}
 	if (!rc)
 		rc = tsl_schedule_alloc_until(out, g, b->nmicros, b->dl);
 	if (!rc)
@@ -1080,7 +1094,13 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 	tessel_schedule_free(kept);
 	if (!rc)
 		rc = stage_list_and_improve(out, b);
-	if (!rc && !*out)
+	if (!rc && !*out && b->serial_short[0] && !b->first)
+		rc = tsl_error(TESSEL_EINFEASIBLE,
+			       "no schedule within the memory limits was found: %s, "
+			       "list scheduling broke a limit and every repetend "
+			       "found breaks one once completed: %s",
+			       b->serial_short, b->reason);
+	else if (!rc && !*out)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
 			       "every repetend found breaks a limit once completed: %s",
 			       b->reason);
@@ -1492,6 +1512,9 @@ int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 	resolve_options(&o, options);
 	if (share && share->nmicros > 0)
 		o.nmicros = share->nmicros;
+	rc = tsl_graph_check_leftover(g, o.nmicros);
+	if (rc)
+		return rc;
 	tessel_graph *lifted = NULL;
 	rc = lift_unreachable_limits(&lifted, g, o.nmicros);
 	if (!rc)
