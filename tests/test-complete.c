@@ -828,7 +828,7 @@ static void test_deadline_large(void **state)
 	guide.T = tsl_calloc((size_t)g->nblocks, sizeof *guide.T);
 	assert_true(rep.T && guide.T);
 	TH_OK(tsl_bounds_compute(&bnd, g));
-	TH_OK(tsl_repetend_heuristic(&rep, &guide, &(tsl_stage){g, &bnd, NULL, NULL}, 0));
+	TH_OK(tsl_repetend_heuristic(&rep, &guide, &(tsl_stage){g, &bnd, NULL, NULL}, 0, 0));
 	tsl_bounds_release(&bnd);
 	int64_t lb = 0;
 

@@ -185,7 +185,7 @@ static void test_heuristic_stops(void **state)
 	tsl_meter m = {0};
 	tsl_deadline dl = past(&m);
 	int64_t t0 = tsl_now_us();
-	int rc = tsl_repetend_heuristic(&rep, NULL, &(tsl_stage){g, &bnd, NULL, &dl}, 0);
+	int rc = tsl_repetend_heuristic(&rep, NULL, &(tsl_stage){g, &bnd, NULL, &dl}, 0, 0);
 	double secs = since(t0);
 	print_message("heuristic past its deadline: %.3f s, %lld ticks, rc %d\n",
 		      secs, (long long)m.used, rc);

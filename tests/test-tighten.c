@@ -104,7 +104,7 @@ static void tighten_case(const tcase *c)
 	rep.T = tsl_calloc((size_t)n, sizeof *rep.T);
 	assert_non_null(heur.T);
 	assert_non_null(rep.T);
-	TH_OK(tsl_repetend_heuristic(&heur, NULL, &(tsl_stage){g, &bnd, NULL, NULL}, 0));
+	TH_OK(tsl_repetend_heuristic(&heur, NULL, &(tsl_stage){g, &bnd, NULL, NULL}, 0, 0));
 	check_repetend(g, heur.T, heur.period);
 	int64_t P = heur.period;
 	const int64_t extra[] = {1, 7, P / 3 + 1, 2 * P};
@@ -185,7 +185,7 @@ static void test_tighten_at_bound(void **state)
 	tsl_repetend rep = {0};
 	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
 	assert_non_null(rep.T);
-	TH_OK(tsl_repetend_heuristic(&rep, NULL, &(tsl_stage){g, &bnd, NULL, NULL}, 0));
+	TH_OK(tsl_repetend_heuristic(&rep, NULL, &(tsl_stage){g, &bnd, NULL, NULL}, 0, 0));
 	assert_int_equal(rep.period, bnd.resource_bound);
 	int lowered = 1;
 	TH_OK(tsl_repetend_tighten(&rep, &lowered, &(tsl_stage){g, &bnd, NULL, NULL},

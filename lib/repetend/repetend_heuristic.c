@@ -55,6 +55,8 @@ typedef struct heur {
 	int multi;           /* some block is on several devices */
 	int64_t ims_left;    /* work left for iterative modulo scheduling */
 	int64_t steps_charged; /* of busy.steps */
+	int optional;        /* the deadline's end ends the search for a
+			      * first repetend too */
 } heur;
 
 /* Charge the arcs the circle queries walked since the last charge. */
@@ -72,11 +74,13 @@ static int out_of_time(heur *h)
 {
 	if (h->stopped)
 		return 1;
-	int past = h->found_any || !h->dl || !h->dl->hard_us
+	int first = !h->found_any && !h->optional;
+	int past = !first || !h->dl || !h->dl->hard_us
 			   ? tsl_deadline_left_ms(h->dl) <= 0
 			   : tsl_deadline_hard_passed(h->dl);
-	/* the work bound ends only the improvement of a repetend found */
-	if (past && !h->found_any && h->dl && !h->dl->hard_us &&
+	/* the work bound ends only the improvement of a repetend found (or
+	 * the search for an optional one) */
+	if (past && first && h->dl && !h->dl->hard_us &&
 	    !tsl_deadline_time_passed(h->dl))
 		past = 0;
 	if (past || tsl_options_cancelled(h->src))
@@ -623,7 +627,8 @@ static int heuristic_search(heur *h, tsl_repetend *rep, tsl_repetend *relaxed,
 }
 
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
-			   const tsl_stage *st, int64_t dfs_budget)
+			   const tsl_stage *st, int64_t dfs_budget,
+			   int optional)
 {
 	const tessel_graph *g = st->g;
 	const tsl_bounds *bnd = st->bnd;
@@ -636,6 +641,7 @@ int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
 	h.src = src;
 	h.st = st;
 	h.dfs_budget = dfs_budget > 0 ? dfs_budget : TSL_DFS_BUDGET;
+	h.optional = optional;
 	h.n = g->nblocks;
 	h.order = tsl_calloc((size_t)h.n, sizeof *h.order);
 	h.T = tsl_calloc((size_t)h.n, sizeof *h.T);

@@ -23,8 +23,11 @@
  * when it has one. `dfs_budget`: work bound of the memory-aware search
  * (0: its default, TSL_DFS_BUDGET). `relaxed`
  * (may be NULL; T allocated) gets the first repetend found that ignores
- * memory (period 0 if none), a guide for the solver. */
+ * memory (period 0 if none), a guide for the solver. `optional`: the
+ * caller has a repetend already, so the deadline's end (its work bound
+ * included) ends the search for a first one too. */
 int tsl_repetend_heuristic(tsl_repetend *rep, tsl_repetend *relaxed,
-			   const tsl_stage *st, int64_t dfs_budget);
+			   const tsl_stage *st, int64_t dfs_budget,
+			   int optional);
 
 #endif

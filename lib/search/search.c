@@ -683,7 +683,7 @@ static int search_group(best *b, const tessel_graph *g, const tsl_opts *o,
 	int have = 0;
 	tsl_stage st = {gk, &bk, o, hdl};
 	if (!rc) {
-		rc = tsl_repetend_heuristic(&heur, &guide, &st, TSL_GROUP_DFS_BUDGET);
+		rc = tsl_repetend_heuristic(&heur, &guide, &st, TSL_GROUP_DFS_BUDGET, 1);
 		have = rc == TSL_OK;
 		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT)
 			rc = TSL_OK;
@@ -931,7 +931,7 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	tsl_deadline hdl = heuristic_deadline(b);
 	tsl_stage heuristic = stage_of(b, &hdl), solver = stage_of(b, b->dl);
 	if (!rc)
-		rc = tsl_repetend_heuristic(&hint, &guide, &heuristic, 0);
+		rc = tsl_repetend_heuristic(&hint, &guide, &heuristic, 0, 0);
 	/* a period cap applies to the heuristic's repetend too */
 	if (!rc && o->max_period && hint.period > o->max_period)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
@@ -1668,7 +1668,7 @@ static int min_memory(int64_t *out, int *proven, const tessel_graph *g,
 	if (!rc && !rep.T)
 		rc = tsl_error_nomem();
 	tsl_stage unlimited = {free_g, bnd, o, dl};
-	if (!rc && tsl_repetend_heuristic(&rep, NULL, &unlimited, 0) == TSL_OK &&
+	if (!rc && tsl_repetend_heuristic(&rep, NULL, &unlimited, 0, 0) == TSL_OK &&
 	    rep.period == period) {
 		for (int d = 0; d < g->ndevices && !rc; d++) {
 			int64_t p = 0;
