@@ -1150,8 +1150,8 @@ TESSEL_API int tessel_model_units(const char **out_unit,
 
 /* An exploration: for one model, a candidate placement per placement
  * family (pipeline, zero-bubble, interleaved-2 and -4, v-shape, chimera,
- * m-shape, nn-shape, k-shape, tp2, tp4; doc/guide.md, "Exploring
- * placements"), its
+ * m-shape, nn-shape, k-shape, tp2, tp4, tp8 (since 1.7.7); doc/guide.md,
+ * "Exploring placements"), its
  * layers partitioned into stages by dynamic programming to balance the
  * stages' time under each device's memory, plus the published GPipe and
  * 1F1B orders on their own best partitions as baselines ("gpipe",

@@ -291,6 +291,48 @@ static void test_inference_and_branches(void **state)
 	tessel_options_free(o);
 }
 
+/* Few layers on many devices: 3 layers on 16 devices leave only the
+ * pipeline of 2 stages each tensor-parallel on 8 devices (tp8): it is
+ * placed, searched and ranked first; tp4 (4 stages) and the one-stage-a-
+ * device families give their reasons. */
+static void test_tp8_few_layers(void **state)
+{
+	(void)state;
+	char *t = profile(16, 12, 1, 8, "");
+	tessel_model *m = model_of(t);
+	free(t);
+	tessel_explore *ex = NULL;
+	TH_OK(tessel_explore_new(&ex, m));
+	tessel_model_free(m);
+	tessel_options *o = th_options(8);
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+	TH_OK(tessel_explore_run(ex, o));
+	size_t n = 0;
+	TH_OK(tessel_explore_count(&n, ex));
+	const char *family = NULL, *why = NULL;
+	double time = 0, stages = 0;
+	TH_OK(tessel_explore_family(&family, ex, 0));
+	assert_string_equal(family, "tp8");
+	TH_OK(tessel_explore_get(&time, ex, 0, TESSEL_EXPLORE_TIME));
+	TH_OK(tessel_explore_get(&stages, ex, 0, TESSEL_EXPLORE_STAGES));
+	assert_true(time > 0);
+	assert_true(stages == 2);
+	const tessel_schedule *s = NULL;
+	TH_OK(tessel_explore_schedule(&s, ex, 0));
+	TH_OK(tessel_schedule_validate(s));
+	for (size_t k = 1; k < n; k++) {
+		TH_OK(tessel_explore_family(&family, ex, k));
+		TH_OK(tessel_explore_get(&time, ex, k, TESSEL_EXPLORE_TIME));
+		TH_OK(tessel_explore_reason(&why, ex, k));
+		if (strcmp(family, "tp4") == 0) {
+			assert_true(time < 0);
+			assert_non_null(strstr(why, "layers"));
+		}
+	}
+	tessel_options_free(o);
+	tessel_explore_free(ex);
+}
+
 /* Memory too small for any family: EINFEASIBLE, every reason given. */
 static void test_nothing_fits(void **state)
 {
@@ -321,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_progress_stops),
 		cmocka_unit_test(test_inference_and_branches),
 		cmocka_unit_test(test_nothing_fits),
+		cmocka_unit_test(test_tp8_few_layers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

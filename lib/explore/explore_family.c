@@ -27,8 +27,8 @@
  * - k-shape: a model with two input branches that meet: each branch a
  *   pipeline on half of the devices, the layers after the meeting
  *   tensor-parallel on all (Tessel's K-shape).
- * - tp2, tp4: a pipeline of D/t stages, each tensor-parallel on t devices
- *   (Megatron-LM's tensor and pipeline parallelism).
+ * - tp2, tp4, tp8: a pipeline of D/t stages, each tensor-parallel on t
+ *   devices (Megatron-LM's tensor and pipeline parallelism).
  * The tensor-parallel families need the model's tensor_parallel costs. */
 #include "explore_family.h"
 
@@ -293,6 +293,7 @@ int tsl_family_plans(tsl_plan **out, int *n, const tessel_model *m)
 		{"k-shape", TSL_PLAN_SEARCH, 0, 0, 0, -2, 1, 0, 0},
 		{"tp2", TSL_PLAN_SEARCH, 0, 0, 0, 2, 1, 0, 0},
 		{"tp4", TSL_PLAN_SEARCH, 0, 0, 0, 4, 1, 0, 0},
+		{"tp8", TSL_PLAN_SEARCH, 0, 0, 0, 8, 1, 0, 0},
 	};
 	const int nf = (int)(sizeof fams / sizeof fams[0]);
 	*out = NULL;
