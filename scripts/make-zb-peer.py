@@ -35,6 +35,10 @@ Usage:
   scripts/make-zb-peer.py --peer DIR --sizes > OUT
       a grid of sizes outside the suite's: 6, 10, 12, 20 and 24 devices,
       memory 1x to 1.75x, communication 0.6 to 3 ms, both forms
+  scripts/make-zb-peer.py --peer DIR --random SEED COUNT [--devices 3,4,...]
+      COUNT cases of random costs and sizes drawn from SEED (random_cases
+      says from what; the same SEED gives the same cases): profiles other
+      than the published ones, for `tessel bench --suite zb --data OUT`
 """
 import argparse
 import contextlib
@@ -126,9 +130,16 @@ def emit(out, name, form, p, n, uneven, stages, spans, comm, mem, limit,
 
 
 def case_h(peer, out, p, n, factor, comm, uneven):
-    zb, _, GraphConfig = peer
     _, (f, b, w), mem = costs(p, p, uneven, 100)
     limit = int(p * mem[0] * float(factor))
+    name = f"h_p{p}_m{n}_mem{factor}x_c{comm}_{'uneven' if uneven else 'even'}"
+    run_h(peer, out, name, p, n, uneven, (f, b, w), comm, mem, limit)
+
+
+def run_h(peer, out, name, p, n, uneven, spans, comm, mem, limit):
+    """zb.py's initial_solution on per-stage spans (f, b, w lists)."""
+    zb, _, GraphConfig = peer
+    f, b, w = spans
     cfg = GraphConfig(mem_f=[mem[0]] * p, mem_b=[mem[1]] * p, mem_w=[mem[2]] * p,
                       max_mem=[limit] * p, cost_f=[float(x) for x in f],
                       cost_b=[float(x) for x in b], cost_w=[float(x) for x in w],
@@ -142,15 +153,22 @@ def case_h(peer, out, p, n, factor, comm, uneven):
         ops = [(done[g.get_id(k, s, m)], "FBW"[k] + str(m))
                for k in range(3) for m in range(n)]
         orders.append([o for _, o in sorted(ops)])
-    name = f"h_p{p}_m{n}_mem{factor}x_c{comm}_{'uneven' if uneven else 'even'}"
     emit(out, name, "h", p, n, uneven, list(range(p)), (f, b, w), comm, mem,
          limit, int(max(done)), secs, orders)
 
 
 def case_v(peer, out, p, n, factor, comm, uneven):
-    _, zbv, GraphConfig = peer
     (f, b, w), per, mem = costs(p, 2 * p, uneven, 200)
     limit = int(2 * p * mem[0] * float(factor))
+    name = f"v_p{p}_m{n}_mem{factor}x_c{comm}_{'uneven' if uneven else 'even'}"
+    run_v(peer, out, name, p, n, uneven, (f, b, w), per, comm, mem, limit)
+
+
+def run_v(peer, out, name, p, n, uneven, kinds, per, comm, mem, limit):
+    """zbv.py's create_schedule on one cost per kind (f, b, w), its order
+    replayed on the per-stage spans `per`."""
+    _, zbv, GraphConfig = peer
+    f, b, w = kinds
     t0 = time.time()
     pg = zbv.PipelineGraph(p, n, f, b, w, comm, mem[0], mem[1], mem[2], max_mem=limit)
     cfg = GraphConfig(mem_f=[], mem_b=[], mem_w=[], cost_f=[float(f)] * p,
@@ -170,9 +188,52 @@ def case_v(peer, out, p, n, factor, comm, uneven):
     orders = [[("FBW" if nd.chunk == 0 else "fbw")["FBW".index(str(nd.type))] +
                str(nd.microbatch) for nd in nodes[s]] for s in range(p)]
     stages = list(range(p)) + list(range(p - 1, -1, -1))
-    name = f"v_p{p}_m{n}_mem{factor}x_c{comm}_{'uneven' if uneven else 'even'}"
     emit(out, name, "v", p, n, uneven, stages, per, comm, mem, limit,
          int(best[1]), secs, orders)
+
+
+def random_cases(peer, out, seed, count, devices):
+    """`count` cases drawn from random.Random(seed): either form, p from
+    `devices`, 1-8 (ZB-H) or 2-6 (V) times p micro-batches, F 50-400
+    steps, B 0.8-2.2 F, W 0.3-1.5 F (a V chunk half of each), communication
+    0-120 steps, memory 1x-2x the 1F1B budget, hidden size 1024-4096, the
+    first stage's spans x1, 1.1 or 1.3 and the last's x1, 1.3 or 1.6."""
+    import random
+    rng = random.Random(seed)
+    for i in range(count):
+        form = rng.choice("hv")
+        p = rng.choice(devices)
+        n = p * (rng.choice([1, 2, 3, 4, 6, 8]) if form == "h" else rng.choice([2, 3, 4, 6]))
+        F = rng.randint(50, 400)
+        B = int(F * rng.uniform(0.8, 2.2))
+        W = int(F * rng.uniform(0.3, 1.5))
+        comm = rng.choice([0, 1, 5, 10, 30, 60, 120])
+        factor = rng.choice(["1", "1.1", "1.25", "1.5", "2"])
+        h = rng.choice([1024, 2048, 4096])
+        mf = 34 * h + 5 * 32 * 1024
+        mw = -32 * h
+        mem = (mf, -mf - mw, mw)
+        first = rng.choice([1.0, 1.0, 1.1, 1.3])
+        last = rng.choice([1.0, 1.0, 1.3, 1.6])
+        uneven = first != 1.0 or last != 1.0
+        name = f"r{seed}_{i}_{form}_p{p}_m{n}_mem{factor}x_c{comm}"
+
+        def spans(kinds, nst):
+            rows = []
+            for x in kinds:
+                row = [x] * nst
+                row[0] = max(1, round(x * first))
+                row[-1] = max(1, round(x * last))
+                rows.append(row)
+            return rows
+        if form == "h":
+            limit = int(p * mem[0] * float(factor))
+            run_h(peer, out, name, p, n, uneven, spans((F, B, W), p), comm, mem, limit)
+        else:
+            kinds = (max(1, F // 2), max(1, B // 2), max(1, W // 2))
+            limit = int(2 * p * mem[0] * float(factor))
+            run_v(peer, out, name, p, n, uneven, kinds, spans(kinds, 2 * p), comm,
+                  mem, limit)
 
 
 NAME = re.compile(r"^([hv])_p(\d+)_m(\d+)_mem([0-9.]+)x_c(\d+)_(even|uneven)$")
@@ -185,6 +246,10 @@ def main():
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--like", help="a file of cases: make each named there again")
     g.add_argument("--sizes", action="store_true", help="the grid of other sizes")
+    g.add_argument("--random", nargs=2, type=int, metavar=("SEED", "COUNT"),
+                   help="COUNT cases of random costs and sizes")
+    ap.add_argument("--devices", default="3,4,5,6,7,8,9,12,16",
+                    help="--random: the device counts to draw from")
     a = ap.parse_args()
     peer = load_peer(a.peer)
     cases = []
@@ -196,15 +261,21 @@ def main():
                     sys.exit(f"make-zb-peer: cannot read the case name in: {line.strip()}")
                 form, p, n, factor, comm, kind = m.groups()
                 cases.append((form, int(p), int(n), factor, int(comm), kind == "uneven"))
-    else:
+    elif a.sizes:
         for p, n, factor, comm in SIZES:
             for form in "hv":
                 cases.append((form, p, n, factor, comm, False))
     out = sys.stdout
+    how = ("--like " + os.path.basename(a.like) if a.like else
+           f"--random {a.random[0]} {a.random[1]} --devices {a.devices}" if a.random
+           else "--sizes")
     out.write("# The Zero Bubble authors' automatic pipeline scheduler (the peer): its\n"
               "# per-device orders, made by scripts/make-zb-peer.py "
-              + ("--like " + os.path.basename(a.like) if a.like else "--sizes") +
+              + how +
               " (its docstring says\n# how); the format is tests/data/zb-peer.txt's.\n")
+    if a.random:
+        devices = [int(x) for x in a.devices.split(",")]
+        random_cases(peer, out, a.random[0], a.random[1], devices)
     for form, p, n, factor, comm, uneven in cases:
         (case_h if form == "h" else case_v)(peer, out, p, n, factor, comm, uneven)
     return 0
