@@ -768,7 +768,7 @@ static int serial_schedule(tessel_schedule **out, best *b)
 			if (g->memory_limit[d] != TESSEL_UNLIMITED &&
 			    need[d] > g->memory_limit[d]) {
 				snprintf(b->serial_short, sizeof b->serial_short,
-					 "one micro-batch at a time needs %lld on device %d, "
+					 "the micro-batches one at a time need %lld on device %d, "
 					 "above its limit %lld",
 					 (long long)need[d], d,
 					 (long long)g->memory_limit[d]);
