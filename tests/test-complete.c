@@ -1,7 +1,8 @@
 /* Completion with latencies and deadlines (white box: links
  * libtessel_internal and calls tsl_complete, tsl_compact, tsl_sgs and
  * tsl_sgs_backward directly), and builds V pipelines' rounds
- * (tsl_vshape_schedule). The validator checks devices, memory and
+ * (tsl_vshape_schedule) and H pipelines by the Zero Bubble authors' greedy
+ * (tsl_hshape_schedule). The validator checks devices, memory and
  * dependencies; the latency rule, start(c) >= start(a) + span(a) + latency
  * where c occupies a device a does not, is checked here with its own
  * reading of the graph. Serial generation is compared step for step with
@@ -20,6 +21,7 @@
 #include "complete_compact.h"
 #include "complete_sgs.h"
 #include "complete_gaps.h"
+#include "complete_hshape.h"
 #include "complete_list.h"
 #include "complete_vshape.h"
 #include "complete_window_z3.h"
@@ -1110,6 +1112,169 @@ static void test_list_top(void **state)
 	assert_true(with_more > 0);
 }
 
+/* One stage per device with forward, backward and weight blocks (the Zero
+ * Bubble authors' H form): F 156 steps, B 271, W 197, latency 60, memory
+ * for all 16 micro-batches on 8 devices. The lower bound (device 0: its
+ * forwards, the wait for the first backward to come back, then its
+ * backward and weight blocks without a gap) is reached only when no
+ * device starts a forward just before a backward arrives: the backward
+ * pass, held up by a forward on each device, comes back late. The rule
+ * that keeps forwards for the gaps reaches it; every other rule of the
+ * table ends later. */
+static void test_list_forward_in_gaps(void **state)
+{
+	(void)state;
+	const int D = 8, N = 16;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, D));
+	static const tessel_kind kinds[3] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD,
+					     TESSEL_KIND_WEIGHT};
+	static const int64_t span[3] = {156, 271, 197}, mem[3] = {7, -4, -3};
+	for (int k = 0; k < 3; k++)
+		for (int d = 0; d < D; d++) {
+			char name[16];
+			int id = 0;
+			snprintf(name, sizeof name, "%c%d", "fbw"[k], d);
+			TH_OK(tessel_graph_add_block(&id, g, name, kinds[k], span[k], mem[k]));
+			TH_OK(tessel_graph_place(g, id, &d, 1));
+		}
+	/* f_d is block d, b_d block D + d, w_d block 2D + d */
+	for (int d = 0; d < D; d++) {
+		if (d > 0)
+			TH_OK(tessel_graph_add_dep(g, d - 1, d));
+		TH_OK(tessel_graph_add_dep(g, d == D - 1 ? d : D + d + 1, D + d));
+		TH_OK(tessel_graph_add_dep(g, D + d, 2 * D + d));
+	}
+	TH_OK(tessel_graph_set_latency(g, 60));
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, 7 * N));
+	tsl_bounds bnd;
+	TH_OK(tsl_bounds_compute(&bnd, g));
+	int64_t lb = tsl_bounds_lower(&bnd, N);
+	tsl_stage st = {g, &bnd, NULL, NULL};
+	tessel_schedule *s = NULL;
+	TH_OK(tsl_schedule_alloc(&s, g, N));
+	int in_gaps = 0;
+	for (int r = 0; r < TSL_LIST_NRULES; r++) {
+		TH_OK(tsl_list_schedule(s, &st, &tsl_list_rules[r]));
+		TH_OK(tsl_schedule_check(s, NULL));
+		int64_t ms = tsl_schedule_makespan(s);
+		assert_true(ms >= lb);
+		if (tsl_list_rules[r].forward_in_gaps) {
+			in_gaps++;
+			assert_int_equal(ms, lb);
+		} else {
+			assert_true(ms > lb);
+		}
+	}
+	assert_true(in_gaps > 0);
+	int found = 0;
+	TH_OK(tsl_list_best(s, &found, &st));
+	assert_int_equal(found, 1);
+	assert_int_equal(tsl_schedule_makespan(s), lb);
+	tessel_schedule_free(s);
+	tsl_bounds_release(&bnd);
+	tessel_graph_free(g);
+}
+
+/* An H pipeline (one stage per device, forward, backward and weight
+ * blocks, stage d on device d) of D devices: F/B/W spans `mid` on the
+ * inner stages, `end` on the first and last; memory +6, -5, -1; latency
+ * lat; every device's limit `limit`. Blocks f_d = d, b_d = D + d,
+ * w_d = 2D + d. */
+static tessel_graph *hpipe(int D, const int end[3], const int mid[3], int lat,
+			   int64_t limit)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, D));
+	static const tessel_kind kinds[3] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD,
+					     TESSEL_KIND_WEIGHT};
+	static const int mem[3] = {6, -5, -1};
+	for (int k = 0; k < 3; k++)
+		for (int d = 0; d < D; d++) {
+			char name[16];
+			int id = 0;
+			snprintf(name, sizeof name, "%c%d", "fbw"[k], d);
+			TH_OK(tessel_graph_add_block(&id, g, name, kinds[k],
+						     d == 0 || d == D - 1 ? end[k] : mid[k],
+						     mem[k]));
+			TH_OK(tessel_graph_place(g, id, &d, 1));
+		}
+	for (int d = 0; d < D; d++) {
+		if (d > 0)
+			TH_OK(tessel_graph_add_dep(g, d - 1, d));
+		TH_OK(tessel_graph_add_dep(g, d == D - 1 ? d : D + d + 1, D + d));
+		TH_OK(tessel_graph_add_dep(g, D + d, 2 * D + d));
+	}
+	TH_OK(tessel_graph_set_latency(g, lat));
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, limit));
+	return g;
+}
+
+/* tsl_hshape_schedule: the Zero Bubble authors' greedy on an H pipeline.
+ * 32 devices, heavier first and last stages, memory for 32 forwards (the
+ * 1F1B budget), 192 micro-batches: the greedy's warm-up and its weight
+ * blocks put off reach the lower bound (both end devices busy without a
+ * gap), which no list rule reaches. Its schedule passes the validator;
+ * the blocks listed in another order give the same; a graph that is no
+ * H pipeline gives none. */
+static void test_hshape_greedy(void **state)
+{
+	(void)state;
+	static const int end[3] = {354, 451, 481}, mid[3] = {272, 347, 370};
+	const int D = 32;
+	const int64_t N = 192;
+	tessel_graph *g = hpipe(D, end, mid, 5, 6 * D);
+	tsl_bounds bnd;
+	TH_OK(tsl_bounds_compute(&bnd, g));
+	int64_t lb = tsl_bounds_lower(&bnd, N);
+	tessel_schedule *s = NULL;
+	int found = 0;
+	TH_OK(tsl_schedule_alloc(&s, g, N));
+	TH_OK(tsl_hshape_schedule(s, &found, NULL));
+	assert_int_equal(found, 1);
+	TH_OK(tsl_schedule_check(s, NULL));
+	check_latencies(s);
+	assert_int_equal(tsl_schedule_makespan(s), lb);
+	/* the list rules alone end later */
+	tsl_stage st = {g, &bnd, NULL, NULL};
+	tessel_schedule *t = NULL;
+	TH_OK(tsl_schedule_alloc(&t, g, N));
+	for (int r = 0; r < TSL_LIST_NRULES; r++) {
+		int rc = tsl_list_schedule(t, &st, &tsl_list_rules[r]);
+		if (rc == TESSEL_EINFEASIBLE)
+			continue;
+		TH_OK(rc);
+		assert_true(tsl_schedule_makespan(t) > lb);
+	}
+	tessel_schedule_free(t);
+	/* the blocks listed backwards: the same */
+	int nb = 3 * D, order[3 * 32];
+	for (int i = 0; i < nb; i++)
+		order[i] = nb - 1 - i;
+	tessel_graph *h = reordered(g, order);
+	TH_OK(tsl_schedule_alloc(&t, h, N));
+	TH_OK(tsl_hshape_schedule(t, &found, NULL));
+	assert_int_equal(found, 1);
+	assert_int_equal(tsl_schedule_makespan(t), lb);
+	tessel_schedule_free(t);
+	tessel_graph_free(h);
+	tessel_schedule_free(s);
+	tsl_bounds_release(&bnd);
+	tessel_graph_free(g);
+	/* memory too tight for even the first forwards: none; no H
+	 * pipeline (a V pipeline, one without weight blocks): none */
+	tessel_graph *gs[] = {hpipe(4, end, mid, 5, 5), vpipe(4, 6, 0, 8, 0),
+			      pipeline(4, 6, 8)};
+	for (size_t i = 0; i < sizeof gs / sizeof gs[0]; i++) {
+		found = 1;
+		TH_OK(tsl_schedule_alloc(&s, gs[i], 16));
+		TH_OK(tsl_hshape_schedule(s, &found, NULL));
+		assert_int_equal(found, 0);
+		tessel_schedule_free(s);
+		tessel_graph_free(gs[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1121,6 +1286,8 @@ int main(void)
 		cmocka_unit_test(test_deadline_large),
 		cmocka_unit_test(test_vshape_rounds),
 		cmocka_unit_test(test_list_top),
+		cmocka_unit_test(test_list_forward_in_gaps),
+		cmocka_unit_test(test_hshape_greedy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,9 @@
  * memory delta within the limit of each) starts. A weight block may be
  * kept for the gaps: it starts only when it ends before the next instance
  * becomes ready on d, unless memory holds a better-ranked instance back (a
- * weight block frees memory). An instance blocked only by a busy device
+ * weight block frees memory); a forward likewise, for the instances of
+ * better rank (the backward pass then never waits for a forward begun
+ * just before it arrived). An instance blocked only by a busy device
  * of its own lets d take instances that end before that device is free.
  * Every instance starts at its final time, so memory only ever grows by
  * what starts now: the limits hold at every step. The Zero Bubble
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "complete_list.h"
+#include "complete_hshape.h"
 #include "complete_interleaved.h"
 #include "complete_vshape.h"
 #include "error.h"
@@ -30,32 +33,36 @@
 const tsl_list_rule tsl_list_rules[TSL_LIST_NRULES] = {
 	/* ranks of forward, backward, weight; weight in the gaps; memory
 	 * kept for earlier micro-batches; slack of the cap on those in
-	 * flight */
-	{{1, 0, 2}, 1, 1, 0},  /* backward first, weight in the gaps, 1F1B's
+	 * flight; forward in the gaps */
+	{{1, 0, 2}, 1, 1, 0, 0},  /* backward first, weight in the gaps, 1F1B's
 				* flight */
-	{{1, 0, 2}, 0, 1, 0},  /* weight whenever nothing better */
-	{{1, 0, 2}, 1, 1, 1},
-	{{1, 0, 2}, 0, 1, 1},
-	{{2, 0, 1}, 0, 1, 0},  /* backward, then weight, then forward */
-	{{2, 0, 1}, 0, 1, 1},
-	{{1, 0, 2}, 1, 1, -1}, /* no cap: as many as memory allows */
-	{{1, 0, 2}, 0, 1, -1},
-	{{2, 0, 1}, 0, 1, -1},
-	{{0, 1, 2}, 1, 1, -1}, /* forward first (GPipe-like) */
-	{{1, 0, 2}, 1, ALL, 0}, /* every earlier micro-batch's memory kept */
-	{{1, 0, 2}, 0, ALL, 0},
-	{{1, 0, 2}, 1, ALL, 1},
-	{{1, 0, 2}, 0, ALL, 1},
-	{{1, 0, 2}, 1, ALL, -1},
-	{{1, 0, 2}, 0, ALL, -1},
-	{{2, 0, 1}, 0, ALL, -1},
-	{{0, 1, 2}, 1, ALL, -1},
-	{{1, 0, 2}, 1, 2, 0},
-	{{1, 0, 2}, 0, 2, 0},
-	{{1, 0, 2}, 1, 2, -1},
-	{{1, 0, 2}, 0, 2, -1},
-	{{2, 0, 1}, 0, 2, -1},
-	{{0, 1, 2}, 1, 2, -1},
+	{{1, 0, 2}, 0, 1, 0, 0},  /* weight whenever nothing better */
+	{{1, 0, 2}, 1, 1, 1, 0},
+	{{1, 0, 2}, 0, 1, 1, 0},
+	{{2, 0, 1}, 0, 1, 0, 0},  /* backward, then weight, then forward */
+	{{2, 0, 1}, 0, 1, 1, 0},
+	{{1, 0, 2}, 1, 1, -1, 0}, /* no cap: as many as memory allows */
+	{{1, 0, 2}, 0, 1, -1, 0},
+	{{2, 0, 1}, 0, 1, -1, 0},
+	{{0, 1, 2}, 1, 1, -1, 0}, /* forward first (GPipe-like) */
+	{{1, 0, 2}, 1, ALL, 0, 0}, /* every earlier micro-batch's memory kept */
+	{{1, 0, 2}, 0, ALL, 0, 0},
+	{{1, 0, 2}, 1, ALL, 1, 0},
+	{{1, 0, 2}, 0, ALL, 1, 0},
+	{{1, 0, 2}, 1, ALL, -1, 0},
+	{{1, 0, 2}, 0, ALL, -1, 0},
+	{{2, 0, 1}, 0, ALL, -1, 0},
+	{{0, 1, 2}, 1, ALL, -1, 0},
+	{{1, 0, 2}, 1, 2, 0, 0},
+	{{1, 0, 2}, 0, 2, 0, 0},
+	{{1, 0, 2}, 1, 2, -1, 0},
+	{{1, 0, 2}, 0, 2, -1, 0},
+	{{2, 0, 1}, 0, 2, -1, 0},
+	{{0, 1, 2}, 1, 2, -1, 0},
+	/* backward first, a forward only when it does not hold up the
+	 * next backward, weight whenever nothing better: the backward
+	 * pass runs through the pipeline without waiting */
+	{{1, 0, 2}, 0, 1, -1, 1},
 };
 
 /* A binary min-heap of (k1, k2, id). */
@@ -153,6 +160,8 @@ typedef struct psg {
 	int64_t *mem;          /* per device: memory now */
 	int64_t *crit;         /* per block: span + tail */
 	heap *pending;         /* per device: (ready time, id) not yet ready */
+	heap *pending_better;  /* per device: the same, of the kinds ranked
+				* before forward (forward_in_gaps only) */
 	heap *ranked;          /* per device and rank: (micro-batch, -crit, id) */
 	heap events;           /* (time, device) */
 	int64_t *need;         /* per device and micro-batch: memory its
@@ -181,6 +190,9 @@ static void psg_release(psg *p)
 	tsl_free(p->crit);
 	for (int d = 0; p->pending && d < p->nd; d++)
 		tsl_free(p->pending[d].a);
+	for (int d = 0; p->pending_better && d < p->nd; d++)
+		tsl_free(p->pending_better[d].a);
+	tsl_free(p->pending_better);
 	for (int i = 0; p->ranked && i < p->nd * NRANKS; i++)
 		tsl_free(p->ranked[i].a);
 	tsl_free(p->pending);
@@ -212,6 +224,9 @@ static void make_pending(psg *p, int64_t id)
 	for (int k = 0; k < B->ndevices; k++) {
 		int e = B->devices[k];
 		push(p, &p->pending[e], p->ready[id], id, id);
+		if (p->pending_better &&
+		    p->rule->rank[B->kind] < p->rule->rank[TESSEL_KIND_FORWARD])
+			push(p, &p->pending_better[e], p->ready[id], id, id);
 		/* no event of its own when e is busy until then: the event of
 		 * e's end (pushed when that started, not yet served: ready is
 		 * later than now) promotes it. Charged as the push it was. */
@@ -243,6 +258,16 @@ static int64_t next_arrival(psg *p, int d)
 {
 	heap *h = &p->pending[d];
 	while (h->n > 0 && p->done[h->a[0].id])
+		heap_pop(h);
+	return h->n > 0 ? h->a[0].k1 : INT64_MAX;
+}
+
+/* The next time after t an instance of a kind ranked before forward
+ * becomes ready on d, or INT64_MAX (forward_in_gaps). */
+static int64_t next_better_arrival(psg *p, int d, int64_t t)
+{
+	heap *h = &p->pending_better[d];
+	while (h->n > 0 && (p->done[h->a[0].id] || h->a[0].k1 <= t))
 		heap_pop(h);
 	return h->n > 0 ? h->a[0].k1 : INT64_MAX;
 }
@@ -407,6 +432,16 @@ static void serve(psg *p, int d, int64_t t)
 				continue;
 			}
 		}
+		if (B->kind == TESSEL_KIND_FORWARD && p->rule->forward_in_gaps &&
+		    !memory_held) {
+			int64_t next = next_better_arrival(p, d, t);
+			if (next < t + B->span) {
+				/* a forward would hold back what arrives:
+				 * the weight blocks may take the gap */
+				wake_at(p, d, next);
+				continue;
+			}
+		}
 		heap_pop(h);
 		start(p, id, t);
 		return;
@@ -437,6 +472,11 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 	p->crit = tsl_calloc((size_t)p->n, sizeof *p->crit);
 	p->pending = tsl_calloc((size_t)p->nd, sizeof *p->pending);
 	p->ranked = tsl_calloc((size_t)p->nd * NRANKS, sizeof *p->ranked);
+	if (rule->forward_in_gaps) {
+		p->pending_better = tsl_calloc((size_t)p->nd, sizeof *p->pending_better);
+		if (!p->pending_better)
+			return tsl_error_nomem();
+	}
 	if (!p->waiting || !p->ready || !p->done || !p->free_at || !p->mem ||
 	    !p->crit || !p->pending || !p->ranked || !p->wake)
 		return tsl_error_nomem();
@@ -657,6 +697,21 @@ static int list_top_run(tessel_schedule *s, int *found, const tsl_stage *st,
 			*found = 1;
 			rc = top_offer(top, s);
 		}
+	}
+	/* a pipeline of one stage per device by the Zero Bubble authors'
+	 * greedy (none when the graph is no such pipeline) */
+	if (!rc) {
+		int hfound = 0;
+		rc = tsl_hshape_schedule(s, &hfound, dl);
+		if (rc == TESSEL_ETIMEOUT)
+			rc = TSL_OK; /* the rules may still find one */
+		int64_t m = !rc && hfound ? tsl_schedule_makespan(s) : INT64_MAX;
+		if (m < best_makespan) {
+			best_makespan = m;
+			*found = 1;
+		}
+		if (m < INT64_MAX)
+			rc = top_offer(top, s);
 	}
 	/* an interleaved pipeline's order (none when the graph is no such
 	 * pipeline) */

@@ -32,10 +32,16 @@ typedef struct tsl_list_rule {
 	 * device over its load there (rounded up), plus `flight_slack`;
 	 * < 0: no cap */
 	int flight_slack;
+	/* a forward starts only when it ends before the next instance of a
+	 * better rank becomes ready on its device, or when memory holds
+	 * that instance back: the backward pass is never held up by a
+	 * forward begun just before it arrives (0: whenever it is the best
+	 * that can start) */
+	int forward_in_gaps;
 } tsl_list_rule;
 
 /* The rules tsl_list_best tries, in order. */
-#define TSL_LIST_NRULES 24
+#define TSL_LIST_NRULES 25
 extern const tsl_list_rule tsl_list_rules[TSL_LIST_NRULES];
 
 /* Parallel schedule generation: time moves forward; whenever every
