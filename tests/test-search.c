@@ -779,6 +779,57 @@ static char *json_without_seconds(const tessel_schedule *s)
 	return out;
 }
 
+/* A search never ends longer than its first schedule, which on a
+ * pipeline of the Zero Bubble authors' H form is their greedy's order
+ * where that is shorter than list scheduling: with a budget of one work
+ * unit, 32 devices with heavier first and last stages, memory for 32
+ * forwards, 192 micro-batches, the lower bound (list scheduling alone
+ * ends later, tests/test-complete.c hshape_greedy). */
+static void test_first_schedule_hshape(void **state)
+{
+	(void)state;
+	static const int end[3] = {354, 451, 481}, mid[3] = {272, 347, 370};
+	static const int mem[3] = {6, -5, -1};
+	static const tessel_kind kinds[3] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD,
+					     TESSEL_KIND_WEIGHT};
+	const int D = 32;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, D));
+	for (int k = 0; k < 3; k++)
+		for (int d = 0; d < D; d++) {
+			char name[16];
+			int id = 0;
+			snprintf(name, sizeof name, "%c%d", "fbw"[k], d);
+			TH_OK(tessel_graph_add_block(&id, g, name, kinds[k],
+						     d == 0 || d == D - 1 ? end[k] : mid[k],
+						     mem[k]));
+			TH_OK(tessel_graph_place(g, id, &d, 1));
+		}
+	for (int d = 0; d < D; d++) {
+		if (d > 0)
+			TH_OK(tessel_graph_add_dep(g, d - 1, d));
+		TH_OK(tessel_graph_add_dep(g, d == D - 1 ? d : D + d + 1, D + d));
+		TH_OK(tessel_graph_add_dep(g, D + d, 2 * D + d));
+	}
+	TH_OK(tessel_graph_set_latency(g, 5));
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, 6 * D));
+	tessel_options *o = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 192));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 1));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_search(&s, g, o));
+	TH_OK(tessel_schedule_validate(s));
+	int64_t lb = 0;
+	TH_OK(tessel_graph_lower_bound(&lb, g, 192));
+	print_message("H pipeline, 32 devices, budget 1: makespan %lld, LB %lld\n",
+		      (long long)th_sched(s, TESSEL_SCHED_MAKESPAN), (long long)lb);
+	assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN), lb);
+	tessel_schedule_free(s);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 /* tessel_search_sweep on a small placement (also under the checkers):
  * limits out of order, one twice, unlimited and one under which nothing
  * fits; every result valid under its own limit, the makespans never
@@ -914,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_infeasible_leftover),
 		cmocka_unit_test(test_direct_small),
 		cmocka_unit_test(test_search_sweep_small),
+		cmocka_unit_test(test_first_schedule_hshape),
 	};
 	return cmocka_run_group_tests_name("search", tests, NULL, NULL);
 }

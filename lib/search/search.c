@@ -8,8 +8,10 @@
 
 #include "complete.h"
 #include "complete_direct_z3.h"
+#include "complete_hshape.h"
 #include "complete_list.h"
 #include "complete_serial.h"
+#include "complete_vshape.h"
 #include "complete_window_z3.h"
 #include "error.h"
 #include "options.h"
@@ -749,10 +751,40 @@ static int search_groups(best *b, const tessel_graph *g, const tsl_opts *o,
 	return rc;
 }
 
+/* The pipeline schedulers' orders on a placement of their shape: the
+ * Zero Bubble authors' V rounds (complete_vshape.c) and their H greedy
+ * (complete_hshape.c), each in time linear in the instances (none on
+ * another placement). The shortest replaces *s when *have is 0 (*s
+ * allocated, its entries whatever) or it is shorter; *have is then 1. */
+static int pipeline_shapes(tessel_schedule **s, int *have, best *b)
+{
+	tessel_schedule *t = NULL;
+	int rc = tsl_schedule_alloc_until(&t, b->g, b->nmicros, b->dl);
+	for (int shape = 0; shape < 2 && !rc; shape++) {
+		int found = 0;
+		rc = shape == 0 ? tsl_vshape_schedule(t, &found, b->dl)
+				: tsl_hshape_schedule(t, &found, b->dl);
+		if (rc == TESSEL_ETIMEOUT)
+			rc = TSL_OK; /* (without a message) the schedule so far */
+		if (!rc && found &&
+		    (!*have || tsl_schedule_makespan(t) < tsl_schedule_makespan(*s))) {
+			tessel_schedule *x = *s;
+			*s = t;
+			t = x;
+			*have = 1;
+		}
+	}
+	tessel_schedule_free(t);
+	return rc;
+}
+
 /* The first schedule of a search, in time about linear in the instances:
- * list scheduling by the first rule of complete_list.c, its repetend
- * figures read off it, validated. Kept in b->first (none when memory held
- * it back or the hard end came first). */
+ * list scheduling by the first rule of complete_list.c, or the pipeline
+ * schedulers' order where the placement has their shape and it is
+ * shorter (pipeline_shapes), its repetend figures read off it, validated.
+ * Kept in b->first (none when memory held it back or the hard end came
+ * first). A search never ends longer than its first schedule: on those
+ * shapes never longer than the peer schedulers, whatever its budget. */
 /* One micro-batch at a time in the order of least memory
  * (complete_serial.c) into *out, when it fits the limits;
  * TESSEL_EINFEASIBLE (nothing made) otherwise. */
@@ -806,6 +838,14 @@ static int first_schedule(best *b)
 	if (!rc)
 		rc = tsl_list_schedule(s, &st, &tsl_list_rules[0]);
 	b->first_ticks = tsl_work_used(b->dl) - w0;
+	if (s && (!rc || rc == TESSEL_EINFEASIBLE || rc == TESSEL_EVIOLATION)) {
+		int have = rc == TSL_OK;
+		int prc = pipeline_shapes(&s, &have, b);
+		if (prc)
+			rc = prc;
+		else if (have)
+			rc = TSL_OK;
+	}
 	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_EVIOLATION) {
 		/* memory too tight for list scheduling: one micro-batch at a
 		 * time, when that fits */
