@@ -45,6 +45,7 @@ typedef struct hshape {
 	int64_t *cur;      /* [stage]: the device's time */
 	int64_t *mem;      /* [stage] */
 	int64_t *bubble;   /* [stage] */
+	int64_t most;      /* the largest of bubble[] (they only grow) */
 	int64_t puts;      /* counted work */
 	int failed;
 } hshape;
@@ -77,11 +78,7 @@ static int64_t C(const hshape *h, int kind, int stage)
 
 static int64_t max_bubble(const hshape *h)
 {
-	int64_t m = 0;
-	for (int i = 0; i < h->p; i++)
-		if (h->bubble[i] > m)
-			m = h->bubble[i];
-	return m;
+	return h->most;
 }
 
 /* The next instance of (kind, stage) after what its device ran, as early
@@ -113,8 +110,11 @@ static void put(hshape *h, int stage, int kind)
 		if (e > t)
 			t = e;
 	}
-	if (cnt(h, stage, HF) > 0)
+	if (cnt(h, stage, HF) > 0) {
 		h->bubble[stage] += t - h->cur[stage];
+		if (h->bubble[stage] > h->most)
+			h->most = h->bubble[stage];
+	}
 	h->endt[m * h->n + b] = t + y->span;
 	h->s->entries[m * h->n + b].start = t;
 	h->cur[stage] = t + y->span;
@@ -288,6 +288,7 @@ static void run(hshape *h, int64_t *f_required, int variant, const tsl_deadline 
 	memset(h->cur, 0, (size_t)h->p * sizeof *h->cur);
 	memset(h->mem, 0, (size_t)h->p * sizeof *h->mem);
 	memset(h->bubble, 0, (size_t)h->p * sizeof *h->bubble);
+	h->most = 0;
 	h->failed = 0;
 	run_first(h, f_required, bubble_first);
 	for (int64_t i = 1; i < h->N && !h->failed; i++) {

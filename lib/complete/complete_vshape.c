@@ -61,6 +61,7 @@ typedef struct vshape {
 	int64_t *cur;      /* [stage]: the device's time */
 	int64_t *mem;      /* [stage] */
 	int64_t *bubble;   /* [stage] */
+	int64_t most;      /* the largest of bubble[] (they only grow) */
 	int64_t *approved; /* [stage]: the allowance; NULL: none */
 	int64_t max_approved;
 	int *wq;           /* [stage * 2N ...]: chunks of the weight blocks
@@ -93,10 +94,7 @@ static int64_t C(const vshape *v, int cat, int chunk, int stage)
 
 static int64_t max_bubble(const vshape *v, int stage)
 {
-	int64_t m = 0;
-	for (int i = 0; i < v->p; i++)
-		if (v->bubble[i] > m)
-			m = v->bubble[i];
+	int64_t m = v->most;
 	if (stage >= 0 && v->approved && v->max_approved - v->approved[stage] > m)
 		m = v->max_approved - v->approved[stage];
 	return m;
@@ -129,8 +127,11 @@ static void put(vshape *v, int cat, int chunk, int stage)
 		if (e > t)
 			t = e;
 	}
-	if (v->count[stage * 6] > 0)
+	if (v->count[stage * 6] > 0) {
 		v->bubble[stage] += t - v->cur[stage];
+		if (v->bubble[stage] > v->most)
+			v->most = v->bubble[stage];
+	}
 	v->endt[m * v->n + b] = t + blk->span;
 	v->s->entries[m * v->n + b].start = t;
 	v->cur[stage] = t + blk->span;
@@ -242,6 +243,7 @@ static void run_reset(vshape *v)
 	memset(v->cur, 0, (size_t)p * sizeof *v->cur);
 	memset(v->mem, 0, (size_t)p * sizeof *v->mem);
 	memset(v->bubble, 0, (size_t)p * sizeof *v->bubble);
+	v->most = 0;
 	memset(v->wq_head, 0, (size_t)p * sizeof *v->wq_head);
 	memset(v->wq_tail, 0, (size_t)p * sizeof *v->wq_tail);
 	v->failed = 0;

@@ -255,11 +255,23 @@ static int64_t mod(int64_t t, int64_t P)
 /* Subset sums kept per device (the smallest). */
 #define TSL_DFS_SUMS 48
 
-/* Sort a[0..n) (n <= 4 TSL_DFS_CANDIDATES, values in [0, P)) by radix,
- * a byte a pass, as many passes as P needs: linear in n, where qsort took
- * most of the search's time. */
+/* Sort a[0..n) (n <= 4 TSL_DFS_CANDIDATES, values in [0, P)): by
+ * insertion when few, else by radix, a byte a pass, as many passes as P
+ * needs: linear in n, where qsort took most of the search's time. */
 static void sort_offsets(int64_t *a, int n, int64_t P)
 {
+	if (n <= 64) {
+		/* few: insertion, without the passes' fixed cost of 257
+		 * counters each (the same order: a sort of plain values) */
+		for (int i = 1; i < n; i++) {
+			int64_t v = a[i];
+			int j = i;
+			for (; j > 0 && a[j - 1] > v; j--)
+				a[j] = a[j - 1];
+			a[j] = v;
+		}
+		return;
+	}
 	int64_t tmp[4 * TSL_DFS_CANDIDATES];
 	int64_t *src = a, *dst = tmp;
 	for (int shift = 0; shift < 64 && (shift == 0 || ((uint64_t)(P - 1) >> shift) != 0);
