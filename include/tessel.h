@@ -49,12 +49,12 @@ extern "C" {
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
 #define TESSEL_VERSION_MINOR 7
-#define TESSEL_VERSION_PATCH 8
+#define TESSEL_VERSION_PATCH 9
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.7.8"
+#define TESSEL_VERSION_STRING "1.7.9"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -1191,8 +1191,9 @@ TESSEL_API int tessel_explore_set_progress(tessel_explore *explore,
  * the options given (NULL: defaults) except: its own micro-batches (the
  * model's; half as many pairs for chimera), one thread, a share of the
  * work budget (TESSEL_WORK_AUTO: each its own default budget; a budget
- * set: that budget over the candidates searched), and what is left of the
- * time limit, which caps the whole exploration. Then rank: candidates
+ * set: that budget over the candidates searched), what is left of the
+ * time limit, which caps the whole exploration, and no progress callback
+ * of the options' (tessel_explore_set_progress reports each candidate). Then rank: candidates
  * with a schedule by time (ties in the order of the families), the others
  * after them. Results are deterministic under a work budget.
  * tessel_options_cancel on the options (or the progress callback) stops

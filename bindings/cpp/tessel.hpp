@@ -34,7 +34,9 @@
 //   compile.
 // - SearchOptions holds every option of tessel.h with the library's
 //   defaults (those of the tessel command line), a progress callback
-//   (std::function) and a CancelToken.
+//   (std::function) and a CancelToken; its integer fields take integers
+//   only, as parameters do (o.micro_batches = 7.9 does not compile, since
+//   1.7.9).
 // - Memory-time alternatives (since 1.6): Graph::set_recompute and
 //   Graph::set_offload declare them, Graph::recompute and Graph::offload
 //   read them back (std::nullopt when not declared), a search chooses per
@@ -827,7 +829,8 @@ using ProgressCallback = std::function<bool(const Progress &)>;
 // search; copies share one request. A search given a token that is already
 // cancelled stops at once (tessel::Error TESSEL_ECANCELLED, or the best
 // schedule so far). reset() withdraws the request (not while a search
-// with this token runs).
+// with this token runs): the next search with an Options made with this
+// token runs again.
 class CancelToken {
 public:
 	CancelToken() : state_(std::make_shared<State>()) {}
@@ -836,8 +839,11 @@ public:
 	{
 		std::lock_guard<std::mutex> lock(state_->mutex);
 		state_->cancelled = true;
-		for (tessel_options *o : state_->running)
-			tessel_options_cancel(o);
+		for (const Running &r : state_->running) {
+			if (r.flag)
+				*r.flag = true;
+			tessel_options_cancel(r.options);
+		}
 	}
 	bool cancelled() const
 	{
@@ -853,29 +859,38 @@ public:
 	// Used by tessel::search: the options of a search about to run / that
 	// has ended (the C options are cancelled now if the request came
 	// first).
-	void attach(tessel_options *o) const
+	void attach(tessel_options *o) const { attach(o, nullptr); }
+	// The same, `flag` (may be NULL) set whenever this token cancels o.
+	void attach(tessel_options *o, std::atomic<bool> *flag) const
 	{
 		std::lock_guard<std::mutex> lock(state_->mutex);
-		state_->running.push_back(o);
-		if (state_->cancelled)
+		state_->running.push_back({o, flag});
+		if (state_->cancelled) {
+			if (flag)
+				*flag = true;
 			tessel_options_cancel(o);
+		}
 	}
 	void detach(tessel_options *o) const noexcept
 	{
 		std::lock_guard<std::mutex> lock(state_->mutex);
 		auto &r = state_->running;
 		for (size_t i = 0; i < r.size(); i++)
-			if (r[i] == o) {
+			if (r[i].options == o) {
 				r.erase(r.begin() + static_cast<std::ptrdiff_t>(i));
 				break;
 			}
 	}
 
 private:
+	struct Running {
+		tessel_options *options;
+		std::atomic<bool> *flag;
+	};
 	struct State {
 		mutable std::mutex mutex;
 		bool cancelled = false;
-		std::vector<tessel_options *> running;
+		std::vector<Running> running;
 	};
 	std::shared_ptr<State> state_;
 };
@@ -885,20 +900,20 @@ private:
 // gives 16 micro-batches and 5 s. Values out of range throw tessel::Error
 // (TESSEL_ERANGE) from tessel::search; nothing is clamped.
 struct SearchOptions {
-	int64_t micro_batches = 16;         // TESSEL_OPT_MICRO_BATCHES
-	int64_t time_limit_ms = 0;          // TESSEL_OPT_TIME_LIMIT_MS, 0: none
-	int64_t threads = 0;                // TESSEL_OPT_THREADS, 0: all cores
-	bool fast = false;                  // TESSEL_OPT_FAST
-	int64_t max_period = 0;             // TESSEL_OPT_MAX_PERIOD, 0: automatic
-	int64_t seed = 0;                   // TESSEL_OPT_SEED
-	bool minimize_depth = true;         // TESSEL_OPT_MINIMIZE_DEPTH
-	int64_t solver_memory_mb = 0;       // TESSEL_OPT_SOLVER_MEMORY_MB, 0: no cap
-	int64_t repetend_micro_batches = 8; // TESSEL_OPT_REPETEND_MICRO_BATCHES
-	ProgressCallback progress{};        // empty: none
-	CancelToken cancel{};               // cancel() from any thread
+	detail::Exact<int64_t> micro_batches = 16;              // TESSEL_OPT_MICRO_BATCHES
+	detail::Exact<int64_t> time_limit_ms = 0;               // TESSEL_OPT_TIME_LIMIT_MS, 0: none
+	detail::Exact<int64_t> threads = 0;                     // TESSEL_OPT_THREADS, 0: all cores
+	bool fast = false;                                      // TESSEL_OPT_FAST
+	detail::Exact<int64_t> max_period = 0;                  // TESSEL_OPT_MAX_PERIOD, 0: automatic
+	detail::Exact<int64_t> seed = 0;                        // TESSEL_OPT_SEED
+	bool minimize_depth = true;                             // TESSEL_OPT_MINIMIZE_DEPTH
+	detail::Exact<int64_t> solver_memory_mb = 0;            // TESSEL_OPT_SOLVER_MEMORY_MB, 0: no cap
+	detail::Exact<int64_t> repetend_micro_batches = 8;      // TESSEL_OPT_REPETEND_MICRO_BATCHES
+	ProgressCallback progress{};                            // empty: none
+	CancelToken cancel{};                                   // cancel() from any thread
 	// TESSEL_OPT_WORK_LIMIT, work units, 0: none (since 1.2; last, so that
 	// positional initialisers written before it keep their meaning)
-	int64_t work_limit = TESSEL_WORK_AUTO;
+	detail::Exact<int64_t> work_limit = TESSEL_WORK_AUTO;
 	// TESSEL_OPT_ALTERNATIVES (since 1.6; after work_limit for the same
 	// reason)
 	Alternatives alternatives = Alternatives::Search;
@@ -938,17 +953,84 @@ struct SearchOptions {
 	// The time limit as a duration.
 	std::chrono::milliseconds time_limit() const
 	{
-		return std::chrono::milliseconds(time_limit_ms);
+		return std::chrono::milliseconds(time_limit_ms.get());
 	}
 };
 
-class Options {
+namespace detail {
+// Where the progress callback of the innermost search running on this
+// thread leaves its exception (each search its own: searches on other
+// threads sharing the options have theirs). The C library calls the
+// callback from the searching thread.
+inline std::exception_ptr *&callback_error_slot() noexcept
+{
+	thread_local std::exception_ptr *slot = nullptr;
+	return slot;
+}
+
+// A search's slot for the callback's exception, for as long as it runs on
+// this thread (a search from a callback has its own, the outer one's back
+// after it).
+class CallbackErrorScope {
 public:
-	Options() : busy_(std::make_shared<std::atomic<int>>(0))
+	CallbackErrorScope() noexcept : prev_(callback_error_slot()) { callback_error_slot() = &error_; }
+	~CallbackErrorScope() { callback_error_slot() = prev_; }
+	CallbackErrorScope(const CallbackErrorScope &) = delete;
+	CallbackErrorScope &operator=(const CallbackErrorScope &) = delete;
+	std::exception_ptr take() noexcept
+	{
+		std::exception_ptr e = error_;
+		error_ = nullptr;
+		return e;
+	}
+
+private:
+	std::exception_ptr *prev_;
+	std::exception_ptr error_;
+};
+} // namespace detail
+
+// The C options with their progress callback and cancel token. One
+// Options may serve several searches at once, on any threads: each search
+// holds the options' state while it runs, so that moving another Options
+// into this one, or destroying it, leaves running searches with the
+// options they began with (the state goes when the last of them ends);
+// that, like any change of one C++ object from two threads at the very
+// same moment, needs no search to be starting at that instant. A change
+// (set, set_progress, clear_cancel) is refused while a search uses the
+// options, atomically: no search starts half-way through a change.
+class Options {
+	// (the state searches hold while they run)
+	struct ProgressHolder {
+		ProgressCallback fn;
+		std::mutex mutex; // (error)
+		std::exception_ptr error;
+	};
+
+	struct State {
+		std::mutex mutex; // busy, and changes of the C options
+		int busy = 0;     // searches using these options
+		std::unique_ptr<tessel_options, detail::Deleter<tessel_options, tessel_options_free>> ptr;
+		std::unique_ptr<ProgressHolder> progress;
+		std::unique_ptr<CancelToken> token;
+		std::atomic<bool> cancelled_here{false};  // by cancel()
+		std::atomic<bool> token_cancelled{false}; // by the token
+
+		void not_in_use(const char *what) const
+		{
+			if (busy > 0)
+				throw Error(TESSEL_EINVAL, std::string(what) +
+								   ": a search uses these options (change "
+								   "them between searches)");
+		}
+	};
+
+public:
+	Options() : st_(std::make_shared<State>())
 	{
 		tessel_options *o = nullptr;
 		detail::check(tessel_options_new(&o), "tessel_options_new");
-		ptr_.reset(o);
+		st_->ptr.reset(o);
 	}
 
 	// Every value of `so`, its progress callback and its cancel token.
@@ -967,7 +1049,7 @@ public:
 		set(TESSEL_OPT_ALTERNATIVES, static_cast<int64_t>(so.alternatives));
 		if (so.progress)
 			set_progress(so.progress);
-		token_ = std::make_unique<CancelToken>(so.cancel);
+		st_->token = std::make_unique<CancelToken>(so.cancel);
 	}
 
 	Options(Options &&) noexcept = default;
@@ -979,15 +1061,19 @@ public:
 	// from any thread, a progress callback's included).
 	Options &set(tessel_option key, detail::Exact<int64_t> value)
 	{
-		not_in_use("Options::set");
-		detail::check(tessel_options_set(get(), key, value), "tessel_options_set");
+		State &st = state();
+		std::lock_guard<std::mutex> lock(st.mutex);
+		st.not_in_use("Options::set");
+		detail::check(tessel_options_set(st.ptr.get(), key, value), "tessel_options_set");
 		return *this;
 	}
 
 	int64_t get(tessel_option key) const
 	{
+		State &st = state();
+		std::lock_guard<std::mutex> lock(st.mutex);
 		int64_t v = 0;
-		detail::check(tessel_options_get(&v, get(), key), "tessel_options_get");
+		detail::check(tessel_options_get(&v, st.ptr.get(), key), "tessel_options_get");
 		return v;
 	}
 
@@ -1003,77 +1089,117 @@ public:
 	// function removes it). Not while a search uses these options: that
 	// throws tessel::Error (TESSEL_EINVAL), from a progress callback too
 	// (the search then stops and search() throws it), and the callback
-	// running stays.
+	// running stays. Searches running at once on several threads call it
+	// each from its own thread, at the same time.
 	Options &set_progress(ProgressCallback cb)
 	{
-		not_in_use("Options::set_progress");
-		tessel_options *o = get();
+		State &st = state();
+		std::lock_guard<std::mutex> lock(st.mutex);
+		st.not_in_use("Options::set_progress");
+		tessel_options *o = st.ptr.get();
 		if (!cb) {
 			detail::check(tessel_options_set_progress_fn(o, nullptr, nullptr),
 				      "tessel_options_set_progress_fn");
-			progress_.reset();
+			st.progress.reset();
 			return *this;
 		}
 		auto holder = std::make_unique<ProgressHolder>();
 		holder->fn = std::move(cb);
 		detail::check(tessel_options_set_progress_fn(o, &Options::trampoline, holder.get()),
 			      "tessel_options_set_progress_fn");
-		progress_ = std::move(holder);
+		st.progress = std::move(holder);
 		return *this;
 	}
 
-	// Thread-safe: ask running searches with these options to stop.
-	void cancel() { detail::check(tessel_options_cancel(get()), "tessel_options_cancel"); }
+	// Thread-safe: ask running searches with these options to stop (and
+	// later ones, until clear_cancel).
+	void cancel()
+	{
+		State &st = state();
+		st.cancelled_here = true;
+		detail::check(tessel_options_cancel(st.ptr.get()), "tessel_options_cancel");
+	}
+	// Withdraw cancel(); not while a search uses these options
+	// (tessel::Error, TESSEL_EINVAL).
 	void clear_cancel()
 	{
-		detail::check(tessel_options_clear_cancel(get()), "tessel_options_clear_cancel");
+		State &st = state();
+		std::lock_guard<std::mutex> lock(st.mutex);
+		st.not_in_use("Options::clear_cancel");
+		detail::check(tessel_options_clear_cancel(st.ptr.get()), "tessel_options_clear_cancel");
+		st.cancelled_here = false;
+		st.token_cancelled = false;
 	}
 
 	// The C options; throws tessel::Error for an empty handle.
-	tessel_options *get() const
-	{
-		if (!ptr_)
-			detail::empty_handle("Options");
-		return ptr_.get();
-	}
+	tessel_options *get() const { return state().ptr.get(); }
 
 	// Used by tessel::search.
-	const CancelToken *token() const noexcept { return token_.get(); }
-	// Used by tessel::search: marks the options in use while it runs.
+	const CancelToken *token() const noexcept { return st_ ? st_->token.get() : nullptr; }
+
+	// Used by tessel::search: the options in use while it runs (a change
+	// is refused meanwhile), their state held (it stays when the Options
+	// is moved into or destroyed), the cancel token attached. A token
+	// reset() since it cancelled these options no longer cancels them.
 	class InUse {
 	public:
-		explicit InUse(const Options &o) : busy_(o.busy_)
+		explicit InUse(const Options &o) : st_(o.st_)
 		{
-			if (busy_)
-				++*busy_;
+			if (!st_)
+				detail::empty_handle("Options");
+			{
+				std::lock_guard<std::mutex> lock(st_->mutex);
+				if (st_->busy == 0 && st_->token_cancelled && !st_->cancelled_here &&
+				    st_->token && !st_->token->cancelled()) {
+					detail::check(tessel_options_clear_cancel(st_->ptr.get()),
+						      "tessel_options_clear_cancel");
+					st_->token_cancelled = false;
+				}
+				++st_->busy;
+			}
+			try {
+				if (st_->token)
+					st_->token->attach(st_->ptr.get(), &st_->token_cancelled);
+			} catch (...) {
+				std::lock_guard<std::mutex> lock(st_->mutex);
+				--st_->busy;
+				throw;
+			}
 		}
 		~InUse()
 		{
-			if (busy_)
-				--*busy_;
+			if (st_->token)
+				st_->token->detach(st_->ptr.get());
+			std::lock_guard<std::mutex> lock(st_->mutex);
+			--st_->busy;
 		}
 		InUse(const InUse &) = delete;
 		InUse &operator=(const InUse &) = delete;
+		tessel_options *get() const noexcept { return st_->ptr.get(); }
 
 	private:
-		std::shared_ptr<std::atomic<int>> busy_;
+		std::shared_ptr<State> st_;
 	};
-	// The exception the progress callback threw in the last search (and
-	// forget it).
+	// The exception a progress callback threw where no tessel::search was
+	// running on its thread (the C options used directly), and forget it;
+	// tessel::search rethrows its own callback's exception itself.
 	std::exception_ptr take_callback_error() const noexcept
 	{
-		if (!progress_)
+		if (!st_ || !st_->progress)
 			return nullptr;
-		std::exception_ptr e = progress_->error;
-		progress_->error = nullptr;
+		std::lock_guard<std::mutex> lock(st_->progress->mutex);
+		std::exception_ptr e = st_->progress->error;
+		st_->progress->error = nullptr;
 		return e;
 	}
 
 private:
-	struct ProgressHolder {
-		ProgressCallback fn;
-		std::exception_ptr error;
-	};
+	State &state() const
+	{
+		if (!st_ || !st_->ptr)
+			detail::empty_handle("Options");
+		return *st_;
+	}
 
 	static int64_t figure(const tessel_progress *e, tessel_progress_attr attr)
 	{
@@ -1102,23 +1228,17 @@ private:
 				p.phase = phase;
 			return h->fn(p) ? 0 : 1;
 		} catch (...) {
-			h->error = std::current_exception();
+			if (std::exception_ptr *slot = detail::callback_error_slot()) {
+				*slot = std::current_exception();
+			} else {
+				std::lock_guard<std::mutex> lock(h->mutex);
+				h->error = std::current_exception();
+			}
 			return 1;
 		}
 	}
 
-	void not_in_use(const char *what) const
-	{
-		if (busy_ && busy_->load() > 0)
-			throw Error(TESSEL_EINVAL, std::string(what) +
-							   ": a search uses these options (change "
-							   "them between searches)");
-	}
-
-	std::unique_ptr<tessel_options, detail::Deleter<tessel_options, tessel_options_free>> ptr_;
-	std::unique_ptr<ProgressHolder> progress_;
-	std::unique_ptr<CancelToken> token_;
-	std::shared_ptr<std::atomic<int>> busy_; // searches using these options
+	std::shared_ptr<State> st_;
 };
 
 // ---------------------------------------------------------------------------
@@ -1688,17 +1808,15 @@ inline Schedule search(const Graph &graph, const Options &options)
 	// graph while the search runs
 	Graph copy = graph.clone();
 	const tessel_graph *g = copy.get();
-	tessel_options *o = options.get();
-	const CancelToken *token = options.token();
 	tessel_schedule *s = nullptr;
-	Options::InUse in_use(options);
-	if (token)
-		token->attach(o);
-	int rc = tessel_search(&s, g, o);
-	if (token)
-		token->detach(o);
+	detail::CallbackErrorScope callback_error;
+	int rc;
+	{
+		Options::InUse in_use(options);
+		rc = tessel_search(&s, g, in_use.get());
+	}
 	Schedule result = Schedule::adopt(s); // freed if anything throws below
-	if (std::exception_ptr e = options.take_callback_error())
+	if (std::exception_ptr e = callback_error.take())
 		std::rethrow_exception(e);
 	detail::check(rc, "tessel_search");
 	return result;
@@ -1722,20 +1840,18 @@ inline std::vector<Schedule> search_sweep(const Graph &graph,
 {
 	Graph copy = graph.clone(); // (as search)
 	const tessel_graph *g = copy.get();
-	tessel_options *o = options.get();
-	const CancelToken *token = options.token();
 	std::vector<tessel_schedule *> out(limits.empty() ? 1 : limits.size(), nullptr);
 	std::vector<Schedule> result;
 	result.reserve(limits.size()); // (no allocation once they exist)
-	Options::InUse in_use(options);
-	if (token)
-		token->attach(o);
-	int rc = tessel_search_sweep(out.data(), g, limits.data(), limits.size(), o);
-	if (token)
-		token->detach(o);
+	detail::CallbackErrorScope callback_error;
+	int rc;
+	{
+		Options::InUse in_use(options);
+		rc = tessel_search_sweep(out.data(), g, limits.data(), limits.size(), in_use.get());
+	}
 	for (size_t i = 0; i < limits.size(); i++)
 		result.push_back(Schedule::adopt(rc == TESSEL_OK ? out[i] : nullptr));
-	if (std::exception_ptr e = options.take_callback_error())
+	if (std::exception_ptr e = callback_error.take())
 		std::rethrow_exception(e);
 	detail::check(rc, "tessel_search_sweep");
 	return result;
@@ -1794,7 +1910,13 @@ public:
 		return u;
 	}
 
-	const tessel_model *get() const { return ptr_.get(); }
+	// The C model; throws tessel::Error for an empty (moved-from) handle.
+	const tessel_model *get() const
+	{
+		if (!ptr_)
+			detail::empty_handle("Model");
+		return ptr_.get();
+	}
 
 	Model(Model &&) noexcept = default;
 	Model &operator=(Model &&) noexcept = default;
@@ -1834,23 +1956,79 @@ struct ExploreFree {
 };
 } // namespace detail
 
+// What explore's progress callback receives as each candidate is done.
+struct ExploreEvent {
+	std::string family;
+	double time = -1;  // time per training step (inference: latency); -1: no schedule
+	int64_t work = 0;  // work units its search spent
+	std::string reason; // "" or why it has no schedule
+	size_t done = 0, total = 0;
+};
+
+// Return true to go on, false to stop the exploration (the candidates done
+// are kept). Called from the thread that searched the candidate, one call
+// at a time; an exception thrown here stops the exploration and comes out
+// of tessel::explore unchanged.
+using ExploreCallback = std::function<bool(const ExploreEvent &)>;
+
+namespace detail {
+struct ExploreProgress {
+	ExploreCallback fn;
+	std::exception_ptr error; // (one call at a time)
+
+	static int trampoline(const char *family, double time, int64_t work, const char *reason,
+			      size_t done, size_t total, void *payload) noexcept
+	{
+		auto *h = static_cast<ExploreProgress *>(payload);
+		try {
+			ExploreEvent e;
+			e.family = family ? family : "";
+			e.time = time;
+			e.work = work;
+			e.reason = reason ? reason : "";
+			e.done = done;
+			e.total = total;
+			return h->fn(e) ? 0 : 1;
+		} catch (...) {
+			if (!h->error)
+				h->error = std::current_exception();
+			return 1;
+		}
+	}
+};
+} // namespace detail
+
 // Explore the placements of `model`: every candidate, the fastest first.
 // `options` as for search (micro-batches are the model's; a work limit is
 // shared by the candidates; the time limit caps the whole exploration;
-// threads: candidates at a time); their cancel token applies.
+// threads: candidates at a time); their cancel token applies. Progress
+// goes to `progress` (since 1.7.9), once per candidate: SearchOptions::
+// progress, a callback of one search, is not called by an exploration,
+// and one set throws tessel::Error (TESSEL_EINVAL) rather than be ignored.
 inline std::vector<Candidate> explore(const Model &model,
-				      const SearchOptions &so = SearchOptions())
+				      const SearchOptions &so = SearchOptions(),
+				      ExploreCallback progress = {})
 {
+	if (so.progress)
+		throw Error(TESSEL_EINVAL, "tessel::explore: SearchOptions::progress is a search's "
+					   "callback, not called by an exploration: give explore's "
+					   "progress argument (an ExploreCallback) instead");
 	tessel_explore *raw = nullptr;
 	detail::check(tessel_explore_new(&raw, model.get()), "tessel_explore_new");
 	std::unique_ptr<tessel_explore, detail::ExploreFree> ex(raw);
+	detail::ExploreProgress events{std::move(progress), nullptr};
+	if (events.fn)
+		detail::check(tessel_explore_set_progress(ex.get(), &detail::ExploreProgress::trampoline,
+							  &events),
+			      "tessel_explore_set_progress");
 	Options options(so);
-	const CancelToken *token = options.token();
-	if (token)
-		token->attach(options.get());
-	int rc = tessel_explore_run(ex.get(), options.get());
-	if (token)
-		token->detach(options.get());
+	int rc;
+	{
+		Options::InUse in_use(options);
+		rc = tessel_explore_run(ex.get(), in_use.get());
+	}
+	if (events.error)
+		std::rethrow_exception(events.error);
 	detail::check(rc, "tessel_explore_run");
 	size_t n = 0;
 	detail::check(tessel_explore_count(&n, ex.get()), "tessel_explore_count");

@@ -147,6 +147,21 @@ static_assert(reads_recompute_of<int>::value && reads_recompute_of<const char *>
 		      reads_recompute_of<std::string>::value && !reads_recompute_of<double>::value,
 	      "recompute by id or by name");
 
+// SearchOptions' integer fields take integers only (since 1.7.9).
+template <class V, class = void>
+struct sets_micro_batches_to : std::false_type {
+};
+template <class V>
+struct sets_micro_batches_to<V, std::void_t<decltype(std::declval<tessel::SearchOptions &>().micro_batches =
+							     std::declval<V>())>> : std::true_type {
+};
+static_assert(sets_micro_batches_to<int>::value && sets_micro_batches_to<int64_t>::value &&
+		      sets_micro_batches_to<unsigned>::value,
+	      "integers are taken");
+static_assert(!sets_micro_batches_to<double>::value && !sets_micro_batches_to<bool>::value &&
+		      !sets_micro_batches_to<float>::value,
+	      "a double or a bool is not converted to an option's integer");
+
 int main()
 {
 	const auto reference = entries_of(small_schedule(), 0);
@@ -224,6 +239,59 @@ int main()
 	});
 	raises("published: an unknown family", TESSEL_ENOTFOUND, "nosuch", [&] {
 		tessel::published("nosuch", 4, 8, 1, 2);
+	});
+	works("explore: its progress callback sees every candidate, and stops it", [&] {
+		auto m = tessel::Model::from_json(
+			"{\"unit\": \"ms\", \"devices\": 2, \"memory_per_device\": 10, "
+			"\"micro_batches\": 4, \"layers\": ["
+			"{\"name\": \"a\", \"forward\": 1, \"backward\": 2, \"activation\": 1, \"parameters\": 1},"
+			"{\"name\": \"b\", \"forward\": 1, \"backward\": 2, \"activation\": 1, \"parameters\": 1}]}");
+		tessel::SearchOptions o;
+		o.fast = true;
+		o.threads = 1;
+		size_t calls = 0, total = 0;
+		auto all = tessel::explore(m, o, [&](const tessel::ExploreEvent &e) {
+			calls++;
+			total = e.total;
+			require(!e.family.empty() && e.done == calls, "a family, counted");
+			return true;
+		});
+		require(calls == total && calls > 0, "one call per candidate searched");
+		calls = 0;
+		bool searched_after = false;
+		auto some = tessel::explore(m, o, [&](const tessel::ExploreEvent &e) {
+			if (++calls > 2 && e.reason.find("not searched") == std::string::npos)
+				searched_after = true;
+			return calls < 2;
+		});
+		require(!searched_after, "no candidate searched after the stop (the rest reported so)");
+		bool caught = false;
+		try {
+			(void)tessel::explore(m, o, [](const tessel::ExploreEvent &) -> bool {
+				throw std::out_of_range("mine");
+			});
+		} catch (const std::out_of_range &e) {
+			caught = std::string(e.what()) == "mine";
+		}
+		require(caught, "its exception comes out unchanged");
+	});
+	raises("explore: SearchOptions::progress is refused, not ignored", TESSEL_EINVAL, "ExploreCallback", [&] {
+		auto m = tessel::Model::from_json(
+			"{\"unit\": \"ms\", \"devices\": 2, \"memory_per_device\": 10, "
+			"\"micro_batches\": 4, \"layers\": ["
+			"{\"name\": \"a\", \"forward\": 1, \"backward\": 2, \"activation\": 1, \"parameters\": 1},"
+			"{\"name\": \"b\", \"forward\": 1, \"backward\": 2, \"activation\": 1, \"parameters\": 1}]}");
+		tessel::SearchOptions o;
+		o.progress = [](const tessel::Progress &) { return true; };
+		(void)tessel::explore(m, o);
+	});
+	raises("a moved-from Model", TESSEL_EINVAL, "the handle is empty", [&] {
+		auto m = tessel::Model::from_json(
+			"{\"unit\": \"ms\", \"devices\": 2, \"memory_per_device\": 10, "
+			"\"micro_batches\": 4, \"layers\": ["
+			"{\"name\": \"a\", \"forward\": 1, \"backward\": 2, \"activation\": 1, \"parameters\": 1}]}");
+		auto n = std::move(m);
+		(void)m.devices();
 	});
 	raises("explore: a model without layers", TESSEL_EPARSE, "layers", [&] {
 		tessel::Model::from_json("{\"unit\": \"ms\", \"devices\": 2, "
@@ -503,6 +571,110 @@ int main()
 		tessel::Options p = std::move(o);
 		(void)tessel::search(small_graph(), p);
 		require(calls > 0, "called through the moved Options");
+	});
+	works("a token reset after a cancel lets the same Options search again", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.work_limit = 50;
+		tessel::Options opts(so);
+		so.cancel.cancel();
+		bool cancelled = false;
+		try {
+			(void)tessel::search(small_graph(), opts);
+		} catch (const tessel::Error &e) {
+			cancelled = e.code() == TESSEL_ECANCELLED;
+		}
+		require(cancelled, "cancelled while the token is");
+		so.cancel.reset();
+		tessel::search(small_graph(), opts).validate();
+		opts.cancel(); // the options' own cancel stays until clear_cancel
+		so.cancel.reset();
+		cancelled = false;
+		try {
+			(void)tessel::search(small_graph(), opts);
+		} catch (const tessel::Error &e) {
+			cancelled = e.code() == TESSEL_ECANCELLED;
+		}
+		require(cancelled, "Options::cancel is not withdrawn by the token");
+		opts.clear_cancel();
+		tessel::search(small_graph(), opts).validate();
+	});
+	works("Options replaced while a search uses them: the search keeps its own", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.work_limit = 100;
+		so.threads = 1;
+		std::atomic<bool> in_callback{false}, replaced{false};
+		so.progress = [&](const tessel::Progress &) {
+			in_callback = true;
+			while (!replaced)
+				std::this_thread::yield();
+			return true;
+		};
+		tessel::Options opts(so);
+		int64_t makespan = 0;
+		std::thread t([&] { makespan = tessel::search(small_graph(), opts).makespan(); });
+		while (!in_callback)
+			std::this_thread::yield();
+		bool refused = false;
+		try {
+			opts.set(TESSEL_OPT_SEED, 3);
+		} catch (const tessel::Error &e) {
+			refused = e.code() == TESSEL_EINVAL;
+		}
+		opts = tessel::Options(); // the search holds the options it began with
+		replaced = true;
+		t.join();
+		require(refused && makespan > 0, "the change refused, the search done");
+	});
+	works("searches sharing Options each get their own callback's exception", [&] {
+		tessel::Options opts;
+		opts.set(TESSEL_OPT_MICRO_BATCHES, 8);
+		opts.set(TESSEL_OPT_WORK_LIMIT, 50);
+		opts.set(TESSEL_OPT_THREADS, 1);
+		std::atomic<int> arrived{0};
+		opts.set_progress([&](const tessel::Progress &) -> bool {
+			++arrived;
+			auto t0 = std::chrono::steady_clock::now();
+			while (arrived < 2 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2))
+				std::this_thread::yield();
+			throw std::runtime_error(std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())));
+		});
+		std::string got[2], mine[2];
+		std::thread t[2];
+		for (int i = 0; i < 2; i++)
+			t[i] = std::thread([&, i] {
+				mine[i] = std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
+				try {
+					(void)tessel::search(small_graph(), opts);
+					got[i] = "a schedule";
+				} catch (const std::runtime_error &e) {
+					got[i] = e.what();
+				}
+			});
+		for (auto &x : t)
+			x.join();
+		require(got[0] == mine[0] && got[1] == mine[1], "each search its own thread's exception");
+	});
+	works("a change races no search: refused or before it, never during", [&] {
+		tessel::Options opts;
+		opts.set(TESSEL_OPT_MICRO_BATCHES, 4);
+		opts.set(TESSEL_OPT_WORK_LIMIT, 20);
+		opts.set(TESSEL_OPT_THREADS, 1);
+		auto g = tessel::Graph::preset("mshape", 4, 6);
+		std::atomic<bool> stop{false};
+		std::thread setter([&] {
+			for (int n = 0; !stop; n++)
+				try {
+					opts.set(TESSEL_OPT_MICRO_BATCHES, 4 + n % 3);
+				} catch (const tessel::Error &e) {
+					require(e.code() == TESSEL_EINVAL, "refused while in use");
+				}
+		});
+		for (int i = 0; i < (under_valgrind() ? 3 : 30); i++)
+			tessel::search(g, opts).validate();
+		stop = true;
+		setter.join();
 	});
 	raises("a search with a token cancelled before it starts", TESSEL_ECANCELLED, "cancelled", [&] {
 		tessel::SearchOptions so;
