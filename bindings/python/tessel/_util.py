@@ -354,7 +354,14 @@ def double_arg(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError("%s must be a number, not %s"
                         % (what, _type_name(value)))
-    return float(value)
+    number = float(value)
+    # an integer a double cannot hold exactly (beyond 2**53) is refused,
+    # not rounded to a neighbour
+    if isinstance(value, numbers.Integral) and int(value) != number:
+        raise ValueError("%s %d has no exact double (integers beyond 2**53 "
+                         "are rounded): give a float to accept the nearest"
+                         % (what, int(value)))
+    return number
 
 
 def bool_arg(value: Any, what: str) -> int:

@@ -38,7 +38,16 @@ class TesselError(Exception):
     #: The error code this class stands for (None for the base class).
     CODE: Optional[int] = None
 
-    def __init__(self, code: int, message: str = "") -> None:
+    def __init__(self, code: Any = None, message: str = "") -> None:
+        # NotFoundError("text") as well as TesselError(code, "text"): a
+        # subclass knows its code
+        if isinstance(code, str) and not message:
+            code, message = None, code
+        if code is None:
+            code = self.CODE if self.CODE is not None else -1
+        if isinstance(code, bool) or not isinstance(code, int):
+            raise TypeError("code must be a tessel error code (int), not %s"
+                            % type(code).__name__)
         self.code = code
         self.message = message
         strerror = lib.tessel_strerror(code).decode("utf-8", "replace")

@@ -156,7 +156,11 @@ class Graph(Handle):
         return self.copy()
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        """Pickled as its placement JSON."""
+        """Pickled as its placement JSON, which is loaded by
+        :meth:`from_json` and so validated: a graph that does not validate
+        yet (no blocks, a block not placed) raises its InvalidError here,
+        rather than write a pickle that cannot be loaded."""
+        self.validate()
         return (Graph.from_json, (self.to_json(),))
 
     # -- constructors -----------------------------------------------------

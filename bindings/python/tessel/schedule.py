@@ -17,7 +17,8 @@ from ._lib import (PROGRESS_FN, WRITE_FN, action_iter_p, action_p, entry_p, grap
 from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
                     enum_value, int64_arg, int_arg, path_arg, seconds_to_ms,
                     sigint_deferred, take_string, uint64_arg)
-from .errors import ITEROVER, RangeError, TesselError, check, check_file, make_error
+from .errors import (ITEROVER, NotFoundError, RangeError, TesselError, check,
+                     check_file, make_error)
 from .graph import ALL_DEVICES, KINDS, UNLIMITED, Block, Graph
 
 I = TypeVar("I", bound="_Iterator")
@@ -379,6 +380,10 @@ class _Options(Handle):
 
     _ctype = options_p
 
+    #: The options whose None means "the library's default" (documented
+    #: so); None anywhere else is a TypeError, as any other wrong type.
+    _NONE_IS_DEFAULT = frozenset(("work_limit", "repetend_micro_batches"))
+
     def __init__(self, **values: Any) -> None:
         # reentrant: cancel() may come from a signal handler
         self._lock = threading.RLock()
@@ -402,7 +407,10 @@ class _Options(Handle):
                     self.set(_OPT_TIME_LIMIT_MS,
                              seconds_to_ms(value, "time_limit"))
                 elif value is None:
-                    continue
+                    if name in self._NONE_IS_DEFAULT:
+                        continue
+                    raise TypeError("%s must be %s, not None" % (
+                        name, "True or False" if name in flags else "an integer"))
                 elif name == "alternatives":
                     self.set(_OPT_ALTERNATIVES, _alternatives_arg(value))
                 elif name in flags:
@@ -990,8 +998,9 @@ class Schedule(Handle):
             for key, value in durations.items():
                 gid = graph._gid(key)
                 if not 0 <= gid < count:
-                    raise LookupError("no block %d (the graph has %d)"
-                                      % (gid, count))
+                    # as the library says it for any other block id
+                    raise NotFoundError("block id %d out of range (graph "
+                                        "has %d blocks)" % (gid, count))
                 values[gid] = double_arg(value, "duration")
             array = (ctypes.c_double * max(count, 1))(*values)
         lat = double_arg(latency, "latency")

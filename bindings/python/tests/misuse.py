@@ -389,6 +389,16 @@ def copy_graph():
     return "copy.copy, copy.deepcopy and pickle make independent graphs"
 
 
+@case("InvalidError")
+def pickle_graph_not_valid_yet():
+    # refused when pickled, not a pickle that cannot be loaded
+    import pickle
+    import tessel
+    g = tessel.Graph(2)
+    g.add_block("a", "forward", 1, 1)
+    pickle.dumps(g)
+
+
 @case("TypeError")
 def copy_schedule():
     import copy
@@ -491,6 +501,49 @@ def set_choice_offload_without_steps():
     g = small()
     g.set_offload("f0", "b3", 1, 1)
     tessel.Schedule.empty(g, 2).set_choice("f0", 0, "offload")
+
+
+@case("TypeError")
+def search_threads_none():
+    # None means the default only where documented (work_limit,
+    # repetend_micro_batches, time_limit)
+    import tessel
+    tessel.search(small(), micro_batches=2, threads=None)
+
+
+@case("TypeError")
+def search_fast_none():
+    import tessel
+    tessel.search(small(), micro_batches=2, fast=None)
+
+
+@case("TypeError")
+def explore_threads_none():
+    import tessel
+    tessel.explore({"unit": "ms", "devices": 2, "memory_per_device": 10,
+                    "micro_batches": 4, "layers": [
+                        {"name": "a", "forward": 1, "backward": 2,
+                         "activation": 1, "parameters": 1}]}, threads=None)
+
+
+@case("ValueError")
+def step_integer_without_exact_double():
+    # 2**53 + 1 would become 2**53 as a double: refused, not rounded
+    small().set_step(2**53 + 1)
+
+
+@case("value")
+def step_integer_with_exact_double():
+    g = small()
+    g.set_step(2**53)
+    assert g.step == float(2**53)
+    g.set_step(2.0**53 + 2)
+    return "an integer a double holds exactly, and any float, are taken"
+
+
+@case("NotFoundError")
+def simulate_unknown_block_id():
+    schedule().simulate({-1: 1.0})
 
 
 @case("RangeError")
