@@ -5,7 +5,8 @@
 # (a fresh folder removed on exit), OUT and ERR (files in it), and the
 # helpers: run ARGS (tessel, keeping stdout, stderr and STATUS), fail,
 # pass, expect_status, expect_stdout_has / _empty, expect_stderr_has /
-# _empty.
+# _empty, leftover FILE (true when a temporary FILE.XXXXXX of an output
+# is there).
 # SPDX-License-Identifier: MIT
 
 if [ $# -ne 2 ]; then
@@ -24,6 +25,13 @@ ERR=$TMP/stderr
 
 STATUS=0
 LAST=
+
+leftover() {
+	for f in "$1".??????; do
+		[ -e "$f" ] && return 0
+	done
+	return 1
+}
 
 fail() {
 	echo "FAIL: $*" >&2

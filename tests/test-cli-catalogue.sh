@@ -2,7 +2,7 @@
 # Malformed and hostile input through the tessel command line: every case
 # must exit with the documented status (2 bad usage or input, 1 infeasible),
 # print "tessel: ..." on stderr, nothing on stdout, and with --output FILE
-# leave neither FILE nor FILE.tmp behind.
+# leave neither FILE nor a temporary FILE.XXXXXX behind.
 #
 # Usage: test-cli-catalogue.sh TESSEL_EXE DATA_DIR
 # SPDX-License-Identifier: MIT
@@ -20,7 +20,7 @@ FAILS=0
 check_one() {
 	want=$1 desc=$2
 	shift 2
-	rm -f "$RESULT" "$RESULT.tmp"
+	rm -f "$RESULT" "$RESULT".??????
 	"$TESSEL" "$@" >"$OUT" 2>"$ERR" </dev/null
 	status=$?
 	problem=
@@ -28,7 +28,7 @@ check_one() {
 	[ -z "$problem" ] && [ -s "$OUT" ] && problem="stdout is not empty"
 	[ -z "$problem" ] && ! head -n 1 "$ERR" | grep -q '^tessel: ' &&
 		problem="stderr does not start with 'tessel: '"
-	[ -z "$problem" ] && { [ -e "$RESULT" ] || [ -e "$RESULT.tmp" ]; } &&
+	[ -z "$problem" ] && { [ -e "$RESULT" ] || leftover "$RESULT"; } &&
 		problem="an output file was left behind"
 	if [ -n "$problem" ]; then
 		FAILS=$((FAILS + 1))

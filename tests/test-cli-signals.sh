@@ -94,11 +94,11 @@ pass "SIGTERM: exit 143 after ${WAITED_MS} ms with a valid schedule"
 # search had stopped and written it before the second signal came) or not
 # there at all, never partial
 OUTFILE="$TMP/twice.json"
-rm -f "$OUTFILE" "$OUTFILE.tmp"
+rm -f "$OUTFILE" "$OUTFILE".??????
 interrupt INT INT
 OUTFILE=
 expect_status 130
-[ ! -e "$TMP/twice.json.tmp" ] || fail "a partial output file was left after the second SIGINT"
+! leftover "$TMP/twice.json" || fail "a partial output file was left after the second SIGINT"
 if [ -e "$TMP/twice.json" ]; then
 	run validate "$TMP/twice.json"
 	expect_status 0
@@ -123,7 +123,7 @@ for sig in INT TERM; do
 	STATUS=$?
 	if [ "$sig" = INT ]; then expect_status 130; else expect_status 143; fi
 	expect_stderr_has "^tessel: SIG$sig: stopped before the end"
-	[ ! -e "$TMP/never.json" ] && [ ! -e "$TMP/never.json.tmp" ] ||
+	[ ! -e "$TMP/never.json" ] && ! leftover "$TMP/never.json" ||
 		fail "an output file was left"
 done
 pass "SIGINT and SIGTERM while reading the input: 130 and 143, a message"

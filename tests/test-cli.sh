@@ -133,7 +133,7 @@ run search --preset vshape --format json --output "$SCHED"
 expect_status 0
 expect_stdout_empty
 [ -s "$SCHED" ] || fail "--output did not write $SCHED"
-[ ! -e "$SCHED.tmp" ] || fail "--output left $SCHED.tmp behind"
+! leftover "$SCHED" || fail "--output left a temporary file behind"
 grep -q '"tessel-schedule"' "$SCHED" || fail "$SCHED is not schedule JSON"
 pass "search --format json --output"
 
@@ -432,10 +432,25 @@ run search --preset vshape --micro-batches 4 --output "$NODIR"
 [ "$STATUS" -ne 0 ] || fail "expected a non-zero exit status"
 expect_stdout_empty
 expect_stderr_has '^tessel: '
-if [ -e "$NODIR" ] || [ -e "$NODIR.tmp" ]; then
+if [ -e "$NODIR" ] || leftover "$NODIR"; then
 	fail "a failed --output left a file behind"
 fi
 pass "--output into a missing directory fails and leaves no file"
+
+# a file or a link left at a name a temporary file could have is never
+# written through
+LINKED=$TMP/linked.json
+echo kept > "$TMP/unrelated.txt"
+ln -s unrelated.txt "$LINKED.tmp"
+mkdir "$LINKED.XXXXXX"
+run search --preset vshape --micro-batches 4 --fast --format json --output "$LINKED"
+expect_status 0
+[ "$(cat "$TMP/unrelated.txt")" = kept ] || fail "--output wrote through $LINKED.tmp"
+[ -f "$LINKED" ] && [ ! -L "$LINKED" ] || fail "--output did not write $LINKED itself"
+rm -f "$LINKED.tmp"
+rmdir "$LINKED.XXXXXX"
+! leftover "$LINKED" || fail "--output left a temporary file behind"
+pass "--output writes a temporary file of its own, never through a link left there"
 
 if [ -w /dev/full ]; then
 	LAST="tessel search --preset vshape --micro-batches 4 >/dev/full"

@@ -222,20 +222,44 @@ void cli_handle_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* The pattern of a temporary file beside `path` for mkstemp (PATH.XXXXXX,
+ * new). */
 static char *temporary_name(const char *path)
 {
+	static const char suffix[] = ".XXXXXX";
 	size_t n = strlen(path);
-	char *tmp = malloc(n + sizeof ".tmp");
+	char *tmp = malloc(n + sizeof suffix);
 
 	if (tmp) {
 		memcpy(tmp, path, n);
-		memcpy(tmp + n, ".tmp", sizeof ".tmp");
+		memcpy(tmp + n, suffix, sizeof suffix);
 	}
 	return tmp;
 }
 
+/* A new temporary file for `tmp` (a mkstemp pattern, filled in): made
+ * by mkstemp, so never an existing file or a symbolic link somebody left
+ * there, with the mode `mode`; NULL with errno set. */
+static FILE *temporary_open(char *tmp, mode_t mode)
+{
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return NULL;
+	FILE *f = NULL;
+	if (fchmod(fd, mode) == 0)
+		f = fdopen(fd, "w");
+	if (!f) {
+		int err = errno;
+		close(fd);
+		unlink(tmp);
+		errno = err;
+	}
+	return f;
+}
+
 /* An output being written: the standard output, a device or pipe as it
- * is, or a regular file through PATH.tmp and a rename. */
+ * is, or a regular file through a new PATH.XXXXXX (mkstemp) and a
+ * rename. */
 typedef struct cli_out {
 	const char *path; /* NULL: the standard output */
 	FILE *f;
@@ -280,15 +304,26 @@ static int out_open(cli_out *o, const char *path)
 			cli_error("%s: %s", path, strerror(errno ? errno : ENOMEM));
 			return -1;
 		}
-		writing_tmp = o->tmp;
 	}
-	o->f = fopen(o->tmp ? o->tmp : path, "w");
-	if (o->f && o->tmp && exists && fchmod(fileno(o->f), st.st_mode & 07777)) {
-		int err = errno;
-		fclose(o->f);
-		unlink(o->tmp);
-		o->f = NULL;
-		errno = err;
+	if (o->tmp) {
+		/* an existing file's permissions, else a new file's (0666 less
+		 * the umask, as fopen would give it) */
+		mode_t mask = umask(0);
+		umask(mask);
+		/* SIGINT and SIGTERM held while the file is made and named for
+		 * their handler (it removes the file once named), so that a
+		 * signal leaves no temporary file behind */
+		sigset_t hold, before;
+		sigemptyset(&hold);
+		sigaddset(&hold, SIGINT);
+		sigaddset(&hold, SIGTERM);
+		sigprocmask(SIG_BLOCK, &hold, &before);
+		o->f = temporary_open(o->tmp, exists ? st.st_mode & 07777 : 0666 & ~mask);
+		if (o->f)
+			writing_tmp = o->tmp;
+		sigprocmask(SIG_SETMASK, &before, NULL);
+	} else {
+		o->f = fopen(path, "w");
 	}
 	if (!o->f) {
 		int err = errno;

@@ -7,6 +7,7 @@ import io
 import os
 import queue
 import stat
+import tempfile
 import threading
 import time
 from typing import (Any, Callable, Dict, Iterator, List, Mapping,
@@ -373,6 +374,22 @@ class CancelToken:
     def _detach(self, options: "_Options") -> None:
         with self._lock:
             self._options.remove(options)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux tells
+    it (os.umask sets it, which another thread creating a file could
+    see)."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 class _Options(Handle):
@@ -905,11 +922,15 @@ class Schedule(Handle):
                 f.flush()
             return
         target = os.path.realpath(name) if link else name
-        tmp = target + ".tmp"
+        # a new file of its own (never one, or a link, left at a fixed
+        # name), with the mode the target has or a new file would get
+        fd, tmp = tempfile.mkstemp(
+            prefix=os.path.basename(target) + ".",
+            dir=os.path.dirname(target) or ".")
         try:
-            with open(tmp, "wb") as f:
-                if st is not None:
-                    os.chmod(f.fileno(), stat.S_IMODE(st.st_mode))
+            with os.fdopen(fd, "wb") as f:
+                os.chmod(f.fileno(), stat.S_IMODE(st.st_mode) if st is not None
+                         else 0o666 & ~_umask())
                 self._write_to(f, code, us)
                 f.flush()
                 os.fsync(f.fileno())

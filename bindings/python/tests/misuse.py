@@ -399,6 +399,30 @@ def pickle_graph_not_valid_yet():
     pickle.dumps(g)
 
 
+@case("value")
+def write_never_through_a_link_left_there():
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        other = os.path.join(d, "other.txt")
+        with open(other, "w") as f:
+            f.write("kept")
+        dest = os.path.join(d, "s.json")
+        os.symlink(other, dest + ".tmp")
+        os.chmod(d, 0o755)
+        schedule().write(dest, "json")
+        assert open(other).read() == "kept"
+        assert sorted(os.listdir(d)) == ["other.txt", "s.json", "s.json.tmp"]
+        assert os.stat(dest).st_mode & 0o777 == 0o666 & ~_umask()
+    return "written through a new temporary file, the link left there untouched"
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @case("TypeError")
 def copy_schedule():
     import copy
