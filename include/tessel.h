@@ -666,7 +666,9 @@ TESSEL_API int tessel_search_sweep(tessel_schedule **out,
  * *out_proven (may be NULL) is 1 when one unit less was shown impossible,
  * 0 when the time limit ended the search first (then *out is the smallest
  * limit found). TESSEL_EINFEASIBLE when no repetend of that period exists
- * at all, TESSEL_ETIMEOUT when none was found in time. The warm-up and
+ * at all (also when a device's blocks' memory changes add up to more than
+ * 0: each repetition would hold more, since 1.7.9), TESSEL_ETIMEOUT when
+ * none was found in time. The warm-up and
  * cool-down of a complete schedule usually need no more than the steady
  * state; tessel_search checks every step. */
 TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,

@@ -416,6 +416,17 @@ static void test_limit_below_need(void **state)
 	TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 0));
 	th_expect_error(tessel_search(&s, g, o), TESSEL_EINFEASIBLE, "");
 	tessel_options_free(o);
+	/* a period cap below the resource bound, and no memory limit: the
+	 * reason says the cap, in every mode */
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, TESSEL_UNLIMITED));
+	for (int mode = 0; mode <= 2; mode++) {
+		o = th_options(4);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, mode));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_MAX_PERIOD, 1));
+		th_expect_error(tessel_search(&s, g, o), TESSEL_EINFEASIBLE,
+				"below the resource bound");
+		tessel_options_free(o);
+	}
 	tessel_graph_free(g);
 }
 

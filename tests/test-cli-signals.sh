@@ -179,6 +179,34 @@ expect_status 2
 expect_stderr_has '^tessel: standard input: line 1, column 1: '
 pass "'-' is the standard input"
 
+# ---------------------------------------------------------------- explore
+
+# an exploration interrupted ends as a search does: 130 / 143, with the
+# candidates done so far
+for sig in INT TERM; do
+	LAST="tessel explore model-small.json -w 100000000 -j 1, then SIG$sig after 1 s"
+	"$TESSEL" explore "$DATA/model-small.json" -w 100000000 -j 1 -f json >"$OUT" 2>"$ERR" &
+	pid=$!
+	sleep 1
+	kill -s "$sig" "$pid" 2>/dev/null
+	(
+		n=0
+		while kill -0 "$pid" 2>/dev/null && [ $n -lt 300 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+		kill -9 "$pid" 2>/dev/null
+	) >/dev/null 2>&1 &
+	dog=$!
+	wait "$pid"
+	STATUS=$?
+	wait "$dog" 2>/dev/null
+	[ "$STATUS" -ne 137 ] || fail "still running 30 s after the signal"
+	if [ "$sig" = INT ]; then expect_status 130; else expect_status 143; fi
+	expect_stderr_has "SIG$sig: stopping with the candidates done so far"
+done
+pass "explore: SIGINT and SIGTERM end with 130 and 143"
+
 # ---------------------------------------------------------------- columns
 
 printf '{\n' >"$TMP/open.json"

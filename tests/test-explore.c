@@ -62,6 +62,7 @@ static void test_reader_errors(void **state)
 		{"\"efficiency\": 0.85", "\"efficiency\": 1.5", TESSEL_ERANGE, "efficiency"},
 		{"\"parameters\": 1.2}]", "\"parameters\": 1.2, \"after\": [\"nosuch\"]}]", TESSEL_EPARSE, "no layer \"nosuch\""},
 		{"\"parameters\": 1.2}, {\"name\": \"l0\"", "\"parameters\": 1.2, \"after\": [\"l1\"]}, {\"name\": \"l0\"", TESSEL_EPARSE, "not earlier"},
+		{"{\"name\": \"l1\", ", "{\"name\": \"l1\", \"after\": [\"l1\"], ", TESSEL_EPARSE, "the layer itself"},
 		{"\"layers\": [", "\"mode\": \"training\", \"mode\": \"x\", \"layers\": [", TESSEL_EPARSE, ""},
 		{"\"layers\": [", "\"mode\": \"sleep\", \"layers\": [", TESSEL_EPARSE, "mode"},
 	};

@@ -733,6 +733,18 @@ static void test_min_memory(void **state)
 		tessel_graph_free(g);
 	}
 	tessel_options_free(o);
+	/* a device each micro-batch leaves memory on: no repetend under any
+	 * limit (not the limit one repetition needs, proven) */
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 1));
+	int f = -1;
+	TH_OK(tessel_graph_add_block(&f, g, "f", TESSEL_KIND_FORWARD, 1, 1));
+	TH_OK(tessel_graph_place(g, f, (const int[]){0}, 1));
+	int64_t mem = -1;
+	th_expect_error(tessel_min_memory(&mem, NULL, g, 0, NULL), TESSEL_EINFEASIBLE,
+			"leaves 1 of memory behind");
+	assert_int_equal(mem, -1);
+	tessel_graph_free(g);
 }
 
 /* Few micro-batches are also scheduled directly; a makespan at the lower

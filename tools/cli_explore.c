@@ -49,8 +49,11 @@ static const char explore_usage[] =
 	"  -h, --help                show this help and exit\n"
 	"  -V, --version             show the version and exit\n"
 	"\n"
+	"SIGINT (Ctrl-C) or SIGTERM stops the exploration with the candidates\n"
+	"done so far, written as usual; a second signal ends at once.\n"
+	"\n"
 	"Exit status: 0 success, 1 no candidate has a schedule, 2 bad usage or\n"
-	"bad input.\n";
+	"bad input, 130 / 143 interrupted.\n";
 
 enum { OPT_FAST = 256 };
 
@@ -339,6 +342,10 @@ static int explore_model(const tessel_model *m, const struct explore_args *a,
 		if (cli_flush_stdout() && !status)
 			status = CLI_EXIT_USAGE;
 	}
+	/* interrupted: 130 (SIGINT) or 143 (SIGTERM), as tessel search, once
+	 * what was done is written (a failed write says so: 2) */
+	if (w.signo && status != CLI_EXIT_USAGE)
+		status = 128 + w.signo;
 	tessel_explore_free(ex);
 	tessel_options_free(o);
 	return status;

@@ -180,6 +180,10 @@ static int read_after(tessel_model *m, int idx, const json_t *obj,
 					 where, tsl_json_type_name(e));
 		const char *s = json_string_value(e);
 		int p = names_find(t, m, s);
+		if (p == idx)
+			return tsl_error(TESSEL_EPARSE,
+					 "%s\"after\" names the layer itself (it takes earlier layers' outputs)",
+					 where);
 		if (p < 0) {
 			int later = 0;
 			for (size_t j = (size_t)idx; j < json_array_size(all) && !later; j++) {

@@ -921,6 +921,7 @@ typedef struct alt_best {
 	int64_t work;      /* of every plan's search */
 	int64_t proof;
 	int failed_rc;     /* the first plan's error, when none succeeds */
+	char failed_msg[256]; /* and its message */
 	int halted;        /* a progress callback asked to stop */
 } alt_best;
 
@@ -951,8 +952,11 @@ static int plan_found_nothing(alt_best *best, const tsl_share *share, int rc)
 	if (rc != TESSEL_EINFEASIBLE && rc != TESSEL_ETIMEOUT &&
 	    rc != TESSEL_ECANCELLED)
 		return 0;
-	if (!best->failed_rc)
+	if (!best->failed_rc) {
 		best->failed_rc = rc;
+		snprintf(best->failed_msg, sizeof best->failed_msg, "%s",
+			 tessel_error_last());
+	}
 	tessel_error_clear();
 	return 1;
 }
@@ -1025,6 +1029,11 @@ static int no_schedule(const alt_best *best, const char *how)
 		return tsl_error(TESSEL_ETIMEOUT,
 				 "time limit reached before a schedule was found");
 	default:
+		/* the first plan's reason where it is not the memory's (a
+		 * period cap below the resource bound) */
+		if (best->failed_msg[0] && !strstr(best->failed_msg, "memory"))
+			return tsl_error(TESSEL_EINFEASIBLE, "no schedule %s: %s", how,
+					 best->failed_msg);
 		return tsl_error(TESSEL_EINFEASIBLE,
 				 "no schedule within the memory limits %s", how);
 	}

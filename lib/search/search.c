@@ -1745,6 +1745,22 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 	if (period < 0)
 		return tsl_error(TESSEL_ERANGE, "period must be >= 0, got %lld",
 				 (long long)period);
+	/* a device each micro-batch leaves memory on holds more with every
+	 * repetition of a repetend: none holds under any limit */
+	for (int d = 0; d < g->ndevices; d++) {
+		int64_t net = 0; /* at most 10^6 blocks of |memory| <= 10^9 */
+		for (int v = 0; v < g->nblocks; v++)
+			if (tsl_block_on_device(&g->blocks[v], d))
+				net += g->blocks[v].memory;
+		if (net > 0)
+			return tsl_error(TESSEL_EINFEASIBLE,
+					 "device %d: each micro-batch leaves %lld of memory behind "
+					 "(its blocks' memory changes add up to it), so a repetend "
+					 "holds more at every repetition: none fits any limit "
+					 "(tessel_graph_min_memory gives the limit for a number of "
+					 "micro-batches)",
+					 d, (long long)net);
+	}
 	tsl_opts o;
 	resolve_options(&o, options);
 	tsl_meter meter = {0};
