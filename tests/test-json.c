@@ -1409,7 +1409,29 @@ static void test_schedule_too_many_entries(void **state)
 		     "\"nmicros\" (1000000) times 101 blocks is more than 100000000 entries",
 		     "too many entries");
 	assert_null(t);
+	/* within the limit, but far more than the text lists: refused
+	 * before the schedule of 10^8 entries is made */
+	len = 0;
+	len += (size_t)snprintf(text + len, cap - len,
+		"{\"format\": \"tessel-schedule\", \"version\": 1, \"ndevs\": 1, "
+		"\"nmicros\": 1000000, \"blocks\": [{\"gid\": 0, \"mid\": 0, \"step\": 0}], "
+		"\"placement\": {\"devices\": 1, \"blocks\": [");
+	for (int i = 0; i < 100; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+			"%s{\"name\": \"b%d\", \"kind\": \"forward\", \"span\": 1, "
+			"\"memory\": 0, \"devices\": [0]}", i ? ", " : "", i);
+	len += (size_t)snprintf(text + len, cap - len, "]}}");
+	assert_true(len < cap);
+	expect_error(tessel_schedule_from_json(&t, text, len), TESSEL_EPARSE,
+		     "\"blocks\" has 1 entries, but 1000000 micro-batches of 100 blocks need 100000000",
+		     "far fewer entries than nmicros says");
+	assert_null(t);
 	free(text);
+	/* a file that is no text (/dev/zero) is read up to its first NUL,
+	 * not until memory runs out */
+	expect_error(tessel_schedule_from_file(&t, "/dev/zero"), TESSEL_EPARSE,
+		     "/dev/zero: NUL byte at offset 0", "/dev/zero");
+	assert_null(t);
 }
 
 /* A schedule found by the search (heuristic mode under valgrind). */

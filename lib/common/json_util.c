@@ -192,8 +192,20 @@ static int read_file(tsl_buf *b, const char *path)
 		}
 	}
 	errno = 0;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+	/* JSON text holds no NUL byte: reading stops at the first (so that
+	 * /dev/zero is not read until memory runs out) */
+	size_t at = 0;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		const char *nul = memchr(chunk, '\0', n);
+		if (nul) {
+			fclose(f);
+			return tsl_error(TESSEL_EPARSE,
+					 "%s: NUL byte at offset %zu: not JSON text",
+					 path, at + (size_t)(nul - chunk));
+		}
 		tsl_buf_append(b, chunk, n);
+		at += n;
+	}
 	int bad = ferror(f), err = errno;
 	fclose(f);
 	if (bad)
