@@ -114,6 +114,11 @@ check 2 "--preset with invalid UTF-8" search --preset "$(printf 'v\377shape')" -
 check 2 "--preset empty" search --preset '' --fast
 check 2 "--step-us -1" search --preset vshape --format trace --step-us -1 --fast
 check 2 "--step-us nan" search --preset vshape --format trace --step-us nan --fast
+check 2 "--step-us in hexadecimal" search --preset vshape --format trace --step-us 0x10 --fast
+check 2 "simulate --latency in hexadecimal" simulate "$TMP/sched.json" --latency 0x1p3
+check 2 "compare --latency in hexadecimal" compare --latency 0x10 vshape
+check 2 "compare --latency 1e300" compare --latency 1e300 vshape
+check 2 "a schedule file of NUL bytes" validate /dev/zero
 check 2 "--format empty" search --preset vshape --format '' --fast
 check 2 "--output in a missing directory" search --preset vshape --fast --output "$TMP/no/such/dir/out"
 check 2 "validate an empty file" validate "$TMP/empty.json"

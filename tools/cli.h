@@ -61,6 +61,11 @@ int cli_parse_int(int64_t *out, const char *option, const char *arg,
  * "0.5") into milliseconds, rounded up so that a positive value never
  * becomes 0. On failure print the reason and return -1. */
 int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg);
+/* A finite decimal number (not hexadecimal, not inf or nan) in [min, max],
+ * or [min, max) with max_open: 0 and *out, or -1 with the reason printed
+ * (naming `option`). */
+int cli_parse_real(double *out, const char *option, const char *arg,
+		   double min, double max, int max_open);
 
 /* Write `text` (followed by a newline if it lacks one) to stdout when `path`
  * is NULL, else to `path` through `path`.tmp and a rename, so that a failure

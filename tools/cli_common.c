@@ -146,6 +146,33 @@ int cli_parse_int(int64_t *out, const char *option, const char *arg,
 	return 0;
 }
 
+int cli_parse_real(double *out, const char *option, const char *arg,
+		   double min, double max, int max_open)
+{
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	/* decimal only: strtod also reads hexadecimal ("0x1p3") */
+	if (end == arg || *end || isspace((unsigned char)arg[0]) ||
+	    strpbrk(arg, "xX") || !isfinite(v) || (errno == ERANGE && v != 0.0)) {
+		cli_error("%s: '%s' is not a number", option, arg);
+		return -1;
+	}
+	if (v < min || v > max || (max_open && v >= max)) {
+		if (isinf(max))
+			cli_error("%s: %s is out of range (a number >= %g)", option,
+				  arg, min);
+		else
+			cli_error("%s: %s is out of range [%g, %g%c", option, arg,
+				  min, max, max_open ? ')' : ']');
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg)
 {
 	/* the library's largest time limit */

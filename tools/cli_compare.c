@@ -568,16 +568,8 @@ static int apply_compare_option(void *args, int c, const char *arg)
 	case 'D':
 		a->durations = arg;
 		return 0;
-	case 'l': {
-		char *end = NULL;
-		a->latency = strtod(arg, &end);
-		if (!end || *end || end == arg || !(a->latency >= 0) ||
-		    a->latency > 1e12) {
-			cli_error("--latency: '%s' is not a number >= 0", arg);
-			return -1;
-		}
-		return 0;
-	}
+	case 'l':
+		return cli_parse_real(&a->latency, "--latency", arg, 0, 1e12, 0);
 	default:
 		return -1;
 	}

@@ -268,12 +268,10 @@ static int format_option(struct search_args *a, const char *arg)
 /* A finite number > 0 of microseconds per step. */
 static int step_us_option(struct search_args *a, const char *arg)
 {
-	char *end = NULL;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (!arg[0] || *end || errno || !isfinite(v) || !(v > 0)) {
+	double v = 0;
+	if (cli_parse_real(&v, "--step-us", arg, 0, INFINITY, 0))
+		return -1;
+	if (!(v > 0)) {
 		cli_error("--step-us: '%s' is not a number > 0", arg);
 		return -1;
 	}

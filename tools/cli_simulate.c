@@ -60,32 +60,12 @@ struct simulate_args {
 	int64_t seed;
 };
 
-/* A finite number in [min, max) (max_open) or [min, max]; -1 with the
- * reason printed. */
+/* A finite decimal number in [min, max) (max_open) or [min, max]; -1 with
+ * the reason printed. */
 static int parse_number(double *out, const char *option, const char *arg,
 			double min, double max, int max_open)
 {
-	char *end = NULL;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end == arg || *end || isspace((unsigned char)arg[0]) || errno ||
-	    !isfinite(v)) {
-		cli_error("%s: '%s' is not a number", option, arg);
-		return -1;
-	}
-	if (v < min || v > max || (max_open && v >= max)) {
-		if (isinf(max))
-			cli_error("%s: %s is out of range (a number >= %g)", option,
-				  arg, min);
-		else
-			cli_error("%s: %s is out of range [%g, %g%c", option, arg,
-				  min, max, max_open ? ')' : ']');
-		return -1;
-	}
-	*out = v;
-	return 0;
+	return cli_parse_real(out, option, arg, min, max, max_open);
 }
 
 static int apply_option(struct simulate_args *a, int c, const char *arg)
