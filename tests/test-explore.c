@@ -59,6 +59,7 @@ static void test_reader_errors(void **state)
 		{"\"name\": \"l1\"", "\"name\": \"l0\"", TESSEL_EPARSE, "comes before"},
 		{"\"forward\": 0.9", "\"forward\": -1", TESSEL_ERANGE, "forward"},
 		{"\"unit\": \"ms\", ", "", TESSEL_EPARSE, "unit"},
+		{"\"unit\": \"ms\"", "\"unit\": \"m\\u0001s\"", TESSEL_EPARSE, "\"unit\" holds a control character"},
 		{"\"efficiency\": 0.85", "\"efficiency\": 1.5", TESSEL_ERANGE, "efficiency"},
 		{"\"parameters\": 1.2}]", "\"parameters\": 1.2, \"after\": [\"nosuch\"]}]", TESSEL_EPARSE, "no layer \"nosuch\""},
 		{"\"parameters\": 1.2}, {\"name\": \"l0\"", "\"parameters\": 1.2, \"after\": [\"l1\"]}, {\"name\": \"l0\"", TESSEL_EPARSE, "not earlier"},
@@ -345,7 +346,7 @@ static void test_nothing_fits(void **state)
 	TH_OK(tessel_explore_new(&ex, m));
 	tessel_model_free(m);
 	th_expect_error(tessel_explore_run(ex, NULL), TESSEL_EINFEASIBLE,
-			"no placement family fits");
+			"no placement family has a schedule");
 	size_t n = 0;
 	TH_OK(tessel_explore_count(&n, ex));
 	for (size_t k = 0; k < n; k++) {

@@ -433,6 +433,32 @@ static int none_found(const tessel_explore *ex, const tessel_options *o)
 		if (strstr(ex->c[i].why, "time limit"))
 			return tsl_error(TESSEL_ETIMEOUT,
 					 "the time limit was reached before any candidate had a schedule");
+	/* the reason of the first family searched (or else of the first
+	 * family to search, not a baseline, whose placement could not be
+	 * made for a reason other than its shape, "needs ...", or of the
+	 * first with a placement, or of the first): what kept it from a
+	 * schedule, be it memory or not */
+	int first = -1;
+	for (int i = 0; i < ex->n && first < 0; i++)
+		if (ex->c[i].graph && ex->c[i].plan.mode == TSL_PLAN_SEARCH &&
+		    ex->c[i].why[0])
+			first = i;
+	for (int i = 0; i < ex->n && first < 0; i++)
+		if (!ex->c[i].graph && ex->c[i].why[0] &&
+		    ex->c[i].plan.mode == TSL_PLAN_SEARCH &&
+		    strncmp(ex->c[i].why, "needs ", 6) != 0)
+			first = i;
+	for (int i = 0; i < ex->n && first < 0; i++)
+		if (ex->c[i].graph && ex->c[i].why[0])
+			first = i;
+	for (int i = 0; i < ex->n && first < 0; i++)
+		if (ex->c[i].why[0])
+			first = i;
+	if (first >= 0)
+		return tsl_error(TESSEL_EINFEASIBLE,
+				 "no placement family has a schedule for the model on %d devices with %g %s each; %s: %.300s (tessel explore lists why for each)",
+				 ex->devices, ex->memory, ex->memory_unit,
+				 ex->c[first].plan.family, ex->c[first].why);
 	return tsl_error(TESSEL_EINFEASIBLE,
 			 "no placement family fits the model on %d devices with %g %s each (tessel explore lists why for each)",
 			 ex->devices, ex->memory, ex->memory_unit);

@@ -54,6 +54,18 @@ static int member_text(char **out, const json_t *obj, const char *key,
 	return TSL_OK;
 }
 
+/* A unit's text: printed beside every figure and given to each
+ * placement (tessel_graph_set_unit), so no control character. */
+static int unit_text(const char *s, const char *key)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return tsl_error(TESSEL_EPARSE,
+					 "\"%s\" holds a control character (byte %d)",
+					 key, (int)(p - (const unsigned char *)s));
+	return TSL_OK;
+}
+
 /* One entry of tensor_parallel.times. */
 static int read_tp_time(tsl_tp_time *t, const json_t *v, const char *where)
 {
@@ -302,6 +314,10 @@ static int read_model(void *out, const json_t *root)
 		rc = member_text(&m->memory_unit, root, "memory_unit", 0, 32, "");
 	if (!rc && !m->memory_unit && !(m->memory_unit = tsl_strdup("GB")))
 		rc = tsl_error_nomem();
+	if (!rc)
+		rc = unit_text(m->unit, "unit");
+	if (!rc)
+		rc = unit_text(m->memory_unit, "memory_unit");
 	if (!rc)
 		rc = tsl_json_member_int(&devices, root, "devices", 1, 2,
 					 TESSEL_MAX_DEVICES, "");
