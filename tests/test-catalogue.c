@@ -857,6 +857,23 @@ static int c_torch_no_stage(void) { return export(14); }
 static int c_trace_neg(void) { return export(15); }
 static int c_trace_nan(void) { return export(16); }
 static int c_trace_ninf(void) { return export(17); }
+/* a placement step in seconds beyond a double in microseconds */
+static int c_trace_huge_step(void)
+{
+	tessel_graph *g = two_blocks();
+	TH_OK(tessel_graph_set_step(g, 1.7e308));
+	TH_OK(tessel_graph_set_unit(g, "s"));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 1));
+	tessel_graph_free(g);
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 1));
+	char *t = BAD_PTR;
+	int rc = tessel_schedule_to_trace_json(&t, s, 0);
+	OUT_NULL(t);
+	tessel_schedule_free(s);
+	return rc;
+}
 
 static int sim(const double *dur, size_t count, double latency, double jitter)
 {
@@ -1138,6 +1155,7 @@ static const struct row catalogue[] = {
 	C("to_trace_json step -1", c_trace_neg, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0 (or 0: from the placement), got -1"),
 	C("to_trace_json step NaN", c_trace_nan, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0 (or 0: from the placement), got nan"),
 	C("to_trace_json step -inf", c_trace_ninf, TESSEL_EINVAL, "tessel_schedule_to_trace_json: step_us must be > 0 (or 0: from the placement), got -inf"),
+	C("to_trace_json placement step beyond a double", c_trace_huge_step, TESSEL_ERANGE, "tessel_schedule_to_trace_json: the placement's step, 1.7e+308 s, is beyond what a double holds in microseconds (give step_us)"),
 	C("simulate jitter 1", c_sim_jitter_1, TESSEL_ERANGE, "tessel_simulate: jitter must be in [0, 1), got 1"),
 	C("simulate jitter -0.1", c_sim_jitter_neg, TESSEL_ERANGE, "tessel_simulate: jitter must be in [0, 1), got -0.1"),
 	C("simulate jitter NaN", c_sim_jitter_nan, TESSEL_ERANGE, "tessel_simulate: jitter must be in [0, 1), got nan"),

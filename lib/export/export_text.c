@@ -23,6 +23,8 @@
  * the grid explain both.
  * Contract: every entry and every copy occupies the cells of its real
  * steps; a schedule without alternatives prints as it always did. */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -431,7 +433,11 @@ static int put_peaks(tsl_buf *b, const tessel_schedule *s)
 static void put_time(tsl_buf *b, const tessel_graph *g, double t,
 		     const char *pre)
 {
-	tsl_buf_printf(b, "%s%.6g", pre, t);
+	/* (a step so large that the time is beyond a double: not "inf") */
+	if (!isfinite(t))
+		tsl_buf_printf(b, "%smore than %.6g", pre, DBL_MAX);
+	else
+		tsl_buf_printf(b, "%s%.6g", pre, t);
 	if (g->unit)
 		tsl_buf_printf(b, " %s", g->unit);
 }

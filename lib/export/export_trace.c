@@ -231,13 +231,14 @@ static void put_transfers(tsl_buf *b, const tessel_schedule *s, double step_us)
 }
 
 /* step_us 0: the placement's step in microseconds, when it has a step and
- * a unit of time; else DEFAULT_STEP_US. */
+ * a unit of time; else DEFAULT_STEP_US. -1 when it has both but the step
+ * in microseconds is beyond a double (or rounds to 0). */
 static double placement_step_us(const tessel_graph *g)
 {
 	double us = unit_us(g->unit);
 
-	if (g->step > 0 && us > 0 && isfinite(g->step * us) && g->step * us > 0)
-		return g->step * us;
+	if (g->step > 0 && us > 0)
+		return isfinite(g->step * us) && g->step * us > 0 ? g->step * us : -1;
 	return DEFAULT_STEP_US;
 }
 
@@ -254,8 +255,14 @@ int tsl_write_trace_json(tsl_buf *b, const tessel_schedule *schedule,
 				 "%s: step_us must be finite, got %g", fn,
 				 step_us);
 	const tessel_graph *g = schedule->graph;
-	if (step_us == 0)
+	if (step_us == 0) {
 		step_us = placement_step_us(g);
+		if (step_us < 0)
+			return tsl_error(TESSEL_ERANGE,
+					 "%s: the placement's step, %g %s, is beyond what a "
+					 "double holds in microseconds (give step_us)",
+					 fn, g->step, g->unit);
+	}
 	int64_t makespan = tsl_schedule_makespan(schedule);
 	if (!isfinite((double)makespan * step_us))
 		return tsl_error(TESSEL_ERANGE,

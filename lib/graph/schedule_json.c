@@ -765,14 +765,16 @@ static int schedule_from_jansson(tessel_schedule **out, const json_t *root,
 		rc = read_step(root, g);
 	if (!rc && !parts)
 		rc = tsl_json_member(&blocks, root, "blocks", JSON_ARRAY, 1, "");
-	/* far fewer entries than the schedule holds (one per block and
+	/* far fewer entries than a large schedule holds (one per block and
 	 * micro-batch): refused before the schedule is made, whose size
-	 * would otherwise follow "nmicros" and not the text (a few missing
-	 * are named one by one below) */
+	 * would otherwise follow "nmicros" and not the text (below 2^20
+	 * entries, or a few missing, each entry is read and what is missing
+	 * named) */
 	if (!rc) {
 		size_t count = parts ? parts->count : json_array_size(blocks);
 		size_t need = (size_t)nmicros * (size_t)g->nblocks;
-		if (count < need && need - count > count + 4096)
+		if (count < need && need > ((size_t)1 << 20) &&
+		    need - count > count + 4096)
 			rc = tsl_error(TESSEL_EPARSE,
 				       "\"blocks\" has %zu entries, but %lld micro-batches of %d blocks need %zu (one per block and micro-batch)",
 				       count, nmicros, g->nblocks, need);
