@@ -35,8 +35,8 @@
 // - SearchOptions holds every option of tessel.h with the library's
 //   defaults (those of the tessel command line), a progress callback
 //   (std::function) and a CancelToken; its integer fields take integers
-//   only, as parameters do (o.micro_batches = 7.9 does not compile, since
-//   1.7.9).
+//   only, as parameters do, and its flags bools only (o.micro_batches =
+//   7.9 and o.fast = 2 do not compile, since 1.7.9).
 // - Memory-time alternatives (since 1.6): Graph::set_recompute and
 //   Graph::set_offload declare them, Graph::recompute and Graph::offload
 //   read them back (std::nullopt when not declared), a search chooses per
@@ -162,6 +162,20 @@ public:
 
 private:
 	T value_;
+};
+
+// A flag: a bool, and nothing C++ would convert to one without a word (an
+// int 2, a pointer, a double do not compile; since 1.7.9).
+class Flag {
+public:
+	template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+	Flag(B value) : value_(value)
+	{
+	}
+	operator bool() const { return value_; }
+
+private:
+	bool value_;
 };
 
 // The error of a handle that holds nothing (moved from, released, or
@@ -315,7 +329,7 @@ public:
 	static constexpr int64_t preset_default = TESSEL_PRESET_MEMORY;
 	static constexpr int64_t preset_memory = 6;
 	static Graph preset(const std::string &name, detail::Exact<int> devices,
-			    detail::Exact<int64_t> memory = preset_default, bool infer = false)
+			    detail::Exact<int64_t> memory = preset_default, detail::Flag infer = false)
 	{
 		tessel_graph *g = nullptr;
 		detail::check(tessel_preset(&g, detail::c_text(name, "tessel_preset"), devices, infer ? 1 : 0, memory),
@@ -903,10 +917,10 @@ struct SearchOptions {
 	detail::Exact<int64_t> micro_batches = 16;              // TESSEL_OPT_MICRO_BATCHES
 	detail::Exact<int64_t> time_limit_ms = 0;               // TESSEL_OPT_TIME_LIMIT_MS, 0: none
 	detail::Exact<int64_t> threads = 0;                     // TESSEL_OPT_THREADS, 0: all cores
-	bool fast = false;                                      // TESSEL_OPT_FAST
+	detail::Flag fast = false;                              // TESSEL_OPT_FAST
 	detail::Exact<int64_t> max_period = 0;                  // TESSEL_OPT_MAX_PERIOD, 0: automatic
 	detail::Exact<int64_t> seed = 0;                        // TESSEL_OPT_SEED
-	bool minimize_depth = true;                             // TESSEL_OPT_MINIMIZE_DEPTH
+	detail::Flag minimize_depth = true;                     // TESSEL_OPT_MINIMIZE_DEPTH
 	detail::Exact<int64_t> solver_memory_mb = 0;            // TESSEL_OPT_SOLVER_MEMORY_MB, 0: no cap
 	detail::Exact<int64_t> repetend_micro_batches = 8;      // TESSEL_OPT_REPETEND_MICRO_BATCHES
 	ProgressCallback progress{};                            // empty: none
@@ -1702,7 +1716,7 @@ public:
 		return text(tessel_schedule_to_actions_json, "tessel_schedule_to_actions_json");
 	}
 
-	std::string to_torch_csv(bool with_comms = false) const
+	std::string to_torch_csv(detail::Flag with_comms = false) const
 	{
 		char *out = nullptr;
 		detail::check(tessel_schedule_to_torch_csv(&out, get(), with_comms ? 1 : 0),

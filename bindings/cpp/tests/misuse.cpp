@@ -161,6 +161,24 @@ static_assert(sets_micro_batches_to<int>::value && sets_micro_batches_to<int64_t
 static_assert(!sets_micro_batches_to<double>::value && !sets_micro_batches_to<bool>::value &&
 		      !sets_micro_batches_to<float>::value,
 	      "a double or a bool is not converted to an option's integer");
+template <class V, class = void>
+struct sets_fast_to : std::false_type {
+};
+template <class V>
+struct sets_fast_to<V, std::void_t<decltype(std::declval<tessel::SearchOptions &>().fast = std::declval<V>())>>
+	: std::true_type {
+};
+template <class V, class = void>
+struct presets_infer_with : std::false_type {
+};
+template <class V>
+struct presets_infer_with<V, std::void_t<decltype(tessel::Graph::preset("mshape", 4, 6, std::declval<V>()))>>
+	: std::true_type {
+};
+static_assert(sets_fast_to<bool>::value && !sets_fast_to<int>::value && !sets_fast_to<double>::value,
+	      "a flag takes a bool only");
+static_assert(presets_infer_with<bool>::value && !presets_infer_with<int>::value,
+	      "infer takes a bool only");
 
 int main()
 {
