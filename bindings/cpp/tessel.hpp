@@ -20,10 +20,13 @@
 //   searches a copy made under it (the graph may change while the search
 //   runs). Options refuse a change (set, set_progress) while a search
 //   uses them, from any thread, with tessel::Error (TESSEL_EINVAL);
-//   cancel and CancelToken work from any thread. Other objects
-//   (Schedule, its ranges and iterators), as the standard containers, need
-//   the caller's lock to be changed or advanced from several threads at
-//   once; reading a Schedule from several threads is safe.
+//   cancel and CancelToken work from any thread. A Schedule may be read
+//   and changed (set_step, set_choice) from several threads at once: each
+//   call holds the schedule's lock, shared to read, exclusive to change
+//   (since 1.7.9); moving, assigning, release() and destroying it, like
+//   those of any C++ object, need no other thread using that Schedule.
+//   Ranges and iterators, as the standard containers' iterators, need the
+//   caller's lock to be advanced from several threads at once.
 // - Text given to C (names, paths, units) with a NUL character throws
 //   tessel::Error (TESSEL_EINVAL): C would take it for the end.
 // - Integer arguments are never converted silently (since 1.7.4): a
@@ -63,6 +66,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -1347,6 +1351,9 @@ struct ScheduleHolder {
 	ScheduleHolder(const ScheduleHolder &) = delete;
 	ScheduleHolder &operator=(const ScheduleHolder &) = delete;
 	tessel_schedule *ptr;
+	// held shared by every read of the Schedule (and while a range or
+	// iterator is made), exclusively by a change (since 1.7.9)
+	mutable std::shared_mutex lock;
 };
 using ScheduleRef = std::shared_ptr<ScheduleHolder>;
 
@@ -1399,17 +1406,31 @@ class BasicIterator {
 public:
 	using value_type = typename Traits::value_type;
 
+	// (made and released under the schedule's lock, shared: a change
+	// waits for the one and is refused while the iterator lives)
 	BasicIterator(detail::ScheduleRef schedule, int device) : ref_(std::move(schedule))
 	{
-		if (!ref_ || !ref_->ptr)
+		if (!ref_)
+			detail::empty_handle("Schedule");
+		std::shared_lock<std::shared_mutex> held(ref_->lock);
+		if (!ref_->ptr)
 			detail::empty_handle("Schedule");
 		typename Traits::c_iter *it = nullptr;
 		detail::check(Traits::create(&it, ref_->ptr, device), Traits::new_name);
 		ptr_.reset(it);
 	}
+	~BasicIterator() { release(); }
 
 	BasicIterator(BasicIterator &&) noexcept = default;
-	BasicIterator &operator=(BasicIterator &&) noexcept = default;
+	BasicIterator &operator=(BasicIterator &&o) noexcept
+	{
+		if (this != &o) {
+			release();
+			ref_ = std::move(o.ref_);
+			ptr_ = std::move(o.ptr_);
+		}
+		return *this;
+	}
 	BasicIterator(const BasicIterator &) = delete;
 	BasicIterator &operator=(const BasicIterator &) = delete;
 
@@ -1432,6 +1453,14 @@ private:
 	struct Free {
 		void operator()(typename Traits::c_iter *p) const noexcept { Traits::destroy(p); }
 	};
+	void release() noexcept
+	{
+		if (ptr_ && ref_) {
+			std::shared_lock<std::shared_mutex> held(ref_->lock);
+			ptr_.reset();
+		}
+		ptr_.reset();
+	}
 	detail::ScheduleRef ref_; // declared first: released after the C iterator
 	std::unique_ptr<typename Traits::c_iter, Free> ptr_;
 };
@@ -1570,6 +1599,7 @@ public:
 	// this schedule is alive: it would see the change half-way.
 	void set_step(detail::Exact<int> gid, detail::Exact<int64_t> micro_batch, detail::Exact<int64_t> step)
 	{
+		auto held = changing();
 		tessel_schedule *s = get();
 		if (ptr_.use_count() > 1)
 			throw Error(TESSEL_EINVAL, "tessel::Schedule::set_step: a range or "
@@ -1589,6 +1619,7 @@ public:
 			detail::Exact<int64_t> reload_step = 0)
 	{
 		int gid = detail::exact<int>(block, "tessel::Schedule::set_choice: gid");
+		auto held = changing();
 		tessel_schedule *s = get();
 		if (ptr_.use_count() > 1)
 			throw Error(TESSEL_EINVAL, "tessel::Schedule::set_choice: a range or "
@@ -1610,6 +1641,7 @@ public:
 	// Id of the block called `name` in the schedule's graph.
 	int find(const std::string &name) const
 	{
+		auto held = reading();
 		const tessel_graph *g = nullptr;
 		detail::check(tessel_schedule_graph(&g, get()), "tessel_schedule_graph");
 		int gid = -1;
@@ -1620,11 +1652,13 @@ public:
 	// Throws tessel::Error (code TESSEL_EVIOLATION) naming the first violation.
 	void validate() const
 	{
+		auto held = reading();
 		detail::check(tessel_schedule_validate(get()), "tessel_schedule_validate");
 	}
 
 	int64_t get(tessel_schedule_attr a) const
 	{
+		auto held = reading();
 		int64_t v = 0;
 		detail::check(tessel_schedule_get(&v, get(), a), "tessel_schedule_get");
 		return v;
@@ -1663,6 +1697,7 @@ public:
 
 	double search_seconds() const
 	{
+		auto held = reading();
 		double v = 0;
 		detail::check(tessel_schedule_search_seconds(&v, get()),
 			      "tessel_schedule_search_seconds");
@@ -1671,6 +1706,7 @@ public:
 
 	int64_t peak_memory(detail::Exact<int> device) const
 	{
+		auto held = reading();
 		int64_t v = 0;
 		detail::check(tessel_schedule_peak_memory(&v, get(), device),
 			      "tessel_schedule_peak_memory");
@@ -1680,6 +1716,7 @@ public:
 	// Name of a block of the schedule's graph.
 	std::string block_name(detail::Exact<int> gid) const
 	{
+		auto held = reading();
 		const tessel_graph *g = nullptr;
 		detail::check(tessel_schedule_graph(&g, get()), "tessel_schedule_graph");
 		const char *name = nullptr;
@@ -1718,6 +1755,7 @@ public:
 
 	std::string to_torch_csv(detail::Flag with_comms = false) const
 	{
+		auto held = reading();
 		char *out = nullptr;
 		detail::check(tessel_schedule_to_torch_csv(&out, get(), with_comms ? 1 : 0),
 			      "tessel_schedule_to_torch_csv");
@@ -1729,6 +1767,7 @@ public:
 	// per step.
 	std::string to_trace_json(double step_us = 0.0) const
 	{
+		auto held = reading();
 		char *out = nullptr;
 		detail::check(tessel_schedule_to_trace_json(&out, get(), step_us),
 			      "tessel_schedule_to_trace_json");
@@ -1756,7 +1795,11 @@ public:
 				return 1;
 			}
 		};
-		int rc = tessel_schedule_write(get(), format, step_us, put, &k);
+		int rc;
+		{
+			auto held = reading();
+			rc = tessel_schedule_write(get(), format, step_us, put, &k);
+		}
 		if (k.error)
 			std::rethrow_exception(k.error);
 		detail::check(rc, "tessel_schedule_write");
@@ -1778,11 +1821,15 @@ public:
 	{
 		if (!ptr_)
 			return nullptr;
-		if (ptr_.use_count() > 1)
-			throw Error(TESSEL_EINVAL, "tessel::Schedule::release: a range or "
-						   "iterator of this schedule is alive");
-		tessel_schedule *s = ptr_->ptr;
-		ptr_->ptr = nullptr;
+		tessel_schedule *s;
+		{
+			std::unique_lock<std::shared_mutex> held(ptr_->lock);
+			if (ptr_.use_count() > 1)
+				throw Error(TESSEL_EINVAL, "tessel::Schedule::release: a range or "
+							   "iterator of this schedule is alive");
+			s = ptr_->ptr;
+			ptr_->ptr = nullptr;
+		}
 		ptr_.reset();
 		return s;
 	}
@@ -1791,6 +1838,20 @@ public:
 private:
 	explicit Schedule(tessel_schedule *s)
 		: ptr_(s ? std::make_shared<detail::ScheduleHolder>(s) : nullptr) {}
+
+	// The schedule held for a read (shared) or a change (exclusive).
+	std::shared_lock<std::shared_mutex> reading() const
+	{
+		if (!ptr_)
+			detail::empty_handle("Schedule");
+		return std::shared_lock<std::shared_mutex>(ptr_->lock);
+	}
+	std::unique_lock<std::shared_mutex> changing() const
+	{
+		if (!ptr_)
+			detail::empty_handle("Schedule");
+		return std::unique_lock<std::shared_mutex>(ptr_->lock);
+	}
 
 	const detail::ScheduleRef &ref() const
 	{
@@ -1801,6 +1862,7 @@ private:
 
 	std::string text(int (*fn)(char **, const tessel_schedule *), const char *what) const
 	{
+		auto held = reading();
 		char *out = nullptr;
 		detail::check(fn(&out, get()), what);
 		return detail::take_text(out);

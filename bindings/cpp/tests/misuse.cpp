@@ -674,6 +674,36 @@ int main()
 			x.join();
 		require(got[0] == mine[0] && got[1] == mine[1], "each search its own thread's exception");
 	});
+	works("a Schedule read and changed from several threads at once", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.work_limit = 50;
+		auto s = tessel::search(small_graph(), so);
+		const int rounds = under_valgrind() ? 20 : 300;
+		std::atomic<int> refused{0};
+		std::thread changer([&] {
+			for (int n = 0; n < rounds; n++)
+				try {
+					s.set_step(0, 0, n % 3);
+				} catch (const tessel::Error &e) {
+					require(e.code() == TESSEL_EINVAL, "refused while a range lives");
+					refused++;
+				}
+		});
+		std::thread iterating([&] {
+			for (int n = 0; n < rounds; n++)
+				for (const auto &e : s.entries())
+					(void)e;
+		});
+		for (int n = 0; n < rounds; n++) {
+			(void)s.to_json();
+			(void)s.makespan();
+		}
+		changer.join();
+		iterating.join();
+		s.set_step(0, 0, 0);
+		require(s.to_json().find("tessel-schedule") != std::string::npos, "still whole");
+	});
 	works("a change races no search: refused or before it, never during", [&] {
 		tessel::Options opts;
 		opts.set(TESSEL_OPT_MICRO_BATCHES, 4);
