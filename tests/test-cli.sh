@@ -502,6 +502,10 @@ run search --preset mshape --devices 8 --micro-batches 16 --memory auto --work-l
 expect_status 0
 expect_stderr_has '^tessel: search: --memory auto: [0-9]* on every device'
 expect_stdout_has '^period 6 (resource bound 6'
+# an inference placement takes no memory: 0 is its smallest limit
+run search --preset vshape --infer --memory auto --fast
+expect_status 0
+expect_stderr_has '^tessel: search: --memory auto: 0 on every device'
 pass "--memory auto"
 # a limit that holds the period above the bound: the text output says so
 run search --preset mshape --devices 8 --micro-batches 16 --memory 6 --fast

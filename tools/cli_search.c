@@ -523,22 +523,23 @@ static int64_t time_left_ms(const struct search_args *a)
 
 /* The smallest equal memory limit under which a repetend at the resource
  * bound exists (tessel_min_memory with its default work budget, or
- * work_limit units; within time_ms of time, -1: no time limit), or 0 when
- * none was found; *proven when one unit less is impossible. */
+ * work_limit units; within time_ms of time, -1: no time limit), which may
+ * be 0 (blocks that take no memory), or -1 when none was found; *proven
+ * when one unit less is impossible. */
 static int64_t smallest_memory(const tessel_graph *g, int *proven,
 			       int64_t work_limit, int64_t time_ms)
 {
 	tessel_options *o = NULL;
-	int64_t limit = 0;
+	int64_t limit = -1;
 	*proven = 0;
 	if (!time_ms || tessel_options_new(&o))
-		return 0;
+		return -1;
 	if (work_limit)
 		tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, work_limit);
 	if (time_ms > 0)
 		tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, time_ms);
 	if (tessel_min_memory(&limit, proven, g, 0, o))
-		limit = 0;
+		limit = -1;
 	tessel_options_free(o);
 	return limit;
 }
@@ -550,7 +551,7 @@ static int auto_memory(tessel_graph *g, const struct search_args *a)
 	int proven = 0;
 	int64_t left = time_left_ms(a);
 	int64_t limit = smallest_memory(g, &proven, 0, left > 1 ? left / 2 : left);
-	if (!limit) {
+	if (limit < 0) {
 		cli_error("--memory auto: no memory limit found under which the "
 			  "period reaches the resource bound: %s", tessel_error_last());
 		return CLI_EXIT_FAIL;
@@ -633,14 +634,14 @@ static void memory_note(FILE *to, const tessel_schedule *s,
 	/* (a short search of its own, not after an interruption and within
 	 * what is left of the time limit) */
 	int proven = 0;
-	int64_t limit = interrupted ? 0 : smallest_memory(g, &proven, 300, time_left_ms(a));
-	if (limit && limit <= least)
+	int64_t limit = interrupted ? -1 : smallest_memory(g, &proven, 300, time_left_ms(a));
+	if (limit >= 0 && limit <= least)
 		fprintf(to, "memory: the limits admit the resource bound's period %lld "
 		       "(from %lld on every device); this schedule's longer period "
 		       "gives the shorter makespan over its %lld micro-batches\n",
 		       (long long)bound, (long long)limit,
 		       (long long)nmicros);
-	else if (limit)
+	else if (limit >= 0)
 		fprintf(to, "memory: the limits hold the period above the resource bound "
 		       "%lld; %lld on every device reaches it (--memory %lld, or "
 		       "--memory auto)\n", (long long)bound, (long long)limit,
