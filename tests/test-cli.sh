@@ -350,6 +350,26 @@ expect_stdout_has ' 0 longer;'
 [ "$(tail -n 1 "$OUT")" = "6 cases, 0 failed" ] || fail "expected '6 cases, 0 failed' last"
 pass "bench --suite zb --data: the peer on other sizes, none longer"
 
+# hostile data: a case name that would write outside --write's folder, a
+# name twice, seconds that are no number, a limit beyond 2^50: refused
+# as bad input, nothing written
+awk '/^case h_p4_m8_mem1x_c6_even /{p=1} p{print} p&&/^end/{exit}' "$DATA/zb-peer.txt" >"$TMP/zb-one.txt"
+mkdir -p "$TMP/zbw/a/b"
+for edit in 's/^case h_p4_m8_mem1x_c6_even /case ..\/..\/escape /' \
+	's/^peer \([0-9]*\) .*/peer \1 nan/' 's/^peer \([0-9]*\) .*/peer \1 abc/' \
+	's/^\(memory [-0-9]* [-0-9]* [-0-9]*\) [0-9]*/\1 2000000000000000/'; do
+	sed "$edit" "$TMP/zb-one.txt" >"$TMP/zb-bad.txt"
+	run bench --suite zb --fast --data "$TMP/zb-bad.txt" --write "$TMP/zbw/a/b"
+	expect_status 2
+	expect_stderr_has 'line [0-9]*: '
+done
+cat "$TMP/zb-one.txt" "$TMP/zb-one.txt" >"$TMP/zb-bad.txt"
+run bench --suite zb --fast --data "$TMP/zb-bad.txt"
+expect_status 2
+expect_stderr_has 'a case name comes twice'
+[ -z "$(find "$TMP/zbw" -type f)" ] || fail "bench --write wrote from hostile data"
+pass "bench --suite zb --data: hostile case names, seconds and limits refused"
+
 # ---------------------------------------------------------------- bad usage
 
 refused_usage() {

@@ -558,6 +558,11 @@ int cli_make_dir(const char *dir)
 int cli_write_case_json(const char *dir, const char *stem, const char *suffix,
 			const char *text)
 {
+	/* a file in dir: a stem that would name a path is refused */
+	if (!stem[0] || stem[0] == '.' || strchr(stem, '/')) {
+		cli_error("%s: '%s' is no name for a file in that folder", dir, stem);
+		return -1;
+	}
 	size_t n = strlen(dir) + strlen(stem) + strlen(suffix) + 8;
 	char *path = malloc(n);
 	if (!path) {

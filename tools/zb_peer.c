@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,10 @@ static int next_line(reader *r)
 						    "out of memory");
 				r->buf = b;
 				r->cap = cap;
+			}
+			if (ch == '\0') {
+				r->line++;
+				return bad(r, "a NUL byte (the file is text)");
 			}
 			r->buf[n++] = (char)ch;
 		}
@@ -188,6 +193,13 @@ static int read_case(zb_case *c, reader *r)
 	/* case NAME FORM DEVICES MICROS UNEVEN */
 	if (r->nword != 6 || strlen(r->word[1]) >= sizeof c->name)
 		return bad(r, "case NAME FORM DEVICES MICRO-BATCHES UNEVEN");
+	/* the name names the files bench --write makes: letters, digits,
+	 * '.', '_' and '-', not starting with '.' (no path) */
+	for (const char *p = r->word[1]; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
+			return bad(r, "a case name holds letters, digits, '.', '_' and '-' only");
+	if (r->word[1][0] == '.')
+		return bad(r, "a case name does not start with '.'");
 	snprintf(c->name, sizeof c->name, "%s", r->word[1]);
 	if (strcmp(r->word[2], "h") && strcmp(r->word[2], "v"))
 		return bad(r, "the form is h or v");
@@ -223,13 +235,20 @@ static int read_case(zb_case *c, reader *r)
 	c->mem_b = (int)m[1];
 	c->mem_w = (int)m[2];
 	if (!rc)
-		rc = word_int(&c->limit, r, 4, 0, INT64_MAX / 4);
+		rc = word_int(&c->limit, r, 4, 0, (int64_t)1 << 50);
 	if (!rc)
 		rc = keyed_line(r, "peer", 2);
 	if (!rc)
 		rc = word_int(&c->peer_makespan, r, 1, 0, INT64_MAX / 4);
-	if (!rc)
-		c->peer_seconds = strtod(r->word[2], NULL);
+	if (!rc) {
+		/* seconds: a finite decimal number >= 0 */
+		char *end = NULL;
+		const char *w = r->word[2];
+		c->peer_seconds = strtod(w, &end);
+		if (end == w || *end || strpbrk(w, "xX") || !isfinite(c->peer_seconds) ||
+		    c->peer_seconds < 0)
+			return bad(r, "peer MAKESPAN SECONDS (a number of seconds >= 0)");
+	}
 	if (rc)
 		return rc;
 	c->len = calloc((size_t)c->devices, sizeof *c->len);
@@ -292,6 +311,9 @@ int zb_data_read(zb_data **out, const char *path, char *why, size_t whylen)
 		zb_case *c = &data->cases[data->ncases++];
 		memset(c, 0, sizeof *c);
 		rc = read_case(c, &r);
+		for (size_t k = 0; !rc && k + 1 < data->ncases; k++)
+			if (!strcmp(data->cases[k].name, c->name))
+				rc = bad(&r, "a case name comes twice");
 	}
 	if (!rc && data->ncases == 0)
 		rc = fail(why, whylen, TESSEL_EPARSE, "%s: no case", path);
