@@ -226,6 +226,23 @@ static int halve_keeps(tsl_plan *p)
 	return changed;
 }
 
+/* Halve the fixed stages' `keep` (at least 1), the room left to the
+ * partitioned stages recounted; 0 when all were 1 already. */
+static int halve_fixed_keeps(tsl_plan *p, const tessel_model *m)
+{
+	int changed = 0;
+	for (int s = 0; s < p->nstages; s++) {
+		tsl_plan_stage *st = &p->stages[s];
+		if (st->fixed && st->keep > 1) {
+			st->keep = (st->keep + 1) / 2;
+			changed = 1;
+		}
+	}
+	if (changed)
+		set_caps(p, m);
+	return changed;
+}
+
 /* Let every partitioned stage of a shared device use the whole memory
  * the fixed stages leave; 0 when none was shared. */
 static int whole_devices(tsl_plan *p, const tessel_model *m)
@@ -257,8 +274,10 @@ int tsl_partition(tsl_plan *p, const tessel_model *m)
 			break;
 		/* keeping one micro-batch each and still too big: a device's
 		 * stages share its memory as they need, not equally (the
-		 * placement's limits then say whether the cut fits) */
-		if (!halve_keeps(p) && !whole_devices(p, m))
+		 * placement's limits then say whether the cut fits); then the
+		 * fixed stages (an m-shape's tensor-parallel ends) keep fewer
+		 * too */
+		if (!halve_keeps(p) && !whole_devices(p, m) && !halve_fixed_keeps(p, m))
 			break;
 		p->why[0] = '\0';
 	}
