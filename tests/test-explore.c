@@ -335,6 +335,52 @@ static void test_tp8_few_layers(void **state)
 	tessel_explore_free(ex);
 }
 
+/* The tensor-parallel ends of an m-shape keep fewer micro-batches in
+ * flight when nothing else makes a cut fit: on 2 devices of 8.2 GiB, 16
+ * equal layers, m-shape and nn-shape have schedules (they were refused
+ * with "no cut ... fits the memory" though a cut has one). */
+static void test_tensor_parallel_ends_keep_fewer(void **state)
+{
+	(void)state;
+	char text[4096];
+	size_t n = (size_t)snprintf(text, sizeof text,
+		"{\"unit\": \"ms\", \"memory_unit\": \"GiB\", \"devices\": 2, "
+		"\"memory_per_device\": 8.2, \"transfer\": 0.1, \"micro_batches\": 8, "
+		"\"tensor_parallel\": {\"efficiency\": 0.85, \"allreduce\": 0.1}, \"layers\": [");
+	for (int i = 0; i < 16; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n,
+			"%s{\"name\": \"l%d\", \"forward\": 1, \"backward\": 1, \"weight\": 0.8, "
+			"\"activation\": 0.5, \"parameters\": 0.5}", i ? ", " : "", i);
+	snprintf(text + n, sizeof text - n, "]}");
+	tessel_model *m = model_of(text);
+	tessel_explore *ex = NULL;
+	TH_OK(tessel_explore_new(&ex, m));
+	tessel_model_free(m);
+	tessel_options *o = th_options(8);
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+	TH_OK(tessel_explore_run(ex, o));
+	size_t count = 0, found = 0;
+	TH_OK(tessel_explore_count(&count, ex));
+	for (size_t k = 0; k < count; k++) {
+		const char *family = NULL, *why = NULL;
+		double time = -1;
+		TH_OK(tessel_explore_family(&family, ex, k));
+		TH_OK(tessel_explore_reason(&why, ex, k));
+		TH_OK(tessel_explore_get(&time, ex, k, TESSEL_EXPLORE_TIME));
+		if (!strcmp(family, "m-shape") || !strcmp(family, "nn-shape")) {
+			print_message("%s: %g %s\n", family, time, why);
+			assert_true(time > 0);
+			const tessel_schedule *s = NULL;
+			TH_OK(tessel_explore_schedule(&s, ex, k));
+			TH_OK(tessel_schedule_validate(s));
+			found++;
+		}
+	}
+	assert_int_equal(found, 2);
+	tessel_options_free(o);
+	tessel_explore_free(ex);
+}
+
 /* Memory too small for any family: EINFEASIBLE, every reason given. */
 static void test_nothing_fits(void **state)
 {
@@ -365,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_progress_stops),
 		cmocka_unit_test(test_inference_and_branches),
 		cmocka_unit_test(test_nothing_fits),
+		cmocka_unit_test(test_tensor_parallel_ends_keep_fewer),
 		cmocka_unit_test(test_tp8_few_layers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
