@@ -189,8 +189,8 @@ static int partition_group(tsl_plan *p, const tsl_plan_group *g,
 		double hi = x.time[len] * (1 + 1e-12) + 1e-300, lo = 0;
 		if (!feasible(reach, count, p, g, &x, m, hi)) {
 			snprintf(p->why, sizeof p->why,
-				 "no cut of its %d layers into %d stages fits the memory",
-				 len, n);
+				 "no cut of its %d layers into %d stage%s fits the memory",
+				 len, n, n == 1 ? "" : "s");
 		} else {
 			for (int it = 0; it < BISECTIONS && hi - lo > 1e-9 * hi; it++) {
 				double mid = (lo + hi) / 2;
