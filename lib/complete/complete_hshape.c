@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "complete_chain.h"
 #include "error.h"
 #include "graph.h"
 #include "util.h"
@@ -304,70 +305,19 @@ static void run(hshape *h, int64_t *f_required, int variant, const tsl_deadline 
 			h->failed = 1;
 }
 
-/* The successor of block b of `kind` that waits for b alone and is not
- * used yet, or -1. */
-static int only_successor(const tessel_graph *g, const tsl_succ *x,
-			  const char *used, int b, int kind)
-{
-	for (int k = x->start[b]; k < x->start[b + 1]; k++) {
-		int c = x->block[k];
-		if (!used[c] && g->blocks[c].kind == kind && g->blocks[c].ndeps == 1)
-			return c;
-	}
-	return -1;
-}
-
 /* The blocks of an H pipeline into h->blk and h->lim: 1, or 0 when g is
  * none (or TESSEL_ENOMEM). Time linear in the blocks. */
 static int recognise(hshape *h)
 {
 	const tessel_graph *g = h->g;
-	int n = g->nblocks, p = g->ndevices;
-	tsl_succ x;
-	memset(&x, 0, sizeof x);
-	char *used = tsl_calloc((size_t)n, 1);
-	char *dev_seen = tsl_calloc((size_t)p, 1);
-	if (!used || !dev_seen || tsl_succ_build(&x, g)) {
-		tsl_free(used);
-		tsl_free(dev_seen);
-		tsl_succ_release(&x);
-		return tsl_error_nomem();
-	}
+	int p = g->ndevices;
 	int *F = h->blk, *Bk = h->blk + p, *W = h->blk + 2 * p;
-	int ok = 1;
-	F[0] = -1;
-	for (int b = 0; ok && b < n; b++) {
-		const tsl_block *y = &g->blocks[b];
-		if (y->ndevices != 1 || y->ndeps > 1)
-			ok = 0;
-		else if (y->ndeps == 0) {
-			/* the one block without a dependency: F0 */
-			ok = F[0] < 0 && y->kind == TESSEL_KIND_FORWARD;
-			F[0] = b;
-		}
-	}
-	ok = ok && F[0] >= 0;
-	if (ok)
-		used[F[0]] = 1;
-	for (int s = 1; ok && s < p; s++) {
-		F[s] = only_successor(g, &x, used, F[s - 1], TESSEL_KIND_FORWARD);
-		ok = F[s] >= 0;
-		if (ok)
-			used[F[s]] = 1;
-	}
-	for (int s = p - 1; ok && s >= 0; s--) {
-		Bk[s] = only_successor(g, &x, used, s == p - 1 ? F[p - 1] : Bk[s + 1],
-				       TESSEL_KIND_BACKWARD);
-		ok = Bk[s] >= 0;
-		if (ok)
-			used[Bk[s]] = 1;
-	}
-	for (int s = 0; ok && s < p; s++) {
-		W[s] = only_successor(g, &x, used, Bk[s], TESSEL_KIND_WEIGHT);
-		ok = W[s] >= 0;
-		if (ok)
-			used[W[s]] = 1;
-	}
+	int ok = tsl_chain_stages(F, Bk, W, g, p);
+	if (ok <= 0)
+		return ok;
+	char *dev_seen = tsl_calloc((size_t)p, 1);
+	if (!dev_seen)
+		return tsl_error_nomem();
 	/* stage s on a device of its own, its three blocks there */
 	for (int s = 0; ok && s < p; s++) {
 		int d = g->blocks[F[s]].devices[0];
@@ -380,8 +330,6 @@ static int recognise(hshape *h)
 		h->lim[s] = lim == TESSEL_UNLIMITED ? INT64_MAX / 4 : lim;
 	}
 	tsl_free(dev_seen);
-	tsl_free(used);
-	tsl_succ_release(&x);
 	return ok;
 }
 

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "complete_chain.h"
 #include "error.h"
 #include "graph.h"
 #include "util.h"
@@ -419,72 +420,22 @@ static void run(vshape *v, int fill_f, int fill_b)
 			v->failed = 1; /* stopped early, or some never placed */
 }
 
-/* The successor of block b of `kind` that waits for b alone and is not
- * used yet, or -1. */
-static int only_successor(const tessel_graph *g, const tsl_succ *x,
-			  const char *used, int b, int kind)
-{
-	for (int k = x->start[b]; k < x->start[b + 1]; k++) {
-		int c = x->block[k];
-		if (!used[c] && g->blocks[c].kind == kind && g->blocks[c].ndeps == 1)
-			return c;
-	}
-	return -1;
-}
-
 /* The blocks of a V pipeline into v->blk, v->dev, v->lim: 1, or 0 when g
  * is none (or TESSEL_ENOMEM). Time linear in the blocks. */
 static int recognise(vshape *v)
 {
 	const tessel_graph *g = v->g;
-	int n = g->nblocks, p = g->ndevices, S = 2 * p;
-	tsl_succ x;
-	memset(&x, 0, sizeof x);
+	int p = g->ndevices, S = 2 * p;
 	int *F = tsl_calloc((size_t)3 * (size_t)S, sizeof *F);
-	char *used = tsl_calloc((size_t)n, 1);
 	char *dev_seen = tsl_calloc((size_t)p, 1);
-	if (!F || !used || !dev_seen || tsl_succ_build(&x, g)) {
+	int ok = F && dev_seen ? tsl_chain_stages(F, F + S, F + 2 * S, g, S)
+			       : tsl_error_nomem();
+	if (ok < 0) {
 		tsl_free(F);
-		tsl_free(used);
 		tsl_free(dev_seen);
-		tsl_succ_release(&x);
-		return tsl_error_nomem();
+		return ok;
 	}
 	int *Bk = F + S, *W = F + 2 * S;
-	int ok = 1;
-	F[0] = -1;
-	for (int b = 0; ok && b < n; b++) {
-		const tsl_block *y = &g->blocks[b];
-		if (y->ndevices != 1 || y->ndeps > 1)
-			ok = 0;
-		else if (y->ndeps == 0) {
-			/* the one block without a dependency: F0 */
-			ok = F[0] < 0 && y->kind == TESSEL_KIND_FORWARD;
-			F[0] = b;
-		}
-	}
-	ok = ok && F[0] >= 0;
-	if (ok)
-		used[F[0]] = 1;
-	for (int s = 1; ok && s < S; s++) {
-		F[s] = only_successor(g, &x, used, F[s - 1], TESSEL_KIND_FORWARD);
-		ok = F[s] >= 0;
-		if (ok)
-			used[F[s]] = 1;
-	}
-	for (int s = S - 1; ok && s >= 0; s--) {
-		Bk[s] = only_successor(g, &x, used, s == S - 1 ? F[S - 1] : Bk[s + 1],
-				       TESSEL_KIND_BACKWARD);
-		ok = Bk[s] >= 0;
-		if (ok)
-			used[Bk[s]] = 1;
-	}
-	for (int s = 0; ok && s < S; s++) {
-		W[s] = only_successor(g, &x, used, Bk[s], TESSEL_KIND_WEIGHT);
-		ok = W[s] >= 0;
-		if (ok)
-			used[W[s]] = 1;
-	}
 	/* the devices: stage s and 2p-1-s on one, each its own */
 	for (int s = 0; ok && s < p; s++) {
 		int d = g->blocks[F[s]].devices[0];
@@ -510,8 +461,6 @@ static int recognise(vshape *v)
 	}
 	tsl_free(dev_seen);
 	tsl_free(F);
-	tsl_free(used);
-	tsl_succ_release(&x);
 	return ok;
 }
 
