@@ -51,6 +51,7 @@
 #include "schedule.h"
 #include "schedule_alt.h"
 #include "search.h"
+#include "search_opts.h"
 #include "util.h"
 #include "validate.h"
 

@@ -17,87 +17,17 @@
 #include "options.h"
 #include "progress.h"
 #include "repetend.h"
-#include "repetend_dfs.h"
 #include "repetend_group.h"
 #include "repetend_heuristic.h"
 #include "repetend_tighten.h"
 #include "repetend_z3.h"
 #include "search.h"
+#include "search_opts.h"
 #include "search_published.h"
 #include "stage.h"
 #include "util.h"
 #include "validate.h"
 
-
-/* The default work budget (auto_budget), in units. */
-#define TSL_WORK_PER_INSTANCE 5 /* halves: 2.5 units per instance */
-#define TSL_WORK_BASE 5000      /* ... up to this */
-#define TSL_WORK_PER_KILO 4     /* and so many per 1,000 instances */
-#define TSL_WORK_SMALL 1500     /* the base up to 8 devices ... */
-#define TSL_WORK_PER_DEVICE 250 /* ... and so much more a device above */
-
-static void resolve_options(tsl_opts *o, const tessel_options *opts)
-{
-	tessel_options defaults;
-	memset(o, 0, sizeof *o);
-	o->src = opts;
-	if (!opts) {
-		tsl_options_defaults(&defaults);
-		opts = &defaults;
-	}
-	o->nmicros = opts->value[TESSEL_OPT_MICRO_BATCHES];
-	o->time_limit_ms = opts->value[TESSEL_OPT_TIME_LIMIT_MS];
-	o->threads = (int)opts->value[TESSEL_OPT_THREADS];
-	o->fast = (int)opts->value[TESSEL_OPT_FAST];
-	o->max_period = opts->value[TESSEL_OPT_MAX_PERIOD];
-	o->seed = opts->value[TESSEL_OPT_SEED];
-	o->minimize_depth = (int)opts->value[TESSEL_OPT_MINIMIZE_DEPTH];
-	o->solver_memory_mb = opts->value[TESSEL_OPT_SOLVER_MEMORY_MB];
-	o->max_group = (int)opts->value[TESSEL_OPT_REPETEND_MICRO_BATCHES];
-	o->work_ticks = opts->value[TESSEL_OPT_WORK_LIMIT] * TSL_TICKS_PER_UNIT;
-	o->work_auto = opts->value[TESSEL_OPT_WORK_LIMIT] == TESSEL_WORK_AUTO;
-	if (o->work_auto)
-		o->work_ticks = TSL_WORK_BASE * TSL_TICKS_PER_UNIT;
-}
-
-/* The default budget of a search of g (TESSEL_WORK_AUTO, tessel.h), in
- * units: TSL_WORK_PER_INSTANCE / 2 per instance up to TSL_WORK_BASE, plus
- * TSL_WORK_PER_KILO per 1,000 instances; in heuristic mode a fifth of the
- * first and a quarter of the second. */
-/* The least work the period proof of a search under the default budget
- * may spend beside the budget. */
-#define TSL_PROOF_MIN_UNITS 1000
-
-static void auto_budget(tsl_opts *o, const tessel_graph *g)
-{
-	if (!o->work_auto)
-		return;
-	int64_t instances = (int64_t)g->nblocks * o->nmicros;
-	int64_t first = instances * TSL_WORK_PER_INSTANCE / 2, base = TSL_WORK_BASE;
-	/* few devices: a smaller base (TSL_WORK_SMALL up to 8 devices,
-	 * growing by TSL_WORK_PER_DEVICE a device up to TSL_WORK_BASE) */
-	int64_t small = TSL_WORK_SMALL +
-			(g->ndevices > 8 ? (int64_t)(g->ndevices - 8) * TSL_WORK_PER_DEVICE : 0);
-	int64_t per_kilo = TSL_WORK_PER_KILO;
-	if (o->fast) { /* (the heuristics' own fifth, whatever the devices) */
-		first /= 5;
-		base /= 5;
-		per_kilo /= 4;
-	} else if (small < base) {
-		base = small;
-	}
-	o->work_ticks = ((first < base ? first : base) + instances / 1000 * per_kilo) *
-			TSL_TICKS_PER_UNIT;
-	if (o->work_ticks < TSL_TICKS_PER_UNIT)
-		o->work_ticks = TSL_TICKS_PER_UNIT;
-	/* the period proof beside it: on up to 8 devices as much again, at
-	 * least TSL_PROOF_MIN_UNITS; on more, TSL_PROOF_MIN_UNITS (there a
-	 * proof seldom succeeds with more, and the time goes to the other
-	 * phases: a placement of 29 devices spent 5,044 units, 4 s, proving
-	 * nothing) */
-	int64_t least = TSL_PROOF_MIN_UNITS * TSL_TICKS_PER_UNIT;
-	o->proof_ticks = g->ndevices <= 8 && o->work_ticks > least ? o->work_ticks : least;
-}
 
 /* Candidates are ranked by the makespan of their plain compaction (the
  * objective for the N micro-batches asked for), then by period (the steady
@@ -139,8 +69,6 @@ static const struct {
 	[PH_RESTARTS] = {"restarts", {87, 95}},
 	[PH_DIRECT] = {"direct", {93, 95}},
 };
-/* Work bound of each probe of the memory-aware search in min_memory. */
-#define TSL_DFS_PROBE_BUDGET ((int64_t)16000000)
 
 typedef struct finalist {
 	tsl_repetend rep;      /* copy, T owned */
@@ -1320,7 +1248,7 @@ static int search_heuristic_mode(tessel_schedule **u, const tessel_graph *g,
 		return TSL_OK;
 	tsl_opts f = *o;
 	f.fast = 1;
-	auto_budget(&f, g);
+	tsl_search_auto_budget(&f, g);
 	/* counted on a meter of its own from zero, as a search in heuristic
 	 * mode alone counts (its phases' bounds are read off the meter), its
 	 * own budget alone bounding it; charged to dl's meter after: what it
@@ -1471,13 +1399,6 @@ static int last_candidates(tessel_schedule **s, const tessel_graph *g,
 	return rc;
 }
 
-void tsl_search_opts(tsl_opts *o, const tessel_graph *g,
-		     const tessel_options *options)
-{
-	resolve_options(o, options);
-	auto_budget(o, g);
-}
-
 /* Stage before the search: a limit no schedule can reach is no limit.
  * Memory on a device starts at 0 and grows only by the blocks that take
  * memory, so no schedule of N micro-batches holds more than N times their
@@ -1549,7 +1470,7 @@ int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 	if (rc)
 		return rc;
 	tsl_opts o;
-	resolve_options(&o, options);
+	tsl_search_resolve(&o, options);
 	if (share && share->nmicros > 0)
 		o.nmicros = share->nmicros;
 	rc = tsl_graph_check_leftover(g, o.nmicros);
@@ -1576,10 +1497,10 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	*out = NULL;
 	int rc = TSL_OK;
 	tsl_opts o;
-	resolve_options(&o, options);
+	tsl_search_resolve(&o, options);
 	if (share && share->nmicros > 0)
 		o.nmicros = share->nmicros;
-	auto_budget(&o, g);
+	tsl_search_auto_budget(&o, g);
 	if (share) {
 		o.work_ticks = o.work_ticks / 1000 * share->per_mille;
 		if (o.work_ticks < TSL_TICKS_PER_UNIT)
@@ -1646,147 +1567,5 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	if (share)
 		share->halted = progress.halted;
 	*out = s;
-	return TSL_OK;
-}
-
-/* Lower a uniform memory limit `known` that admits period P with the
- * memory-aware search: bisection between 0 and known, each probe a search
- * of graph `work` with its limits set to the probe (a probe that finds
- * nothing counts as too low: this only chooses where the solver starts). */
-static int descend_with_dfs(int64_t *known, tessel_graph *work,
-			    const tsl_bounds *bnd, int64_t P, int64_t *T,
-			    const tsl_opts *o, const tsl_deadline *dl)
-{
-	int64_t lo = 0, hi = *known;
-	tsl_repetend rep = {.T = T};
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo) / 2, peak = 0;
-		int found = 0;
-		int rc = tessel_graph_set_memory_limit(work, TESSEL_ALL_DEVICES, mid);
-		tsl_stage st = {work, bnd, o, dl};
-		if (!rc)
-			rc = tsl_repetend_dfs(&rep, &found, &st, NULL, P,
-					      TSL_DFS_PROBE_BUDGET);
-		if (rc)
-			return rc;
-		if (!found && (tsl_deadline_left_ms(dl) <= 0 ||
-			       tsl_options_cancelled(o->src)))
-			break; /* out of time: keep what is known */
-		if (!found) {
-			lo = mid + 1;
-			continue;
-		}
-		for (int d = 0; d < work->ndevices; d++) {
-			int64_t p;
-			rc = tsl_repetend_peak(&p, work, bnd, T, P, d);
-			if (rc)
-				return rc;
-			if (p > peak)
-				peak = p;
-		}
-		hi = peak < mid ? peak : mid;
-	}
-	*known = hi;
-	return TSL_OK;
-}
-
-/* The heuristic's repetend (memory ignored) gives a limit that works when
- * its period is the one asked for, the memory-aware search a lower one;
- * the solver then looks below it. */
-static int min_memory(int64_t *out, int *proven, const tessel_graph *g,
-		      const tsl_bounds *bnd, int64_t period, const tsl_opts *o,
-		      const tsl_deadline *dl)
-{
-	tessel_graph *free_g = NULL;
-	tsl_repetend rep = {0};
-	int64_t known = 0;
-	int rc = tessel_graph_dup(&free_g, g);
-	if (!rc)
-		rc = tessel_graph_set_memory_limit(free_g, TESSEL_ALL_DEVICES,
-						   TESSEL_UNLIMITED);
-	rep.T = tsl_calloc((size_t)g->nblocks, sizeof *rep.T);
-	if (!rc && !rep.T)
-		rc = tsl_error_nomem();
-	tsl_stage unlimited = {free_g, bnd, o, dl};
-	if (!rc && tsl_repetend_heuristic(&rep, NULL, &unlimited, 0, 0) == TSL_OK &&
-	    rep.period == period) {
-		for (int d = 0; d < g->ndevices && !rc; d++) {
-			int64_t p = 0;
-			rc = tsl_repetend_peak(&p, g, bnd, rep.T, period, d);
-			if (p > known)
-				known = p;
-		}
-		if (!rc && known == 0) { /* nothing to store: 0 is the minimum */
-			*out = 0;
-			*proven = 1;
-			tsl_repetend_release(&rep);
-			tessel_graph_free(free_g);
-			return TSL_OK;
-		}
-		if (!rc)
-			rc = descend_with_dfs(&known, free_g, bnd, period, rep.T, o, dl);
-	}
-	tsl_repetend_release(&rep);
-	tessel_graph_free(free_g);
-	if (rc)
-		return rc;
-	tsl_stage st = {g, bnd, o, dl};
-	return tsl_min_memory_z3(out, proven, &st, period, known);
-}
-
-TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
-				 const tessel_graph *g, int64_t period,
-				 const tessel_options *options)
-{
-	TSL_CHECK_ARG(out, "tessel_min_memory", "out");
-	int rc = tsl_graph_check_structure(g);
-	if (rc)
-		return rc;
-	if (period < 0)
-		return tsl_error(TESSEL_ERANGE, "period must be >= 0, got %lld",
-				 (long long)period);
-	/* a device each micro-batch leaves memory on holds more with every
-	 * repetition of a repetend: none holds under any limit */
-	for (int d = 0; d < g->ndevices; d++) {
-		int64_t net = 0; /* at most 10^6 blocks of |memory| <= 10^9 */
-		for (int v = 0; v < g->nblocks; v++)
-			if (tsl_block_on_device(&g->blocks[v], d))
-				net += g->blocks[v].memory;
-		if (net > 0)
-			return tsl_error(TESSEL_EINFEASIBLE,
-					 "device %d: each micro-batch leaves %lld of memory behind "
-					 "(its blocks' memory changes add up to it), so a repetend "
-					 "holds more at every repetition: none fits any limit "
-					 "(tessel_graph_min_memory gives the limit for a number of "
-					 "micro-batches)",
-					 d, (long long)net);
-	}
-	tsl_opts o;
-	resolve_options(&o, options);
-	tsl_meter meter = {0};
-	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src),
-			   &meter, o.work_ticks, 0};
-	if (o.time_limit_ms)
-		dl.end_us = dl.hard_us = dl.start_us + o.time_limit_ms * 1000;
-	tsl_bounds bnd;
-	rc = tsl_bounds_compute(&bnd, g);
-	if (rc)
-		return rc;
-	if (period == 0)
-		period = bnd.resource_bound;
-	int proven = 0;
-	int64_t value = 0;
-	if (period < bnd.resource_bound)
-		rc = tsl_error(TESSEL_EINFEASIBLE,
-			       "period %lld is below the resource bound %lld",
-			       (long long)period, (long long)bnd.resource_bound);
-	else
-		rc = min_memory(&value, &proven, g, &bnd, period, &o, &dl);
-	tsl_bounds_release(&bnd);
-	if (rc)
-		return rc;
-	*out = value;
-	if (out_proven)
-		*out_proven = proven;
 	return TSL_OK;
 }

@@ -24,9 +24,4 @@ typedef struct tsl_share {
 int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 		     const tessel_options *options, tsl_share *share);
 
-/* The options of a search of g resolved (the default budget as g sizes
- * it), as tsl_search_plain resolves them without a share. */
-void tsl_search_opts(tsl_opts *o, const tessel_graph *g,
-		     const tessel_options *options);
-
 #endif
