@@ -783,7 +783,7 @@ static int list_top_run(tessel_schedule *s, int *found, const tsl_stage *st,
 	 * lowest, so that more memory seldom loses what less finds. Cap by
 	 * cap (every rule under the largest first), within half the work
 	 * left when they begin: the rest is the improvement's (list_candidate
-	 * in search.c), which a looser limit, with more caps, would otherwise
+	 * in search_graph.c), which a looser limit, with more caps, would otherwise
 	 * lose to them. */
 	int64_t caps[TSL_LIST_CAPS];
 	int ncaps = 0, limited = 0;

@@ -5,6 +5,7 @@
 #include "search_opts.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "options.h"
 
@@ -85,3 +86,12 @@ void tsl_search_opts(tsl_opts *o, const tessel_graph *g,
 	tsl_search_auto_budget(o, g);
 }
 
+int tsl_search_threads(const tsl_opts *o, int jobs)
+{
+	long n = o->threads;
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	return n < jobs ? (int)n : jobs;
+}

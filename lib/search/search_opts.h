@@ -21,4 +21,8 @@ void tsl_search_auto_budget(tsl_opts *o, const tessel_graph *g);
 void tsl_search_opts(tsl_opts *o, const tessel_graph *g,
 		     const tessel_options *options);
 
+/* How many threads `jobs` independent jobs run on: the options' thread
+ * count (0: one per online processor), at most `jobs`, at least 1. */
+int tsl_search_threads(const tsl_opts *o, int jobs);
+
 #endif

@@ -1,8 +1,8 @@
 /* Internal: what every stage of a search reads besides its own inputs
  * (tsl_stage: the graph, its bounds, the resolved options and the
- * deadline). The driver, search.c, resolves the options from
- * tessel_options and builds a context for each stage it runs; the stages
- * never include the driver. */
+ * deadline). The search resolves the options from tessel_options
+ * (search_opts.c) and builds a context for each stage it runs
+ * (search_graph.c); the stages never include the driver. */
 #ifndef TESSEL_STAGE_H
 #define TESSEL_STAGE_H
 

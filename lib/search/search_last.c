@@ -1,0 +1,251 @@
+/* The last stage of a search of a placement as it stands
+ * (tsl_search_last_candidates): the same placement searched without its
+ * memory limits (phase "unlimited"), whose schedule is kept when it fits
+ * them and is shorter: more memory never gives a longer schedule than
+ * none; and, under the default budget, the search in heuristic mode
+ * (phase "fast"), so that the default search is never longer than the
+ * heuristic mode's. */
+#include "search_last.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "error.h"
+#include "options.h"
+#include "search_graph.h"
+#include "search_opts.h"
+#include "util.h"
+#include "validate.h"
+
+static int has_memory_limit(const tessel_graph *g)
+{
+	for (int d = 0; d < g->ndevices; d++)
+		if (g->memory_limit[d] != TESSEL_UNLIMITED)
+			return 1;
+	return 0;
+}
+
+/* More memory never yields a longer schedule: the same placement searched
+ * without its limits (given as much work again as the search so far, at
+ * least TSL_GROUP_MIN_TICKS, within the budget and the time limit) is a
+ * candidate. *u is that schedule, NULL when none came in time. */
+static int search_without_limits(tessel_schedule **u, const tessel_graph *g,
+				 const tsl_opts *o, const tsl_deadline *dl,
+				 const tsl_deadline *fin_dl)
+{
+	*u = NULL;
+	int64_t spent = tsl_work_counted(fin_dl);
+	int64_t share = spent > TSL_GROUP_MIN_TICKS ? spent : TSL_GROUP_MIN_TICKS;
+	int64_t left = tsl_work_left(fin_dl);
+	if (share > left)
+		share = left; /* INT64_MAX without a budget */
+	tsl_deadline dl2 = *dl, fin2 = *fin_dl;
+	if (tsl_deadline_left_ms(&fin2) <= 0 || tsl_options_cancelled(o->src))
+		return TSL_OK;
+	tessel_graph *free_g = NULL;
+	int rc = tessel_graph_dup(&free_g, g);
+	if (!rc)
+		rc = tessel_graph_set_memory_limit(free_g, TESSEL_ALL_DEVICES,
+						   TESSEL_UNLIMITED);
+	if (!rc)
+		rc = tsl_search_graph(u, free_g, o, &dl2, &fin2, NULL, share);
+	tessel_graph_free(free_g);
+	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED ||
+	    rc == TESSEL_EINFEASIBLE) {
+		tessel_schedule_free(*u);
+		*u = NULL;
+		return TSL_OK; /* nothing better in time */
+	}
+	return rc;
+}
+
+/* The schedule found without the limits, u (taken), replaces *s when it
+ * passes the validator under g's limits and is shorter. */
+static int keep_without_limits(tessel_schedule **s, tessel_schedule *u,
+			       const tessel_graph *g, const tsl_deadline *fin_dl)
+{
+	int rc = TSL_OK;
+	for (int d = 0; d < g->ndevices && !rc; d++)
+		rc = tessel_graph_set_memory_limit(u->graph, d, g->memory_limit[d]);
+	if (!rc && tsl_schedule_makespan(u) < tsl_schedule_makespan(*s) &&
+	    tsl_schedule_check(u, fin_dl) == TSL_OK) {
+		u->resource_bound = (*s)->resource_bound;
+		u->lower_bound = (*s)->lower_bound;
+		/* a period optimal without limits is optimal with them */
+		u->makespan_optimal = tsl_schedule_makespan(u) <= u->lower_bound;
+		tessel_schedule_free(*s);
+		*s = u;
+		u = NULL;
+	}
+	tessel_schedule_free(u);
+	return rc;
+}
+
+/* Under the default budget the search is never longer than the heuristic
+ * mode's: that search, with its own default budget (charged besides), is a
+ * candidate too (the solver's phases share the budget differently and can
+ * end a few steps above it). *u is that schedule, NULL when none came in
+ * time or there is none to make (heuristic mode asked, or a budget of the
+ * caller's). */
+static int search_heuristic_mode(tessel_schedule **u, const tessel_graph *g,
+				 const tsl_opts *o, const tsl_deadline *dl,
+				 const tsl_deadline *fin_dl)
+{
+	*u = NULL;
+	if (o->fast || !o->work_auto || tsl_deadline_time_left_ms(fin_dl) <= 0 ||
+	    tsl_options_cancelled(o->src))
+		return TSL_OK;
+	tsl_opts f = *o;
+	f.fast = 1;
+	tsl_search_auto_budget(&f, g);
+	/* counted on a meter of its own from zero, as a search in heuristic
+	 * mode alone counts (its phases' bounds are read off the meter), its
+	 * own budget alone bounding it; charged to dl's meter after: what it
+	 * does depends on no work counted before it */
+	tsl_meter m = {0};
+	tsl_deadline dl2 = *dl, fin2 = *fin_dl;
+	dl2.work_end = fin2.work_end = 0;
+	dl2.meter = fin2.meter = dl->meter ? &m : NULL;
+	int rc = tsl_search_graph(u, g, &f, &dl2, &fin2, NULL, f.work_ticks);
+	if (dl->meter) {
+		dl->meter->used += m.used;
+		dl->meter->exempt += m.exempt;
+	}
+	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED ||
+	    rc == TESSEL_EINFEASIBLE) {
+		tessel_schedule_free(*u);
+		*u = NULL;
+		return TSL_OK; /* nothing better in time */
+	}
+	return rc;
+}
+
+/* The search in heuristic mode on a thread of its own: its deadlines
+ * carry a meter of its own (from the work spent before it), so what it
+ * does depends on nothing done beside it, and a stop flag of its own, set
+ * when its result is no longer wanted (or the search was cancelled). */
+typedef struct fast_job {
+	const tessel_graph *g;
+	const tsl_opts *o;
+	tsl_deadline dl, fin_dl;
+	tsl_meter meter;
+	atomic_int stop;
+	atomic_int done;
+	tessel_schedule *u;
+	int rc;
+	char msg[TSL_REASON_LEN];
+} fast_job;
+
+static void *run_fast_job(void *arg)
+{
+	fast_job *j = arg;
+	j->rc = search_heuristic_mode(&j->u, j->g, j->o, &j->dl, &j->fin_dl);
+	if (j->rc)
+		snprintf(j->msg, sizeof j->msg, "%s", tessel_error_last());
+	atomic_store(&j->done, 1);
+	return NULL;
+}
+
+/* The work a job's own meter counted beyond `from`, charged to d's. */
+static void charge_meter(const tsl_deadline *d, const tsl_meter *m,
+			 const tsl_meter *from)
+{
+	if (!d->meter)
+		return;
+	d->meter->used += m->used - from->used;
+	d->meter->exempt += m->exempt - from->exempt;
+}
+
+/* Stage: the two last candidates of a search, in this order: the
+ * placement without its memory limits ("unlimited", when it has limits),
+ * then the heuristic mode's search ("fast"), each kept when shorter;
+ * neither once the schedule is optimal. With two threads (tsl_opts
+ * threads) the second runs on a thread of its own beside the first, with
+ * a meter of its own: it depends on nothing the first does, its work is
+ * charged after it, and it is dropped, work and all, when the first made
+ * the schedule optimal, so the schedule and the work are those of the
+ * two run one after the other. A cancel or a progress callback that asks
+ * to stop ends them with the schedule as it stands. */
+int tsl_search_last_candidates(tessel_schedule **s, const tessel_graph *g,
+			       const tsl_opts *o, const tsl_deadline *dl,
+			       const tsl_deadline *fin_dl, const tsl_deadline *all,
+			       tsl_shown *progress)
+{
+	if ((*s)->makespan_optimal)
+		return TSL_OK;
+	int rc = TSL_OK;
+	int unlimited = has_memory_limit(g);
+	fast_job fj = {.g = g, .o = o, .dl = *dl, .fin_dl = *fin_dl};
+	pthread_t tid;
+	int beside = 0;
+	if (unlimited) {
+		rc = tsl_shown_phase(progress, o, "unlimited");
+		if (rc == TESSEL_ECANCELLED)
+			return TSL_OK; /* the schedule as it stands */
+		if (rc)
+			return rc;
+	}
+	tsl_meter from = dl->meter ? *dl->meter : (tsl_meter){0};
+	if (unlimited && !o->fast && o->work_auto && tsl_search_threads(o, 2) == 2 &&
+	    tsl_deadline_time_left_ms(fin_dl) > 0 && !tsl_options_cancelled(o->src)) {
+		fj.meter = from;
+		fj.dl.meter = fj.fin_dl.meter = dl->meter ? &fj.meter : NULL;
+		atomic_init(&fj.stop, 0);
+		atomic_init(&fj.done, 0);
+		fj.dl.stop = fj.fin_dl.stop = &fj.stop;
+		beside = pthread_create(&tid, NULL, run_fast_job, &fj) == 0;
+	}
+	if (unlimited) {
+		tsl_meter m = from;
+		tsl_deadline d1 = *dl, a1 = *all;
+		d1.meter = a1.meter = dl->meter ? &m : NULL;
+		tessel_schedule *u = NULL;
+		rc = search_without_limits(&u, g, o, &d1, &a1);
+		charge_meter(dl, &m, &from);
+		if (!rc && u)
+			rc = keep_without_limits(s, u, g, all);
+		else
+			tessel_schedule_free(u);
+	}
+	if (!rc)
+		rc = tsl_shown_phase(progress, o, "fast");
+	if (beside) {
+		/* wanted as search_heuristic_mode would decide it now, after
+		 * the first candidate's work */
+		int wanted = !rc && !(*s)->makespan_optimal &&
+			     tsl_deadline_time_left_ms(fin_dl) > 0 &&
+			     !tsl_options_cancelled(o->src);
+		if (!wanted)
+			atomic_store(&fj.stop, 1);
+		/* its deadlines stop at its own flag: a cancel is passed on
+		 * while it runs (looked at every millisecond) */
+		while (!atomic_load(&fj.done)) {
+			if (tsl_options_cancelled(o->src))
+				atomic_store(&fj.stop, 1);
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
+		}
+		pthread_join(tid, NULL);
+		if (wanted) {
+			charge_meter(dl, &fj.meter, &from);
+			if (fj.rc)
+				rc = tsl_error(fj.rc, "%s", fj.msg);
+		} else {
+			tessel_schedule_free(fj.u);
+			fj.u = NULL;
+		}
+	} else if (!rc && !(*s)->makespan_optimal) {
+		fj.rc = search_heuristic_mode(&fj.u, g, o, dl, fin_dl);
+		rc = fj.rc;
+	}
+	if (!rc && fj.u && tsl_schedule_makespan(fj.u) < tsl_schedule_makespan(*s)) {
+		tessel_schedule_free(*s);
+		*s = fj.u;
+		fj.u = NULL;
+	}
+	tessel_schedule_free(fj.u);
+	if (rc == TESSEL_ECANCELLED)
+		rc = TSL_OK; /* the schedule as it stands */
+	return rc;
+}
