@@ -659,7 +659,9 @@ TESSEL_API int tessel_search_sweep(tessel_schedule **out,
 
 /* The smallest memory limit, the same on every device, under which a
  * repetend of period `period` (0: the resource bound) exists; the graph's
- * own limits are ignored. Uses the solver within the options' time limit
+ * own limits are ignored, and so are its declared recompute and offload
+ * alternatives (every activation kept: with them, tessel_search may do
+ * with less). Uses the solver within the options' time limit
  * and work budget (a solver model that would take more than half the work
  * or time left to build is not built, as in tessel_search: then *out is
  * the limit the memory-aware probes found, unproven, since 1.7.6).
@@ -677,7 +679,8 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 
 /* The smallest memory limit, the same on every device, under which
  * tessel_search finds a schedule of `nmicros` micro-batches at all (the
- * graph's own limits are ignored): the memory of running one micro-batch
+ * graph's own limits are ignored; every activation kept: a graph that
+ * declares recompute or offload alternatives may do with less): the memory of running one micro-batch
  * at a time, in the order of its blocks that needs least (of the orders
  * tried: topological, depth-first, smallest delta first; every block that
  * frees memory as early as it can). No solver, no time limit: O(blocks

@@ -291,6 +291,27 @@ static int64_t count_choice(const tessel_schedule *s, int choice)
 	return n;
 }
 
+/* The steady state's figures of a schedule of pipeline(ndev, ...) are
+ * its own: the repetend within the schedule, the resource bound the
+ * placement's (forward 2 and backward 4 a device, every activation
+ * kept), the period per micro-batch never below it, and "optimal" only
+ * where the period meets it or no relief was taken. */
+static void check_figures(const tessel_schedule *s)
+{
+	int64_t k = th_sched(s, TESSEL_SCHED_REPETEND_MICRO_BATCHES);
+	int64_t P = th_sched(s, TESSEL_SCHED_PERIOD);
+	int64_t rb = th_sched(s, TESSEL_SCHED_RESOURCE_BOUND);
+	assert_int_equal(rb, 6);
+	assert_true(th_sched(s, TESSEL_SCHED_REPETEND_BEGIN) <=
+		    th_sched(s, TESSEL_SCHED_REPETEND_END));
+	assert_true(th_sched(s, TESSEL_SCHED_REPETEND_END) <=
+		    th_sched(s, TESSEL_SCHED_MAKESPAN));
+	assert_true(P >= k * rb);
+	if (th_sched(s, TESSEL_SCHED_PERIOD_OPTIMAL) &&
+	    count_choice(s, TESSEL_CHOICE_KEEP) < th_sched(s, TESSEL_SCHED_NENTRIES))
+		assert_int_equal(P, k * rb);
+}
+
 static tessel_schedule *search(const tessel_graph *g, int64_t alternatives)
 {
 	tessel_options *o = th_options(16);
@@ -300,6 +321,7 @@ static tessel_schedule *search(const tessel_graph *g, int64_t alternatives)
 	TH_OK(tessel_search(&s, g, o));
 	tessel_options_free(o);
 	TH_OK(tessel_schedule_validate(s));
+	check_figures(s);
 	return s;
 }
 
@@ -365,6 +387,8 @@ static void test_search_offload(void **state)
 	(void)state;
 	tessel_graph *g = pipeline(4, 8, 1, 1), *r = pipeline(4, 8, 1, 0);
 	tessel_schedule *both = search(g, 1), *rc = search(r, 1);
+	/* (every relief taken: the figures are the schedule's too) */
+	tessel_schedule_free(search(g, 2));
 	assert_true(count_choice(both, TESSEL_CHOICE_OFFLOAD) > 0);
 	assert_true(th_sched(both, TESSEL_SCHED_MAKESPAN) <=
 		    th_sched(rc, TESSEL_SCHED_MAKESPAN));
@@ -387,8 +411,10 @@ static void test_search_offload_only(void **state)
 	tessel_schedule *with = NULL, *without = NULL;
 	TH_OK(tessel_search(&with, g, o));
 	TH_OK(tessel_schedule_validate(with));
+	check_figures(with);
 	TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 0));
 	TH_OK(tessel_search(&without, g, o));
+	check_figures(without);
 	assert_int_equal(count_choice(with, TESSEL_CHOICE_RECOMPUTE), 0);
 	if (th_work_limit() == TESSEL_WORK_AUTO) {
 		/* 114 (the bound of the placement without limits) against 198 */

@@ -575,6 +575,14 @@ run search --preset xshape --devices 32 --micro-batches 16 --memory 1 --work-lim
 expect_status 0
 expect_stdout_has '^peak memory: d0 1/1'
 pass "--memory min, and a search under it"
+# with alternatives declared, both say that they keep every activation
+run search --preset vshape --micro-batches 8 --recompute --memory min --fast
+expect_status 0
+expect_stderr_has '^tessel: search: --memory min: [0-9]* on every device (.* with every activation kept; the declared alternatives may need less)'
+run search --preset vshape --micro-batches 8 --recompute --memory auto --fast
+expect_status 0
+expect_stderr_has '^tessel: search: --memory auto: [0-9]* on every device (.* with every activation kept; the declared alternatives may need less)'
+pass "--memory min and auto with alternatives"
 # a preset's default memory scales with its devices: 3 per 2, rounded up
 run search --preset mshape --devices 64 --micro-batches 32 --fast --format json
 expect_status 0

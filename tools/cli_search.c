@@ -544,6 +544,22 @@ static int64_t smallest_memory(const tessel_graph *g, int *proven,
 	return limit;
 }
 
+/* Whether the search may choose alternatives: g declares one and the
+ * options do not turn them off. */
+static int uses_alternatives(const tessel_graph *g,
+			     const struct search_args *a)
+{
+	int64_t n = 0, mode = 1;
+	tessel_graph_get(&n, g, TESSEL_GRAPH_NBLOCKS);
+	tessel_options_get(&mode, a->options, TESSEL_OPT_ALTERNATIVES);
+	for (int b = 0; b < n && mode != 0; b++)
+		if (tessel_graph_block_recompute(NULL, NULL, NULL, g, b) == TESSEL_OK ||
+		    tessel_graph_block_offload(NULL, NULL, NULL, g, b) == TESSEL_OK)
+			return 1;
+	tessel_error_clear();
+	return 0;
+}
+
 /* --memory auto: that limit on every device, found within half of
  * --time-limit; the search then gets what is left of it. */
 static int auto_memory(tessel_graph *g, const struct search_args *a)
@@ -566,8 +582,10 @@ static int auto_memory(tessel_graph *g, const struct search_args *a)
 	}
 	if (left > 0 && tessel_options_set(a->options, TESSEL_OPT_TIME_LIMIT_MS, left))
 		return cli_lib_error(tessel_error_last_code(), "--time-limit");
-	fprintf(stderr, "tessel: search: --memory auto: %lld on every device (%s)\n",
-		(long long)limit, proven ? "proven the smallest" : "the smallest found");
+	fprintf(stderr, "tessel: search: --memory auto: %lld on every device (%s%s)\n",
+		(long long)limit, proven ? "proven the smallest" : "the smallest found",
+		uses_alternatives(g, a) ? " with every activation kept; the declared "
+					  "alternatives may need less" : "");
 	return 0;
 }
 
@@ -584,9 +602,11 @@ static int min_memory(tessel_graph *g, const struct search_args *a)
 		rc = tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, limit);
 	if (rc)
 		return cli_lib_error(rc, "--memory min");
-	fprintf(stderr, "tessel: search: --memory min: %lld on every device (%s)\n",
+	fprintf(stderr, "tessel: search: --memory min: %lld on every device (%s%s)\n",
 		(long long)limit,
-		proven ? "proven the smallest" : "one micro-batch at a time needs it");
+		proven ? "proven the smallest" : "one micro-batch at a time needs it",
+		uses_alternatives(g, a) ? " with every activation kept; the declared "
+					  "alternatives may need less" : "");
 	return 0;
 }
 
@@ -643,8 +663,9 @@ static void memory_note(FILE *to, const tessel_schedule *s,
 		       (long long)nmicros);
 	else if (limit >= 0)
 		fprintf(to, "memory: the limits hold the period above the resource bound "
-		       "%lld; %lld on every device reaches it (--memory %lld, or "
+		       "%lld; %lld on every device reaches it%s (--memory %lld, or "
 		       "--memory auto)\n", (long long)bound, (long long)limit,
+		       uses_alternatives(g, a) ? " with every activation kept" : "",
 		       (long long)limit);
 	else
 		fprintf(to, "memory: the period is above the resource bound %lld "
@@ -974,22 +995,6 @@ static void progress_done(const struct watch *w, const tessel_schedule *s)
 	fprintf(stderr, "tessel: search: done in %.1f s, work %lld: period %lld%s, "
 		"makespan %lld, LB %lld\n", elapsed(w), (long long)work,
 		(long long)period, per, (long long)makespan, (long long)lb);
-}
-
-/* Whether the search may choose alternatives: g declares one and the
- * options do not turn them off. */
-static int uses_alternatives(const tessel_graph *g,
-			     const struct search_args *a)
-{
-	int64_t n = 0, mode = 1;
-	tessel_graph_get(&n, g, TESSEL_GRAPH_NBLOCKS);
-	tessel_options_get(&mode, a->options, TESSEL_OPT_ALTERNATIVES);
-	for (int b = 0; b < n && mode != 0; b++)
-		if (tessel_graph_block_recompute(NULL, NULL, NULL, g, b) == TESSEL_OK ||
-		    tessel_graph_block_offload(NULL, NULL, NULL, g, b) == TESSEL_OK)
-			return 1;
-	tessel_error_clear();
-	return 0;
 }
 
 /* --sweep: tessel_search_sweep on g (taken) under the limits, the table or

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "bounds.h"
+#include "complete.h"
 #include "error.h"
 #include "graph.h"
 #include "graph_alt.h"
@@ -848,13 +849,15 @@ static int relax(tessel_schedule **sp)
 /* The schedule of the placement g from the plan's schedule ds: the same
  * starts and figures, each instance of a relieved block with the plan's
  * choice, an offload's copies where the plan's copy blocks are (*out NULL
- * when it does not validate). */
-static int plan_schedule(tessel_schedule **out, const tessel_graph *g,
-			 const tessel_schedule *ds, const signed char *choice,
-			 int relaxed)
+ * when it does not validate); relaxed (relax) when asked, *moved 1 when
+ * that moved a start. */
+static int plan_schedule(tessel_schedule **out, int *moved,
+			 const tessel_graph *g, const tessel_schedule *ds,
+			 const signed char *choice, int relaxed)
 {
 	tessel_schedule *s = NULL;
 	*out = NULL;
+	*moved = 0;
 	int rc = tsl_schedule_alloc(&s, g, ds->nmicros);
 	if (rc)
 		return rc;
@@ -896,6 +899,9 @@ static int plan_schedule(tessel_schedule **out, const tessel_graph *g,
 	}
 	if (!rc && relaxed)
 		rc = relax(&s);
+	for (int64_t m = 0; !rc && relaxed && m < ds->nmicros && !*moved; m++)
+		for (int b = 0; b < g->nblocks && !*moved; b++)
+			*moved = tsl_entry_at(s, b, m)->start != tsl_entry_at(ds, b, m)->start;
 	if (!rc && tsl_schedule_check(s, NULL) != TSL_OK) {
 		tessel_error_clear();
 		tessel_schedule_free(s);
@@ -908,6 +914,30 @@ static int plan_schedule(tessel_schedule **out, const tessel_graph *g,
 	s->makespan_optimal = s->lower_bound > 0 &&
 			      tsl_schedule_makespan(s) <= s->lower_bound;
 	*out = s;
+	return TSL_OK;
+}
+
+/* The steady state's figures of s, a schedule of the placement g, read
+ * off its own starts: the plan's search counted them on the plan's graph
+ * (its recomputes' extra steps, its offloads' copy blocks and markers),
+ * and the retiming after it moves blocks. The repetend, its period,
+ * micro-batches and depth are those tsl_repetend_detect finds, the
+ * resource bound g's (every activation kept: no plan's period is below
+ * it); the period is proven minimal when it meets that bound, or when the
+ * plan kept every activation and its search proved this very period. */
+static int restate_figures(tessel_schedule *s, const tessel_graph *g)
+{
+	int64_t period = s->period, k = s->rep_k > 1 ? s->rep_k : 1;
+	int proven = s->period_optimal && s->nchoices == 0;
+	tsl_bounds bnd;
+	int rc = tsl_bounds_compute(&bnd, g);
+	if (rc)
+		return rc;
+	tsl_repetend_detect(s, &bnd);
+	s->resource_bound = bnd.resource_bound;
+	if (proven && s->period == period && (s->rep_k > 1 ? s->rep_k : 1) == k)
+		s->period_optimal = 1;
+	tsl_bounds_release(&bnd);
 	return TSL_OK;
 }
 
@@ -924,6 +954,8 @@ typedef struct alt_best {
 	int failed_rc;     /* the first plan's error, when none succeeds */
 	char failed_msg[256]; /* and its message */
 	int halted;        /* a progress callback asked to stop */
+	int restate;       /* s's steady-state figures are its plan graph's
+			    * (restate_figures) */
 } alt_best;
 
 /* Search the plan `choice` with `per_mille` of the budget and keep its
@@ -962,8 +994,10 @@ static int plan_found_nothing(alt_best *best, const tsl_share *share, int rc)
 	return 1;
 }
 
-/* Keep *s in best when it is the shortest so far (*s then NULL). */
-static void keep_if_shortest(alt_best *best, tessel_schedule **s)
+/* Keep *s in best when it is the shortest so far (*s then NULL); restate:
+ * its figures are those of a plan graph other than the placement, or of
+ * starts retimed since (restate_figures). */
+static void keep_if_shortest(alt_best *best, tessel_schedule **s, int restate)
 {
 	if (!*s)
 		return;
@@ -972,8 +1006,19 @@ static void keep_if_shortest(alt_best *best, tessel_schedule **s)
 		tessel_schedule_free(best->s);
 		best->s = *s;
 		best->makespan = ms;
+		best->restate = restate;
 		*s = NULL;
 	}
+}
+
+/* Whether a plan takes a relief anywhere: its graph is not the
+ * placement's. */
+static int takes_relief(const tessel_graph *g, const signed char *choice)
+{
+	for (int b = 0; b < g->nblocks; b++)
+		if (choice[b] != TESSEL_CHOICE_KEEP)
+			return 1;
+	return 0;
 }
 
 /* The plain search of a plan's graph d, which the plan's builder returned
@@ -1009,10 +1054,11 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 			   0, 0, 0};
 	int rc = plan_graph(&d, g, choice);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
+	int moved = 0;
 	if (!rc && ds)
-		rc = plan_schedule(&s, g, ds, choice, relaxed);
+		rc = plan_schedule(&s, &moved, g, ds, choice, relaxed);
 	if (!rc)
-		keep_if_shortest(best, &s);
+		keep_if_shortest(best, &s, moved || takes_relief(g, choice));
 	tessel_schedule_free(s);
 	tessel_schedule_free(ds);
 	tessel_graph_free(d);
@@ -1075,7 +1121,7 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 		s = NULL;
 	}
 	if (!rc)
-		keep_if_shortest(best, &s);
+		keep_if_shortest(best, &s, 1);
 	tessel_schedule_free(s);
 	tessel_schedule_free(ds);
 	tessel_graph_free(d);
@@ -1198,6 +1244,8 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	int64_t lb = 0;
 	if (!rc)
 		rc = tessel_graph_lower_bound(&lb, g, best.s->nmicros);
+	if (!rc && best.restate)
+		rc = restate_figures(best.s, g);
 	if (rc) {
 		tessel_schedule_free(best.s);
 		return rc;
@@ -1244,8 +1292,12 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	if (!rc && !best.s)
 		rc = no_schedule(&best, mode == 2 ? "with every declared alternative taken"
 						  : "without the declared alternatives");
-	if (rc)
+	if (!rc && best.restate)
+		rc = restate_figures(best.s, g);
+	if (rc) {
+		tessel_schedule_free(best.s);
 		return rc;
+	}
 	*out = best.s;
 	return TSL_OK;
 }
