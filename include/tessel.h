@@ -892,8 +892,13 @@ typedef enum tessel_action_kind {
 	TESSEL_ACTION_RECV = 2,    /* receive a dependency's output */
 	TESSEL_ACTION_OFFLOAD = 3, /* copy a block's activation to host memory
 				    * on the device's copy channel (since 1.6) */
-	TESSEL_ACTION_RELOAD = 4   /* copy it back before its backward (since
+	TESSEL_ACTION_RELOAD = 4,  /* copy it back before its backward (since
 				    * 1.6) */
+	TESSEL_ACTION_WAIT = 5     /* before the next compute, wait until the
+				    * offload of this block and micro-batch
+				    * on this device has ended: the compute
+				    * takes the memory the offload frees
+				    * (step: the offload's end; since 1.8) */
 } tessel_action_kind;
 
 typedef enum tessel_action_attr {
@@ -925,8 +930,13 @@ typedef struct tessel_action_iter tessel_action_iter;
  * not occupy `device` and followed by the sends its output needs. The
  * transfer for a dependency a -> c goes from the lowest device of a to each
  * device of c that a does not occupy: that device receives it just before
- * c, the lowest device of a sends it just after a. A runtime can execute
- * the stream top to bottom. The schedule must outlive the iterator.
+ * c, the lowest device of a sends it just after a. With offloads, the
+ * copies of the device's copy channel stand in time order (an offload
+ * before the compute of its step, a reload after it), and on a device
+ * with a memory limit a TESSEL_ACTION_WAIT before a compute names an
+ * offload that must end before it starts (doc/formats.md, "Action
+ * streams"). A runtime can execute the stream top to bottom, posting
+ * copies beside the compute. The schedule must outlive the iterator.
  * `device` is one device (not TESSEL_ALL_DEVICES: TESSEL_ENOTFOUND);
  * TESSEL_EINVAL when an entry of the schedule is unplaced.
  * *out: new, release with tessel_action_iter_free. */

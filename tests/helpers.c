@@ -209,3 +209,38 @@ tessel_schedule *th_alt_schedule(int recompute, int offload, int timed)
 	return s;
 }
 
+/* A device whose limit holds one activation (4) and offloads both: f0
+ * (device 0, 2 steps, +4) of micro-batch 1 starts at 4, when the offload
+ * of micro-batch 0 (2-4) has freed its memory, and the reload of
+ * micro-batch 1 at 10, when b0 of micro-batch 0 starts and frees its own.
+ * (Device 1 has no limit.) */
+tessel_schedule *th_wait_schedule(void)
+{
+	tessel_graph *g = NULL;
+	static const char *const names[4] = {"f0", "f1", "b1", "b0"};
+	static const int dev[4] = {0, 1, 1, 0}, span[4] = {2, 2, 4, 4},
+			 mem[4] = {4, 4, -4, -4};
+	static const int64_t at[2][4] = {{0, 2, 4, 10}, {4, 8, 10, 14}};
+	TH_OK(tessel_graph_new(&g, 2));
+	for (int i = 0; i < 4; i++) {
+		TH_OK(tessel_graph_add_block(NULL, g, names[i],
+					     i < 2 ? TESSEL_KIND_FORWARD
+						   : TESSEL_KIND_BACKWARD,
+					     span[i], mem[i]));
+		TH_OK(tessel_graph_place(g, i, &dev[i], 1));
+		if (i > 0)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	TH_OK(tessel_graph_set_offload(g, 0, 3, 4, 2));
+	TH_OK(tessel_graph_set_memory_limit(g, 0, 4));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 2));
+	tessel_graph_free(g);
+	for (int m = 0; m < 2; m++)
+		for (int b = 0; b < 4; b++)
+			TH_OK(tessel_schedule_set_step(s, b, m, at[m][b]));
+	TH_OK(tessel_schedule_set_choice(s, 0, 0, TESSEL_CHOICE_OFFLOAD, 2, 8));
+	TH_OK(tessel_schedule_set_choice(s, 0, 1, TESSEL_CHOICE_OFFLOAD, 6, 10));
+	TH_OK(tessel_schedule_validate(s));
+	return s;
+}

@@ -83,4 +83,10 @@ int th_under_checker(void);
  * 14). A step of 0.5 ms when `timed`. Validated; new (free it). */
 tessel_schedule *th_alt_schedule(int recompute, int offload, int timed);
 
+/* Two micro-batches of f0 -> f1 -> b1 -> b0 on 2 devices, device 0
+ * limited to one activation (4), f0 offloaded in both (2-4, 6-8; reloads
+ * 8-10, 10-12): f0 mb1 starts at 4 when the first offload has ended, the
+ * second reload at 10 with b0 mb0 (validated). */
+tessel_schedule *th_wait_schedule(void);
+
 #endif

@@ -128,10 +128,55 @@ static long compute_pos(const stream_set *set, int d, int64_t gid, int64_t mid)
 	return -1;
 }
 
+/* The memory waits: each names an offload of its device (a device with a
+ * limit), at the offload's end, after it in the stream, at most once, and
+ * stands before a compute that starts at or after that end, with only
+ * other waits and receives between them. Returns the waits. */
+static size_t check_waits(const tessel_schedule *s, const stream_set *set)
+{
+	const tessel_graph *g = NULL;
+	TH_OK(tessel_schedule_graph(&g, s));
+	size_t n = 0;
+	for (size_t i = 0; i < set->count; i++) {
+		const act *x = &set->acts[i];
+		if (x->kind != TESSEL_ACTION_WAIT)
+			continue;
+		n++;
+		int64_t limit = 0;
+		TH_OK(tessel_graph_memory_limit(&limit, g, x->dev));
+		assert_true(limit >= 0);
+		assert_int_equal(entry_of(s, (int)x->gid, x->mid, TESSEL_ENTRY_CHOICE),
+				 TESSEL_CHOICE_OFFLOAD);
+		int transfer = 0;
+		TH_OK(tessel_graph_block_offload(NULL, NULL, &transfer, g, (int)x->gid));
+		int64_t off = entry_of(s, (int)x->gid, x->mid, TESSEL_ENTRY_OFFLOAD_START);
+		assert_int_equal(x->step, off + transfer);
+		int seen = 0;
+		for (size_t j = 0; j < i; j++) {
+			const act *y = &set->acts[j];
+			if (y->dev != x->dev || y->gid != x->gid || y->mid != x->mid)
+				continue;
+			seen += y->kind == TESSEL_ACTION_OFFLOAD;
+			assert_false(y->kind == TESSEL_ACTION_WAIT);
+		}
+		assert_int_equal(seen, 1);
+		size_t j = i + 1;
+		while (j < set->count && set->acts[j].dev == x->dev &&
+		       (set->acts[j].kind == TESSEL_ACTION_WAIT ||
+			set->acts[j].kind == TESSEL_ACTION_RECV))
+			j++;
+		assert_true(j < set->count && set->acts[j].dev == x->dev);
+		const act *c = &set->acts[j];
+		assert_int_equal(c->kind, TESSEL_ACTION_COMPUTE);
+		assert_true(c->step >= x->step);
+	}
+	return n;
+}
+
 /* The copies: for each offloaded entry and device of its block, one
  * offload and one reload at the copies' start steps; computes and copies
- * in time order, a copy before a compute of its step. Returns the
- * copies. */
+ * in time order, an offload before a compute of its step, a reload after
+ * it. Returns the copies. */
 static size_t check_copies(const tessel_schedule *s, const stream_set *set)
 {
 	const tessel_graph *g = NULL;
@@ -151,7 +196,10 @@ static size_t check_copies(const tessel_schedule *s, const stream_set *set)
 		if (!is_copy(x->kind))
 			continue;
 		ncopies++;
-		assert_true(x->step > last);
+		if (x->kind == TESSEL_ACTION_RELOAD)
+			assert_true(x->step >= last);
+		else
+			assert_true(x->step > last);
 		last = x->step;
 		assert_int_equal(x->peer, -1);
 		assert_int_equal(x->peer_gid, -1);
@@ -222,12 +270,12 @@ static size_t rule_transfers(const tessel_graph *g, int B, int D)
 }
 
 /* The JSON of schedule s (D devices, N micro-batches): its header, and
- * counts[] computes, sends, receives and copies. */
+ * counts[] computes, sends, receives, copies and waits. */
 static void check_json(const tessel_schedule *s, int D, int64_t N,
-		       const size_t counts[4])
+		       const size_t counts[5])
 {
 	size_t ncomputes = counts[0], nsends = counts[1], nrecvs = counts[2],
-	       ncopies = counts[3];
+	       ncopies = counts[3], nwaits = counts[4];
 	char *json = NULL;
 	TH_OK(tessel_schedule_to_actions_json(&json, s));
 	assert_non_null(strstr(json, "\"format\": \"tessel-actions\""));
@@ -242,6 +290,7 @@ static void check_json(const tessel_schedule *s, int D, int64_t N,
 	assert_int_equal(th_count(json, "\"op\": \"recv\""), nrecvs);
 	assert_int_equal(th_count(json, "\"op\": \"offload\"")
 			 + th_count(json, "\"op\": \"reload\""), ncopies);
+	assert_int_equal(th_count(json, "\"op\": \"wait\""), nwaits);
 	assert_int_equal(th_count(json, "\"device\": "), (size_t)D);
 	/* brackets balance (no string in these graphs holds one) */
 	long depth = 0;
@@ -291,6 +340,7 @@ static void check_streams(const tessel_schedule *s)
 	check_compute_order(s, &set, D);
 
 	size_t ncopies = check_copies(s, &set);
+	size_t nwaits = check_waits(s, &set);
 
 	/* pairing: each send has exactly one receive and the other way round;
 	 * sends after their producer's compute, receives before the
@@ -298,7 +348,8 @@ static void check_streams(const tessel_schedule *s)
 	size_t nsends = 0, nrecvs = 0;
 	for (size_t i = 0; i < set.count; i++) {
 		const act *x = &set.acts[i];
-		if (x->kind == TESSEL_ACTION_COMPUTE || is_copy(x->kind))
+		if (x->kind == TESSEL_ACTION_COMPUTE || is_copy(x->kind) ||
+		    x->kind == TESSEL_ACTION_WAIT)
 			continue;
 		assert_true(x->kind == TESSEL_ACTION_SEND
 			    || x->kind == TESSEL_ACTION_RECV);
@@ -350,7 +401,7 @@ static void check_streams(const tessel_schedule *s)
 	/* and as many transfers as the rule asks for */
 	assert_int_equal(nsends, rule_transfers(g, B, D) * (size_t)N);
 
-	size_t counts[4] = {ncomputes, nsends, nrecvs, ncopies};
+	size_t counts[5] = {ncomputes, nsends, nrecvs, ncopies, nwaits};
 	check_json(s, D, N, counts);
 	free(set.acts);
 }
@@ -658,12 +709,65 @@ static void test_bad_args(void **state)
 	tessel_schedule_free(s);
 }
 
+/* Memory waits: on device 0 (limit 4) f0 mb1 needs the memory the
+ * offload of mb0 frees at 4, so a WAIT for that offload stands before it;
+ * the reload of mb1 at 10 comes after b0 mb0, which starts at 10 and frees
+ * what it takes. Device 1 (no limit) has no WAIT. */
+static void test_memory_waits(void **state)
+{
+	(void)state;
+	tessel_schedule *s = th_wait_schedule();
+	check_streams(s);
+	enum { C = TESSEL_ACTION_COMPUTE, S = TESSEL_ACTION_SEND,
+	       R = TESSEL_ACTION_RECV, O = TESSEL_ACTION_OFFLOAD,
+	       L = TESSEL_ACTION_RELOAD, W = TESSEL_ACTION_WAIT };
+	static const int64_t want0[][7] = {
+		/* kind, gid, mid, peer, peer_gid, step, latency */
+		{C, 0, 0, -1, -1, 0, 0},
+		{S, 0, 0, 1, 1, 2, 0},
+		{O, 0, 0, -1, -1, 2, 0},
+		{W, 0, 0, -1, -1, 4, 0},  /* the offload's end */
+		{C, 0, 1, -1, -1, 4, 0},
+		{S, 0, 1, 1, 1, 6, 0},
+		{O, 0, 1, -1, -1, 6, 0},
+		{L, 0, 0, -1, -1, 8, 0},
+		{R, 3, 0, 1, 2, 10, 0},
+		{C, 3, 0, -1, -1, 10, 0},
+		{L, 0, 1, -1, -1, 10, 0}, /* after the compute of its step */
+		{R, 3, 1, 1, 2, 14, 0},
+		{C, 3, 1, -1, -1, 14, 0},
+	};
+	tessel_action_iter *it = NULL;
+	const tessel_action *a;
+	TH_OK(tessel_action_iter_new(&it, s, 0));
+	for (size_t i = 0; i < sizeof want0 / sizeof want0[0]; i++) {
+		TH_OK(tessel_action_iter_next(&a, it));
+		for (int k = 0; k < 7; k++)
+			assert_int_equal(action_attr(a, (tessel_action_attr)k),
+					 want0[i][k]);
+	}
+	assert_int_equal(tessel_action_iter_next(&a, it), TESSEL_ITEROVER);
+	tessel_action_iter_free(it);
+	TH_OK(tessel_action_iter_new(&it, s, 1));
+	while (tessel_action_iter_next(&a, it) == TESSEL_OK)
+		assert_int_not_equal(action_attr(a, TESSEL_ACTION_KIND), W);
+	tessel_action_iter_free(it);
+	char *json = NULL;
+	TH_OK(tessel_schedule_to_actions_json(&json, s));
+	assert_non_null(strstr(json,
+		"{\"op\": \"wait\", \"block\": \"f0\", \"gid\": 0, \"mid\": 0, "
+		"\"step\": 4}"));
+	tessel_free(json);
+	tessel_schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_made),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_alternatives),
+		cmocka_unit_test(test_memory_waits),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_presets),
 	};

@@ -583,6 +583,21 @@ run search --preset vshape --micro-batches 8 --recompute --memory auto --fast
 expect_status 0
 expect_stderr_has '^tessel: search: --memory auto: [0-9]* on every device (.* with every activation kept; the declared alternatives may need less)'
 pass "--memory min and auto with alternatives"
+# offloads under a tight limit: the action stream's waits and copy order
+# keep the replay within the limit on every device
+for m in 2 3; do
+	run search --preset vshape --micro-batches 16 --offload 1 --memory $m --fast --format json
+	expect_status 0
+	cp "$OUT" "$TMP/offload-$m.json"
+	run simulate "$TMP/offload-$m.json"
+	expect_status 0
+	awk -v m=$m '/peak memory/ { if ($NF + 0 > m) bad = 1 } END { exit bad }' "$OUT" ||
+		fail "simulate: a peak above the limit $m"
+	run search --preset vshape --micro-batches 16 --offload 1 --memory $m --fast --format actions
+	expect_status 0
+done
+expect_stdout_has '"op": "wait"'
+pass "offloads: replayed within the limit"
 # a preset's default memory scales with its devices: 3 per 2, rounded up
 run search --preset mshape --devices 64 --micro-batches 32 --fast --format json
 expect_status 0

@@ -647,6 +647,33 @@ static void test_alternatives(void **state)
 	tessel_schedule_free(s);
 }
 
+/* th_wait_schedule: the replay keeps the memory waits (the WAIT
+ * actions, and a reload after the compute of its step), so its peak is
+ * the limit; without them f0 mb1 would start at 2 holding 8. */
+static void test_memory_waits(void **state)
+{
+	(void)state;
+	tessel_schedule *s = th_wait_schedule();
+	tessel_simulation *sim = NULL;
+	TH_OK(tessel_simulate(&sim, s, NULL, 0, 0, 0, 0));
+	assert_true(sim_get(sim, TESSEL_SIM_PEAK_MEMORY, 0) == 4);
+	assert_true(sim_get(sim, TESSEL_SIM_MAKESPAN, 0) ==
+		    (double)th_sched(s, TESSEL_SCHED_MAKESPAN));
+	tessel_simulation_free(sim);
+	/* shorter blocks and copies: the order and the waits still hold the
+	 * memory to the limit */
+	static const double dur[4] = { 0.5, 1, 1, 1 };
+	TH_OK(tessel_simulate(&sim, s, dur, 4, 0, 0, 0));
+	assert_true(sim_get(sim, TESSEL_SIM_PEAK_MEMORY, 0) == 4);
+	tessel_simulation_free(sim);
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		TH_OK(tessel_simulate(&sim, s, NULL, 0, 0, 0.5, seed));
+		assert_true(sim_get(sim, TESSEL_SIM_PEAK_MEMORY, 0) == 4);
+		tessel_simulation_free(sim);
+	}
+	tessel_schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -659,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_placement_latency),
 		cmocka_unit_test(test_placement_times),
 		cmocka_unit_test(test_alternatives),
+		cmocka_unit_test(test_memory_waits),
 		cmocka_unit_test(test_durations_json),
 		cmocka_unit_test(test_reference_round_trip),
 		cmocka_unit_test(test_reference_inputs),

@@ -225,7 +225,8 @@ enum class Phase { Warmup = TESSEL_PHASE_WARMUP, Repetend = TESSEL_PHASE_REPETEN
 enum class ActionKind { Compute = TESSEL_ACTION_COMPUTE, Send = TESSEL_ACTION_SEND,
 			Recv = TESSEL_ACTION_RECV,
 			Offload = TESSEL_ACTION_OFFLOAD, // since 1.6
-			Reload = TESSEL_ACTION_RELOAD };  // since 1.6
+			Reload = TESSEL_ACTION_RELOAD,   // since 1.6
+			Wait = TESSEL_ACTION_WAIT };     // since 1.8
 // What a schedule does with the activation of one (block, micro-batch)
 // (tessel_choice, since 1.6).
 enum class Choice { Keep = TESSEL_CHOICE_KEEP, Recompute = TESSEL_CHOICE_RECOMPUTE,
@@ -264,6 +265,7 @@ inline const char *to_string(ActionKind k)
 	case ActionKind::Recv: return "recv";
 	case ActionKind::Offload: return "offload";
 	case ActionKind::Reload: return "reload";
+	case ActionKind::Wait: return "wait";
 	}
 	return "?";
 }

@@ -4,9 +4,21 @@
  * A device's stream is its compute entries in start order (ties by gid,
  * then micro-batch, as tessel_iter_new gives them), with receives before
  * and sends after each compute, and the copies of its copy channel merged
- * in by their start step: an OFFLOAD or RELOAD (gid: the offloaded block,
- * step: the copy's start) comes before the compute group that starts at
- * the same step or later, after every group that starts earlier.
+ * in by their start step: an OFFLOAD (gid: the offloaded block, step: the
+ * copy's start) comes before the compute group that starts at the same
+ * step or later, after every group that starts earlier; a RELOAD after the
+ * compute group that starts at its step or earlier, before every later
+ * one (the validator counts a block's memory at a step before a reload's
+ * of that step, so a runtime that posts the copy after that compute
+ * starts keeps within the count). On a
+ * device with a memory limit, a WAIT for an offload (gid, mid: the
+ * offloaded instance; step: the offload's end) comes before the first
+ * compute group, in stream order, that starts at or after the offload's
+ * end and takes memory at its start (its block's memory delta, choices
+ * applied, above 0): a runtime that posts copies beside the compute then
+ * starts that compute only once the memory it counts on is free, as the
+ * validator's count has it (the replay of tessel_simulate follows the
+ * same rule).
  *
  * Pairing rule (one transfer, one send, one receive): for each dependency
  * a -> c, each micro-batch m and each device e of c that a does not
@@ -166,8 +178,9 @@ int tsl_recompute_marks(unsigned char **out, const tessel_schedule *s, int d)
 
 typedef struct act_key {
 	int64_t start;
-	int copy;    /* 0: a copy (before a compute of the same step), 1: a
-		      * compute and its transfers */
+	int copy;    /* 0: an offload (before a compute of the same step), 1:
+		      * a compute and its transfers, 2: a reload (after the
+		      * compute of its step) */
 	int64_t tie; /* copy: its index in the device's copies; compute:
 		      * gid * nmicros + mid */
 } act_key;
@@ -289,14 +302,18 @@ static int build_stream(tessel_action_iter *it, const tessel_schedule *s,
 	if (!rc)
 		rc = stream_keys(&keys, &n, s, d, nc);
 	for (size_t i = 0; i < nc && !rc; i++)
-		keys[n++] = (act_key){cp[i].start, 0, (int64_t)i};
+		keys[n++] = (act_key){cp[i].start, cp[i].reload ? 2 : 0, (int64_t)i};
 	tsl_succ x = {0};
 	if (!rc) {
 		qsort(keys, n, sizeof *keys, act_key_cmp);
 		rc = tsl_succ_build(&x, s->graph);
 	}
+	/* the copies by end (a channel's copies end in start order): the
+	 * next one a compute may have to wait for */
+	size_t w = 0;
+	int limited = s->graph->memory_limit[d] != TESSEL_UNLIMITED;
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (keys[i].copy == 0) {
+		if (keys[i].copy != 1) {
 			const tsl_copy *c = &cp[keys[i].tie];
 			rc = iter_push(it, c->reload ? TESSEL_ACTION_RELOAD
 						     : TESSEL_ACTION_OFFLOAD,
@@ -305,8 +322,15 @@ static int build_stream(tessel_action_iter *it, const tessel_schedule *s,
 		}
 		int b = (int)(keys[i].tie / s->nmicros);
 		int64_t m = keys[i].tie % s->nmicros;
+		const struct tessel_entry *e = tsl_entry_at(s, b, m);
+		for (; limited && tsl_entry_memory(s, e) > 0 && w < nc &&
+		       cp[w].end <= e->start && !rc; w++)
+			if (!cp[w].reload)
+				rc = iter_push(it, TESSEL_ACTION_WAIT, cp[w].gid,
+					       cp[w].mid, -1, -1, cp[w].end, 0);
 		size_t at = (size_t)m * (size_t)s->graph->nblocks + (size_t)b;
-		rc = push_compute(it, s, &x, d, b, m, marks && marks[at]);
+		if (!rc)
+			rc = push_compute(it, s, &x, d, b, m, marks && marks[at]);
 	}
 	tsl_succ_release(&x);
 	tsl_free(keys);
@@ -406,6 +430,7 @@ static const char *kind_op(int kind)
 	case TESSEL_ACTION_RECV: return "recv";
 	case TESSEL_ACTION_OFFLOAD: return "offload";
 	case TESSEL_ACTION_RELOAD: return "reload";
+	case TESSEL_ACTION_WAIT: return "wait";
 	default: return "compute";
 	}
 }
@@ -430,6 +455,8 @@ static void put_action_rest(tsl_buf *b, const tessel_schedule *s,
 			       blk->of_saves);
 		tsl_buf_json_string(b, g->blocks[blk->of_backward].name);
 		tsl_buf_printf(b, ", \"backward_gid\": %d", blk->of_backward);
+		break;
+	case TESSEL_ACTION_WAIT:
 		break;
 	default:
 		tsl_buf_printf(b, ", \"peer\": %d, \"peer_block\": ", a->peer);

@@ -17,8 +17,13 @@
  * at a time in the schedule's order (by start step). An offload waits for
  * its block to finish, a reload for its offload to end, and each copy is
  * issued in the device's stream order: not before the compute that
- * precedes it on the device (the last one starting before the copy's
- * step) has started. The backward waits for its reloads to end. The jitter
+ * precedes it on the device (the last one starting before an offload's
+ * step, at or before a reload's) has started. The backward waits for its reloads to end. On a
+ * device with a memory limit, a compute that takes memory at its start
+ * waits for the offloads of the device that end, in the schedule, at or
+ * before its start and that no earlier such compute waits for (the WAIT
+ * actions of the device's action stream): the memory they free is what
+ * the schedule's count lets it take. The jitter
  * draws one factor per entry in index order, then one per copy.
  *
  * The start times are the longest paths of that precedence graph,
@@ -61,6 +66,8 @@ typedef struct sim_copies {
 	size_t *pos;         /* per node: its position in line */
 	size_t *abeg, *aend; /* per compute slot: the positions in line of
 			      * the copies issued after that compute */
+	size_t *waiter;      /* per node: the entry that waits for this
+			      * offload to end (memory_waits), SIM_NONE */
 } sim_copies;
 
 /* Working state of one replay. */
@@ -142,6 +149,7 @@ static void copies_release(sim_copies *c)
 	tsl_free(c->pos);
 	tsl_free(c->abeg);
 	tsl_free(c->aend);
+	tsl_free(c->waiter);
 	memset(c, 0, sizeof *c);
 }
 
@@ -231,6 +239,7 @@ static int copies_alloc(sim_state *st)
 	c->devoff = tsl_calloc(nd + 1, sizeof *c->devoff);
 	c->line = tsl_reallocarray(NULL, c->n, sizeof *c->line);
 	c->pos = tsl_reallocarray(NULL, c->n, sizeof *c->pos);
+	c->waiter = tsl_reallocarray(NULL, c->n, sizeof *c->waiter);
 	c->abeg = tsl_reallocarray(NULL, st->occ ? st->occ : 1, sizeof *c->abeg);
 	c->aend = tsl_reallocarray(NULL, st->occ ? st->occ : 1, sizeof *c->aend);
 	size_t *q = tsl_reallocarray(st->queue, st->n + c->n, sizeof *q);
@@ -238,7 +247,7 @@ static int copies_alloc(sim_state *st)
 		st->queue = q;
 	if (!q || !c->first || !c->entry || !c->dev || !c->step || !c->dur ||
 	    !c->ready || !c->finish || !c->wait || !c->devoff || !c->line ||
-	    !c->pos || !c->abeg || !c->aend)
+	    !c->pos || !c->abeg || !c->aend || !c->waiter)
 		return tsl_error_nomem();
 	return TSL_OK;
 }
@@ -351,8 +360,19 @@ static int copy_key_cmp(const void *pa, const void *pb)
 	return (a->node > b->node) - (a->node < b->node);
 }
 
-/* The copies issued after each compute slot of device d: those whose
- * step is after the slot's start and at most the next slot's. */
+/* Whether copy node k is issued before a compute that starts at `start`
+ * (an offload at that step or earlier, a reload earlier: a reload of the
+ * compute's step comes after it, as the validator counts the block's
+ * memory before the reload's). */
+static int issued_before(const sim_copies *c, size_t k, int64_t start)
+{
+	return (k & 1) ? c->step[k] < start : c->step[k] <= start;
+}
+
+/* The copies issued after each compute slot of device d: those the
+ * device's stream lists between that compute and the next
+ * (issued_before; a channel's line has a step's offloads before its
+ * reloads). */
 static void copy_anchors(sim_state *st, int d)
 {
 	sim_copies *c = &st->c;
@@ -360,15 +380,52 @@ static void copy_anchors(sim_state *st, int d)
 	size_t p0 = st->devoff[d], pend = st->devoff[d + 1];
 	/* copies before the device's first compute wait for none */
 	while (j < jend && (p0 == pend ||
-			    c->step[c->line[j]] <= st->s->entries[st->slots[p0]].start))
+			    issued_before(c, c->line[j],
+					  st->s->entries[st->slots[p0]].start)))
 		j++;
 	for (size_t p = p0; p < pend; p++) {
-		int64_t next = p + 1 < pend ? st->s->entries[st->slots[p + 1]].start
-					    : INT64_MAX;
 		c->abeg[p] = j;
-		while (j < jend && c->step[c->line[j]] <= next)
+		while (j < jend &&
+		       (p + 1 == pend ||
+			issued_before(c, c->line[j],
+				      st->s->entries[st->slots[p + 1]].start)))
 			j++;
 		c->aend[p] = j;
+	}
+}
+
+/* The offloads a compute of device d waits for (the rule of the action
+ * streams' WAIT, export_actions.c): on a device with a memory limit, each
+ * offload has as its waiter the first compute, in the device's line, that
+ * starts at or after the offload's scheduled end and takes memory at its
+ * start; the compute then starts only once the offload has ended, as the
+ * schedule's memory count has it. (A channel's copies end in their line's
+ * order.) */
+static void memory_waits(sim_state *st, int d)
+{
+	sim_copies *c = &st->c;
+	const tessel_schedule *s = st->s;
+	for (size_t j = c->devoff[d]; j < c->devoff[d + 1]; j++)
+		c->waiter[c->line[j]] = SIM_NONE;
+	if (st->g->memory_limit[d] == TESSEL_UNLIMITED)
+		return;
+	size_t j = c->devoff[d], jend = c->devoff[d + 1];
+	for (size_t p = st->devoff[d]; p < st->devoff[d + 1] && j < jend; p++) {
+		size_t i = st->slots[p];
+		const struct tessel_entry *e = &s->entries[i];
+		if (tsl_entry_memory(s, e) <= 0)
+			continue;
+		while (j < jend) {
+			size_t k = c->line[j];
+			int gid = s->entries[c->entry[k / 2]].gid;
+			if (c->step[k] + st->g->blocks[gid].of_transfer > e->start)
+				break;
+			if (!(k & 1)) {
+				c->waiter[k] = i;
+				st->wait[i]++;
+			}
+			j++;
+		}
 	}
 }
 
@@ -462,6 +519,8 @@ static void replay_init(sim_state *st, size_t *tail)
 	for (size_t p = 0; p < st->occ && c->n; p++)
 		for (size_t j = c->abeg[p]; j < c->aend[p]; j++)
 			c->wait[c->line[j]]++;
+	for (int d = 0; d < g->ndevices && c->n; d++)
+		memory_waits(st, d);
 	for (int d = 0; d < g->ndevices; d++) {
 		if (st->devoff[d] < st->devoff[d + 1])
 			arrive(st, st->slots[st->devoff[d]], 0, tail);
@@ -513,10 +572,13 @@ static void run_copy(sim_state *st, size_t k, size_t *tail)
 	c->finish[k] = fin;
 	if (c->pos[k] + 1 < c->devoff[d + 1])
 		carrive(st, c->line[c->pos[k] + 1], fin, tail);
-	if (k & 1)
+	if (k & 1) {
 		arrive(st, reload_target(st, k), fin, tail);
-	else
+	} else {
 		carrive(st, k + 1, fin, tail);
+		if (c->waiter[k] != SIM_NONE)
+			arrive(st, c->waiter[k], fin, tail);
+	}
 }
 
 /* The replay. TESSEL_EVIOLATION when the device orders, the copies and

@@ -594,7 +594,7 @@ class Runtime:
         for op, g, m, peer, pg in stream:
             kind, c, stages = self.blocks[g]
             model_mb = m * self.nchains + c
-            if op in ("offload", "reload"):
+            if op in ("offload", "reload", "wait"):
                 # a copy to host memory and back: every tensor of this
                 # runtime is in host memory already
                 continue

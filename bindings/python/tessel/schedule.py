@@ -33,8 +33,9 @@ PHASES = ("warmup", "repetend", "cooldown")
 #: Export formats of Schedule.write, in the order of tessel_format.
 FORMATS = ("text", "json", "actions", "torch", "torch-comms", "trace", "svg")
 #: Action kinds, in the order of tessel_action_kind ("offload" and
-#: "reload": the copies of an offloaded activation, since 1.6).
-ACTION_KINDS = ("compute", "send", "recv", "offload", "reload")
+#: "reload": the copies of an offloaded activation, since 1.6; "wait": the
+#: next compute waits for an offload to end, since 1.8).
+ACTION_KINDS = ("compute", "send", "recv", "offload", "reload", "wait")
 #: What an entry does with its activation, in the order of tessel_choice,
 #: spelled as the schedule JSON spells them (tessel_choice_name).
 CHOICES = ("keep", "recompute", "offload")

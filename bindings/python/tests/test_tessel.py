@@ -949,7 +949,7 @@ class AlternativesTest(unittest.TestCase):
                              _lib.lib.tessel_choice_name(choice).decode())
         self.assertEqual(_lib.lib.tessel_choice_name(7), b"?")
         self.assertEqual(tessel.ACTION_KINDS,
-                         ("compute", "send", "recv", "offload", "reload"))
+                         ("compute", "send", "recv", "offload", "reload", "wait"))
         header = _header_text()
         for name, value in (("TESSEL_OPT_ALTERNATIVES", 10),
                             ("TESSEL_ENTRY_CHOICE", 8),
@@ -957,6 +957,7 @@ class AlternativesTest(unittest.TestCase):
                             ("TESSEL_ENTRY_RELOAD_START", 10),
                             ("TESSEL_ACTION_OFFLOAD", 3),
                             ("TESSEL_ACTION_RELOAD", 4),
+                            ("TESSEL_ACTION_WAIT", 5),
                             ("TESSEL_CHOICE_KEEP", 0),
                             ("TESSEL_CHOICE_RECOMPUTE", 1),
                             ("TESSEL_CHOICE_OFFLOAD", 2)):
