@@ -2,6 +2,7 @@
  * API: the reader's errors, the candidates and their partitions, the
  * schedules (validated), the ranking and speedups, determinism under a
  * work budget, cancel, and the JSON. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -381,6 +382,96 @@ static void test_tensor_parallel_ends_keep_fewer(void **state)
 	tessel_explore_free(ex);
 }
 
+/* A model of two layers on 2 devices with `micros` micro-batches:
+ * memory per device, each layer's parameters and activation, transfer. */
+static tessel_model *two_layers(double memory, int micros, double parameters,
+				double activation, double transfer,
+				double second_time)
+{
+	char t[1024];
+	snprintf(t, sizeof t,
+		 "{\"model\": \"two\", \"unit\": \"ms\", \"devices\": 2, \"memory_per_device\": %.17g, "
+		 "\"micro_batches\": %d, \"transfer\": %.17g, \"layers\": ["
+		 "{\"name\": \"a\", \"forward\": 1, \"backward\": 2, \"activation\": %.17g, \"parameters\": %.17g}, "
+		 "{\"name\": \"b\", \"forward\": %.17g, \"backward\": %.17g, \"activation\": %.17g, \"parameters\": %.17g}]}",
+		 memory, micros, transfer, activation, parameters, second_time,
+		 second_time, activation, parameters);
+	return model_of(t);
+}
+
+/* The rank of `family` in the exploration. */
+static size_t family_at(const tessel_explore *ex, const char *family)
+{
+	size_t n = 0;
+	TH_OK(tessel_explore_count(&n, ex));
+	for (size_t k = 0; k < n; k++) {
+		const char *f = NULL;
+		TH_OK(tessel_explore_family(&f, ex, k));
+		if (strcmp(f, family) == 0)
+			return k;
+	}
+	fail_msg("no family %s", family);
+	return 0;
+}
+
+/* The exploration of m, run with the tests' budget; the model freed. */
+static tessel_explore *explore_run(tessel_model *m, int micros)
+{
+	tessel_explore *ex = NULL;
+	TH_OK(tessel_explore_new(&ex, m));
+	tessel_model_free(m);
+	tessel_options *o = th_options(micros);
+	TH_OK(tessel_explore_run(ex, o));
+	tessel_options_free(o);
+	return ex;
+}
+
+/* GPipe's time and peak memory, which it must have. */
+static void gpipe_figures(double *time, double *peak, const tessel_explore *ex)
+{
+	size_t k = family_at(ex, "gpipe");
+	TH_OK(tessel_explore_get(time, ex, k, TESSEL_EXPLORE_TIME));
+	TH_OK(tessel_explore_get(peak, ex, k, TESSEL_EXPLORE_PEAK_MEMORY));
+	assert_true(*time > 0);
+}
+
+/* Memory the model's figures fill exactly is counted exactly: a model
+ * that fits in real numbers is not refused for rounding, and the peaks
+ * are the real ones, tiny activations and large memories included. */
+static void test_memory_counted_exactly(void **state)
+{
+	(void)state;
+	double time = 0, peak = 0;
+	/* parameters 1 and one micro-batch's activation 2 fill 3 exactly */
+	tessel_explore *ex = explore_run(two_layers(3, 1, 1, 2, 0, 1), 1);
+	gpipe_figures(&time, &peak, ex);
+	assert_true(fabs(peak - 3) < 1e-12);
+	tessel_explore_free(ex);
+	/* 70000 micro-batches of 1e-9 each hold 7e-5 of 1: GPipe fits */
+	tessel_model *m = two_layers(1, 70000, 0, 1e-9, 0, 1);
+	TH_OK(tessel_explore_new(&ex, m));
+	tessel_model_free(m);
+	const tessel_graph *g = NULL;
+	TH_OK(tessel_explore_graph(&g, ex, family_at(ex, "gpipe")));
+	tessel_explore_free(ex);
+	/* the peak of 8 of them is 8e-9, not 8 whole units of the memory */
+	ex = explore_run(two_layers(1, 8, 0, 1e-9, 0, 1), 8);
+	gpipe_figures(&time, &peak, ex);
+	assert_true(fabs(peak - 8e-9) < 1e-18);
+	tessel_explore_free(ex);
+	/* a large memory: parameters 1 and 8 activations of 0.5 */
+	ex = explore_run(two_layers(1e6, 8, 1, 0.5, 0, 1), 8);
+	gpipe_figures(&time, &peak, ex);
+	assert_true(fabs(peak - 5) < 1e-9);
+	tessel_explore_free(ex);
+	/* a memory too large for its figures' quantum (1e9 / 0.1 units):
+	 * counted in billionths of it, never below the real peak */
+	ex = explore_run(two_layers(1e9, 8, 1, 0.55, 0, 1), 8);
+	gpipe_figures(&time, &peak, ex);
+	assert_true(peak >= 1 + 8 * 0.55 && peak <= 1 + 8 * 0.55 + 8 * 1e9 * 1e-9);
+	tessel_explore_free(ex);
+}
+
 /* Memory too small for any family: EINFEASIBLE, every reason given. */
 static void test_nothing_fits(void **state)
 {
@@ -413,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_fits),
 		cmocka_unit_test(test_tensor_parallel_ends_keep_fewer),
 		cmocka_unit_test(test_tp8_few_layers),
+		cmocka_unit_test(test_memory_counted_exactly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,6 +91,7 @@ static int place(tsl_candidate *c, const tessel_model *m)
 	c->device_peak = tsl_calloc((size_t)m->devices, sizeof *c->device_peak);
 	if (!c->params || !c->device_peak)
 		return tsl_error_nomem();
+	c->plan.memory_unit = tsl_plan_memory_unit(&c->plan, m);
 	int rc = tsl_partition(&c->plan, m);
 	if (!rc && !c->plan.why[0])
 		rc = tsl_plan_graph(&c->graph, c->params, &c->plan, m,
@@ -210,7 +211,7 @@ static int figures(tessel_explore *ex, tsl_candidate *c)
 		rc = tessel_schedule_get(&work, c->sched, TESSEL_SCHED_WORK);
 	if (!rc)
 		rc = tessel_graph_step(&step, c->graph);
-	double unit = ex->memory / TSL_PLACEMENT_MEMORY_UNITS;
+	double unit = c->plan.memory_unit;
 	c->peak = 0;
 	for (int d = 0; d < ex->devices && !rc; d++) {
 		int64_t pk = 0;

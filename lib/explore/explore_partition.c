@@ -37,11 +37,12 @@ double tsl_stage_memory(const tessel_model *m, const tsl_plan_stage *st)
 /* Whether a stage of parameters `par` and activation `act` (sums over its
  * layers) keeping `keep` micro-batches on `ndev` devices fits `cap`,
  * counted as the placement counts it (explore_placement.c): the
- * activation rounded up to whole units, the room left rounded down. */
+ * activation rounded up to whole units of the plan's memory unit, the
+ * room left rounded down. */
 static int fits(const tsl_plan_stage *st, double par, double act, double unit)
 {
-	double room = floor((st->cap - par / st->ndev) / unit + 1e-9);
-	double need = (double)st->keep * ceil(act / st->ndev / unit - 1e-9);
+	double room = tsl_memory_units_down(st->cap - par / st->ndev, unit);
+	double need = (double)st->keep * tsl_memory_units_up(act / st->ndev, unit);
 	return need <= room;
 }
 
@@ -76,7 +77,7 @@ static int feasible(unsigned char *reach, int *count, const tsl_plan *p,
 		    const tsl_plan_group *g, const prefix *x, const tessel_model *m,
 		    double T)
 {
-	double unit = m->memory / TSL_PLACEMENT_MEMORY_UNITS;
+	double unit = p->memory_unit;
 	int n = g->last - g->first + 1, len = g->hi - g->lo;
 	memset(reach, 0, (size_t)(n + 1) * (size_t)(len + 1));
 	reach[0] = 1;
@@ -111,7 +112,7 @@ static int feasible(unsigned char *reach, int *count, const tsl_plan *p,
 static void cut(tsl_plan *p, const tsl_plan_group *g, const unsigned char *reach,
 		const prefix *x, const tessel_model *m, double T)
 {
-	double unit = m->memory / TSL_PLACEMENT_MEMORY_UNITS;
+	double unit = p->memory_unit;
 	int n = g->last - g->first + 1, len = g->hi - g->lo;
 	int j = len;
 	for (int s = n; s >= 1; s--) {

@@ -11,6 +11,77 @@
 #include "graph.h"
 #include "util.h"
 
+/* Whether `value` is a whole multiple of `quantum`, within the tolerance. */
+static int whole_multiple(double value, double quantum)
+{
+	double k = value / quantum;
+	return fabs(k - nearbyint(k)) <=
+	       TSL_PLACEMENT_MEMORY_TOLERANCE * fabs(k);
+}
+
+/* Whether the memory per device and every layer's parameters and (in
+ * training) activation are whole multiples of `quantum`. */
+static int model_in_quantum(const tessel_model *m, double quantum)
+{
+	if (!whole_multiple(m->memory, quantum))
+		return 0;
+	for (int i = 0; i < m->nlayers; i++) {
+		const tsl_layer *l = &m->layers[i];
+		if (!whole_multiple(l->parameters, quantum) ||
+		    (!m->infer && !whole_multiple(l->activation, quantum)))
+			return 0;
+	}
+	return 1;
+}
+
+/* The least common multiple of the device counts of p's stages, 0 when it
+ * exceeds TESSEL_MAX_MEMORY. */
+static int64_t stage_devices_lcm(const tsl_plan *p)
+{
+	int64_t l = 1;
+	for (int s = 0; s < p->nstages && l; s++) {
+		int64_t n = p->stages[s].ndev;
+		l = l / tsl_gcd64(l, n) * n;
+		if (l > TESSEL_MAX_MEMORY)
+			l = 0;
+	}
+	return l;
+}
+
+double tsl_plan_memory_unit(const tsl_plan *p, const tessel_model *m)
+{
+	double fallback = m->memory / TESSEL_MAX_MEMORY;
+	int64_t l = stage_devices_lcm(p);
+	if (!l)
+		return fallback;
+	/* from the largest quantum not above the memory down: the first that
+	 * fits every figure is the largest, and each smaller one only makes
+	 * the counts larger */
+	for (int e = (int)floor(log10(m->memory)) + 1;
+	     e >= TSL_PLACEMENT_MIN_QUANTUM_EXP; e--) {
+		double q = e >= 0 ? pow(10, e) : 1 / pow(10, -e);
+		if (!model_in_quantum(m, q))
+			continue;
+		double unit = q / (double)l;
+		return m->memory / unit <=
+		       TESSEL_MAX_MEMORY * (1 + TSL_PLACEMENT_MEMORY_TOLERANCE)
+		       ? unit : fallback;
+	}
+	return fallback;
+}
+
+double tsl_memory_units_up(double value, double unit)
+{
+	double k = value / unit;
+	return ceil(k - TSL_PLACEMENT_MEMORY_TOLERANCE * fabs(k));
+}
+
+double tsl_memory_units_down(double value, double unit)
+{
+	double k = value / unit;
+	return floor(k + TSL_PLACEMENT_MEMORY_TOLERANCE * fabs(k));
+}
+
 /* Gids of a stage's blocks (-1: none). */
 typedef struct stage_blocks {
 	int f, b, w;
@@ -140,7 +211,7 @@ static int limits(tessel_graph *g, double *params, const tsl_plan *p,
 		}
 		if (params)
 			params[d] = par;
-		double left = floor((m->memory - par) / unit + 1e-9);
+		double left = tsl_memory_units_down(m->memory - par, unit);
 		if (left < 0) {
 			snprintf(why, whylen,
 				 "the parameters of device %d (%.4g %s) exceed its memory (%.4g)",
@@ -160,7 +231,7 @@ static int build(tessel_graph *g, double *params, const tsl_plan *p,
 		 const tessel_model *m, stage_blocks *sb, int *of0, int *of1,
 		 double *t, char *why, size_t whylen)
 {
-	double unit = m->memory / TSL_PLACEMENT_MEMORY_UNITS;
+	double unit = p->memory_unit;
 	block_times(t, p, m);
 	t[3 * p->nstages] = m->transfer;
 	int rc = tessel_graph_set_unit(g, m->unit);
@@ -171,11 +242,11 @@ static int build(tessel_graph *g, double *params, const tsl_plan *p,
 		double act = 0;
 		for (int i = st->lo; i < st->hi; i++)
 			act += m->layers[i].activation / st->ndev;
-		double q = m->infer ? 0 : ceil(act / unit - 1e-9);
-		if (q > TESSEL_MAX_MEMORY) {
+		double q = m->infer ? 0 : tsl_memory_units_up(act, unit);
+		if (q > TESSEL_MAX_MEMORY) { /* then act exceeds the memory */
 			snprintf(why, whylen,
-				 "stage %d keeps more activation per micro-batch than the placement can count",
-				 s);
+				 "stage %d keeps more activation per micro-batch (%.4g %s) than a device's memory (%.4g)",
+				 s, act, m->memory_unit, m->memory);
 			return TSL_OK;
 		}
 		sb[s].b = sb[s].w = -1;

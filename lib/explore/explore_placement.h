@@ -5,10 +5,29 @@
 
 #include "explore_plan.h"
 
-/* The memory of one unit of the placements' memory deltas and limits: a
- * 65536th of a device's memory (activations are rounded up to it, the
- * limits down). */
-#define TSL_PLACEMENT_MEMORY_UNITS 65536
+/* The smallest decimal quantum tried for a model's memory figures: 10^-9
+ * of its memory unit. */
+#define TSL_PLACEMENT_MIN_QUANTUM_EXP (-9)
+
+/* Relative tolerance of the memory counts: a count within 1e-9 of a whole
+ * number, relative, is that number (the blur of floating-point sums of
+ * decimal figures). */
+#define TSL_PLACEMENT_MEMORY_TOLERANCE 1e-9
+
+/* The memory of one unit of plan p's memory deltas and limits, in the
+ * model's memory unit: the largest decimal quantum 10^e (e >= -9) of which
+ * the memory per device and every layer's parameters and activation are
+ * whole multiples, over the least common multiple of the device counts of
+ * p's stages, so that every stage's share is counted exactly; when no such
+ * quantum keeps a device's memory within TESSEL_MAX_MEMORY units, a
+ * TESSEL_MAX_MEMORY-th of a device's memory (activations are then rounded
+ * up to it, the limits down). */
+double tsl_plan_memory_unit(const tsl_plan *p, const tessel_model *m);
+
+/* `value` (>= 0) in units of `unit`, rounded up, or down: whole numbers
+ * within TSL_PLACEMENT_MEMORY_TOLERANCE are kept. */
+double tsl_memory_units_up(double value, double unit);
+double tsl_memory_units_down(double value, double unit);
 
 /* The placement of plan p (partitioned) on m's devices: per stage a
  * forward block f<s> (its layers' forward time on its devices, keeping
@@ -18,9 +37,10 @@
  * Stage s waits for every stage that holds a layer its layers take input
  * from (backwards the other way round), each dependency between devices
  * with the model's transfer time as latency. Times are in the model's
- * unit with a step picked by tessel_pick_step; each device's memory limit
- * is its memory less the parameters of its stages (params[d], in the
- * model's unit; params may be NULL). When the plan does not fit (the
+ * unit with a step picked by tessel_pick_step; memory in units of
+ * p->memory_unit (tsl_plan_memory_unit); each device's memory limit is its
+ * memory less the parameters of its stages (params[d], in the model's
+ * unit; params may be NULL). When the plan does not fit (the
  * parameters exceed a device, or one micro-batch does not fit), `why`
  * says so and *out is NULL with TSL_OK. *out: new, release with
  * tessel_graph_free. */

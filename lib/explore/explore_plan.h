@@ -60,6 +60,9 @@ typedef struct tsl_plan {
 			    * splits */
 	int ngroups;
 	int64_t micros;    /* micro-batches of the placement */
+	double memory_unit; /* memory of one unit of the placement's memory
+			    * counts, in the model's unit (set by
+			    * tsl_plan_memory_unit before the partition) */
 	char why[TSL_PLAN_WHY_LEN]; /* "" or why the family cannot be used */
 } tsl_plan;
 
