@@ -472,6 +472,34 @@ static void test_memory_counted_exactly(void **state)
 	tessel_explore_free(ex);
 }
 
+/* Times a step cannot resolve together: the negligible ones round on
+ * their own and every family keeps its placement. */
+static void test_negligible_times(void **state)
+{
+	(void)state;
+	double time = 0, peak = 0, plain = 0;
+	/* a transfer of 1e-6 beside layers of 1 to 2 adds no latency */
+	tessel_explore *ex = explore_run(two_layers(16, 4, 1, 1, 0, 1.5), 4);
+	gpipe_figures(&plain, &peak, ex);
+	tessel_explore_free(ex);
+	ex = explore_run(two_layers(16, 4, 1, 1, 1e-6, 1.5), 4);
+	gpipe_figures(&time, &peak, ex);
+	assert_true(fabs(time - plain) < 1e-9 * plain);
+	size_t n = 0;
+	TH_OK(tessel_explore_count(&n, ex));
+	for (size_t k = 0; k < n; k++) {
+		const char *why = NULL;
+		TH_OK(tessel_explore_reason(&why, ex, k));
+		assert_null(strstr(why, "tessel_pick_step"));
+	}
+	tessel_explore_free(ex);
+	/* layer times a factor 1e9 apart: the short one takes one step */
+	ex = explore_run(two_layers(16, 4, 1, 1, 0, 1e-9), 4);
+	gpipe_figures(&time, &peak, ex);
+	assert_true(time >= 12 && time <= 16);
+	tessel_explore_free(ex);
+}
+
 /* Memory too small for any family: EINFEASIBLE, every reason given. */
 static void test_nothing_fits(void **state)
 {
@@ -505,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_tensor_parallel_ends_keep_fewer),
 		cmocka_unit_test(test_tp8_few_layers),
 		cmocka_unit_test(test_memory_counted_exactly),
+		cmocka_unit_test(test_negligible_times),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -185,15 +186,72 @@ static void block_times(double *t, const tsl_plan *p, const tessel_model *m)
 	}
 }
 
+/* Descending order of doubles, for qsort. */
+static int descending(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x < y) - (x > y);
+}
+
+/* The step for the largest of the n values t: tessel_pick_step over them,
+ * leaving out the fewest of the smallest (all of one value at a time) it
+ * takes to find one. Values within 10^4 of the largest always have a
+ * step, so each left out is below 10^-4 of the largest. *least: the
+ * smallest value kept. */
+static int step_of_largest(double *step, double *least, const double *t,
+			   size_t n)
+{
+	double *v = tsl_malloc(n * sizeof *v);
+	if (!v)
+		return tsl_error_nomem();
+	memcpy(v, t, n * sizeof *v);
+	qsort(v, n, sizeof *v, descending);
+	size_t k = n;
+	while (k > 1 && v[k - 1] == 0)
+		k--;
+	int rc = TESSEL_ERANGE;
+	while (rc == TESSEL_ERANGE && k > 1) {
+		double smallest = v[k - 1];
+		while (k > 1 && v[k - 1] == smallest)
+			k--;
+		rc = tessel_pick_step(step, v, k);
+		if (rc == TESSEL_ERANGE)
+			tessel_error_clear();
+	}
+	*least = v[k - 1];
+	tsl_free(v);
+	return rc;
+}
+
 /* The step of the placement: tessel_pick_step over its times (the
- * transfer last in t). */
-static int pick_step(tessel_graph *g, const double *t, size_t n)
+ * transfer last in t). When they range wider than a step resolves within
+ * 1 %, the step is picked for the largest of them (step_of_largest) and
+ * the smaller ones are negligible: they round on their own. *least: the
+ * smallest value the step was picked for, 0 when for all. */
+static int pick_step(tessel_graph *g, double *least, const double *t,
+		     size_t n)
 {
 	double step = 0;
+	*least = 0;
 	int rc = tessel_pick_step(&step, t, n);
+	if (rc == TESSEL_ERANGE) {
+		tessel_error_clear();
+		rc = step_of_largest(&step, least, t, n);
+	}
 	if (!rc)
 		rc = tessel_graph_set_step(g, step);
 	return rc;
+}
+
+/* The latency of the transfer: as given, or when it is negligible (below
+ * the smallest value the step was picked for, `least`) rounded to the
+ * nearest whole step, none below half a step. */
+static int set_latency(tessel_graph *g, const tessel_model *m, double least)
+{
+	double latency = m->transfer;
+	if (latency > 0 && latency < least)
+		latency = nearbyint(latency / g->step) * g->step;
+	return tessel_graph_set_latency_time(g, latency);
 }
 
 /* Memory limits: each device's memory less its stages' parameters, in
@@ -231,12 +289,12 @@ static int build(tessel_graph *g, double *params, const tsl_plan *p,
 		 const tessel_model *m, stage_blocks *sb, int *of0, int *of1,
 		 double *t, char *why, size_t whylen)
 {
-	double unit = p->memory_unit;
+	double unit = p->memory_unit, least = 0;
 	block_times(t, p, m);
 	t[3 * p->nstages] = m->transfer;
 	int rc = tessel_graph_set_unit(g, m->unit);
 	if (!rc)
-		rc = pick_step(g, t, 3 * (size_t)p->nstages + 1);
+		rc = pick_step(g, &least, t, 3 * (size_t)p->nstages + 1);
 	for (int s = 0; s < p->nstages && !rc; s++) {
 		const tsl_plan_stage *st = &p->stages[s];
 		double act = 0;
@@ -266,7 +324,7 @@ static int build(tessel_graph *g, double *params, const tsl_plan *p,
 	if (!rc)
 		rc = stage_deps(g, p, m, sb, of0, of1);
 	if (!rc)
-		rc = tessel_graph_set_latency_time(g, m->transfer);
+		rc = set_latency(g, m, least);
 	if (!rc)
 		rc = limits(g, params, p, m, unit, why, whylen);
 	return rc;
