@@ -59,6 +59,8 @@ static void test_reader_errors(void **state)
 		{"\"micro_batches\": 8", "\"micro_batches\": 8.5", TESSEL_EPARSE, "micro_batches"},
 		{"\"name\": \"l1\"", "\"name\": \"l0\"", TESSEL_EPARSE, "comes before"},
 		{"\"forward\": 0.9", "\"forward\": -1", TESSEL_ERANGE, "forward"},
+		{"\"forward\": 0.9", "\"forward\": 1.0000000000000002e15", TESSEL_ERANGE,
+		 "at most 1e15, got 1000000000000000.2"},
 		{"\"unit\": \"ms\", ", "", TESSEL_EPARSE, "unit"},
 		{"\"unit\": \"ms\"", "\"unit\": \"m\\u0001s\"", TESSEL_EPARSE, "\"unit\" holds a control character"},
 		{"\"efficiency\": 0.85", "\"efficiency\": 1.5", TESSEL_ERANGE, "efficiency"},

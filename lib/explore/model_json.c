@@ -26,10 +26,15 @@ static int member_number(double *out, const json_t *obj, const char *key,
 		return tsl_error(TESSEL_EPARSE, "%s\"%s\" must be a number, not %s",
 				 where, key, tsl_json_type_name(v));
 	double x = json_number_value(v);
-	if (!isfinite(x) || !(positive ? x > 0 : x >= 0) || x > 1e15)
+	if (!isfinite(x) || !(positive ? x > 0 : x >= 0) || x > 1e15) {
+		/* the value as read (a value just above 1e15 is not "1e+15") */
+		char got[48];
+		if (tsl_json_real_text(got, sizeof got, x) < 0)
+			snprintf(got, sizeof got, "%g", x);
 		return tsl_error(TESSEL_ERANGE,
-				 "%s\"%s\" must be a number %s and at most 1e15, got %g",
-				 where, key, positive ? "> 0" : ">= 0", x);
+				 "%s\"%s\" must be a number %s and at most 1e15, got %s",
+				 where, key, positive ? "> 0" : ">= 0", got);
+	}
 	*out = x;
 	return TSL_OK;
 }
