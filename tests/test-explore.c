@@ -472,6 +472,29 @@ static void test_memory_counted_exactly(void **state)
 	gpipe_figures(&time, &peak, ex);
 	assert_true(peak >= 1 + 8 * 0.55 && peak <= 1 + 8 * 0.55 + 8 * 1e9 * 1e-9);
 	tessel_explore_free(ex);
+	/* parameters 0.1 + 0.2 beside 0.3 fill 0.3 on each device exactly
+	 * (0.3 - (0.1 + 0.2) is below 0 in doubles) */
+	ex = explore_run(model_of(
+		"{\"model\": \"sums\", \"unit\": \"ms\", \"devices\": 2, "
+		"\"memory_per_device\": 0.3, \"micro_batches\": 2, \"layers\": ["
+		"{\"name\": \"a\", \"forward\": 1, \"backward\": 1, \"activation\": 0, \"parameters\": 0.1}, "
+		"{\"name\": \"b\", \"forward\": 1, \"backward\": 1, \"activation\": 0, \"parameters\": 0.2}, "
+		"{\"name\": \"c\", \"forward\": 1, \"backward\": 1, \"activation\": 0, \"parameters\": 0.3}]}"), 2);
+	gpipe_figures(&time, &peak, ex);
+	assert_true(fabs(peak - 0.3) < 1e-12);
+	tessel_explore_free(ex);
+	/* an activation a billionth above the memory (counted in the fallback
+	 * unit, a billionth of it) does not fit */
+	m = two_layers(1, 1, 0, 1.0000000005, 0, 1);
+	TH_OK(tessel_explore_new(&ex, m));
+	tessel_model_free(m);
+	tessel_options *o = th_options(1);
+	th_expect_error(tessel_explore_run(ex, o), TESSEL_EINFEASIBLE, "fits the memory");
+	tessel_options_free(o);
+	const char *why = NULL;
+	TH_OK(tessel_explore_reason(&why, ex, family_at(ex, "gpipe")));
+	assert_non_null(strstr(why, "fits the memory"));
+	tessel_explore_free(ex);
 }
 
 /* Times a step cannot resolve together: the negligible ones round on

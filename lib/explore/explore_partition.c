@@ -37,11 +37,12 @@ double tsl_stage_memory(const tessel_model *m, const tsl_plan_stage *st)
 /* Whether a stage of parameters `par` and activation `act` (sums over its
  * layers) keeping `keep` micro-batches on `ndev` devices fits `cap`,
  * counted as the placement counts it (explore_placement.c): the
- * activation rounded up to whole units of the plan's memory unit, the
- * room left rounded down. */
+ * activation and the parameters rounded up to whole units of the plan's
+ * memory unit, the cap rounded down. */
 static int fits(const tsl_plan_stage *st, double par, double act, double unit)
 {
-	double room = tsl_memory_units_down(st->cap - par / st->ndev, unit);
+	double room = tsl_memory_units_down(st->cap, unit) -
+		      tsl_memory_units_up(par / st->ndev, unit);
 	double need = (double)st->keep * tsl_memory_units_up(act / st->ndev, unit);
 	return need <= room;
 }

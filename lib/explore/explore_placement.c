@@ -12,12 +12,20 @@
 #include "graph.h"
 #include "util.h"
 
-/* Whether `value` is a whole multiple of `quantum`, within the tolerance. */
+/* The blur allowed on a count k of units: relative to k, at most a
+ * thousandth of a unit (a count near 10^9 units is not rounded by a whole
+ * one). */
+static double count_slack(double k)
+{
+	double slack = TSL_PLACEMENT_MEMORY_TOLERANCE * fabs(k);
+	return slack < 1e-3 ? slack : 1e-3;
+}
+
+/* Whether `value` is a whole multiple of `quantum`, within the slack. */
 static int whole_multiple(double value, double quantum)
 {
 	double k = value / quantum;
-	return fabs(k - nearbyint(k)) <=
-	       TSL_PLACEMENT_MEMORY_TOLERANCE * fabs(k);
+	return fabs(k - nearbyint(k)) <= count_slack(k);
 }
 
 /* Whether the memory per device and every layer's parameters and (in
@@ -74,13 +82,13 @@ double tsl_plan_memory_unit(const tsl_plan *p, const tessel_model *m)
 double tsl_memory_units_up(double value, double unit)
 {
 	double k = value / unit;
-	return ceil(k - TSL_PLACEMENT_MEMORY_TOLERANCE * fabs(k));
+	return ceil(k - count_slack(k));
 }
 
 double tsl_memory_units_down(double value, double unit)
 {
 	double k = value / unit;
-	return floor(k + TSL_PLACEMENT_MEMORY_TOLERANCE * fabs(k));
+	return floor(k + count_slack(k));
 }
 
 /* Gids of a stage's blocks (-1: none). */
@@ -269,7 +277,10 @@ static int limits(tessel_graph *g, double *params, const tsl_plan *p,
 		}
 		if (params)
 			params[d] = par;
-		double left = tsl_memory_units_down(m->memory - par, unit);
+		/* each in whole units before the difference (0.3 - (0.1 + 0.2)
+		 * is below 0 in doubles) */
+		double left = tsl_memory_units_down(m->memory, unit) -
+			      tsl_memory_units_up(par, unit);
 		if (left < 0) {
 			snprintf(why, whylen,
 				 "the parameters of device %d (%.4g %s) exceed its memory (%.4g)",

@@ -9,10 +9,12 @@
  * of its memory unit. */
 #define TSL_PLACEMENT_MIN_QUANTUM_EXP (-9)
 
-/* Relative tolerance of the memory counts: a count within 1e-9 of a whole
- * number, relative, is that number (the blur of floating-point sums of
- * decimal figures). */
-#define TSL_PLACEMENT_MEMORY_TOLERANCE 1e-9
+/* Relative tolerance of the memory counts: a count within 1e-12 of a
+ * whole number, relative (and within a thousandth of a unit), is that
+ * number: the blur of floating-point sums of decimal figures, far below
+ * what a figure can differ by (a figure of ten significant digits is not
+ * taken for its rounding). */
+#define TSL_PLACEMENT_MEMORY_TOLERANCE 1e-12
 
 /* The memory of one unit of plan p's memory deltas and limits, in the
  * model's memory unit: the largest decimal quantum 10^e (e >= -9) of which
@@ -25,7 +27,8 @@
 double tsl_plan_memory_unit(const tsl_plan *p, const tessel_model *m);
 
 /* `value` (>= 0) in units of `unit`, rounded up, or down: whole numbers
- * within TSL_PLACEMENT_MEMORY_TOLERANCE are kept. */
+ * within TSL_PLACEMENT_MEMORY_TOLERANCE (relative, at most a thousandth
+ * of a unit) are kept. */
 double tsl_memory_units_up(double value, double unit);
 double tsl_memory_units_down(double value, double unit);
 

@@ -917,26 +917,37 @@ static int plan_schedule(tessel_schedule **out, int *moved,
 	return TSL_OK;
 }
 
-/* The steady state's figures of s, a schedule of the placement g, read
- * off its own starts: the plan's search counted them on the plan's graph
- * (its recomputes' extra steps, its offloads' copy blocks and markers),
- * and the retiming after it moves blocks. The repetend, its period,
- * micro-batches and depth are those tsl_repetend_detect finds, the
- * resource bound g's (every activation kept: no plan's period is below
- * it); the period is proven minimal when it meets that bound, or when the
- * plan kept every activation and its search proved this very period. */
-static int restate_figures(tessel_schedule *s, const tessel_graph *g)
+/* The steady state's figures of s, a schedule of the placement g. When
+ * `restate`, they are read off its own starts: the plan's search counted
+ * them on the plan's graph (its recomputes' extra steps, its offloads'
+ * copy blocks and markers), and the retiming after it moves blocks; the
+ * repetend, its period, micro-batches and depth are then those
+ * tsl_repetend_detect finds, the resource bound g's (every activation
+ * kept: no plan's period is below it). The period is proven minimal when
+ * it meets that bound; otherwise only when `searched` is 0 (the
+ * alternatives off: the search's proof covers every schedule asked for)
+ * and the search proved this very period (not moved since). With the
+ * alternatives searched, a proof over the schedules that keep every
+ * activation says nothing of those that relieve some. */
+static int settle_figures(tessel_schedule *s, const tessel_graph *g,
+			  int restate, int searched)
 {
 	int64_t period = s->period, k = s->rep_k > 1 ? s->rep_k : 1;
-	int proven = s->period_optimal && s->nchoices == 0;
+	int proven = s->period_optimal && s->nchoices == 0 && !searched;
 	tsl_bounds bnd;
 	int rc = tsl_bounds_compute(&bnd, g);
 	if (rc)
 		return rc;
-	tsl_repetend_detect(s, &bnd);
-	s->resource_bound = bnd.resource_bound;
-	if (proven && s->period == period && (s->rep_k > 1 ? s->rep_k : 1) == k)
-		s->period_optimal = 1;
+	if (restate) {
+		tsl_repetend_detect(s, &bnd);
+		s->resource_bound = bnd.resource_bound;
+		if (proven && s->period == period &&
+		    (s->rep_k > 1 ? s->rep_k : 1) == k)
+			s->period_optimal = 1;
+	} else if (!proven) {
+		int64_t kk = s->rep_k > 1 ? s->rep_k : 1;
+		s->period_optimal = s->period == bnd.resource_bound * kk;
+	}
 	tsl_bounds_release(&bnd);
 	return TSL_OK;
 }
@@ -955,7 +966,7 @@ typedef struct alt_best {
 	char failed_msg[256]; /* and its message */
 	int halted;        /* a progress callback asked to stop */
 	int restate;       /* s's steady-state figures are its plan graph's
-			    * (restate_figures) */
+			    * (settle_figures) */
 } alt_best;
 
 /* Search the plan `choice` with `per_mille` of the budget and keep its
@@ -996,7 +1007,7 @@ static int plan_found_nothing(alt_best *best, const tsl_share *share, int rc)
 
 /* Keep *s in best when it is the shortest so far (*s then NULL); restate:
  * its figures are those of a plan graph other than the placement, or of
- * starts retimed since (restate_figures). */
+ * starts retimed since (settle_figures). */
 static void keep_if_shortest(alt_best *best, tessel_schedule **s, int restate)
 {
 	if (!*s)
@@ -1244,8 +1255,8 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	int64_t lb = 0;
 	if (!rc)
 		rc = tessel_graph_lower_bound(&lb, g, best.s->nmicros);
-	if (!rc && best.restate)
-		rc = restate_figures(best.s, g);
+	if (!rc)
+		rc = settle_figures(best.s, g, best.restate, 1);
 	if (rc) {
 		tessel_schedule_free(best.s);
 		return rc;
@@ -1292,8 +1303,8 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	if (!rc && !best.s)
 		rc = no_schedule(&best, mode == 2 ? "with every declared alternative taken"
 						  : "without the declared alternatives");
-	if (!rc && best.restate)
-		rc = restate_figures(best.s, g);
+	if (!rc)
+		rc = settle_figures(best.s, g, best.restate, mode == 2);
 	if (rc) {
 		tessel_schedule_free(best.s);
 		return rc;
