@@ -27,9 +27,19 @@ void tsl_circles_release(tsl_circles *c)
 				tsl_free(c->dev[d].chunk[k]);
 			tsl_free(c->dev[d].chunk);
 			tsl_free(c->dev[d].len);
+			tsl_free(c->dev[d].spare);
 		}
 	tsl_free(c->dev);
 	memset(c, 0, sizeof *c);
+}
+
+/* A chunk no longer used: kept as the spare when there is none. */
+static void drop_chunk(tsl_circle *cd, tsl_arc *a)
+{
+	if (!cd->spare)
+		cd->spare = a;
+	else
+		tsl_free(a);
 }
 
 void tsl_circles_reset(tsl_circles *c, int64_t P)
@@ -37,7 +47,7 @@ void tsl_circles_reset(tsl_circles *c, int64_t P)
 	c->P = P;
 	for (int d = 0; d < c->ndevices; d++) {
 		for (int k = 0; k < c->dev[d].nchunks; k++)
-			tsl_free(c->dev[d].chunk[k]);
+			drop_chunk(&c->dev[d], c->dev[d].chunk[k]);
 		c->dev[d].nchunks = 0;
 		c->dev[d].n = 0;
 	}
@@ -48,24 +58,28 @@ void tsl_circles_reset(tsl_circles *c, int64_t P)
 static tsl_circle_pos first_ending_after(const tsl_circle *cd, int64_t x)
 {
 	int lo = 0, hi = cd->nchunks;
-	while (lo < hi) { /* first chunk whose last arc ends after x */
-		int mid = lo + (hi - lo) / 2;
-		if (cd->chunk[mid][cd->len[mid] - 1].end <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (hi == 1) /* (the common case: no directory to search) */
+		lo = cd->chunk[0][cd->len[0] - 1].end <= x;
+	else
+		while (lo < hi) { /* first chunk whose last arc ends after x */
+			int mid = lo + (hi - lo) / 2;
+			if (cd->chunk[mid][cd->len[mid] - 1].end <= x)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
 	if (lo == cd->nchunks)
 		return (tsl_circle_pos){lo, 0};
-	const tsl_arc *a = cd->chunk[lo];
-	int l = 0, h = cd->len[lo];
-	while (l < h) {
-		int mid = l + (h - l) / 2;
-		if (a[mid].end <= x)
-			l = mid + 1;
-		else
-			h = mid;
+	/* (without branches: the arcs searched are few and the outcome of
+	 * each comparison unpredictable) */
+	const tsl_arc *a = cd->chunk[lo], *base = a;
+	int n = cd->len[lo];
+	while (n > 1) {
+		int half = n / 2;
+		base = base[half - 1].end <= x ? base + half : base;
+		n -= half;
 	}
+	int l = (int)(base - a) + (base->end <= x);
 	return (tsl_circle_pos){lo, l};
 }
 
@@ -116,6 +130,11 @@ static tsl_arc *new_chunk(tsl_circle *cd)
 			return NULL;
 		cd->len = nl;
 		cd->capchunks = cap;
+	}
+	if (cd->spare) {
+		tsl_arc *a = cd->spare;
+		cd->spare = NULL;
+		return a;
 	}
 	return tsl_reallocarray(NULL, TSL_CIRCLE_CHUNK, sizeof(tsl_arc));
 }
@@ -178,7 +197,7 @@ static void remove_arc(tsl_circle *cd, int64_t start, int owner)
 			(size_t)(cd->len[p.c] - p.i - 1) * sizeof *a);
 		cd->n--;
 		if (--cd->len[p.c] == 0) {
-			tsl_free(cd->chunk[p.c]);
+			drop_chunk(cd, cd->chunk[p.c]);
 			memmove(&cd->chunk[p.c], &cd->chunk[p.c + 1],
 				(size_t)(cd->nchunks - p.c - 1) * sizeof *cd->chunk);
 			memmove(&cd->len[p.c], &cd->len[p.c + 1],

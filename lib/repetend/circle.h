@@ -24,6 +24,7 @@ typedef struct tsl_circle {
 	int *len;
 	int nchunks, capchunks;
 	int n; /* arcs in all */
+	tsl_arc *spare; /* an emptied chunk kept for the next one (or NULL) */
 } tsl_circle;
 
 /* A position in a circle's arcs: chunk and index within it. */

@@ -140,14 +140,24 @@ static int64_t peak_bound(dfs *s, int d)
 	return peak;
 }
 
-/* Whether block c still has a free start somewhere on the circle. */
-static int has_room(dfs *s, int c)
+/* Whether block c still has a free start somewhere on the circle. A
+ * block of one device whose runs_fit said TSL_RUNS_EXACT has one (a free
+ * run at least its span): then the circle is not walked again, for the
+ * same work. */
+static int has_room(dfs *s, int c, int exact)
 {
 	const tsl_block *C = &s->g->blocks[c];
 	for (int k = 0; k < C->ndevices; k++)
 		s->budget -= 1 + s->busy.dev[C->devices[k]].n;
+	if (exact && C->ndevices == 1 && !s->placed[c])
+		return 1;
 	return tsl_circles_fit(&s->busy, C, 0) >= 0;
 }
+
+/* runs_fit's answers: no; yes, unchecked (too many runs or blocks to
+ * look at); yes, every unplaced free block of the device has a run at
+ * least its span. */
+enum { TSL_RUNS_NO, TSL_RUNS_UNCHECKED, TSL_RUNS_EXACT };
 
 /* Whether the unplaced blocks of device d fit its free runs, by best fit
  * in decreasing span order. Bin packing by a greedy rule can say no where
@@ -159,7 +169,7 @@ static int runs_fit(dfs *s, int d)
 	int64_t runs[64];
 	int nr = tsl_circle_free_runs(&s->busy, d, runs, 64);
 	if (nr > 64)
-		return 1;
+		return TSL_RUNS_UNCHECKED;
 	int64_t spans[64];
 	int ns = 0;
 	for (int x = bnd->dev_start[d]; x < bnd->dev_start[d + 1]; x++) {
@@ -167,7 +177,7 @@ static int runs_fit(dfs *s, int d)
 		if (s->placed[c] || s->pin[c] >= 0)
 			continue;
 		if (ns == 64)
-			return 1;
+			return TSL_RUNS_UNCHECKED;
 		int64_t sp = s->g->blocks[c].span, j = ns++;
 		while (j > 0 && spans[j - 1] < sp) {
 			spans[j] = spans[j - 1];
@@ -183,10 +193,10 @@ static int runs_fit(dfs *s, int d)
 			if (runs[i] >= spans[j] && (best < 0 || runs[i] < runs[best]))
 				best = i;
 		if (best < 0)
-			return 0;
+			return TSL_RUNS_NO;
 		runs[best] -= spans[j];
 	}
-	return 1;
+	return TSL_RUNS_EXACT;
 }
 
 /* Whether placing order[k] keeps a chance: room, memory and depth. */
@@ -198,14 +208,20 @@ static int promising(dfs *s, int k)
 	if (s->best_depth &&
 	    s->T[b] + B->span + s->bnd->tail[b] >= s->best_depth)
 		return 0;
-	for (int i = 0; i < B->ndevices; i++)
-		if (!runs_fit(s, B->devices[i]))
+	/* (the devices of B whose free runs were checked exactly; a block of
+	 * one device shares a device with B only on one of them) */
+	int exact = 1;
+	for (int i = 0; i < B->ndevices; i++) {
+		int fit = runs_fit(s, B->devices[i]);
+		if (fit == TSL_RUNS_NO)
 			return 0;
+		exact &= fit == TSL_RUNS_EXACT;
+	}
 	s->budget -= s->n - k;
 	for (int j = k + 1; j < s->n; j++) {
 		int c = s->order[j];
 		if (s->pin[c] < 0 && tsl_blocks_share_device(B, &g->blocks[c]) &&
-		    !has_room(s, c))
+		    !has_room(s, c, exact))
 			return 0;
 	}
 	int lb_done = 0;

@@ -2,7 +2,8 @@
  * pipeline of stages: the graph validated, the limits no schedule can
  * reach lifted (search_limits.c), the search of the graph stage by stage
  * (search_graph.c), the last candidates: the placement without its limits
- * and the heuristic mode's search (search_last.c), the published orders
+ * and the heuristic mode's search, started beside the search of the graph
+ * (search_last.c), the published orders
  * of its family (search_published.c), the limits restored and the
  * schedule validated under them. */
 #include <stdio.h>
@@ -98,9 +99,13 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	tessel_schedule *s = NULL;
 	tsl_shown progress = {.dl = &fin_dl};
 	tessel_graph_lower_bound(&progress.lower_bound, g, o.nmicros);
+	tsl_fast_job *fast = tsl_fast_begin(g, &o, &dl, &fin_dl);
 	rc = tsl_search_graph(&s, g, &o, &dl, &fin_dl, &progress, o.work_ticks);
 	if (!rc)
-		rc = tsl_search_last_candidates(&s, g, &o, &dl, &fin_dl, &all, &progress);
+		rc = tsl_search_last_candidates(&s, g, &o, &dl, &fin_dl, &all,
+						&progress, fast);
+	else
+		tsl_fast_abandon(fast);
 	/* (not once a progress callback asked to stop: the schedule as it
 	 * stands) */
 	if (!rc && !progress.halted && !tsl_options_cancelled(o.src))

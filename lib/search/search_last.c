@@ -122,30 +122,78 @@ static int search_heuristic_mode(tessel_schedule **u, const tessel_graph *g,
 	return rc;
 }
 
-/* The search in heuristic mode on a thread of its own: its deadlines
- * carry a meter of its own (from the work spent before it), so what it
- * does depends on nothing done beside it, and a stop flag of its own, set
- * when its result is no longer wanted (or the search was cancelled). */
-typedef struct fast_job {
+/* The search in heuristic mode on a thread of its own, started before
+ * the search of the graph (tsl_fast_begin): its deadlines carry a meter
+ * of its own (from zero), so what it does depends on nothing done beside
+ * it, and a stop flag of its own, set when its result is no longer wanted
+ * (or the search was cancelled). */
+struct tsl_fast_job {
 	const tessel_graph *g;
-	const tsl_opts *o;
+	tsl_opts o;
 	tsl_deadline dl, fin_dl;
 	tsl_meter meter;
 	atomic_int stop;
 	atomic_int done;
+	pthread_t tid;
 	tessel_schedule *u;
 	int rc;
 	char msg[TSL_REASON_LEN];
-} fast_job;
+};
 
 static void *run_fast_job(void *arg)
 {
-	fast_job *j = arg;
-	j->rc = search_heuristic_mode(&j->u, j->g, j->o, &j->dl, &j->fin_dl);
+	tsl_fast_job *j = arg;
+	j->rc = search_heuristic_mode(&j->u, j->g, &j->o, &j->dl, &j->fin_dl);
 	if (j->rc)
 		snprintf(j->msg, sizeof j->msg, "%s", tessel_error_last());
 	atomic_store(&j->done, 1);
 	return NULL;
+}
+
+tsl_fast_job *tsl_fast_begin(const tessel_graph *g, const tsl_opts *o,
+			     const tsl_deadline *dl, const tsl_deadline *fin_dl)
+{
+	if (o->fast || !o->work_auto || tsl_search_threads(o, 2) != 2 ||
+	    tsl_deadline_time_left_ms(fin_dl) <= 0 || tsl_options_cancelled(o->src))
+		return NULL;
+	tsl_fast_job *j = tsl_calloc(1, sizeof *j);
+	if (!j)
+		return NULL; /* (then run after the others, on this thread) */
+	j->g = g;
+	j->o = *o;
+	j->dl = *dl;
+	j->fin_dl = *fin_dl;
+	j->dl.meter = j->fin_dl.meter = dl->meter ? &j->meter : NULL;
+	atomic_init(&j->stop, 0);
+	atomic_init(&j->done, 0);
+	j->dl.stop = j->fin_dl.stop = &j->stop;
+	if (pthread_create(&j->tid, NULL, run_fast_job, j)) {
+		tsl_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* Wait for the job to end, passing a cancel on while it runs (looked at
+ * every millisecond): its deadlines stop at its own flag. */
+static void fast_join(tsl_fast_job *j, const tsl_opts *o)
+{
+	while (!atomic_load(&j->done)) {
+		if (tsl_options_cancelled(o->src))
+			atomic_store(&j->stop, 1);
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	}
+	pthread_join(j->tid, NULL);
+}
+
+void tsl_fast_abandon(tsl_fast_job *j)
+{
+	if (!j)
+		return;
+	atomic_store(&j->stop, 1);
+	pthread_join(j->tid, NULL);
+	tessel_schedule_free(j->u);
+	tsl_free(j);
 }
 
 /* The work a job's own meter counted beyond `from`, charged to d's. */
@@ -161,43 +209,25 @@ static void charge_meter(const tsl_deadline *d, const tsl_meter *m,
 /* Stage: the two last candidates of a search, in this order: the
  * placement without its memory limits ("unlimited", when it has limits),
  * then the heuristic mode's search ("fast"), each kept when shorter;
- * neither once the schedule is optimal. With two threads (tsl_opts
- * threads) the second runs on a thread of its own beside the first, with
- * a meter of its own: it depends on nothing the first does, its work is
- * charged after it, and it is dropped, work and all, when the first made
- * the schedule optimal, so the schedule and the work are those of the
+ * neither once the schedule is optimal. With two threads the second was
+ * started beside the search of the graph (fj, tsl_fast_begin), with a
+ * meter of its own: it depends on nothing the search does, its work is
+ * charged here, and it is dropped, work and all, when the schedule is
+ * optimal, so the schedule and the work are those of the search and the
  * two run one after the other. A cancel or a progress callback that asks
  * to stop ends them with the schedule as it stands. */
 int tsl_search_last_candidates(tessel_schedule **s, const tessel_graph *g,
 			       const tsl_opts *o, const tsl_deadline *dl,
 			       const tsl_deadline *fin_dl, const tsl_deadline *all,
-			       tsl_shown *progress)
+			       tsl_shown *progress, tsl_fast_job *fj)
 {
-	if ((*s)->makespan_optimal)
-		return TSL_OK;
 	int rc = TSL_OK;
-	int unlimited = has_memory_limit(g);
-	fast_job fj = {.g = g, .o = o, .dl = *dl, .fin_dl = *fin_dl};
-	pthread_t tid;
-	int beside = 0;
-	if (unlimited) {
+	int optimal = (*s)->makespan_optimal;
+	int unlimited = has_memory_limit(g) && !optimal;
+	if (unlimited)
 		rc = tsl_shown_phase(progress, o, "unlimited");
-		if (rc == TESSEL_ECANCELLED)
-			return TSL_OK; /* the schedule as it stands */
-		if (rc)
-			return rc;
-	}
-	tsl_meter from = dl->meter ? *dl->meter : (tsl_meter){0};
-	if (unlimited && !o->fast && o->work_auto && tsl_search_threads(o, 2) == 2 &&
-	    tsl_deadline_time_left_ms(fin_dl) > 0 && !tsl_options_cancelled(o->src)) {
-		fj.meter = from;
-		fj.dl.meter = fj.fin_dl.meter = dl->meter ? &fj.meter : NULL;
-		atomic_init(&fj.stop, 0);
-		atomic_init(&fj.done, 0);
-		fj.dl.stop = fj.fin_dl.stop = &fj.stop;
-		beside = pthread_create(&tid, NULL, run_fast_job, &fj) == 0;
-	}
-	if (unlimited) {
+	if (unlimited && !rc) {
+		tsl_meter from = dl->meter ? *dl->meter : (tsl_meter){0};
 		tsl_meter m = from;
 		tsl_deadline d1 = *dl, a1 = *all;
 		d1.meter = a1.meter = dl->meter ? &m : NULL;
@@ -209,42 +239,35 @@ int tsl_search_last_candidates(tessel_schedule **s, const tessel_graph *g,
 		else
 			tessel_schedule_free(u);
 	}
-	if (!rc)
+	if (!rc && !optimal)
 		rc = tsl_shown_phase(progress, o, "fast");
-	if (beside) {
-		/* wanted as search_heuristic_mode would decide it now, after
-		 * the first candidate's work */
-		int wanted = !rc && !(*s)->makespan_optimal &&
-			     tsl_deadline_time_left_ms(fin_dl) > 0 &&
-			     !tsl_options_cancelled(o->src);
+	/* wanted as search_heuristic_mode would decide it now */
+	int wanted = !rc && !(*s)->makespan_optimal;
+	tessel_schedule *u = NULL;
+	if (fj) {
+		wanted = wanted && tsl_deadline_time_left_ms(fin_dl) > 0 &&
+			 !tsl_options_cancelled(o->src);
 		if (!wanted)
-			atomic_store(&fj.stop, 1);
-		/* its deadlines stop at its own flag: a cancel is passed on
-		 * while it runs (looked at every millisecond) */
-		while (!atomic_load(&fj.done)) {
-			if (tsl_options_cancelled(o->src))
-				atomic_store(&fj.stop, 1);
-			nanosleep(&(struct timespec){0, 1000000}, NULL);
-		}
-		pthread_join(tid, NULL);
+			atomic_store(&fj->stop, 1);
+		fast_join(fj, o);
 		if (wanted) {
-			charge_meter(dl, &fj.meter, &from);
-			if (fj.rc)
-				rc = tsl_error(fj.rc, "%s", fj.msg);
-		} else {
-			tessel_schedule_free(fj.u);
-			fj.u = NULL;
+			charge_meter(dl, &fj->meter, &(tsl_meter){0});
+			if (fj->rc)
+				rc = tsl_error(fj->rc, "%s", fj->msg);
+			u = fj->u;
+			fj->u = NULL;
 		}
-	} else if (!rc && !(*s)->makespan_optimal) {
-		fj.rc = search_heuristic_mode(&fj.u, g, o, dl, fin_dl);
-		rc = fj.rc;
+		tessel_schedule_free(fj->u);
+		tsl_free(fj);
+	} else if (wanted) {
+		rc = search_heuristic_mode(&u, g, o, dl, fin_dl);
 	}
-	if (!rc && fj.u && tsl_schedule_makespan(fj.u) < tsl_schedule_makespan(*s)) {
+	if (!rc && u && tsl_schedule_makespan(u) < tsl_schedule_makespan(*s)) {
 		tessel_schedule_free(*s);
-		*s = fj.u;
-		fj.u = NULL;
+		*s = u;
+		u = NULL;
 	}
-	tessel_schedule_free(fj.u);
+	tessel_schedule_free(u);
 	if (rc == TESSEL_ECANCELLED)
 		rc = TSL_OK; /* the schedule as it stands */
 	return rc;

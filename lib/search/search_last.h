@@ -7,19 +7,33 @@
 #include "stage.h"
 #include "tessel.h"
 
+/* The heuristic mode's search of g under its own default budget, on a
+ * thread of its own, started before the search of the graph when it is
+ * wanted (the default budget, heuristic mode not asked) and two threads
+ * may run (tsl_search_threads): it depends on nothing the search does.
+ * NULL when it was not started (tsl_search_last_candidates then runs it
+ * after the others). Ended by tsl_search_last_candidates or
+ * tsl_fast_abandon. dl, fin_dl: the search's deadlines (copied). */
+typedef struct tsl_fast_job tsl_fast_job;
+tsl_fast_job *tsl_fast_begin(const tessel_graph *g, const tsl_opts *o,
+			     const tsl_deadline *dl, const tsl_deadline *fin_dl);
+/* Stop the job, wait for it and drop it with its schedule; NULL: none. */
+void tsl_fast_abandon(tsl_fast_job *fj);
+
 /* After tsl_search_graph found *s on g: the placement without its memory
  * limits ("unlimited", when g has limits), then the heuristic mode's
  * search under its own default budget ("fast", under the default budget
- * only), each replacing *s when it is valid under g's limits and
- * shorter; neither once *s is optimal. dl, fin_dl: the search's
- * deadlines (the work spent is charged to their meter); all: the whole
- * search's budget and time limit. With two threads the second runs
- * beside the first on a meter of its own, so the schedule and the work
- * are those of the two one after the other. A cancel or a callback's stop
- * leaves *s as it stands (TSL_OK). TESSEL_ENOMEM, TESSEL_ESOLVER. */
+ * only: fj's when it was started, else run here), each replacing *s when
+ * it is valid under g's limits and shorter; neither once *s is optimal.
+ * dl, fin_dl: the search's deadlines (the work spent is charged to their
+ * meter, fj's too, when its schedule is wanted); all: the whole search's
+ * budget and time limit. The schedule and the work are those of the
+ * candidates run one after the other. fj (taken; NULL: none) is ended
+ * here whatever the outcome. A cancel or a callback's stop leaves *s as
+ * it stands (TSL_OK). TESSEL_ENOMEM, TESSEL_ESOLVER. */
 int tsl_search_last_candidates(tessel_schedule **s, const tessel_graph *g,
 			       const tsl_opts *o, const tsl_deadline *dl,
 			       const tsl_deadline *fin_dl, const tsl_deadline *all,
-			       tsl_shown *progress);
+			       tsl_shown *progress, tsl_fast_job *fj);
 
 #endif
