@@ -42,11 +42,12 @@ static int cmp_inst(const void *x, const void *y)
 }
 
 /* Sort a[0..count) by (start, gid, mid) when it is already in (gid, mid)
- * order: a stable radix sort of the starts (11 bits a pass, as many passes
- * as their range needs) into tmp and back; qsort when tmp is NULL. Time
- * linear in count: the completion sorts every candidate's instances.
- * 0, or -1 when the hard end of dl (NULL: none) passed before a pass (a
- * pass over 10^6 instances takes tens of milliseconds; a unsorted). */
+ * order: a stable radix sort of the starts (at most 11 bits a pass, as
+ * few passes as their range needs, the bits shared evenly between them)
+ * into tmp and back; qsort when tmp is NULL. Time linear in count: the
+ * completion sorts every candidate's instances. 0, or -1 when the hard
+ * end of dl (NULL: none) passed before a pass (a pass over 10^6 instances
+ * takes tens of milliseconds; a unsorted). */
 #define RADIX_BITS 11
 static int sort_insts(inst *a, inst *tmp, size_t count,
 		      const tsl_deadline *dl)
@@ -61,25 +62,31 @@ static int sort_insts(inst *a, inst *tmp, size_t count,
 		hi = a[i].start > hi ? a[i].start : hi;
 	}
 	uint64_t range = (uint64_t)hi - (uint64_t)lo;
+	int range_bits = 0;
+	while (range_bits < 64 && (range >> range_bits) != 0)
+		range_bits++;
+	if (range_bits == 0)
+		return 0; /* one start: in order already */
+	int passes = (range_bits + RADIX_BITS - 1) / RADIX_BITS;
+	int bits = (range_bits + passes - 1) / passes;
+	uint64_t mask = ((uint64_t)1 << bits) - 1;
 	size_t cnt[1 << RADIX_BITS];
 	inst *src = a, *dst = tmp;
-	for (int shift = 0; shift < 64 && (shift == 0 || (range >> shift) != 0);
-	     shift += RADIX_BITS) {
+	for (int shift = 0; shift < range_bits; shift += bits) {
 		if (dl && tsl_deadline_hard_passed(dl))
 			return -1;
-		memset(cnt, 0, sizeof cnt);
+		memset(cnt, 0, ((size_t)1 << bits) * sizeof *cnt);
 		for (size_t i = 0; i < count; i++)
-			cnt[(((uint64_t)src[i].start - (uint64_t)lo) >> shift) &
-			    ((1u << RADIX_BITS) - 1)]++;
+			cnt[(((uint64_t)src[i].start - (uint64_t)lo) >> shift) & mask]++;
 		size_t sum = 0;
-		for (size_t d = 0; d < (1u << RADIX_BITS); d++) {
+		for (size_t d = 0; d <= mask; d++) {
 			size_t c = cnt[d];
 			cnt[d] = sum;
 			sum += c;
 		}
 		for (size_t i = 0; i < count; i++)
-			dst[cnt[(((uint64_t)src[i].start - (uint64_t)lo) >> shift) &
-				((1u << RADIX_BITS) - 1)]++] = src[i];
+			dst[cnt[(((uint64_t)src[i].start - (uint64_t)lo) >> shift) & mask]++] =
+				src[i];
 		inst *t = src;
 		src = dst;
 		dst = t;

@@ -56,6 +56,7 @@ typedef struct dfs {
 	int64_t charged;      /* of start_budget - budget, charged to dl */
 	int64_t best_depth;  /* 0: none yet */
 	int64_t *best_T;
+	int64_t *term_q, *term_r, *term_m; /* work space of peak_bound */
 	const tsl_deadline *dl;
 	const tessel_options *src;
 	int stopped;         /* deadline, cancel, or an allocation failed */
@@ -115,24 +116,28 @@ static int64_t peak_bound(dfs *s, int d)
 	const tessel_graph *g = s->g;
 	const tsl_bounds *bnd = s->bnd;
 	int64_t peak = 0, P = s->P;
+	/* each block's term, m (r <= rc ? 1 : 0) - m q, with q and r of its
+	 * start (placed) or earliest start (not placed) taken once, not once
+	 * for every allocating block */
+	int nm = 0;
+	for (int y = bnd->dev_start[d]; y < bnd->dev_start[d + 1]; y++) {
+		int b = bnd->dev_block[y];
+		const tsl_block *B = &g->blocks[b];
+		if (B->memory == 0)
+			continue;
+		int64_t t = s->placed[b] ? s->T[b] : s->lb[b]; /* memory < 0 if not */
+		s->term_q[nm] = t / P;
+		s->term_r[nm] = t % P;
+		s->term_m[nm] = B->memory;
+		nm++;
+	}
 	for (int x = bnd->dev_start[d]; x < bnd->dev_start[d + 1]; x++) {
 		int c = bnd->dev_block[x];
 		if (g->blocks[c].memory <= 0)
 			continue;
 		int64_t rc = s->T[c] % P, mem = 0;
-		for (int y = bnd->dev_start[d]; y < bnd->dev_start[d + 1]; y++) {
-			int b = bnd->dev_block[y];
-			const tsl_block *B = &g->blocks[b];
-			if (B->memory == 0)
-				continue;
-			if (s->placed[b]) {
-				int64_t q = s->T[b] / P, r = s->T[b] % P;
-				mem += B->memory * ((r <= rc ? 1 : 0) - q);
-			} else { /* memory < 0 here */
-				int64_t q = s->lb[b] / P, r = s->lb[b] % P;
-				mem += -B->memory * (q - (rc >= r ? 1 : 0));
-			}
-		}
+		for (int i = 0; i < nm; i++)
+			mem += s->term_m[i] * ((s->term_r[i] <= rc ? 1 : 0) - s->term_q[i]);
 		s->budget -= bnd->dev_start[d + 1] - bnd->dev_start[d];
 		if (mem > peak)
 			peak = mem;
@@ -564,6 +569,9 @@ static int dfs_alloc(dfs *s)
 	s->T = tsl_calloc(n, sizeof *s->T);
 	s->lb = tsl_calloc(n, sizeof *s->lb);
 	s->best_T = tsl_calloc(n, sizeof *s->best_T);
+	s->term_q = tsl_calloc(n, sizeof *s->term_q);
+	s->term_r = tsl_calloc(n, sizeof *s->term_r);
+	s->term_m = tsl_calloc(n, sizeof *s->term_m);
 	s->next = tsl_calloc(n + 1, sizeof *s->next);
 	s->ncand = tsl_calloc(n + 1, sizeof *s->ncand);
 	s->cand = tsl_reallocarray(NULL, n + 1, TSL_DFS_CANDIDATES * sizeof *s->cand);
@@ -574,7 +582,8 @@ static int dfs_alloc(dfs *s)
 	s->tried = tsl_calloc(n + 1, sizeof *s->tried);
 	s->used = tsl_calloc(n + 1, sizeof *s->used);
 	s->alloc_left = tsl_calloc((size_t)s->g->ndevices, sizeof *s->alloc_left);
-	if (!s->T || !s->lb || !s->best_T || !s->next || !s->ncand || !s->cand ||
+	if (!s->T || !s->lb || !s->best_T || !s->term_q || !s->term_r ||
+	    !s->term_m || !s->next || !s->ncand || !s->cand ||
 	    !s->sums || !s->placed || !s->pin || !s->tried || !s->used ||
 	    !s->alloc_left)
 		return tsl_error_nomem();
@@ -587,6 +596,9 @@ static void dfs_release(dfs *s)
 	tsl_free(s->T);
 	tsl_free(s->lb);
 	tsl_free(s->best_T);
+	tsl_free(s->term_q);
+	tsl_free(s->term_r);
+	tsl_free(s->term_m);
 	tsl_free(s->next);
 	tsl_free(s->ncand);
 	tsl_free(s->cand);
