@@ -657,41 +657,68 @@ static void test_deterministic_threads(void **state)
 	tessel_graph_free(g);
 }
 
-/* The last two candidates of a search with memory limits (the placement
- * without them, and the heuristic mode's search, which runs beside it on
- * a thread of its own when two are allowed): the schedule and the work
- * reported are the same with one thread and with two. A ZB-H pipeline of 4
- * devices at its 1F1B memory budget (profiled spans, latency), whose
- * search ends above the lower bound with work left for both. */
+/* The last two candidates of a search (the placement without its memory
+ * limits, and the heuristic mode's search, which runs beside the whole
+ * search on a thread of its own when two are allowed): the schedule and
+ * the work reported are the same with one thread and with two. A ZB-H
+ * pipeline of 4 devices at its 1F1B memory budget (profiled spans,
+ * latency), whose search ends above the lower bound with work left for
+ * both; a pipeline without memory limits (the heuristic mode's search
+ * alone, beside the whole search); and a V pipeline whose search ends optimal (the heuristic mode's
+ * search, started beside it, dropped with its work). */
 static void test_deterministic_last_candidates(void **state)
 {
 	(void)state;
-	tessel_graph *g = NULL;
-	TH_OK(tessel_graph_from_file(&g, th_data_path("zb-h-4dev.json")));
-	/* the default budget even under a checker (the heuristic mode's
-	 * search runs under it only; the case is small; under a checker
-	 * without the third search, which is the second on 2 cores) */
-	tessel_schedule *r[3] = {NULL};
-	int runs = th_under_checker() ? 2 : 3;
-	for (int i = 0; i < runs; i++) {
-		tessel_options *o = th_options(16);
-		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, TESSEL_WORK_AUTO));
-		TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, i == 0 ? 1 : i == 1 ? 2 : 0));
-		TH_OK(tessel_search(&r[i], g, o));
-		tessel_options_free(o);
+	/* (uneven spans, latency 3: its search ends above the lower bound) */
+	static const char plain_pipeline[] =
+		"{\"devices\": 4, \"latency\": 3, \"blocks\": ["
+		"{\"name\": \"f0\", \"kind\": \"forward\", \"span\": 4, \"memory\": 1, \"devices\": [0]},"
+		"{\"name\": \"f1\", \"kind\": \"forward\", \"span\": 1, \"memory\": 1, \"devices\": [1], \"after\": [\"f0\"]},"
+		"{\"name\": \"f2\", \"kind\": \"forward\", \"span\": 2, \"memory\": 1, \"devices\": [2], \"after\": [\"f1\"]},"
+		"{\"name\": \"f3\", \"kind\": \"forward\", \"span\": 3, \"memory\": 1, \"devices\": [3], \"after\": [\"f2\"]},"
+		"{\"name\": \"b3\", \"kind\": \"backward\", \"span\": 3, \"memory\": -1, \"devices\": [3], \"after\": [\"f3\"]},"
+		"{\"name\": \"b2\", \"kind\": \"backward\", \"span\": 12, \"memory\": -1, \"devices\": [2], \"after\": [\"b3\"]},"
+		"{\"name\": \"b1\", \"kind\": \"backward\", \"span\": 4, \"memory\": -1, \"devices\": [1], \"after\": [\"b2\"]},"
+		"{\"name\": \"b0\", \"kind\": \"backward\", \"span\": 7, \"memory\": -1, \"devices\": [0], \"after\": [\"b1\"]}]}";
+	for (int c = 0; c < 3; c++) {
+		tessel_graph *g = NULL;
+		if (c == 0)
+			TH_OK(tessel_graph_from_file(&g, th_data_path("zb-h-4dev.json")));
+		else if (c == 1)
+			TH_OK(tessel_graph_from_json(&g, plain_pipeline, strlen(plain_pipeline)));
+		else
+			TH_OK(tessel_preset(&g, "vshape", 4, 0, 4));
+		/* the default budget even under a checker (the heuristic
+		 * mode's search runs under it only; the case is small; under
+		 * a checker without the third search, which is the second on
+		 * 2 cores) */
+		tessel_schedule *r[3] = {NULL};
+		int runs = th_under_checker() ? 2 : 3;
+		for (int i = 0; i < runs; i++) {
+			tessel_options *o = th_options(16);
+			TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, TESSEL_WORK_AUTO));
+			TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS,
+						 i == 0 ? 1 : i == 1 ? 2 : 0));
+			TH_OK(tessel_search(&r[i], g, o));
+			tessel_options_free(o);
+		}
+		check_schedule(r[0], 16);
+		if (c < 2)
+			assert_false(th_sched(r[0], TESSEL_SCHED_MAKESPAN_OPTIMAL));
+		else
+			assert_true(th_sched(r[0], TESSEL_SCHED_MAKESPAN_OPTIMAL));
+		char *t0 = schedule_text(r[0]);
+		assert_non_null(strstr(t0, "\"work\""));
+		for (int i = 1; i < runs; i++) {
+			char *t = schedule_text(r[i]);
+			assert_string_equal(t0, t);
+			tessel_free(t);
+		}
+		tessel_free(t0);
+		for (int i = 0; i < runs; i++)
+			tessel_schedule_free(r[i]);
+		tessel_graph_free(g);
 	}
-	check_schedule(r[0], 16);
-	assert_false(th_sched(r[0], TESSEL_SCHED_MAKESPAN_OPTIMAL));
-	char *t0 = schedule_text(r[0]);
-	for (int i = 1; i < runs; i++) {
-		char *t = schedule_text(r[i]);
-		assert_string_equal(t0, t);
-		tessel_free(t);
-	}
-	tessel_free(t0);
-	for (int i = 0; i < runs; i++)
-		tessel_schedule_free(r[i]);
-	tessel_graph_free(g);
 }
 
 /* The smallest memory that admits the resource-bound period. */
