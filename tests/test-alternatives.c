@@ -513,6 +513,40 @@ static void test_anytime(void **state)
 	tessel_graph_free(g);
 }
 
+/* A progress callback that sets the options' micro-batches (to 1) while
+ * the search runs: each plan of the alternatives is searched for the
+ * micro-batches asked for when the search began, so the schedule has
+ * them (it was of whichever count the last plan read). */
+static int change_micro_batches(const tessel_progress *p, void *payload)
+{
+	(void)p;
+	TH_OK(tessel_options_set(payload, TESSEL_OPT_MICRO_BATCHES, 1));
+	return 0;
+}
+
+static void test_options_changed_by_callback(void **state)
+{
+	(void)state;
+	tessel_graph *g = pipeline(3, 12, 1, 1);
+	tessel_options *o = th_options(8);
+	TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+	TH_OK(tessel_options_set_progress_fn(o, change_micro_batches, o));
+	for (int64_t mode = 0; mode <= 2; mode++) {
+		TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 8));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, mode));
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_search(&s, g, o));
+		TH_OK(tessel_schedule_validate(s));
+		assert_int_equal(th_sched(s, TESSEL_SCHED_NMICROS), 8);
+		int64_t lb = 0;
+		TH_OK(tessel_graph_lower_bound(&lb, g, 8));
+		assert_true(th_sched(s, TESSEL_SCHED_MAKESPAN) >= lb);
+		tessel_schedule_free(s);
+	}
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -528,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_search_offload_only),
 		cmocka_unit_test(test_limit_below_need),
 		cmocka_unit_test(test_anytime),
+		cmocka_unit_test(test_options_changed_by_callback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

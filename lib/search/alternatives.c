@@ -967,6 +967,9 @@ typedef struct alt_best {
 	int halted;        /* a progress callback asked to stop */
 	int restate;       /* s's steady-state figures are its plan graph's
 			    * (settle_figures) */
+	int64_t nmicros;   /* the micro-batches asked for, read once when the
+			    * search began: every plan searches these (a
+			    * progress callback may change the options) */
 } alt_best;
 
 /* Search the plan `choice` with `per_mille` of the budget and keep its
@@ -1062,7 +1065,7 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	tessel_graph *d = NULL;
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
-			   0, 0, 0};
+			   0, best->nmicros, 0};
 	int rc = plan_graph(&d, g, choice);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
 	int moved = 0;
@@ -1116,14 +1119,12 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 {
 	tessel_graph *d = NULL;
 	tessel_schedule *ds = NULL, *s = NULL;
-	tsl_opts o;
-	tsl_search_opts(&o, g, options);
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
-			   0, (o.nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT};
+			   0, (best->nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT};
 	int rc = tsl_plan_graph_k(&d, g, p);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
 	if (!rc && ds)
-		rc = tsl_plan_schedule_k(&s, g, ds, p, o.nmicros);
+		rc = tsl_plan_schedule_k(&s, g, ds, p, best->nmicros);
 	if (!rc && s)
 		rc = relax(&s);
 	if (!rc && s && tsl_schedule_check(s, NULL) != TSL_OK) {
@@ -1158,11 +1159,11 @@ static int period_has_room(const alt_best *best, const tessel_graph *g)
 }
 
 static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
-			       const tessel_options *options)
+			       const tessel_options *options, int64_t nmicros)
 {
 	int64_t t0 = tsl_now_us();
 	int *rank = NULL, na = 0;
-	alt_best best = {.start_us = t0};
+	alt_best best = {.start_us = t0, .nmicros = nmicros};
 	int autob = !options ||
 		    options->value[TESSEL_OPT_WORK_LIMIT] == TESSEL_WORK_AUTO;
 	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
@@ -1290,9 +1291,9 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	int64_t mode = options ? options->value[TESSEL_OPT_ALTERNATIVES] : 1;
 	if (mode == 1)
-		return search_alternatives(out, g, options);
+		return search_alternatives(out, g, options, o.nmicros);
 	/* 0: the all-keep plan; 2: every declared relief, always */
-	alt_best best = {.start_us = tsl_now_us()};
+	alt_best best = {.start_us = tsl_now_us(), .nmicros = o.nmicros};
 	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
 	for (int i = 0; choice && mode == 2 && i < g->nblocks; i++)
 		if (declares(&g->blocks[i]))
