@@ -189,6 +189,16 @@ def _read(ex: Any, k: int, devices: int) -> Candidate:
     return c
 
 
+def _done(ex: Any, devices: int, result: Any) -> Optional[List[Candidate]]:
+    """The candidates of an exploration that ended, as :func:`explore`
+    returns them, or None when it ended without a schedule."""
+    if result.get("rc", -1) < 0:
+        return None
+    count = ctypes.c_size_t()
+    check(lib.tessel_explore_count(ctypes.byref(count), ex))
+    return [_read(ex, k, devices) for k in range(count.value)]
+
+
 def explore(model: Any, time_limit: Optional[Number] = None,
             threads: int = 0, fast: bool = False,
             work_limit: Optional[int] = None,
@@ -205,7 +215,10 @@ def explore(model: Any, time_limit: Optional[Number] = None,
     cores). ``progress(family, time, reason, done, total)`` is called on
     the calling thread after each candidate; a true result stops the
     exploration (the candidates done are kept). Ctrl-C and ``cancel``
-    stop it likewise; with no candidate done they raise.
+    stop it likewise; with no candidate done they raise. Ctrl-C raises
+    KeyboardInterrupt once the exploration has stopped, whose
+    ``candidates`` attribute is the list it would have returned (None
+    when no candidate was done).
     """
     m = _model_arg(model)
     if progress is not None and not callable(progress):
@@ -262,24 +275,28 @@ def explore(model: Any, time_limit: Optional[Number] = None,
                         if (not interrupted and progress is not None and
                                 progress(*item)):
                             options.cancel()
-            except BaseException:
+            except BaseException as exc:
                 options.cancel()
                 _join(worker)
+                if isinstance(exc, KeyboardInterrupt):
+                    exc.candidates = _done(handle, devices, result)  # type: ignore[attr-defined]
                 raise
             finally:
                 if token is not None:
                     token._detach(options)
             _join(worker)
             if interrupted or sigint.is_set():
-                raise KeyboardInterrupt
+                stop = KeyboardInterrupt()
+                stop.candidates = _done(handle, devices, result)  # type: ignore[attr-defined]
+                raise stop
             rc = result["rc"]
             if rc < 0:
                 cls = error_class(rc)
                 raise cls(rc, result.get("error", "")) if cls is not \
                     TesselError else TesselError(rc, result.get("error", ""))
-        count = ctypes.c_size_t()
-        check(lib.tessel_explore_count(ctypes.byref(count), handle))
-        return [_read(handle, k, devices) for k in range(count.value)]
+        done = _done(handle, devices, result)
+        assert done is not None
+        return done
     finally:
         lib.tessel_explore_free(handle)
 

@@ -1137,7 +1137,10 @@ def search(graph: Graph, micro_batches: int = 16,
     The search runs in C on a worker thread while the calling thread
     waits, so Ctrl-C (KeyboardInterrupt) is raised within a fraction of a
     second: the search is cancelled, waited for and its objects released
-    first. ``cancel`` (a :class:`CancelToken`) cancels it from elsewhere.
+    first. The KeyboardInterrupt carries the best schedule found so far
+    as its ``schedule`` attribute (None when there was none yet), as a
+    KeyboardInterrupt raised by ``progress`` does. ``cancel`` (a
+    :class:`CancelToken`) cancels it from elsewhere.
     """
     _graph_arg(graph, "graph")
     interval = _progress_arg(progress, progress_interval)
@@ -1162,6 +1165,11 @@ def search(graph: Graph, micro_batches: int = 16,
 
         try:
             rc, error = _run(call, options, progress, interval, token)
+        except KeyboardInterrupt as exc:
+            # the best schedule so far goes with the interruption
+            exc.schedule = (Schedule(holder.pop("schedule"))  # type: ignore[attr-defined]
+                            if "schedule" in holder else None)
+            raise
         except BaseException:
             if "schedule" in holder:
                 lib.tessel_schedule_free(holder.pop("schedule"))
@@ -1191,7 +1199,9 @@ def search_sweep(graph: Graph, limits: Sequence[Optional[int]],
     except ``time_limit``, which caps the whole sweep (each search gets an
     equal share of the time left); ``cancel`` ends the search under way
     and the sweep returns what the tighter limits found; Ctrl-C ends it
-    too, then raises KeyboardInterrupt. Raises as :func:`search` when no limit
+    too, then raises KeyboardInterrupt, whose ``schedules`` attribute is
+    the list the sweep would have returned (None when it had found
+    nothing to return). Raises as :func:`search` when no limit
     has a schedule; 1 to 1024 limits, each None or 0 .. 2**50
     (RangeError)."""
     _graph_arg(graph, "graph")
@@ -1239,6 +1249,12 @@ def search_sweep(graph: Graph, limits: Sequence[Optional[int]],
 
         try:
             rc, error = _run(call, options, progress, interval, token)
+        except KeyboardInterrupt as exc:
+            # what the limits searched found goes with the interruption
+            exc.schedules = ([Schedule(ctypes.cast(outs[i], schedule_p))  # type: ignore[attr-defined]
+                              if outs[i] else None for i in range(len(values))]
+                             if "done" in holder else None)
+            raise
         except BaseException:
             if "done" in holder:
                 release()

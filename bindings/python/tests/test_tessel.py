@@ -1408,8 +1408,11 @@ print("searching", flush=True)
 try:
     tessel.search(g, micro_batches=64, work_limit=100000000)
     print("finished")
-except KeyboardInterrupt:
+except KeyboardInterrupt as stop:
     print("interrupted %.6f" % time.time(), flush=True)
+    # the best schedule so far comes with it
+    stop.schedule.validate()
+    print("best", stop.schedule.micro_batches)
 s = tessel.search(tessel.Graph.preset("vshape", devices=2))
 print("then", s.makespan)
 """
@@ -1424,7 +1427,37 @@ print("then", s.makespan)
         lines = out.decode().split("\n")
         self.assertTrue(lines[0].startswith("interrupted "), lines)
         self.assertLess(float(lines[0].split()[1]) - sent, 1.0)
-        self.assertTrue(lines[1].startswith("then "), lines)
+        self.assertEqual(lines[1], "best 64")
+        self.assertTrue(lines[2].startswith("then "), lines)
+
+    def test_interrupt_keeps_the_best(self):
+        # a KeyboardInterrupt (from Ctrl-C or the progress callback) stops
+        # the search and carries its best schedule so far; the sweep's
+        # carries its list, the exploration's its candidates
+        def interrupt(report):
+            if report.improved:
+                raise KeyboardInterrupt
+        with self.assertRaises(KeyboardInterrupt) as stop:
+            tessel.search(SLOW, progress=interrupt, **LONG)
+        stop.exception.schedule.validate()
+        self.assertEqual(stop.exception.schedule.micro_batches, 64)
+        with self.assertRaises(KeyboardInterrupt) as stop:
+            tessel.search_sweep(SLOW, [6, None], progress=interrupt, **LONG)
+        found = stop.exception.schedules
+        self.assertEqual(len(found), 2)
+        self.assertIsNotNone(found[0])
+        for s in found:
+            if s is not None:
+                s.validate()
+
+        def after_first(family, time, reason, done, total):
+            raise KeyboardInterrupt
+        with self.assertRaises(KeyboardInterrupt) as stop:
+            tessel.explore(_SMALL_MODEL, fast=True, threads=1,
+                           progress=after_first)
+        done = [c for c in stop.exception.candidates if c.time is not None]
+        self.assertGreaterEqual(len(done), 1)
+        done[0].schedule.validate()
 
     def test_ctrl_c_burst(self):
         # Ctrl-C again and again while a search (and an exploration) runs:
