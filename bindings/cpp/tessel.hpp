@@ -25,6 +25,10 @@
 //   call holds the schedule's lock, shared to read, exclusive to change
 //   (since 1.7.9); moving, assigning, release() and destroying it, like
 //   those of any C++ object, need no other thread using that Schedule.
+//   The stream of Schedule::write may read the schedule it writes; a
+//   change of it (set_step, set_choice, release) throws tessel::Error
+//   (TESSEL_EINVAL) there, and dropping the Schedule leaves the write
+//   its schedule until it ends.
 //   Ranges and iterators, as the standard containers' iterators, need the
 //   caller's lock to be advanced from several threads at once.
 // - Text given to C (names, paths, units) with a NUL character throws
@@ -1359,6 +1363,32 @@ struct ScheduleHolder {
 };
 using ScheduleRef = std::shared_ptr<ScheduleHolder>;
 
+// The schedules this thread is writing (Schedule::write, whose stream is
+// the caller's code): a change of one of them from that stream would
+// wait for the write's own lock for ever, so it throws instead.
+struct WritingScope {
+	explicit WritingScope(const ScheduleHolder *h) noexcept : held(h), prev(top()) { top() = this; }
+	~WritingScope() { top() = prev; }
+	WritingScope(const WritingScope &) = delete;
+	WritingScope &operator=(const WritingScope &) = delete;
+	static bool holds(const ScheduleHolder *h) noexcept
+	{
+		for (const WritingScope *s = top(); s; s = s->prev)
+			if (s->held == h)
+				return true;
+		return false;
+	}
+
+private:
+	static const WritingScope *&top() noexcept
+	{
+		thread_local const WritingScope *t = nullptr;
+		return t;
+	}
+	const ScheduleHolder *held;
+	const WritingScope *prev;
+};
+
 // Traits binding a C iterator type to its functions and the copied value.
 struct EntryTraits {
 	using c_iter = tessel_iter;
@@ -1799,8 +1829,12 @@ public:
 		};
 		int rc;
 		{
+			// (kept alive should the stream drop this Schedule)
+			detail::ScheduleRef keep = ptr_;
 			auto held = reading();
-			rc = tessel_schedule_write(get(), format, step_us, put, &k);
+			tessel_schedule *s = get();
+			detail::WritingScope writing(keep.get());
+			rc = tessel_schedule_write(s, format, step_us, put, &k);
 		}
 		if (k.error)
 			std::rethrow_exception(k.error);
@@ -1825,6 +1859,7 @@ public:
 			return nullptr;
 		tessel_schedule *s;
 		{
+			not_being_written("tessel::Schedule::release");
 			std::unique_lock<std::shared_mutex> held(ptr_->lock);
 			if (ptr_.use_count() > 1)
 				throw Error(TESSEL_EINVAL, "tessel::Schedule::release: a range or "
@@ -1852,7 +1887,16 @@ private:
 	{
 		if (!ptr_)
 			detail::empty_handle("Schedule");
+		not_being_written("tessel::Schedule: a change");
 		return std::unique_lock<std::shared_mutex>(ptr_->lock);
+	}
+	void not_being_written(const char *what) const
+	{
+		if (detail::WritingScope::holds(ptr_.get()))
+			throw Error(TESSEL_EINVAL, std::string(what) +
+							   ": the schedule is being written by "
+							   "Schedule::write on this thread (its "
+							   "stream cannot change it)");
 	}
 
 	const detail::ScheduleRef &ref() const

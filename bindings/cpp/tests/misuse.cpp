@@ -834,6 +834,42 @@ int main()
 		}
 		require(thrown, "the stream's own exception");
 	});
+	works("write() to a stream that changes or drops the schedule", [&] {
+		// a change from the stream throws (it waited for the write's own
+		// lock for ever); reading it works; dropping it leaves the write
+		// its schedule
+		struct changing_buf : std::streambuf {
+			tessel::Schedule *s = nullptr;
+			int refused = 0, read = 0, dropped = 0;
+			std::streamsize xsputn(const char *, std::streamsize n) override
+			{
+				try {
+					s->set_step(0, 0, 5);
+				} catch (const tessel::Error &e) {
+					refused += e.code() == TESSEL_EINVAL;
+				}
+				try {
+					s->release();
+				} catch (const tessel::Error &e) {
+					refused += e.code() == TESSEL_EINVAL;
+				}
+				if (*s) {
+					read += s->makespan() > 0;
+					tessel::Schedule gone = std::move(*s);
+					dropped += !*s;
+				}
+				return n;
+			}
+			int_type overflow(int_type c) override { return c; }
+		} cb;
+		auto s = small_schedule();
+		cb.s = &s;
+		std::ostream os(&cb);
+		s.write(os, TESSEL_FORMAT_JSON);
+		require(cb.refused == 2 && cb.read == 1 && cb.dropped == 1,
+			"refused, read, then dropped");
+		require(!s, "the schedule was dropped");
+	});
 
 	// ------------------------------------------------------------ errors
 	raises("Graph(0)", TESSEL_ERANGE, "tessel_graph_new", [&] { tessel::Graph g(0); });
