@@ -286,11 +286,24 @@ int64_t tsl_circles_fit(tsl_circles *c, const tsl_block *b, int64_t t)
 	return t;
 }
 
+/* Whether [x, x + span) is free on the circle: the first arc ending after
+ * x (unrolled) starts at or after its end (fit_one's answer is 0 exactly
+ * then, without walking on past the arc). */
+static int free_at(const tsl_circle *cd, int64_t P, int64_t x, int64_t span,
+		   int64_t *steps)
+{
+	if (cd->n == 0)
+		return 1;
+	++*steps;
+	unroll u = unroll_from(cd, P, first_ending_after(cd, x));
+	return unroll_next(&u).start >= x + span;
+}
+
 int tsl_circles_conflict(tsl_circles *c, const tsl_block *b, int64_t t)
 {
 	int64_t P = c->P, x = mod(t, P);
 	for (int k = 0; k < b->ndevices; k++)
-		if (fit_one(&c->dev[b->devices[k]], P, x, b->span, &c->steps) != 0)
+		if (!free_at(&c->dev[b->devices[k]], P, x, b->span, &c->steps))
 			return 1;
 	return 0;
 }
