@@ -55,6 +55,24 @@ int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 	return rc;
 }
 
+/* The heuristic mode's search beside the rest (search_last.c), started
+ * once the first schedule is made, unless that one is optimal (then the
+ * search ends with it, and a thread started would only be waited for). */
+typedef struct fast_start {
+	const tessel_graph *g;
+	const tsl_opts *o;
+	const tsl_deadline *dl, *fin_dl;
+	const tsl_shown *progress;
+	tsl_fast_job *job;
+} fast_start;
+
+static void start_fast(void *arg, int64_t first_makespan)
+{
+	fast_start *f = arg;
+	if (!first_makespan || first_makespan > f->progress->lower_bound)
+		f->job = tsl_fast_begin(f->g, f->o, f->dl, f->fin_dl);
+}
+
 /* The search of a graph without alternatives (tsl_search_plain). */
 static int search_plain(tessel_schedule **out, const tessel_graph *g,
 			const tessel_options *options, tsl_share *share)
@@ -99,13 +117,14 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	tessel_schedule *s = NULL;
 	tsl_shown progress = {.dl = &fin_dl};
 	tessel_graph_lower_bound(&progress.lower_bound, g, o.nmicros);
-	tsl_fast_job *fast = tsl_fast_begin(g, &o, &dl, &fin_dl);
-	rc = tsl_search_graph(&s, g, &o, &dl, &fin_dl, &progress, o.work_ticks);
+	fast_start fast = {g, &o, &dl, &fin_dl, &progress, NULL};
+	tsl_after_first after = {start_fast, &fast};
+	rc = tsl_search_graph(&s, g, &o, &dl, &fin_dl, &progress, o.work_ticks, &after);
 	if (!rc)
 		rc = tsl_search_last_candidates(&s, g, &o, &dl, &fin_dl, &all,
-						&progress, fast);
+						&progress, fast.job);
 	else
-		tsl_fast_abandon(fast);
+		tsl_fast_abandon(fast.job);
 	/* (not once a progress callback asked to stop: the schedule as it
 	 * stands) */
 	if (!rc && !progress.halted && !tsl_options_cancelled(o.src))

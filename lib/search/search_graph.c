@@ -1029,7 +1029,8 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
  * (phases[]). */
 int tsl_search_graph(tessel_schedule **out, const tessel_graph *g,
 		     const tsl_opts *o, tsl_deadline *dl, tsl_deadline *fin_dl,
-		     tsl_shown *progress, int64_t budget)
+		     tsl_shown *progress, int64_t budget,
+		     const tsl_after_first *after)
 {
 	tsl_bounds bnd;
 	int rc = tsl_bounds_compute(&bnd, g);
@@ -1046,6 +1047,8 @@ int tsl_search_graph(tessel_schedule **out, const tessel_graph *g,
 		rc = tsl_error_nomem();
 	if (!rc)
 		rc = first_schedule(&b);
+	if (!rc && after)
+		after->fn(after->arg, b.first ? b.first_makespan : 0);
 	/* the budget is for the phases after it: the first schedule is made
 	 * whatever it costs */
 	b.w0 = tsl_work_counted(dl);

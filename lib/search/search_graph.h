@@ -16,6 +16,14 @@
  * without its limits (search_last.c). */
 #define TSL_GROUP_MIN_TICKS ((int64_t)1000 * TSL_TICKS_PER_UNIT)
 
+/* Called by tsl_search_graph once its first schedule is made (or none
+ * could be), with that schedule's makespan (0: none): the driver starts
+ * there what only a search that goes on needs. */
+typedef struct tsl_after_first {
+	void (*fn)(void *arg, int64_t first_makespan);
+	void *arg;
+} tsl_after_first;
+
 /* The search proper on g: bounds, the first schedule, repetends,
  * completion, list scheduling beside it, improvements, the final check;
  * *out the schedule (new, validated). dl ends the solver's part, fin_dl
@@ -23,12 +31,13 @@
  * the work budget end). progress: what the progress callbacks were told,
  * NULL for a search inside the search (no reports). budget: the work it
  * may spend after its first schedule (ticks; 0: none), shared out over
- * its phases. A time limit, a cancel or a callback's stop once a schedule
+ * its phases. after: called after the first schedule (NULL: none). A time limit, a cancel or a callback's stop once a schedule
  * exists returns it; before: TESSEL_ETIMEOUT or TESSEL_ECANCELLED.
  * TESSEL_EINFEASIBLE (with the reason) when no schedule within the
  * limits was found, TESSEL_ENOMEM, TESSEL_ESOLVER. */
 int tsl_search_graph(tessel_schedule **out, const tessel_graph *g,
 		     const tsl_opts *o, tsl_deadline *dl, tsl_deadline *fin_dl,
-		     tsl_shown *progress, int64_t budget);
+		     tsl_shown *progress, int64_t budget,
+		     const tsl_after_first *after);
 
 #endif

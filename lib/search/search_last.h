@@ -8,7 +8,8 @@
 #include "tessel.h"
 
 /* The heuristic mode's search of g under its own default budget, on a
- * thread of its own, started before the search of the graph when it is
+ * thread of its own, started once the search of the graph made its
+ * first schedule (search.c, tsl_after_first) when it is
  * wanted (the default budget, heuristic mode not asked) and two threads
  * may run (tsl_search_threads): it depends on nothing the search does.
  * NULL when it was not started (tsl_search_last_candidates then runs it
