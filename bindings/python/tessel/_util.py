@@ -130,7 +130,8 @@ class Handle:
     #: True: every public method runs under the family's lock.
     _thread_safe = False
     #: C calls under way on this object that call back into Python (a
-    #: writer's file object): it cannot be closed from those callbacks.
+    #: writer's file object): it can be read, but neither changed
+    #: (:meth:`_h_change`) nor closed, from those callbacks.
     _busy = 0
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -181,6 +182,19 @@ class Handle:
         if self._handle is None:
             raise ValueError("this %s is closed" % self._what())
         return self._handle
+
+    def _h_change(self) -> Any:
+        """The C handle for a call that changes the object: as :meth:`_h`,
+        and ValueError while a C call on the object calls back into Python
+        (a writer's file object, which runs under the object's lock on
+        the writing thread), so that what the call reads stays as it was
+        when the call began."""
+        handle = self._h()
+        if self._busy:
+            raise ValueError("this %s cannot be changed from a callback of "
+                             "a call under way on it (change it once the "
+                             "call has returned)" % self._what())
+        return handle
 
     def _what(self) -> str:
         return "tessel.%s" % type(self).__name__

@@ -690,9 +690,14 @@ class Schedule(Handle):
         return cls(handle)
 
     def set_step(self, gid: int, micro_batch: int, step: int) -> None:
-        """Set the start step of block ``gid`` of ``micro_batch``."""
+        """Set the start step of block ``gid`` of ``micro_batch``.
+
+        Refused (ValueError) from the file object of a :meth:`write` of
+        this schedule, as :meth:`set_choice` is: the export under way
+        reads the schedule as it was when it began.
+        """
         check(lib.tessel_schedule_set_step(
-            self._h(), int_arg(gid, "block id"),
+            self._h_change(), int_arg(gid, "block id"),
             int64_arg(micro_batch, "micro_batch"), int64_arg(step, "step")))
 
     def set_choice(self, block: Block, micro_batch: int,
@@ -707,7 +712,9 @@ class Schedule(Handle):
         ``offload_step`` and ``reload_step``, the start steps of the two
         copies (0 .. 10**15, RangeError otherwise); the other choices take
         neither. A new schedule keeps every activation; :meth:`validate`
-        checks the choices (the copies' times, the memory).
+        checks the choices (the copies' times, the memory). Refused
+        (ValueError) from the file object of a :meth:`write` of this
+        schedule.
         """
         which = enum_value(choice, CHOICES, "choice")
         offload, reload = 0, 0
@@ -726,7 +733,7 @@ class Schedule(Handle):
             gid = self.graph._gid(block)
         else:
             gid = int_arg(block, "block id")
-        check(lib.tessel_schedule_set_choice(self._h(), gid, mid, which,
+        check(lib.tessel_schedule_set_choice(self._h_change(), gid, mid, which,
                                              offload, reload))
 
     # -- figures ----------------------------------------------------------
@@ -895,7 +902,11 @@ class Schedule(Handle):
         as it is) or a file object
         (a text stream gets str, anything else with ``write`` bytes).
         ``step_us`` is for "trace" only. An exception raised by the file
-        object ends the export and is raised again.
+        object ends the export and is raised again. The file object may
+        read this schedule; changing it (:meth:`set_step`,
+        :meth:`set_choice`) or closing it from there raises ValueError, so
+        the text written is that of the schedule as it was when the write
+        began.
         """
         if not isinstance(format, str):
             raise TypeError("format must be a str, not %s"

@@ -483,6 +483,30 @@ class SearchTest(unittest.TestCase):
                 s.write(Closer(), "actions")
             self.assertFalse(s.closed)
             s.validate()
+            # changing the schedule from the writer's own file object:
+            # ValueError, the schedule and the text as they were; reading
+            # it there works
+            before = s.to_json()
+            entry = next(s.entries(0))
+            class Changer:
+                def __init__(self, change):
+                    self.change, self.read, self.parts = change, 0, []
+                def write(self, data):
+                    self.read += s.makespan > 0 and len(list(s.entries(0))) > 0
+                    self.parts.append(data)
+                    self.change()
+            for change in (lambda: s.set_step(entry.gid, entry.micro_batch,
+                                              entry.start + 1000),
+                           lambda: s.set_choice(entry.gid, entry.micro_batch,
+                                                "keep")):
+                changer = Changer(change)
+                with self.assertRaisesRegex(ValueError, "cannot be changed"):
+                    s.write(changer, "json")
+                self.assertEqual(changer.read, 1)
+                self.assertEqual(s.to_json(), before)
+            # and once the write has returned, a change is made
+            s.set_step(entry.gid, entry.micro_batch, entry.start)
+            self.assertEqual(s.to_json(), before)
             # a symbolic link: the file it names replaced, the link kept,
             # the permissions kept
             os.chmod(path, 0o640)
