@@ -644,9 +644,10 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *graph,
  * on every device; the lower bound and optimality flags are that limit's,
  * the work and search seconds those of the search that found it), or NULL
  * when no schedule was found under that limit. Every out[i] is set to
- * NULL first (when nlimits is in range). A cancel ends the search under
- * way (its best schedule so far kept) and the searches of the looser
- * limits are not started: they keep what the tighter limits found.
+ * NULL first (when nlimits is in range). A cancel, or a progress
+ * callback of the options asking to stop, ends the whole sweep: the search under way keeps its best schedule so
+ * far, the searches of the looser limits are not started (no callback is
+ * called again) and they keep what the tighter limits found.
  * Returns TESSEL_OK when some out[i] is a schedule; when none is, the last
  * search's error (TESSEL_EINFEASIBLE, TESSEL_ETIMEOUT or
  * TESSEL_ECANCELLED); the errors of tessel_search for a bad graph; any

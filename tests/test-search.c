@@ -980,6 +980,97 @@ static void test_search_sweep_small(void **state)
 	tessel_graph_free(g);
 }
 
+/* What a sweep's progress callbacks saw, and whether they stop it or
+ * cancel its options at the first better schedule. */
+struct sweep_watch {
+	tessel_options *options;
+	int cancel;             /* 1: cancel the options, 0: return nonzero */
+	int improved;           /* better schedules */
+	int after;              /* events after the callback asked to stop */
+};
+
+static int sweep_stop_fn(const tessel_progress *p, void *payload)
+{
+	struct sweep_watch *w = payload;
+	int64_t improved = 0;
+	TH_OK(tessel_progress_get(&improved, p, TESSEL_PROGRESS_IMPROVED));
+	w->after += w->improved > 0 && !w->cancel;
+	if (!improved)
+		return 0;
+	w->improved++;
+	if (w->cancel) {
+		TH_OK(tessel_options_cancel(w->options));
+		return 0;
+	}
+	return 1;
+}
+
+static int sweep_stop_cb(int64_t period, int64_t makespan, int64_t lower_bound,
+			 int period_proven, void *payload)
+{
+	(void)period, (void)makespan, (void)lower_bound, (void)period_proven;
+	struct sweep_watch *w = payload;
+	w->after += w->improved > 0;
+	w->improved++;
+	return 1;
+}
+
+/* A progress callback asking to stop ends the whole sweep, as a cancel
+ * does: the search under way returns its best schedule so far, no looser
+ * limit is searched (no callback is called again) and they keep what the
+ * tighter limits found. Either callback (tessel_options_set_progress_fn,
+ * tessel_options_set_progress); the caller's options keep their
+ * callbacks. */
+static void test_search_sweep_stop(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_preset(&g, "vshape", 4, 0, TESSEL_UNLIMITED));
+	const int64_t limits[] = {TESSEL_UNLIMITED, 3, 2, 4};
+	enum { NL = sizeof limits / sizeof limits[0] };
+	int64_t ms[2][NL];
+	for (int how = 0; how < 3; how++) {
+		tessel_options *o = th_options(8);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 40));
+		struct sweep_watch w = { .options = o, .cancel = how == 1 };
+		if (how < 2)
+			TH_OK(tessel_options_set_progress_fn(o, sweep_stop_fn, &w));
+		else
+			TH_OK(tessel_options_set_progress(o, sweep_stop_cb, &w));
+		tessel_schedule *out[NL];
+		TH_OK(tessel_search_sweep(out, g, limits, NL, o));
+		/* one search (limit 2, the tightest), one better schedule,
+		 * no callback after the stop */
+		assert_int_equal(w.improved, 1);
+		assert_int_equal(w.after, 0);
+		assert_non_null(out[2]);
+		int64_t found = th_sched(out[2], TESSEL_SCHED_MAKESPAN);
+		int64_t work = th_sched(out[2], TESSEL_SCHED_WORK);
+		for (int i = 0; i < NL; i++) {
+			assert_non_null(out[i]);
+			TH_OK(tessel_schedule_validate(out[i]));
+			if (how < 2)
+				ms[how][i] = th_sched(out[i], TESSEL_SCHED_MAKESPAN);
+			/* the tightest limit's schedule, carried */
+			assert_int_equal(th_sched(out[i], TESSEL_SCHED_MAKESPAN), found);
+			assert_int_equal(th_sched(out[i], TESSEL_SCHED_WORK), work);
+			tessel_schedule_free(out[i]);
+		}
+		/* the options' own callbacks are the caller's still */
+		w.improved = w.after = 0;
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_options_clear_cancel(o));
+		TH_OK(tessel_search(&s, g, o));
+		assert_int_equal(w.improved, 1);
+		tessel_schedule_free(s);
+		tessel_options_free(o);
+	}
+	/* a stop and a cancel, the same sweep */
+	for (int i = 0; i < NL; i++)
+		assert_int_equal(ms[0][i], ms[1][i]);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1004,6 +1095,7 @@ int main(void)
 		cmocka_unit_test(test_infeasible_leftover),
 		cmocka_unit_test(test_direct_small),
 		cmocka_unit_test(test_search_sweep_small),
+		cmocka_unit_test(test_search_sweep_stop),
 		cmocka_unit_test(test_first_schedule_hshape),
 	};
 	return cmocka_run_group_tests_name("search", tests, NULL, NULL);

@@ -5,7 +5,10 @@
  * under every looser one and replaces a looser limit's result when
  * shorter, and a schedule found under a looser limit replaces a tighter
  * limit's result when it fits that limit and is shorter. Every result is
- * validated under its own limit before it is returned. */
+ * validated under its own limit before it is returned. A cancel, or a
+ * progress callback asking to stop, ends the whole sweep: the search under
+ * way keeps its best schedule so far and no looser limit is searched. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,18 +87,71 @@ static int offer(tessel_schedule **res, const tessel_schedule *from,
 	return rc;
 }
 
+/* The caller's progress callbacks, called through the sweep's own so
+ * that a stop one asks for ends the sweep, not only the search under
+ * way (the searches of a sweep run one after the other on the calling
+ * thread; atomic all the same, as a search's helpers never report). */
+typedef struct sweep_progress {
+	tessel_progress_cb cb;
+	void *cb_payload;
+	tessel_progress_fn fn;
+	void *fn_payload;
+	atomic_int stopped; /* a callback asked to stop */
+} sweep_progress;
+
+static int sweep_cb(int64_t period, int64_t makespan, int64_t lower_bound,
+		    int period_proven, void *payload)
+{
+	sweep_progress *sp = payload;
+	int stop = sp->cb(period, makespan, lower_bound, period_proven,
+			  sp->cb_payload);
+	if (stop)
+		atomic_store(&sp->stopped, 1);
+	return stop;
+}
+
+static int sweep_fn(const tessel_progress *p, void *payload)
+{
+	sweep_progress *sp = payload;
+	int stop = sp->fn(p, sp->fn_payload);
+	if (stop)
+		atomic_store(&sp->stopped, 1);
+	return stop;
+}
+
+/* own's callbacks (those of the caller's options) through sp. */
+static void sweep_watch(tessel_options *own, sweep_progress *sp)
+{
+	sp->cb = own->progress;
+	sp->cb_payload = own->progress_payload;
+	sp->fn = own->progress_fn;
+	sp->fn_payload = own->progress_fn_payload;
+	atomic_init(&sp->stopped, 0);
+	if (sp->cb) {
+		own->progress = sweep_cb;
+		own->progress_payload = sp;
+	}
+	if (sp->fn) {
+		own->progress_fn = sweep_fn;
+		own->progress_fn_payload = sp;
+	}
+}
+
 /* The search under limit `limit` (its graph g) with the options' time
  * limit `cap` (ms, 0: none) of the whole sweep begun at start_us: an
  * equal share of the time left among the `left` searches still to run
  * (own: the options of that search, a derived copy). */
 static int search_one(tessel_schedule **res, const tessel_graph *g,
-		      tessel_options *own, int64_t cap, int64_t start_us,
-		      size_t left, int64_t limit)
+		      tessel_options *own, sweep_progress *sp, int64_t cap,
+		      int64_t start_us, size_t left, int64_t limit)
 {
-	/* a cancel ends the searches: the looser limits keep what the
-	 * tighter ones found */
+	/* a cancel, or a callback's stop, ends the searches: the looser
+	 * limits keep what the tighter ones found */
 	if (tsl_options_cancelled(own))
 		return tsl_error(TESSEL_ECANCELLED, "the sweep was cancelled");
+	if (atomic_load(&sp->stopped))
+		return tsl_error(TESSEL_ECANCELLED,
+				 "the sweep was stopped by its progress callback");
 	if (cap) {
 		int64_t time_left = cap - (tsl_now_us() - start_us) / 1000;
 		if (time_left < (int64_t)left)
@@ -120,14 +176,17 @@ static int sweep(tessel_schedule **res, tessel_graph **gs, const int64_t *lim,
 	int64_t start_us = tsl_now_us();
 	int64_t cap = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
 	tessel_options *own = NULL;
+	sweep_progress sp;
 	int rc = tsl_options_derive(&own, options);
+	if (!rc)
+		sweep_watch(own, &sp);
 	*last = TSL_OK;
 	for (size_t u = 0; u < n && !rc; u++) {
 		rc = graph_with_limit(&gs[u], graph, lim[u]);
 		if (rc)
 			break;
-		int src = search_one(&res[u], gs[u], own, cap, start_us, n - u,
-				     lim[u]);
+		int src = search_one(&res[u], gs[u], own, &sp, cap, start_us,
+				     n - u, lim[u]);
 		if (src == TESSEL_EINFEASIBLE || src == TESSEL_ETIMEOUT ||
 		    src == TESSEL_ECANCELLED)
 			*last = src; /* none under this limit */

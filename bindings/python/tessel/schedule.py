@@ -1208,8 +1208,10 @@ def search_sweep(graph: Graph, limits: Sequence[Optional[int]],
     budget cuts it short. The keyword arguments are those of
     :func:`search` and apply to each limit's search (its work budget),
     except ``time_limit``, which caps the whole sweep (each search gets an
-    equal share of the time left); ``cancel`` ends the search under way
-    and the sweep returns what the tighter limits found; Ctrl-C ends it
+    equal share of the time left); ``cancel``, or a true result of
+    ``progress``, ends the whole sweep: the search under way keeps its
+    best schedule so far, the looser limits are not searched and the
+    sweep returns what the tighter limits found; Ctrl-C ends it
     too, then raises KeyboardInterrupt, whose ``schedules`` attribute is
     the list the sweep would have returned (None when it had found
     nothing to return). Raises as :func:`search` when no limit

@@ -284,6 +284,30 @@ class SearchTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             tessel.search_sweep("graph", [3])
 
+    def test_search_sweep_progress_stop(self):
+        # a true result of progress on a better schedule ends the whole
+        # sweep, as a cancel does: the tightest limit's search keeps its
+        # best schedule so far, the looser limits are not searched (no
+        # progress again) and keep what it found
+        g = tessel.Graph.preset("vshape", devices=4, memory=None, infer=False)
+        improved = []
+
+        def stop(report):
+            if report.improved:
+                improved.append(report.makespan)
+                return True
+            return False
+
+        out = tessel.search_sweep(g, [None, 3, 2, 4], micro_batches=8,
+                                  work_limit=40, progress=stop,
+                                  progress_interval=3600)
+        self.assertEqual(len(improved), 1)
+        self.assertTrue(all(isinstance(s, tessel.Schedule) for s in out))
+        self.assertEqual({s.makespan for s in out}, {out[2].makespan})
+        self.assertEqual({s.work for s in out}, {out[2].work})
+        for s in out:
+            s.validate()
+
     def test_figures(self):
         s = self.schedule
         self.assertEqual(s.period, 6)
