@@ -1193,7 +1193,17 @@ typedef int (*tessel_explore_fn)(const char *family, double time,
 TESSEL_API int tessel_explore_new(tessel_explore **out,
 				  const tessel_model *model);
 
-/* Release an exploration. NULL is a no-op. Since 1.5. */
+/* Release an exploration. NULL is a no-op. Since 1.5.
+ * While a call uses the exploration (tessel_explore_run, from its
+ * progress callback or from another thread; tessel_explore_to_json from
+ * another thread) the free is deferred: it returns at once, a run stops
+ * as a cancel stops it (the searches under way cancelled, no candidate
+ * started, the progress callback not called again), and the call frees
+ * the exploration as it returns (tessel_explore_run then returns
+ * TESSEL_ECANCELLED, "freed"; tessel_explore_to_json's text is complete).
+ * Either way the handle is gone once the free is asked: neither the
+ * caller of the free nor that of the call under way may use it again,
+ * and a second free while the call runs changes nothing. */
 TESSEL_API void tessel_explore_free(tessel_explore *explore);
 
 /* Set (fn NULL: clear) the progress callback of tessel_explore_run.
@@ -1216,7 +1226,11 @@ TESSEL_API int tessel_explore_set_progress(tessel_explore *explore,
  * it: candidates done are kept. Returns TESSEL_OK when a candidate has a
  * schedule, else TESSEL_ECANCELLED, TESSEL_ETIMEOUT, or TESSEL_EINFEASIBLE
  * (no family fits). Runs again from scratch when called again.
- * TESSEL_EINVAL while another call uses the exploration. Since 1.5. */
+ * TESSEL_EINVAL while another call uses the exploration. A
+ * tessel_explore_free during the run (from the callback or another
+ * thread) stops it and frees the exploration as the run returns:
+ * TESSEL_ECANCELLED, whatever was found, and the handle is gone. Since
+ * 1.5. */
 TESSEL_API int tessel_explore_run(tessel_explore *explore,
 				  const tessel_options *options);
 

@@ -250,6 +250,63 @@ static void test_progress_stops(void **state)
 	tessel_explore_free(ex);
 }
 
+/* A callback that frees its own exploration on the second candidate. */
+struct free_job {
+	tessel_explore *ex;
+	int calls;
+};
+
+static int free_on_second(const char *family, double time, int64_t work,
+			  const char *reason, size_t done, size_t total,
+			  void *payload)
+{
+	(void)family, (void)time, (void)work, (void)reason, (void)total;
+	struct free_job *j = payload;
+	j->calls++;
+	if (done == 2) {
+		/* running: the getters refuse, the free is left to the run */
+		double v = 0;
+		if (tessel_explore_get(&v, j->ex, 0, TESSEL_EXPLORE_TIME) != TESSEL_EINVAL)
+			j->calls += 100;
+		tessel_explore_free(j->ex);
+		tessel_explore_free(j->ex); /* (asked again: nothing more) */
+	}
+	return 0;
+}
+
+/* tessel_explore_free from the exploration's own callback: the run stops
+ * as a cancel stops it (the callback is not called again), frees the
+ * exploration as it returns and says so (TESSEL_ECANCELLED); also when
+ * several threads search. Never a use of the freed exploration (the
+ * checkers' suites). */
+static void test_free_from_callback(void **state)
+{
+	(void)state;
+	char *t = profile(4, 12, 12, 8, "");
+	tessel_model *m = model_of(t);
+	free(t);
+	for (int threads = 1; threads <= 2; threads++) {
+		struct free_job j = {0};
+		TH_OK(tessel_explore_new(&j.ex, m));
+		TH_OK(tessel_explore_set_progress(j.ex, free_on_second, &j));
+		tessel_options *o = th_options(8);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, threads));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+		th_expect_error(tessel_explore_run(j.ex, o), TESSEL_ECANCELLED,
+				"freed");
+		/* the callback is not called after the free */
+		assert_int_equal(j.calls, 2);
+		tessel_options_free(o);
+	}
+	/* not running: freed at once (valgrind and AddressSanitizer check
+	 * that nothing is left) */
+	tessel_explore *ex = NULL;
+	TH_OK(tessel_explore_new(&ex, m));
+	tessel_explore_free(ex);
+	tessel_explore_free(NULL);
+	tessel_model_free(m);
+}
+
 static void test_inference_and_branches(void **state)
 {
 	(void)state;
@@ -553,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_reader_errors),
 		cmocka_unit_test(test_explore_small),
 		cmocka_unit_test(test_progress_stops),
+		cmocka_unit_test(test_free_from_callback),
 		cmocka_unit_test(test_inference_and_branches),
 		cmocka_unit_test(test_nothing_fits),
 		cmocka_unit_test(test_tensor_parallel_ends_keep_fewer),

@@ -1,6 +1,7 @@
 /* Threads: searches on distinct graphs and options at the same time, a
- * search cancelled from another thread, and one const schedule read by
- * several threads at once. Assertions run on the main thread only (CMocka
+ * search cancelled from another thread, one const schedule read by
+ * several threads at once, and an exploration freed from another thread
+ * while it runs. Assertions run on the main thread only (CMocka
  * is not thread-safe): workers record their results and the main thread
  * checks them after joining. */
 #include <setjmp.h>
@@ -345,12 +346,107 @@ static void test_concurrent_readers(void **state)
 	tessel_schedule_free(s);
 }
 
+/* ---- an exploration freed from another thread while it runs ------------ */
+
+typedef struct explore_job {
+	tessel_explore *ex;
+	tessel_options *options;
+	int block;              /* the first report waits for the free */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int started, freed;     /* under lock */
+	int calls;              /* under lock */
+	int rc;
+	char msg[256];
+} explore_job;
+
+static int explore_report(const char *family, double time, int64_t work,
+			  const char *reason, size_t done, size_t total,
+			  void *payload)
+{
+	(void)family, (void)time, (void)work, (void)reason, (void)done, (void)total;
+	explore_job *j = payload;
+	pthread_mutex_lock(&j->lock);
+	j->calls++;
+	j->started = 1;
+	pthread_cond_broadcast(&j->cond);
+	while (j->block && !j->freed)
+		pthread_cond_wait(&j->cond, &j->lock);
+	pthread_mutex_unlock(&j->lock);
+	return 0;
+}
+
+static void *explore_worker(void *arg)
+{
+	explore_job *j = arg;
+	j->rc = tessel_explore_run(j->ex, j->options);
+	/* (the exploration may be gone now: not touched again) */
+	snprintf(j->msg, sizeof j->msg, "%s", tessel_error_last());
+	return NULL;
+}
+
+/* tessel_explore_free from another thread while tessel_explore_run runs:
+ * the free returns at once, the run stops as a cancel stops it (the
+ * callback is not called again) and frees the exploration as it returns
+ * TESSEL_ECANCELLED. First with the free made while the run's callback
+ * waits (the free certainly during the run), then while its searches run
+ * (the run may also have ended first: then the free is an ordinary one).
+ * Under ThreadSanitizer no data race, under valgrind no use after the
+ * free. */
+static void test_explore_free_from_other_thread(void **state)
+{
+	(void)state;
+	tessel_model *m = NULL;
+	TH_OK(tessel_model_from_file(&m, th_data_path("model-small.json")));
+	for (int block = 1; block >= 0; block--) {
+		explore_job j = {.block = block};
+		pthread_mutex_init(&j.lock, NULL);
+		pthread_cond_init(&j.cond, NULL);
+		TH_OK(tessel_explore_new(&j.ex, m));
+		TH_OK(tessel_explore_set_progress(j.ex, explore_report, &j));
+		j.options = th_options(8);
+		TH_OK(tessel_options_set(j.options, TESSEL_OPT_THREADS, 2));
+		TH_OK(tessel_options_set(j.options, TESSEL_OPT_FAST, 1));
+		pthread_t tid;
+		assert_int_equal(pthread_create(&tid, NULL, explore_worker, &j), 0);
+		pthread_mutex_lock(&j.lock);
+		while (!j.started)
+			pthread_cond_wait(&j.cond, &j.lock);
+		pthread_mutex_unlock(&j.lock);
+		tessel_explore_free(j.ex);
+		pthread_mutex_lock(&j.lock);
+		j.freed = 1;
+		int calls = j.calls;
+		pthread_cond_broadcast(&j.cond);
+		pthread_mutex_unlock(&j.lock);
+		assert_int_equal(pthread_join(tid, NULL), 0);
+		print_message("free %s: run rc %d (%s), %d reports\n",
+			      block ? "during the callback" : "during the searches",
+			      j.rc, j.msg, j.calls);
+		if (block) {
+			assert_int_equal(j.rc, TESSEL_ECANCELLED);
+			assert_non_null(strstr(j.msg, "freed"));
+			assert_int_equal(j.calls, 1);
+		} else if (j.rc != TESSEL_OK) {
+			assert_int_equal(j.rc, TESSEL_ECANCELLED);
+			assert_non_null(strstr(j.msg, "freed"));
+			/* (a report may have begun before the free) */
+			assert_true(j.calls <= calls + 1);
+		}
+		tessel_options_free(j.options);
+		pthread_cond_destroy(&j.cond);
+		pthread_mutex_destroy(&j.lock);
+	}
+	tessel_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parallel_searches),
 		cmocka_unit_test(test_cancel_from_other_thread),
 		cmocka_unit_test(test_concurrent_readers),
+		cmocka_unit_test(test_explore_free_from_other_thread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

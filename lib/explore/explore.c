@@ -45,10 +45,8 @@ static void candidate_release(tsl_candidate *c)
 	c->sched = NULL;
 }
 
-TESSEL_API void tessel_explore_free(tessel_explore *ex)
+static void destroy(tessel_explore *ex)
 {
-	if (!ex)
-		return;
 	for (int i = 0; i < ex->n; i++)
 		candidate_release(&ex->c[i]);
 	for (int i = 0; ex->layer && i < ex->nlayers; i++)
@@ -61,6 +59,70 @@ TESSEL_API void tessel_explore_free(tessel_explore *ex)
 	tsl_free(ex->memory_unit);
 	pthread_mutex_destroy(&ex->lock);
 	tsl_free(ex);
+}
+
+/* Stop a run and cancel its searches under way, as a cancel does. */
+static void stop_searches(tessel_explore *ex)
+{
+	atomic_store(&ex->stop, 1);
+	for (int i = 0; i < ex->n; i++)
+		if (ex->c[i].opts)
+			tessel_options_cancel(ex->c[i].opts);
+}
+
+int tsl_explore_acquire(tessel_explore *ex, const char *fn)
+{
+	if (atomic_fetch_or(&ex->busy, TSL_EXPLORE_BUSY) & TSL_EXPLORE_BUSY)
+		return tsl_error(TESSEL_EINVAL,
+				 "%s: the exploration is in use by another call", fn);
+	return TSL_OK;
+}
+
+int tsl_explore_release(tessel_explore *ex)
+{
+	/* (one atomic step against tessel_explore_free's: exactly one of
+	 * the two sees the other's bit and frees) */
+	if (atomic_fetch_and(&ex->busy, ~TSL_EXPLORE_BUSY) & TSL_EXPLORE_FREE) {
+		destroy(ex);
+		return 1;
+	}
+	return 0;
+}
+
+/* A free asked while a call (a run, tessel_explore_to_json) uses the
+ * exploration, from that call's callback or from another thread, is left
+ * to the call, which frees it as it ends; a run is stopped first, as a
+ * cancel stops it. */
+TESSEL_API void tessel_explore_free(tessel_explore *ex)
+{
+	if (!ex)
+		return;
+	if (atomic_load(&ex->busy) & TSL_EXPLORE_BUSY) {
+		/* (until the FREE bit is set below no one else frees ex; the
+		 * lock is not waited for: the callback asking holds it) */
+		atomic_store(&ex->stop, 1);
+		if (pthread_mutex_trylock(&ex->lock) == 0) {
+			stop_searches(ex);
+			pthread_mutex_unlock(&ex->lock);
+		}
+	}
+	int old = atomic_fetch_or(&ex->busy, TSL_EXPLORE_FREE);
+	if (old & (TSL_EXPLORE_BUSY | TSL_EXPLORE_FREE))
+		return; /* the call under way frees it (or was asked already) */
+	destroy(ex);
+}
+
+/* tessel_explore_free was asked during the call under way. */
+static int free_asked(const tessel_explore *ex)
+{
+	return atomic_load(&((tessel_explore *)ex)->busy) & TSL_EXPLORE_FREE;
+}
+
+/* The run is to stop: a callback asked, the caller's options were
+ * cancelled, or the exploration is to be freed. */
+static int stopping(const tessel_explore *ex)
+{
+	return atomic_load(&((tessel_explore *)ex)->stop) || free_asked(ex);
 }
 
 /* The model's figures and names the exploration keeps. */
@@ -141,7 +203,7 @@ TESSEL_API int tessel_explore_new(tessel_explore **out,
 		rc = place(&ex->c[i], model);
 	}
 	if (rc) {
-		tessel_explore_free(ex);
+		destroy(ex);
 		return rc;
 	}
 	*out = ex;
@@ -152,12 +214,12 @@ TESSEL_API int tessel_explore_set_progress(tessel_explore *ex,
 					   tessel_explore_fn fn, void *payload)
 {
 	TSL_CHECK_ARG(ex, "tessel_explore_set_progress", "explore");
-	if (atomic_exchange(&ex->busy, 1))
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_explore_set_progress: the exploration is in use by another call");
+	int rc = tsl_explore_acquire(ex, "tessel_explore_set_progress");
+	if (rc)
+		return rc;
 	ex->fn = fn;
 	ex->payload = fn ? payload : NULL;
-	atomic_store(&ex->busy, 0);
+	tsl_explore_release(ex);
 	return TSL_OK;
 }
 
@@ -240,7 +302,7 @@ static int schedule_one(run_ctx *r, tsl_candidate *c)
 		if (!rc) {
 			pthread_mutex_lock(&ex->lock);
 			c->opts = o;
-			if (atomic_load(&ex->stop))
+			if (stopping(ex))
 				tessel_options_cancel(o);
 			pthread_mutex_unlock(&ex->lock);
 			rc = tessel_search(&c->sched, c->graph, o);
@@ -267,14 +329,13 @@ static void report(run_ctx *r, tsl_candidate *c)
 	pthread_mutex_lock(&ex->lock);
 	c->done = 1;
 	ex->finished++;
-	if (ex->fn && ex->fn(c->plan.family, c->time, c->work, c->why,
-			     (size_t)ex->finished, (size_t)r->total,
-			     ex->payload)) {
-		atomic_store(&ex->stop, 1);
-		for (int i = 0; i < ex->n; i++)
-			if (ex->c[i].opts)
-				tessel_options_cancel(ex->c[i].opts);
-	}
+	/* once a free is asked (by the callback too) it is called no more */
+	if (!free_asked(ex) && ex->fn &&
+	    ex->fn(c->plan.family, c->time, c->work, c->why,
+		   (size_t)ex->finished, (size_t)r->total, ex->payload))
+		stop_searches(ex);
+	if (free_asked(ex))
+		stop_searches(ex);
 	pthread_mutex_unlock(&ex->lock);
 }
 
@@ -298,7 +359,7 @@ static void *work(void *arg)
 		if (i >= ex->n || w->rc)
 			break;
 		tsl_candidate *c = &ex->c[i];
-		if (atomic_load(&ex->stop)) {
+		if (stopping(ex)) {
 			snprintf(c->why, sizeof c->why, "not searched: the exploration was stopped");
 		} else if (w->r->end_us && tsl_now_us() >= w->r->end_us) {
 			snprintf(c->why, sizeof c->why, "not searched: the time limit was reached");
@@ -320,9 +381,7 @@ static void cancel_all(void *ctx)
 	tessel_explore *ex = ctx;
 	atomic_store(&ex->stop, 1);
 	pthread_mutex_lock(&ex->lock);
-	for (int i = 0; i < ex->n; i++)
-		if (ex->c[i].opts)
-			tessel_options_cancel(ex->c[i].opts);
+	stop_searches(ex);
 	pthread_mutex_unlock(&ex->lock);
 }
 
@@ -427,7 +486,7 @@ static void reset(tessel_explore *ex)
 /* The result code when no candidate has a schedule. */
 static int none_found(const tessel_explore *ex, const tessel_options *o)
 {
-	if (tsl_options_cancelled(o) || atomic_load(&((tessel_explore *)ex)->stop))
+	if (tsl_options_cancelled(o) || stopping(ex))
 		return tsl_error(TESSEL_ECANCELLED,
 				 "the exploration was cancelled before any candidate had a schedule");
 	for (int i = 0; i < ex->n; i++)
@@ -497,11 +556,14 @@ TESSEL_API int tessel_explore_run(tessel_explore *ex,
 				  const tessel_options *options)
 {
 	TSL_CHECK_ARG(ex, "tessel_explore_run", "explore");
-	if (atomic_exchange(&ex->busy, 1))
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_explore_run: the exploration is in use by another call");
-	int rc = run(ex, options);
-	atomic_store(&ex->busy, 0);
+	int rc = tsl_explore_acquire(ex, "tessel_explore_run");
+	if (rc)
+		return rc;
+	rc = run(ex, options);
+	if (tsl_explore_release(ex))
+		rc = tsl_error(TESSEL_ECANCELLED,
+			       "tessel_explore_run: the exploration was freed "
+			       "(tessel_explore_free) while it ran");
 	return rc;
 }
 
@@ -515,7 +577,7 @@ static int at(const tsl_candidate **out, const tessel_explore *ex,
 {
 	*out = NULL;
 	TSL_CHECK_ARG(ex, fn, "explore");
-	if (atomic_load(&((tessel_explore *)ex)->busy))
+	if (atomic_load(&((tessel_explore *)ex)->busy) & TSL_EXPLORE_BUSY)
 		return tsl_error(TESSEL_EINVAL, "%s: the exploration is running",
 				 fn);
 	if (index >= (size_t)ex->n)

@@ -39,11 +39,25 @@ struct tessel_explore {
 	int ran;
 	tessel_explore_fn fn;
 	void *payload;
-	atomic_int busy;         /* a call is using the exploration */
+	/* TSL_EXPLORE_BUSY: a call is using the exploration;
+	 * TSL_EXPLORE_FREE: tessel_explore_free was asked meanwhile, the
+	 * call frees it as it ends (tsl_explore_release) */
+	atomic_int busy;
 	/* while running */
 	pthread_mutex_t lock;
 	atomic_int stop;
 	int next, finished;
 };
+
+#define TSL_EXPLORE_BUSY 1
+#define TSL_EXPLORE_FREE 2
+
+/* A call begins to use ex: TSL_OK, or TESSEL_EINVAL (its message naming
+ * `fn`) while another call uses it. */
+int tsl_explore_acquire(tessel_explore *ex, const char *fn);
+
+/* The call that acquired ex ends: 1 when a tessel_explore_free was asked
+ * meanwhile and ex is now freed (not to be touched again), else 0. */
+int tsl_explore_release(tessel_explore *ex);
 
 #endif

@@ -110,9 +110,9 @@ TESSEL_API int tessel_explore_to_json(char **out, const tessel_explore *ex,
 		return tsl_error(TESSEL_EINVAL,
 				 "tessel_explore_to_json: with_schedules must be 0 or 1, got %d",
 				 with_schedules);
-	if (atomic_exchange(&((tessel_explore *)ex)->busy, 1))
-		return tsl_error(TESSEL_EINVAL,
-				 "tessel_explore_to_json: the exploration is in use by another call");
+	int rc = tsl_explore_acquire((tessel_explore *)ex, "tessel_explore_to_json");
+	if (rc)
+		return rc;
 	tsl_buf b;
 	tsl_buf_init(&b);
 	tsl_buf_puts(&b, "{\n  \"model\": ");
@@ -126,10 +126,11 @@ TESSEL_API int tessel_explore_to_json(char **out, const tessel_explore *ex,
 	tsl_buf_printf(&b, ",\n  \"micro_batches\": %lld,\n  \"mode\": \"%s\",\n  \"explored\": %s,\n  \"candidates\": [",
 		       (long long)ex->micros, ex->infer ? "inference" : "training",
 		       ex->ran ? "true" : "false");
-	int rc = TSL_OK;
 	for (int k = 0; k < ex->n && !rc; k++)
 		rc = candidate(&b, ex, k, with_schedules);
 	tsl_buf_puts(&b, "\n  ]\n}\n");
-	atomic_store(&((tessel_explore *)ex)->busy, 0);
+	/* (the text is the caller's: complete even when a free asked
+	 * meanwhile now frees ex) */
+	tsl_explore_release((tessel_explore *)ex);
 	return tsl_buf_finish(out, &b, rc);
 }
