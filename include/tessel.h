@@ -987,7 +987,11 @@ TESSEL_API int tessel_schedule_to_torch_csv(char **out,
  * (since 1.1): TESSEL_OK, or the TESSEL_EUNSUPPORTED it would give, with
  * the same message (a block on several devices, two pipelines, a stage on
  * two devices or without a backward, ...), so that a caller can refuse
- * before searching. `with_comms` as there. */
+ * before searching. `with_comms` as there. A graph that is not valid
+ * (no blocks, a block on no device, a dependency cycle, an alternative
+ * that breaks the rules) gets the error tessel_graph_validate gives for
+ * it, same code and message, first; its memory limits are not checked
+ * (they do not change what the CSV can express). */
 TESSEL_API int tessel_graph_check_torch(const tessel_graph *graph,
 					int with_comms);
 

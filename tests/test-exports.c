@@ -484,6 +484,31 @@ static void test_torch_csv_errors(void **state)
 	tessel_graph_free(g);
 	th_expect_error(tessel_graph_check_torch(NULL, 0), TESSEL_EINVAL,
 			"graph is NULL");
+	/* a graph that is not valid: the validator's error, code and
+	 * message, not what the CSV would make of it ("no forward block") */
+	for (int unplaced = 0; unplaced <= 1; unplaced++) {
+		TH_OK(tessel_graph_new(&g, 2));
+		if (unplaced)
+			TH_OK(tessel_graph_add_block(NULL, g, "f", TESSEL_KIND_FORWARD,
+						     1, 0));
+		for (int comms = 0; comms <= 1; comms++) {
+			int code = tessel_graph_validate(g);
+			char expected[256];
+			snprintf(expected, sizeof expected, "%s", tessel_error_last());
+			assert_int_equal(code, TESSEL_EINVAL);
+			th_expect_error(tessel_graph_check_torch(g, comms), code,
+					unplaced ? "not placed on any device"
+						 : "no blocks");
+			assert_string_equal(tessel_error_last(), expected);
+		}
+		tessel_graph_free(g);
+	}
+	/* tight memory limits change nothing the CSV can express */
+	TH_OK(tessel_preset(&g, "vshape", D, 0, TESSEL_UNLIMITED));
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, 0));
+	assert_int_equal(tessel_graph_validate(g), TESSEL_EINFEASIBLE);
+	TH_OK(tessel_graph_check_torch(g, 1));
+	tessel_graph_free(g);
 
 	/* unplaced entries, bad arguments */
 	TH_OK(tessel_preset(&g, "vshape", 2, 0, TESSEL_UNLIMITED));

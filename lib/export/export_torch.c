@@ -608,8 +608,13 @@ TESSEL_API int tessel_graph_check_torch(const tessel_graph *graph,
 		return tsl_error(TESSEL_EINVAL,
 				 "%s: with_comms must be 0 or 1, got %d", fn,
 				 with_comms);
+	/* an invalid graph (no blocks, a block on no device, a cycle):
+	 * the validator's error, not what the CSV makes of it */
+	int rc = tsl_graph_check_structure(graph);
+	if (rc)
+		return rc;
 	torch_map m = {.g = graph};
-	int rc = check_graph(&m, with_comms);
+	rc = check_graph(&m, with_comms);
 	map_release(&m);
 	return rc;
 }
