@@ -418,8 +418,9 @@ static void store(tsl_repetend *r, const heur *h, int64_t depth)
 	r->optimal = h->P == h->bnd->resource_bound;
 }
 
-/* Work bound of the memory-aware search (units of repetend_dfs.c). */
-#define TSL_DFS_BUDGET ((int64_t)200000000)
+/* Work bound of the memory-aware search (units of repetend_dfs.c):
+ * 781 work units at TSL_DFS_UNITS_PER_TICK (budget.h). */
+#define TSL_DFS_BUDGET ((int64_t)78125000)
 
 static int has_limit(const tessel_graph *g)
 {
