@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "circle.h"
 #include "error.h"
 #include "options.h"
@@ -418,9 +419,9 @@ static void store(tsl_repetend *r, const heur *h, int64_t depth)
 	r->optimal = h->P == h->bnd->resource_bound;
 }
 
-/* Work bound of the memory-aware search (units of repetend_dfs.c):
- * 781 work units at TSL_DFS_UNITS_PER_TICK (budget.h). */
-#define TSL_DFS_BUDGET ((int64_t)78125000)
+/* Work bound of the memory-aware search (units of repetend_dfs.c): about
+ * 781 work units (781,250 ticks). */
+#define TSL_DFS_BUDGET ((int64_t)781250 * TSL_DFS_UNITS_PER_TICK)
 
 static int has_limit(const tessel_graph *g)
 {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "budget.h"
 #include "error.h"
 #include "graph.h"
 #include "options.h"
@@ -19,8 +20,9 @@
 #include "stage.h"
 #include "util.h"
 
-/* Work bound of each probe of the memory-aware search in min_memory. */
-#define TSL_DFS_PROBE_BUDGET ((int64_t)16000000)
+/* Work bound of each probe of the memory-aware search in min_memory
+ * (units of repetend_dfs.c): 62.5 work units (62,500 ticks). */
+#define TSL_DFS_PROBE_BUDGET ((int64_t)62500 * TSL_DFS_UNITS_PER_TICK)
 
 /* Lower a uniform memory limit `known` that admits period P with the
  * memory-aware search: bisection between 0 and known, each probe a search

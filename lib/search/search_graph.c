@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "budget.h"
 #include "complete.h"
 #include "complete_direct_z3.h"
 #include "complete_hshape.h"
@@ -496,8 +497,9 @@ static int reaches_bounds(int *done, tessel_schedule **kept, best *b,
 #define TSL_GROUP_RLIMIT 500000u
 /* ... up to a model of so many blocks and block pairs (group_rlimit) */
 #define TSL_GROUP_RLIMIT_SIZE 256
-/* ... and of its memory-aware search (units of repetend_dfs.c). */
-#define TSL_GROUP_DFS_BUDGET ((int64_t)16000000)
+/* ... and of its memory-aware search (units of repetend_dfs.c): 62.5 work
+ * units (62,500 ticks). */
+#define TSL_GROUP_DFS_BUDGET ((int64_t)62500 * TSL_DFS_UNITS_PER_TICK)
 /* The least work they get (ticks): TSL_GROUP_MIN_TICKS (search_graph.h)
  * with the solver, this in heuristic mode; otherwise half the work of the
  * search so far. */
