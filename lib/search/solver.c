@@ -209,6 +209,26 @@ static void guard_stop(check_guard *g, pthread_t tid)
 	pthread_mutex_destroy(&g->lock);
 }
 
+/* The parameters of a check: the seed, the time and work left, the cut
+ * ratio (`cuts`), Ctrl-C left to the caller, the memory cap. */
+static void set_check_params(tsl_z3 *z, int64_t left, unsigned rlimit, int cuts)
+{
+	Z3_params p = Z3_mk_params(z->ctx);
+	Z3_params_inc_ref(z->ctx, p);
+	set_uint(z, p, "random_seed", (unsigned)z->opts->seed);
+	set_uint(z, p, "timeout", left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
+	set_uint(z, p, "rlimit", rlimit);
+	if (cuts)
+		set_uint(z, p, "smt.arith.branch_cut_ratio", TSL_Z3_BRANCH_CUT_RATIO);
+	/* Z3 would otherwise take over SIGINT during the check and swallow
+	 * the caller's Ctrl-C: the caller's handler stays in place */
+	Z3_params_set_bool(z->ctx, p, Z3_mk_string_symbol(z->ctx, "ctrl_c"), false);
+	if (z->opts->solver_memory_mb > 0)
+		set_uint(z, p, "max_memory", (unsigned)z->opts->solver_memory_mb);
+	Z3_solver_set_params(z->ctx, z->solver, p);
+	Z3_params_dec_ref(z->ctx, p);
+}
+
 int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		 unsigned n, const Z3_ast *assumptions)
 {
@@ -225,19 +245,14 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 	uint64_t before = dl && dl->meter ? tsl_z3_work(z) : 0;
 	/* what was asserted since the last check, taken in by this one */
 	charge_terms(z, dl);
-	Z3_params p = Z3_mk_params(z->ctx);
-	Z3_params_inc_ref(z->ctx, p);
-	set_uint(z, p, "random_seed", (unsigned)z->opts->seed);
-	set_uint(z, p, "timeout", left > UINT32_MAX - 1 ? UINT32_MAX - 1 : (unsigned)left);
-	set_uint(z, p, "rlimit", rlimit);
-	set_uint(z, p, "smt.arith.branch_cut_ratio", TSL_Z3_BRANCH_CUT_RATIO);
-	/* Z3 would otherwise take over SIGINT during the check and swallow
-	 * the caller's Ctrl-C: the caller's handler stays in place */
-	Z3_params_set_bool(z->ctx, p, Z3_mk_string_symbol(z->ctx, "ctrl_c"), false);
-	if (z->opts->solver_memory_mb > 0)
-		set_uint(z, p, "max_memory", (unsigned)z->opts->solver_memory_mb);
-	Z3_solver_set_params(z->ctx, z->solver, p);
-	Z3_params_dec_ref(z->ctx, p);
+	/* a Z3 that does not know the cut ratio (another version than the
+	 * one built against) rejects the parameters: then without it */
+	int failed = z3_failed;
+	set_check_params(z, left, rlimit, 1);
+	if (z3_failed && !failed) {
+		z3_failed = 0;
+		set_check_params(z, left, rlimit, 0);
+	}
 	check_guard guard;
 	pthread_t guard_tid;
 	int guarded = guard_start(&guard, &guard_tid, z);
