@@ -49,12 +49,12 @@ extern "C" {
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
 #define TESSEL_VERSION_MINOR 8
-#define TESSEL_VERSION_PATCH 2
+#define TESSEL_VERSION_PATCH 3
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.8.2"
+#define TESSEL_VERSION_STRING "1.8.3"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -473,12 +473,12 @@ typedef enum tessel_option {
  * the result depends on the machine's speed.
  *
  * The default budget grows with the instances to schedule (blocks times
- * micro-batches), as the work of completing and improving them does: 2.5
+ * micro-batches), as the work of completing and improving them does: 3
  * units per instance up to a base, plus 4 per 1,000 instances; the base
  * is 1,500 units on up to 8 devices, 250 more a device above that, 5,000
- * from 22 devices (8 blocks x 16 micro-batches: 320 units; 48 blocks on 8
+ * from 22 devices (8 blocks x 16 micro-batches: 384 units; 48 blocks on 8
  * devices x 32: 1,504; 48 on 16 devices x 32: 3,504; 16 x 128 on 32
- * devices: 5,008; 10^5 x 16 on 16 devices: 9,900); in heuristic mode (TESSEL_OPT_FAST) 0.5 per
+ * devices: 5,008; 10^5 x 16 on 16 devices: 9,900); in heuristic mode (TESSEL_OPT_FAST) 0.6 per
  * instance up to 1,000, plus 1 per 1,000. The budget counts from the
  * first schedule of the search (list scheduling, in time about linear in
  * the instances), which is always made. The default budget does not

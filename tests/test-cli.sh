@@ -536,17 +536,17 @@ expect_status 0
 grep -q '^memory:' "$OUT" && fail "the memory note in JSON output"
 # limits that admit the bound's period, a longer one chosen for the makespan:
 # the note does not say the limits hold it
-run search "$DATA/zb-v-4dev.json" --micro-batches 16 --memory 2424832 --work-limit 960
+run search "$DATA/zb-v-4dev.json" --micro-batches 16 --memory 2424832 --work-limit 1152
 expect_status 0
 expect_stdout_has '^period 873 (resource bound 792, not proven optimal)'
 expect_stdout_has "^memory: the limits admit the resource bound's period 792 (from [0-9]* on every device); this schedule's longer period gives the shorter makespan over its 16 micro-batches"
 grep -q 'hold the period' "$OUT" && fail "the memory note says the limits hold a period they admit"
 # with --output FILE the note goes to the standard error (not with --quiet)
-run search "$DATA/zb-v-4dev.json" --micro-batches 16 --memory 2424832 --work-limit 960 --output "$TMP/note.txt"
+run search "$DATA/zb-v-4dev.json" --micro-batches 16 --memory 2424832 --work-limit 1152 --output "$TMP/note.txt"
 expect_status 0
 expect_stderr_has "^memory: the limits admit the resource bound's period 792"
 grep -q '^memory:' "$TMP/note.txt" && fail "the memory note in the file written"
-run search "$DATA/zb-v-4dev.json" --micro-batches 16 --memory 2424832 --work-limit 960 --output "$TMP/note.txt" -q
+run search "$DATA/zb-v-4dev.json" --micro-batches 16 --memory 2424832 --work-limit 1152 --output "$TMP/note.txt" -q
 expect_status 0
 grep -q '^memory:' "$ERR" && fail "the memory note with --quiet"
 pass "the memory note of the text output"

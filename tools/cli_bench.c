@@ -44,7 +44,7 @@ static const char bench_usage[] =
 	"Options:\n"
 	"  --fast                 heuristic search only, no solver\n"
 	"  -w, --work-limit UNITS work budget of each search (default: the\n"
-	"                         library's: 2.5 per instance up to 5000, plus 4 per 1000)\n"
+	"                         library's: 3 per instance up to 5000, plus 4 per 1000)\n"
 	"  -t, --time-limit SECS  time limit of each search (default: none)\n"
 	"  -j, --threads N        threads of each search (0 = all cores)\n"
 	"  --max-devices D        full and published suites: only cases with at\n"

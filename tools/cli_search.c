@@ -50,7 +50,7 @@ static const char search_usage[] =
 	"  -w, --work-limit UNITS    work budget of the search, in work units\n"
 	"                            (about a millisecond each; the same count on\n"
 	"                            every machine, so the same schedule): 0 none,\n"
-	"                            'auto' (the default): 2.5 per instance\n"
+	"                            'auto' (the default): 3 per instance\n"
 	"                            (blocks x micro-batches) up to 1500 on up to\n"
 	"                            8 devices, 250 more a device above, at most\n"
 	"                            5000; plus 4 per 1000 instances\n"

@@ -146,6 +146,15 @@ void tsl_repetend_range(tessel_schedule *s)
 	s->rep_end = end;
 }
 
+/* `passes` passes over count instances that order them, charged to dl
+ * (NULL: none): at least a tick a pass. */
+static void charge_order(const tsl_deadline *dl, size_t count, int passes)
+{
+	int64_t per = ((int64_t)count + TSL_ORDER_ENTRIES_PER_TICK - 1) /
+		      TSL_ORDER_ENTRIES_PER_TICK;
+	tsl_charge(dl, per * passes);
+}
+
 /* seq = the instances sorted by a key, ties by block then micro-batch:
  * the periodic start when rep is given, else the schedule's current start,
  * or with by_finish its finish, latest first (the order of a backward pass;
@@ -192,6 +201,7 @@ static int sorted_instances_until(tsl_inst *seq, const tessel_schedule *s,
 	}
 	tsl_free(tmp);
 	tsl_free(order);
+	charge_order(dl, count, 1);
 	return TSL_OK;
 }
 
@@ -458,6 +468,7 @@ static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 		if (dl && dl->end_us && t0 + 2 * longest > dl->end_us)
 			break;
 		rc = perturbed_order(seq, kk, s, &rnd, TSL_PERTURB_DELAY * span);
+		charge_order(dl, count, 3); /* a sort, the keys, a sort */
 		if (!rc)
 			rc = tsl_sgs(s, seq, count, dl);
 		for (int pass = 0; pass < 2 && !rc; pass++)
@@ -572,6 +583,7 @@ static int group_restart(tessel_schedule *s, tsl_inst *seq, inst *kk,
 			 int64_t each, int64_t bound, const tsl_deadline *dl)
 {
 	int rc = group_order(seq, kk, s, g0, k, P);
+	charge_order(dl, count, 3); /* a sort, the keys, a sort */
 	if (!rc)
 		rc = compact_charged(s, seq, count, work, each, bound, dl);
 	*work -= 6 * (int64_t)count;

@@ -10,7 +10,10 @@
 #include "options.h"
 
 /* The default work budget (tsl_search_auto_budget), in units. */
-#define TSL_WORK_PER_INSTANCE 5 /* halves: 2.5 units per instance */
+/* halves: 3 units per instance (2.5 before the completion's ordering
+ * passes were charged, TSL_ORDER_ENTRIES_PER_TICK: what a placement whose
+ * budget the instances decide gets done stays about the same) */
+#define TSL_WORK_PER_INSTANCE 6
 #define TSL_WORK_BASE 5000      /* ... up to this */
 #define TSL_WORK_PER_KILO 4     /* and so many per 1,000 instances */
 #define TSL_WORK_SMALL 1500     /* the base up to 8 devices ... */
