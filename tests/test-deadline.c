@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "bounds.h"
+#include "graph.h"
 #include "helpers.h"
 #include "repetend.h"
 #include "repetend_dfs.h"
@@ -52,7 +53,7 @@ static double since(int64_t t0)
 static tsl_deadline past(tsl_meter *meter)
 {
 	int64_t now = tsl_now_us();
-	tsl_deadline d = {now - 2000000, now - 1000000, now - 1000000, NULL, meter, 0, 0};
+	tsl_deadline d = {now - 2000000, now - 1000000, now - 1000000, NULL, meter, 0, 0, 0};
 	return d;
 }
 
@@ -247,7 +248,7 @@ static void test_solver_stops(void **state)
 	rep.T = calloc((size_t)bnd.nblocks, sizeof *rep.T);
 	tsl_opts o = plain_opts();
 	int64_t t0 = tsl_now_us();
-	tsl_deadline dl = {t0, t0 + 200000, t0 + 200000, NULL, NULL, 0, 0};
+	tsl_deadline dl = {t0, t0 + 200000, t0 + 200000, NULL, NULL, 0, 0, 0};
 	int n = 0;
 	int rc = tsl_repetend_z3(&rep, &(tsl_stage){g, &bnd, &o, &dl}, NULL, NULL,
 				 count_candidates, &n);
@@ -257,7 +258,7 @@ static void test_solver_stops(void **state)
 	assert_true(secs < 0.2 + TH_LIMIT_SLACK);
 	/* and with a work budget instead: it ends at it, on any machine */
 	tsl_meter m = {0};
-	tsl_deadline wl = {tsl_now_us(), 0, 0, NULL, &m, 200 * TSL_TICKS_PER_UNIT, 0};
+	tsl_deadline wl = {tsl_now_us(), 0, 0, NULL, &m, 200 * TSL_TICKS_PER_UNIT, 0, 0};
 	n = 0;
 	rc = tsl_repetend_z3(&rep, &(tsl_stage){g, &bnd, &o, &wl}, NULL, NULL, count_candidates, &n);
 	print_message("solver with 200 work units: %lld ticks, rc %d, %d repetends\n",
@@ -397,9 +398,54 @@ static void test_min_memory_limit(void **state)
 	tessel_graph_free(g);
 }
 
+/* A block visit costs more when it walks many dependencies: up to
+ * TSL_PLAIN_DEPS a block on average a graph's steps are charged as they
+ * are (every pipeline: one search, one schedule and one work count as
+ * before), beyond it tsl_charge weighs them, and the solver's counts
+ * (tsl_charge_ticks) stay as they are. */
+static void test_visit_weight(void **state)
+{
+	(void)state;
+	int n = 200;
+	tessel_graph *chain = NULL, *dense = NULL;
+	TH_OK(tessel_graph_new(&chain, 4));
+	TH_OK(tessel_graph_new(&dense, 4));
+	for (int i = 0; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "b%d", i);
+		TH_OK(tessel_graph_add_block(NULL, chain, name, TESSEL_KIND_FORWARD, 1, 0));
+		TH_OK(tessel_graph_add_block(NULL, dense, name, TESSEL_KIND_FORWARD, 1, 0));
+		int dev = i % 4;
+		TH_OK(tessel_graph_place(chain, i, &dev, 1));
+		TH_OK(tessel_graph_place(dense, i, &dev, 1));
+		if (i > 0)
+			TH_OK(tessel_graph_add_dep(chain, i - 1, i));
+		/* every earlier block: 99.5 dependencies a block */
+		for (int j = 0; j < i; j++)
+			TH_OK(tessel_graph_add_dep(dense, j, i));
+	}
+	assert_int_equal(tsl_graph_visit_weight(chain), 16);
+	int w = tsl_graph_visit_weight(dense);
+	/* 16 (10 n + 19,900) / (14 n) */
+	assert_int_equal(w, 16 * (10 * n + n * (n - 1) / 2) / (14 * n));
+	assert_true(w > 16 * 7);
+	tsl_meter m = {0};
+	tsl_deadline d = {tsl_now_us(), 0, 0, NULL, &m, 0, 0, w};
+	tsl_charge(&d, 160);
+	assert_int_equal(m.used, 160 * w / 16);
+	tsl_charge_ticks(&d, 100);
+	assert_int_equal(m.used, 160 * w / 16 + 100);
+	d.visit_weight = 0; /* a deadline made without one: as they are */
+	tsl_charge(&d, 10);
+	assert_int_equal(m.used, 160 * w / 16 + 110);
+	tessel_graph_free(chain);
+	tessel_graph_free(dense);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_visit_weight),
 		cmocka_unit_test(test_heuristic_stops),
 		cmocka_unit_test(test_memory_aware_search_stops),
 		cmocka_unit_test(test_solver_stops),

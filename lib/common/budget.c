@@ -46,6 +46,15 @@ int64_t tsl_deadline_time_left_ms(const tsl_deadline *d)
 
 void tsl_charge(const tsl_deadline *d, int64_t ticks)
 {
+	if (d && d->visit_weight > 16 && ticks > 0)
+		ticks = ticks <= INT64_MAX / d->visit_weight
+				? ticks * d->visit_weight / 16
+				: INT64_MAX / 16;
+	tsl_charge_ticks(d, ticks);
+}
+
+void tsl_charge_ticks(const tsl_deadline *d, int64_t ticks)
+{
 	if (d && d->meter && ticks > 0) {
 		d->meter->used += ticks;
 		if (d->exempt)

@@ -90,6 +90,10 @@ typedef struct tsl_deadline {
 				 * (meter->used - meter->exempt) reaches it */
 	int exempt;             /* work charged through this deadline is
 				 * outside the budget: spent, not counted */
+	int visit_weight;       /* what tsl_charge charges a tick, in
+				 * sixteenths (0: one tick): a graph's
+				 * dependencies make every visit of a block
+				 * cost more (tsl_graph_visit_weight) */
 } tsl_deadline;
 
 /* Milliseconds left before the deadline: INT64_MAX without one (or when d
@@ -108,8 +112,14 @@ int tsl_deadline_time_passed(const tsl_deadline *d);
 /* Whether the hard end of d (if any) has passed; d may be NULL. */
 int tsl_deadline_hard_passed(const tsl_deadline *d);
 
-/* Charge `ticks` of work to d's meter (none: nothing happens). */
+/* Charge `ticks` of work to d's meter (none: nothing happens), weighted
+ * by d->visit_weight: the counted steps of every phase but the solver. */
 void tsl_charge(const tsl_deadline *d, int64_t ticks);
+
+/* Charge `ticks` as they are: the solver's resource count (which already
+ * grows with the constraints) and work already weighted on a meter of its
+ * own. */
+void tsl_charge_ticks(const tsl_deadline *d, int64_t ticks);
 
 /* Ticks left before d->work_end (0 when spent), INT64_MAX without a work
  * bound. */

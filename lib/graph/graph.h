@@ -79,6 +79,14 @@ int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g);
  * device where that is above its limit, else TSL_OK. */
 int tsl_graph_check_leftover(const tessel_graph *g, int64_t nmicros);
 
+/* What a counted step of the heuristics is charged on g, in sixteenths of
+ * a tick (tsl_deadline.visit_weight): 16 up to an average of
+ * TSL_PLAIN_DEPS dependencies a block, then growing with the average (a
+ * step visits a block and its dependencies; the rates of budget.h were
+ * measured on pipelines of about one a block). */
+#define TSL_PLAIN_DEPS 4
+int tsl_graph_visit_weight(const tessel_graph *g);
+
 /* Validation without the memory check (structure only). */
 int tsl_graph_check_structure(const tessel_graph *g);
 

@@ -307,12 +307,8 @@ static int ims_place(heur *h, int b, int64_t t)
 		int v = h->succ.block[k];
 		if (!h->placed[v])
 			continue;
-		const tsl_block *V = &g->blocks[v];
-		for (int j = 0; j < V->ndeps; j++)
-			if (V->deps[j] == b && h->T[v] < t + tsl_dep_gap(g, V, j)) {
-				unplace(h, v);
-				break;
-			}
+		if (h->T[v] < t + tsl_dep_gap(g, &g->blocks[v], h->succ.dep[k]))
+			unplace(h, v);
 	}
 	return 0;
 }

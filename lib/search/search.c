@@ -103,7 +103,7 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	 * search without the memory limits may use what they left. */
 	tsl_meter meter = {0};
 	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src),
-			   &meter, 0, 0};
+			   &meter, 0, 0, tsl_graph_visit_weight(g)};
 	tsl_deadline fin_dl = dl, all = dl;
 	if (o.time_limit_ms) {
 		dl.end_us = dl.start_us + o.time_limit_ms * 700;

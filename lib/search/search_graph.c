@@ -412,7 +412,7 @@ static int finish(tessel_schedule **out, best *b)
 			run_job(&jobs[t]); /* no thread: do it here */
 	}
 	for (int i = 0; i < b->nfin; i++)
-		tsl_charge(b->fin_dl, spent[i]);
+		tsl_charge_ticks(b->fin_dl, spent[i]);
 	int rc = TSL_OK;
 	tessel_schedule *winner = NULL;
 	int64_t wm = 0;

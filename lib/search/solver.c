@@ -106,7 +106,7 @@ static void set_uint(tsl_z3 *z, Z3_params p, const char *name, unsigned v)
 /* The terms asserted since the last charge: Z3 takes them in now. */
 static void charge_terms(tsl_z3 *z, const tsl_deadline *dl)
 {
-	tsl_charge(dl, tsl_terms_ticks(z->terms - z->terms_charged));
+	tsl_charge_ticks(dl, tsl_terms_ticks(z->terms - z->terms_charged));
 	z->terms_charged = z->terms;
 }
 
@@ -262,7 +262,7 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 		guard_stop(&guard, guard_tid);
 	if (dl && dl->meter) {
 		uint64_t after = tsl_z3_work(z);
-		tsl_charge(dl, after > before
+		tsl_charge_ticks(dl, after > before
 				       ? (int64_t)(after - before) * TSL_TICKS_PER_RLIMIT
 				       : 0);
 	}
