@@ -659,8 +659,10 @@ TESSEL_API int tessel_search_sweep(tessel_schedule **out,
 				   const tessel_options *options);
 
 /* The smallest memory limit, the same on every device, under which a
- * repetend of period `period` (0: the resource bound) exists; the graph's
- * own limits are ignored, and so are its declared recompute and offload
+ * repetend of period `period` (0: the resource bound) exists; a period
+ * above the graph's spans and latencies summed (one micro-batch run a
+ * block at a time) has that sum's answer, the same (since 1.8.4, where a
+ * period near 2^63 overflowed); the graph's own limits are ignored, and so are its declared recompute and offload
  * alternatives (every activation kept: with them, tessel_search may do
  * with less). Uses the solver within the options' time limit
  * and work budget (a solver model that would take more than half the work

@@ -75,6 +75,8 @@ printf '{"devices": 2, "blocks": [{"name": "a", "kind": "forward", "span": 1, "m
 printf '{"devices": 2, "blocks": [{"name": "a", "kind": "forward", "span": 1, "memory": 1, "devices": [0], "after": ["zz"]}]}' \
 	>"$TMP/unknown.json"
 printf '{"devices": 0, "blocks": []}' >"$TMP/zero.json"
+printf '{"devices": 2, "blocks": [{"name": "a", "kind": "forward", "span": 1, "memory": 1, "devices": [0]}]}' \
+	>"$TMP/placement.json"
 printf '{"devices": 2, "memory_limit": 0, "blocks": [{"name": "a", "kind": "forward", "span": 1, "memory": 1, "devices": [0]}]}' \
 	>"$TMP/limit.json"
 printf '{"format": "tessel-schedule", "version": 1, "nmicros": 0}' >"$TMP/sched-bad.json"
@@ -132,6 +134,24 @@ check 2 "simulate --latency inf" simulate "$TMP/sched.json" --latency inf
 check 2 "simulate negative duration" simulate "$TMP/sched.json" --durations "$TMP/durations-bad.json"
 check 2 "simulate durations from an empty file" simulate "$TMP/sched.json" --durations "$TMP/empty.json"
 check 2 "simulate a placement, not a schedule" simulate "$TMP/dup.json"
+# NUL bytes end every read at once (/dev/zero is endless)
+check 2 "explore a model of NUL bytes" explore /dev/zero
+check 2 "simulate durations of NUL bytes" simulate "$TMP/sched.json" --durations /dev/zero
+check 2 "compare durations of NUL bytes" compare vshape -n 2 --fast --durations /dev/zero
+check 2 "validate NUL bytes against a placement" validate /dev/zero --placement "$TMP/placement.json"
+for cmd in "search -" "validate -" "simulate -"; do
+	CASES=$((CASES + 1))
+	# shellcheck disable=SC2086
+	timeout 60 "$TESSEL" $cmd </dev/zero >"$OUT" 2>"$ERR"
+	status=$?
+	if [ "$status" -eq 2 ] && [ ! -s "$OUT" ] && grep -q 'NUL byte' "$ERR"; then
+		echo "ok - $cmd on endless NUL bytes (exit 2: $(head -n 1 "$ERR"))"
+	else
+		FAILS=$((FAILS + 1))
+		echo "not ok - $cmd on endless NUL bytes: exit $status"
+		head -c 600 "$ERR"
+	fi
+done
 if [ -w /dev/full ]; then
 	# a device that refuses the write: one error, exit 2, no double close
 	for fmt in text json svg trace actions torch; do

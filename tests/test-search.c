@@ -758,6 +758,18 @@ static void test_min_memory(void **state)
 		assert_int_equal(tessel_min_memory(&mem, NULL, g, bound - 1, NULL),
 				 TESSEL_EINFEASIBLE);
 		assert_int_equal(tessel_min_memory(NULL, NULL, g, 0, NULL), TESSEL_EINVAL);
+		if (i == 0) {
+			/* any period from the spans summed on (no latency
+			 * here) has their answer: 2^63 - 1 included */
+			int64_t nblocks = 0, sum = 0, at_sum = -1, at_max = -1;
+			TH_OK(tessel_graph_get(&nblocks, g, TESSEL_GRAPH_NBLOCKS));
+			for (int b = 0; b < (int)nblocks; b++)
+				sum += th_block(g, b, TESSEL_BLOCK_SPAN);
+			TH_OK(tessel_min_memory(&at_sum, NULL, g, sum, o));
+			TH_OK(tessel_min_memory(&at_max, NULL, g, INT64_MAX, o));
+			assert_int_equal(at_max, at_sum);
+			assert_true(at_sum <= mem);
+		}
 		tessel_graph_free(g);
 	}
 	tessel_options_free(o);

@@ -81,8 +81,9 @@ int cli_write_export(const char *path, const struct tessel_schedule *s,
 		     int format, double step_us);
 
 /* Read the whole file at `path` ("-": the standard input) into *out
- * (NUL-terminated, release with free) and its size into *length. On failure print "tessel: <path>:
- * <reason>" and return -1. */
+ * (NUL-terminated, release with free) and its size into *length. On failure
+ * (also a NUL byte in it: no text holds one, and /dev/zero ends there)
+ * print "tessel: <path>: <reason>" and return -1. */
 int cli_read_file(char **out, size_t *length, const char *path);
 
 /* Create directory `dir` unless it exists; 0, or -1 with the reason

@@ -469,7 +469,19 @@ int cli_read_file(char **out, size_t *length, const char *path)
 	}
 	buf = malloc(cap);
 	errno = 0;
+	/* text holds no NUL byte: reading stops at the first, so that
+	 * /dev/zero or an endless binary stream is not read until memory
+	 * runs out */
 	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		const char *nul = memchr(buf + len, '\0', n);
+		if (nul) {
+			cli_error("%s: NUL byte at offset %zu: not a text file", name,
+				  (size_t)(nul - buf));
+			free(buf);
+			if (!from_stdin)
+				fclose(f);
+			return -1;
+		}
 		len += n;
 		if (cap - len - 1 == 0) {
 			char *bigger = cap > SIZE_MAX / 2 ? NULL

@@ -149,6 +149,17 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 		return rc;
 	if (period == 0)
 		period = bnd.resource_bound;
+	/* one micro-batch run a block at a time, in the order of any
+	 * schedule's starts, holds what that schedule holds on every device
+	 * and takes at most the spans and latencies summed: from that period
+	 * on nothing changes (and a period as large as the caller likes
+	 * stays within the model's arithmetic) */
+	int64_t sequential = bnd.total_span;
+	for (int b = 0; b < g->nblocks; b++)
+		for (int j = 0; j < g->blocks[b].ndeps; j++)
+			sequential += tsl_dep_latency(g, &g->blocks[b], j);
+	if (period > sequential && sequential >= bnd.resource_bound)
+		period = sequential;
 	int proven = 0;
 	int64_t value = 0;
 	if (period < bnd.resource_bound)
