@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "bounds.h"
+#include "complete_list.h"
 #include "graph.h"
 #include "helpers.h"
 #include "repetend.h"
@@ -194,6 +195,45 @@ static void test_heuristic_stops(void **state)
 	/* at most its first look at the deadline: 1024 blocks placed */
 	assert_true(m.used <= 1024);
 	free(rep.T);
+	tsl_bounds_release(&bnd);
+	tessel_graph_free(g);
+}
+
+/* List scheduling of blocks on many devices without dependencies: every
+ * such instance is waiting from the start, an entry per device of each
+ * (16 x 400,000 here): the setup itself looks at the deadline. */
+static void test_list_setup_stops(void **state)
+{
+	(void)state;
+	if (th_under_checker())
+		skip();
+	int nd = 16, devs[16];
+	for (int d = 0; d < nd; d++)
+		devs[d] = d;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, nd));
+	for (int i = 0; i < 10; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "b%d", i);
+		TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD, 1, 0));
+		TH_OK(tessel_graph_place(g, i, devs, (size_t)nd));
+	}
+	tsl_bounds bnd;
+	TH_OK(tsl_bounds_compute(&bnd, g));
+	tessel_schedule *s = NULL;
+	TH_OK(tsl_schedule_alloc(&s, g, 40000));
+	tsl_meter m = {0};
+	tsl_deadline dl = past(&m);
+	int64_t t0 = tsl_now_us();
+	int rc = tsl_list_schedule(s, &(tsl_stage){g, &bnd, NULL, &dl}, &tsl_list_rules[0]);
+	double secs = since(t0);
+	print_message("list scheduling past its deadline: %.3f s, %lld ticks, rc %d\n",
+		      secs, (long long)m.used, rc);
+	assert_int_equal(rc, TESSEL_ETIMEOUT);
+	/* at most its first look at the deadline: 65,536 instances of two
+	 * entries a device (the whole setup: 400,000) */
+	assert_true(m.used <= 65536 * 2 * nd / TSL_LIST_STEPS_PER_TICK);
+	tessel_schedule_free(s);
 	tsl_bounds_release(&bnd);
 	tessel_graph_free(g);
 }
@@ -447,6 +487,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_visit_weight),
 		cmocka_unit_test(test_heuristic_stops),
+		cmocka_unit_test(test_list_setup_stops),
 		cmocka_unit_test(test_memory_aware_search_stops),
 		cmocka_unit_test(test_solver_stops),
 		cmocka_unit_test(test_check_stops),

@@ -554,9 +554,15 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 	}
 	for (size_t i = 0; i < p->count; i++)
 		p->waiting[i] = g->blocks[i % (size_t)p->n].ndeps;
-	for (size_t i = 0; i < p->count; i++)
+	/* (a block on many devices without dependencies makes many
+	 * entries a micro-batch: the time limit and a cancel hold here too) */
+	for (size_t i = 0; i < p->count && !p->nomem; i++) {
+		if ((i & 65535) == 65535 &&
+		    (tsl_deadline_hard_passed(dl) || (dl && dl->stop && atomic_load(dl->stop))))
+			return TESSEL_ETIMEOUT; /* no message: the caller goes on */
 		if (p->waiting[i] == 0)
 			make_pending(p, (int64_t)i);
+	}
 	return p->nomem ? tsl_error_nomem() : TSL_OK;
 }
 
