@@ -63,6 +63,7 @@ static void test_reader_errors(void **state)
 		 "at most 1e15, got 1000000000000000.2"},
 		{"\"unit\": \"ms\", ", "", TESSEL_EPARSE, "unit"},
 		{"\"unit\": \"ms\"", "\"unit\": \"m\\u0001s\"", TESSEL_EPARSE, "\"unit\" holds a control character"},
+		{"\"name\": \"l1\"", "\"name\": \"l\\u0007x\"", TESSEL_EPARSE, "\"name\" holds a control character (byte 1)"},
 		{"\"efficiency\": 0.85", "\"efficiency\": 1.5", TESSEL_ERANGE, "efficiency"},
 		{"\"parameters\": 1.2}]", "\"parameters\": 1.2, \"after\": [\"nosuch\"]}]", TESSEL_EPARSE, "no layer \"nosuch\""},
 		{"\"parameters\": 1.2}, {\"name\": \"l0\"", "\"parameters\": 1.2, \"after\": [\"l1\"]}, {\"name\": \"l0\"", TESSEL_EPARSE, "not earlier"},

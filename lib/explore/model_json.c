@@ -59,15 +59,18 @@ static int member_text(char **out, const json_t *obj, const char *key,
 	return TSL_OK;
 }
 
-/* A unit's text: printed beside every figure and given to each
- * placement (tessel_graph_set_unit), so no control character. */
-static int unit_text(const char *s, const char *key)
+/* A name's or a unit's text: printed in every table and given to each
+ * placement (block names, tessel_graph_set_unit), so no control
+ * character. */
+static int plain_text(const char *s, const char *key, const char *where)
 {
+	if (!s)
+		return TSL_OK;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
 			return tsl_error(TESSEL_EPARSE,
-					 "\"%s\" holds a control character (byte %d)",
-					 key, (int)(p - (const unsigned char *)s));
+					 "%s\"%s\" holds a control character (byte %d)",
+					 where, key, (int)(p - (const unsigned char *)s));
 	return TSL_OK;
 }
 
@@ -234,6 +237,8 @@ static int read_layer(tessel_model *m, int idx, const json_t *all, names *t)
 	int rc = member_text(&L->name, obj, "name", 1, TSL_MODEL_NAME_LEN, where);
 	if (!rc && !L->name[0])
 		rc = tsl_error(TESSEL_EPARSE, "%s\"name\" is empty", where);
+	if (!rc)
+		rc = plain_text(L->name, "name", where);
 	if (rc)
 		return rc;
 	snprintf(where, sizeof where, "layer %d (\"%s\"): ", idx, L->name);
@@ -320,9 +325,11 @@ static int read_model(void *out, const json_t *root)
 	if (!rc && !m->memory_unit && !(m->memory_unit = tsl_strdup("GB")))
 		rc = tsl_error_nomem();
 	if (!rc)
-		rc = unit_text(m->unit, "unit");
+		rc = plain_text(m->name, "model", "");
 	if (!rc)
-		rc = unit_text(m->memory_unit, "memory_unit");
+		rc = plain_text(m->unit, "unit", "");
+	if (!rc)
+		rc = plain_text(m->memory_unit, "memory_unit", "");
 	if (!rc)
 		rc = tsl_json_member_int(&devices, root, "devices", 1, 2,
 					 TESSEL_MAX_DEVICES, "");
