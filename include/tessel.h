@@ -616,7 +616,11 @@ typedef struct tessel_schedule tessel_schedule;
  * ends N micro-batches holding N * c) or the search found none within
  * them (the message says which),
  * TESSEL_ETIMEOUT when the time limit passed before any schedule was found,
- * TESSEL_ESOLVER for solver failures.
+ * TESSEL_ESOLVER for solver failures, TESSEL_ERANGE when the blocks times
+ * the micro-batches exceed TESSEL_MAX_ENTRIES, and (since 1.8.4) when
+ * their device entries do (a block on k devices counts k times: the
+ * searches keep an entry of each, and a hostile placement of blocks on
+ * every one of 4,096 devices held memory by the terabyte).
  * *out: new, release with tessel_schedule_free. */
 TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *graph,
 			     const tessel_options *options);

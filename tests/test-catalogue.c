@@ -691,6 +691,25 @@ static int c_search_unplaced(void)
 	tessel_graph_free(g);
 	return rc;
 }
+/* One block on all 4,096 devices, 30,000 micro-batches: 30,000 entries,
+ * 122,880,000 device entries (refused before anything is allocated). */
+static int c_search_device_entries(void)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 4096));
+	static int devs[4096];
+	for (int d = 0; d < 4096; d++)
+		devs[d] = d;
+	TH_OK(tessel_graph_add_block(NULL, g, "a", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_place(g, 0, devs, 4096));
+	tessel_options *o = NULL;
+	TH_OK(tessel_options_new(&o));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 30000));
+	int rc = search(g, o);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+	return rc;
+}
 static int c_clear_cancel_null(void) { return tessel_options_clear_cancel(NULL); }
 static int c_min_memory_null(void)
 {
@@ -1119,6 +1138,7 @@ static const struct row catalogue[] = {
 	C("search NULL out", c_search_null_out, TESSEL_EINVAL, "out is NULL"),
 	C("search NULL graph", c_search_null_graph, TESSEL_EINVAL, "graph is NULL"),
 	C("search unplaced block", c_search_unplaced, TESSEL_EINVAL, "block \"c\" (block 2) is not placed on any device"),
+	C("search device entries", c_search_device_entries, TESSEL_ERANGE, "122880000 device entries exceed 100000000"),
 	C("options_clear_cancel NULL", c_clear_cancel_null, TESSEL_EINVAL, "options is NULL"),
 	C("min_memory NULL graph", c_min_memory_null, TESSEL_EINVAL, "graph is NULL"),
 	C("min_memory period -1", c_min_memory_period, TESSEL_ERANGE, "period must be >= 0, got -1"),

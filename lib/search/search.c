@@ -41,6 +41,17 @@ int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 	rc = tsl_graph_check_leftover(g, o.nmicros);
 	if (rc)
 		return rc;
+	/* what list scheduling and the completions keep an entry of */
+	int64_t placements = 0; /* at most 10^6 blocks x 4,096 devices */
+	for (int b = 0; b < g->nblocks; b++)
+		placements += g->blocks[b].ndevices;
+	if (placements * o.nmicros > TESSEL_MAX_ENTRIES)
+		return tsl_error(TESSEL_ERANGE,
+				 "%lld micro-batches of blocks on %lld devices in all "
+				 "(a block on k devices counts k times): %lld device entries "
+				 "exceed %d",
+				 (long long)o.nmicros, (long long)placements,
+				 (long long)(placements * o.nmicros), TESSEL_MAX_ENTRIES);
 	tessel_graph *lifted = NULL;
 	rc = tsl_limits_lift(&lifted, g, o.nmicros);
 	if (!rc)
