@@ -390,6 +390,9 @@ static int closes_cycle(tessel_graph *g, int before, int after)
 	return 0;
 }
 
+static int append_dep(tessel_graph *g, tsl_block *b, int before, int lat,
+		      double time);
+
 /* Add the dependency before -> after with latency `lat` (-1: the
  * graph's), given as `time` in the placement's unit (-1: in steps). */
 static int add_dep(tessel_graph *g, int before, int after, int lat,
@@ -423,6 +426,14 @@ static int add_dep(tessel_graph *g, int before, int after, int lat,
 				 "already waits for \"%s\"",
 				 g->blocks[before].name, b->name,
 				 g->blocks[before].name, b->name);
+	return append_dep(g, b, before, lat, time);
+}
+
+/* Append the dependency before -> b (checked: both exist, no duplicate,
+ * no cycle). */
+static int append_dep(tessel_graph *g, tsl_block *b, int before, int lat,
+		      double time)
+{
 	if (b->ndeps == b->depcap) {
 		int cap = b->depcap ? b->depcap * 2 : 4;
 		int *nd = tsl_reallocarray(b->deps, (size_t)cap, sizeof *nd);
@@ -445,6 +456,20 @@ static int add_dep(tessel_graph *g, int before, int after, int lat,
 	b->deps[b->ndeps++] = before;
 	g->blocks[before].nsucc++;
 	return TSL_OK;
+}
+
+int tsl_graph_add_dep_known(tessel_graph *g, int before, int after, int lat)
+{
+	CHECK_GRAPH(g);
+	int rc = check_gid(g, before);
+	if (!rc)
+		rc = check_gid(g, after);
+	if (!rc && (lat < -1 || lat > TESSEL_MAX_LATENCY))
+		rc = tsl_error(TESSEL_ERANGE, "dependency latency must be 0 .. %d, got %d",
+			       TESSEL_MAX_LATENCY, lat);
+	if (rc)
+		return rc;
+	return append_dep(g, &g->blocks[after], before, lat, -1);
 }
 
 TESSEL_API int tessel_graph_add_dep(tessel_graph *g, int before, int after)

@@ -87,6 +87,13 @@ int tsl_graph_check_leftover(const tessel_graph *g, int64_t nmicros);
 #define TSL_PLAIN_DEPS 4
 int tsl_graph_visit_weight(const tessel_graph *g);
 
+/* The dependency before -> after with latency `lat` (-1: the graph's),
+ * taken from a valid graph (a copy of it, a copy of its blocks): neither a
+ * duplicate nor a cycle can come of it, so neither is looked for (on a
+ * graph of d dependencies a block that look is d^2 a block). Ids and
+ * the latency are checked. */
+int tsl_graph_add_dep_known(tessel_graph *g, int before, int after, int lat);
+
 /* Validation without the memory check (structure only). */
 int tsl_graph_check_structure(const tessel_graph *g);
 

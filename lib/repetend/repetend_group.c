@@ -46,11 +46,11 @@ int tsl_graph_copies(tessel_graph **out, const tessel_graph *g, int k)
 	for (int j = 0; j < k && !rc; j++)
 		for (int b = 0; b < n && !rc; b++) {
 			const tsl_block *B = &g->blocks[b];
+			/* g is valid: its copies' dependencies need no
+			 * look for duplicates or cycles */
 			for (int i = 0; i < B->ndeps && !rc; i++)
-				rc = B->deplat[i] >= 0
-					     ? tessel_graph_add_dep_latency(c, j * n + B->deps[i],
-									    j * n + b, B->deplat[i])
-					     : tessel_graph_add_dep(c, j * n + B->deps[i], j * n + b);
+				rc = tsl_graph_add_dep_known(c, j * n + B->deps[i], j * n + b,
+							     B->deplat[i] >= 0 ? B->deplat[i] : -1);
 		}
 	if (!rc)
 		rc = tessel_graph_set_latency(c, g->latency);
