@@ -350,8 +350,9 @@ static int model_build(model *m, const tessel_graph *g, const tsl_bounds *bnd,
 	}
 	const char *err = tsl_z3_take_error(&m->z);
 	if (err) {
-		/* a cancel request interrupts the building too */
-		if (tsl_options_cancelled(opts->src))
+		/* a cancel request interrupts the building too (Z3 says
+		 * "canceled": so also when the cancel was cleared since) */
+		if (tsl_options_cancelled(opts->src) || strcmp(err, "canceled") == 0)
 			rc = tsl_error(TESSEL_ECANCELLED,
 				       "the search was cancelled while building the model of period %lld",
 				       (long long)P);
