@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "bounds.h"
+#define BAD_GRAPH ((tessel_graph *)(uintptr_t)1)
 #include "complete_list.h"
 #include "graph.h"
 #include "helpers.h"
@@ -28,6 +29,7 @@
 #include "repetend_heuristic.h"
 #include "repetend_z3.h"
 #include "schedule.h"
+#include "search_deps.h"
 #include "stage.h"
 #include "tessel.h"
 #include "util.h"
@@ -482,9 +484,79 @@ static void test_visit_weight(void **state)
 	tessel_graph_free(dense);
 }
 
+/* A chain of 12 blocks on 3 devices with every implied dependency too
+ * (5.5 a block, above TSL_PLAIN_DEPS), the graph's latency 2. */
+static tessel_graph *implied_chain(void)
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 3));
+	TH_OK(tessel_graph_set_latency(g, 2));
+	for (int i = 0; i < 12; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "b%d", i);
+		TH_OK(tessel_graph_add_block(NULL, g, name, i < 6 ? TESSEL_KIND_FORWARD
+							: TESSEL_KIND_BACKWARD,
+					     1 + i % 4, i < 6 ? 1 : -1));
+		int dev = i % 3;
+		TH_OK(tessel_graph_place(g, i, &dev, 1));
+		for (int j = i - 1; j >= 0; j--) /* the chain's own first */
+			TH_OK(tessel_graph_add_dep(g, j, i));
+	}
+	return g;
+}
+
+/* The dependencies a path implies go before the search of a dense graph,
+ * and only where every latency is the graph's; the schedule comes back on
+ * the graph as given. */
+static void test_deps_reduce(void **state)
+{
+	(void)state;
+	tessel_graph *g = implied_chain(), *r = NULL;
+	TH_OK(tsl_deps_reduce(&r, g));
+	assert_non_null(r);
+	for (int i = 0; i < 12; i++) {
+		assert_int_equal(r->blocks[i].ndeps, i > 0);
+		if (i > 0)
+			assert_int_equal(r->blocks[i].deps[0], i - 1);
+		assert_int_equal(r->blocks[i].nsucc, i < 11);
+	}
+	/* the search: on the reduced graph, its schedule on g's */
+	tessel_options *o = th_options(8);
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_search(&s, g, o));
+	const tessel_graph *sg = NULL;
+	TH_OK(tessel_schedule_graph(&sg, s));
+	char *a = NULL, *b = NULL;
+	TH_OK(tessel_graph_to_json(&a, g));
+	TH_OK(tessel_graph_to_json(&b, sg));
+	assert_string_equal(a, b);
+	TH_OK(tessel_schedule_validate(s));
+	tessel_free(a);
+	tessel_free(b);
+	tessel_schedule_free(s);
+	tessel_options_free(o);
+	tessel_graph_free(r);
+	/* a dependency of its own latency: nothing dropped */
+	TH_OK(tessel_graph_add_block(NULL, g, "x", TESSEL_KIND_FORWARD, 1, 0));
+	int dev = 0;
+	TH_OK(tessel_graph_place(g, 12, &dev, 1));
+	TH_OK(tessel_graph_add_dep_latency(g, 11, 12, 0));
+	r = BAD_GRAPH;
+	TH_OK(tsl_deps_reduce(&r, g));
+	assert_null(r);
+	tessel_graph_free(g);
+	/* a pipeline: 1 a block */
+	g = uneven_preset("vshape", 4, TESSEL_UNLIMITED);
+	r = BAD_GRAPH;
+	TH_OK(tsl_deps_reduce(&r, g));
+	assert_null(r);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_deps_reduce),
 		cmocka_unit_test(test_visit_weight),
 		cmocka_unit_test(test_heuristic_stops),
 		cmocka_unit_test(test_list_setup_stops),

@@ -17,6 +17,7 @@
 #include "search_last.h"
 #include "search_limits.h"
 #include "search_opts.h"
+#include "search_deps.h"
 #include "search_progress.h"
 #include "search_published.h"
 #include "stage.h"
@@ -52,16 +53,22 @@ int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
 				 "exceed %d",
 				 (long long)o.nmicros, (long long)placements,
 				 (long long)(placements * o.nmicros), TESSEL_MAX_ENTRIES);
-	tessel_graph *lifted = NULL;
+	tessel_graph *lifted = NULL, *reduced = NULL;
 	rc = tsl_limits_lift(&lifted, g, o.nmicros);
+	const tessel_graph *base = lifted ? lifted : g;
 	if (!rc)
-		rc = search_plain(out, lifted ? lifted : g, options, share);
+		rc = tsl_deps_reduce(&reduced, base);
+	if (!rc)
+		rc = search_plain(out, reduced ? reduced : base, options, share);
+	if (!rc && reduced)
+		rc = tsl_deps_restore(out, base);
 	if (!rc && lifted)
 		rc = tsl_limits_restore(*out, g);
 	if (rc) {
 		tessel_schedule_free(*out);
 		*out = NULL;
 	}
+	tessel_graph_free(reduced);
 	tessel_graph_free(lifted);
 	return rc;
 }
