@@ -545,6 +545,51 @@ static void test_deps_reduce(void **state)
 	TH_OK(tsl_deps_reduce(&r, g));
 	assert_null(r);
 	tessel_graph_free(g);
+	/* random dense graphs, blocks on one to three devices, the graph's
+	 * latency: every block's earliest start and longest path after it
+	 * are the same with and without the dependencies dropped */
+	uint64_t x = 11;
+	int reduced = 0;
+	for (int c = 0; c < 40; c++) {
+		int nd = 2 + (int)(next_rand(&x) % 5), n = 10 + (int)(next_rand(&x) % 40);
+		int p = 30 + (int)(next_rand(&x) % 66); /* percent */
+		TH_OK(tessel_graph_new(&g, nd));
+		TH_OK(tessel_graph_set_latency(g, (int)(next_rand(&x) % 4)));
+		for (int i = 0; i < n; i++) {
+			char name[16];
+			snprintf(name, sizeof name, "b%d", i);
+			TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD,
+						     1 + (int)(next_rand(&x) % 9), 0));
+			int devs[3], k = 0, first = (int)(next_rand(&x) % (uint64_t)nd);
+			int want = 1 + (int)(next_rand(&x) % 3);
+			for (int d = first; k < want && d < nd; d++)
+				devs[k++] = d;
+			TH_OK(tessel_graph_place(g, i, devs, (size_t)k));
+			for (int j = 0; j < i; j++)
+				if ((int)(next_rand(&x) % 100) < p)
+					TH_OK(tessel_graph_add_dep(g, j, i));
+		}
+		r = NULL;
+		TH_OK(tsl_deps_reduce(&r, g));
+		if (r) {
+			reduced++;
+			tsl_bounds bg, br;
+			TH_OK(tsl_bounds_compute(&bg, g));
+			TH_OK(tsl_bounds_compute(&br, r));
+			assert_int_equal(bg.critical_path, br.critical_path);
+			for (int i = 0; i < n; i++) {
+				assert_int_equal(bg.head[i], br.head[i]);
+				assert_int_equal(bg.tail[i], br.tail[i]);
+				assert_true(r->blocks[i].ndeps <= g->blocks[i].ndeps);
+			}
+			tsl_bounds_release(&bg);
+			tsl_bounds_release(&br);
+			tessel_graph_free(r);
+		}
+		tessel_graph_free(g);
+	}
+	print_message("%d of 40 random graphs reduced\n", reduced);
+	assert_true(reduced >= 20);
 	/* a pipeline: 1 a block */
 	g = uneven_preset("vshape", 4, TESSEL_UNLIMITED);
 	r = BAD_GRAPH;
