@@ -49,12 +49,12 @@ extern "C" {
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
 #define TESSEL_VERSION_MINOR 8
-#define TESSEL_VERSION_PATCH 4
+#define TESSEL_VERSION_PATCH 5
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.8.4"
+#define TESSEL_VERSION_STRING "1.8.5"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -361,8 +361,10 @@ TESSEL_API int tessel_graph_memory_limit(int64_t *out,
  * over devices of N * (their spans + the device's other load) + the
  * device's head and tail counted without them, and, for devices with a
  * memory limit, the idle time the limit forces before the first block
- * that frees memory and after the last one that takes memory. See
- * doc/guide.md. 1 <= nmicros <= 10^6 (else TESSEL_ERANGE). The graph must
+ * that frees memory and after the last one that takes memory, and (since
+ * 1.8.5) the time that the micro-batches the limit lets hold memory at
+ * once need to go from a block that takes memory to the one that frees it
+ * (the round trip through the other devices). See doc/guide.md. 1 <= nmicros <= 10^6 (else TESSEL_ERANGE). The graph must
  * pass the structural checks of tessel_graph_validate (at least one block,
  * every block placed, no cycle; their error otherwise); limits below what
  * one micro-batch needs are not checked here (no schedule exists then). */

@@ -93,7 +93,7 @@ static tessel_graph *build(const rgraph *r, int with_limits, int with_latency)
 	tessel_graph *g = NULL;
 	TH_OK(tessel_graph_new(&g, r->nd));
 	for (int b = 0; b < r->nb; b++) {
-		char name[8];
+		char name[16];
 		int devs[MAXD], k = 0;
 		snprintf(name, sizeof name, "b%d", b);
 		TH_OK(tessel_graph_add_block(NULL, g, name, TESSEL_KIND_FORWARD,
@@ -418,11 +418,140 @@ static void test_memory_terms_on_presets(void **state)
 	}
 }
 
+/* A round trip: a block that takes memory on device 0, a long way through
+ * device 1 (or both), and the blocks that free it on device 0, under a
+ * limit of one or two round trips; 2 to 4 micro-batches. */
+static void random_trip(rgraph *r)
+{
+	memset(r, 0, sizeof *r);
+	r->nd = 2;
+	r->nb = rnd(3, 4);
+	r->n = MAXI / r->nb;
+	int take = rnd(1, 2);
+	for (int b = 0; b < r->nb; b++) {
+		r->span[b] = rnd(1, 3);
+		r->on[b][b == 1 ? 1 : 0] = 1;
+		if (b == 1 && rnd(0, 3) == 0)
+			r->on[b][0] = 1;
+		if (b > 0)
+			r->dep[b][b - 1] = 1;
+		for (int a = 0; a < b; a++)
+			r->lat[b][a] = rnd(0, 2) == 0 ? rnd(0, 4) : -1;
+	}
+	r->mem[0] = take;
+	r->mem[1] = rnd(-1, 1);
+	if (r->nb == 3) {
+		r->mem[2] = -take;
+	} else {
+		r->mem[2] = rnd(0, 1) ? 0 : -take;
+		r->mem[3] = -take - r->mem[2];
+	}
+	r->latency = rnd(0, 4);
+	r->limit[0] = rnd(take, 2 * take + 1);
+	r->limit[1] = rnd(0, 1) ? TESSEL_UNLIMITED : rnd(1, 3);
+}
+
+/* The round-trip term (lib/graph/bounds_cycle.c) against the optimum on
+ * graphs where it applies, and on a pipeline where it is the bound. */
+static void test_round_trip_term(void **state)
+{
+	(void)state;
+	int rounds = th_under_checker() ? 300 : 3000;
+	int feasible = 0, decides = 0, tight = 0;
+	for (int i = 0; i < rounds; i++) {
+		rgraph r;
+		random_trip(&r);
+		int64_t opt = optimum(&r);
+		if (opt < 0)
+			continue;
+		feasible++;
+		tessel_graph *g = build(&r, 1, 1), *free_g = build(&r, 0, 1);
+		int64_t lb = 0, lb_free = 0;
+		TH_OK(tessel_graph_lower_bound(&lb, g, r.n));
+		TH_OK(tessel_graph_lower_bound(&lb_free, free_g, r.n));
+		if (lb > opt) {
+			print_graph(&r);
+			fail_msg("round %d: LB(%d) = %lld above the optimum %lld",
+				 i, r.n, (long long)lb, (long long)opt);
+		}
+		decides += lb > lb_free;
+		tight += lb > lb_free && lb == opt;
+		tessel_graph_free(g);
+		tessel_graph_free(free_g);
+	}
+	print_message("round trips: %d feasible of %d; memory raised LB on %d "
+		      "(to the optimum on %d)\n", feasible, rounds, decides,
+		      tight);
+	assert_true(feasible > rounds / 2 && decides > feasible / 4 &&
+		    tight > decides / 4);
+
+	/* 1F1B on 4 devices, forward 1, backward 2, latency 1, memory 3 on
+	 * every device, 16 micro-batches: device 0 holds a micro-batch from
+	 * f0's start to b0's start, 16 steps (4 forwards, 3 backwards, 6
+	 * latencies), then b0 runs 2: at most 3 such trips at a time, the
+	 * 16 on 3 tracks whose first starts are 2 steps apart (6 + 5 + 5
+	 * trips of 18 steps): 108, where the other terms give 63. The search
+	 * reaches it. Memory 2: 8 + 8 trips, the second track 2 steps
+	 * later: 146. */
+	struct {
+		int64_t memory, want;
+	} cases[] = {{3, 108}, {2, 146}, {1, 288}, {TESSEL_UNLIMITED, 63}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tessel_graph *g = NULL;
+		TH_OK(tessel_graph_new(&g, 4));
+		int f[4], b[4];
+		for (int d = 0; d < 4; d++) {
+			char name[16];
+			snprintf(name, sizeof name, "f%d", d);
+			TH_OK(tessel_graph_add_block(&f[d], g, name,
+						     TESSEL_KIND_FORWARD, 1, 1));
+			TH_OK(tessel_graph_place(g, f[d], &d, 1));
+			if (d > 0)
+				TH_OK(tessel_graph_add_dep(g, f[d - 1], f[d]));
+		}
+		for (int d = 3; d >= 0; d--) {
+			char name[16];
+			snprintf(name, sizeof name, "b%d", d);
+			TH_OK(tessel_graph_add_block(&b[d], g, name,
+						     TESSEL_KIND_BACKWARD, 2, -1));
+			TH_OK(tessel_graph_place(g, b[d], &d, 1));
+			TH_OK(tessel_graph_add_dep(g, d == 3 ? f[3] : b[d + 1],
+						   b[d]));
+		}
+		TH_OK(tessel_graph_set_latency(g, 1));
+		TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES,
+						    cases[i].memory));
+		int64_t lb = 0;
+		TH_OK(tessel_graph_lower_bound(&lb, g, 16));
+		assert_int_equal(lb, cases[i].want);
+		if (cases[i].memory == 3) {
+			tessel_options *o = NULL;
+			tessel_schedule *s = NULL;
+			TH_OK(tessel_options_new(&o));
+			TH_OK(tessel_options_set(o, TESSEL_OPT_MICRO_BATCHES, 16));
+			TH_OK(tessel_search(&s, g, o));
+			TH_OK(tessel_schedule_validate(s));
+			assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN), 108);
+			assert_true(th_sched(s, TESSEL_SCHED_MAKESPAN_OPTIMAL));
+			tessel_schedule_free(s);
+			tessel_options_free(o);
+		}
+		/* a declared recompute changes what a micro-batch holds: the
+		 * bound is then that of its cheapest memory */
+		TH_OK(tessel_graph_set_recompute(g, f[0], b[0], 1, 1));
+		int64_t lb_alt = 0;
+		TH_OK(tessel_graph_lower_bound(&lb_alt, g, 16));
+		assert_true(lb_alt <= lb);
+		tessel_graph_free(g);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lower_bound_never_above_optimum),
 		cmocka_unit_test(test_memory_terms_on_presets),
+		cmocka_unit_test(test_round_trip_term),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

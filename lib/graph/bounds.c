@@ -2,6 +2,7 @@
  * Paths count the latency of each dependency as a schedule honours it
  * (tsl_dep_latency): c starts at least span(a) + latency after a starts. */
 #include "bounds.h"
+#include "bounds_cycle.h"
 #include "bounds_memory.h"
 
 #include <stdlib.h>
@@ -29,6 +30,8 @@ void tsl_bounds_release(tsl_bounds *b)
 	tsl_free(b->dev_mem);
 	tsl_mem_phase_release(&b->warm);
 	tsl_mem_phase_release(&b->cool);
+	tsl_free(b->trip_start);
+	tsl_free(b->trips);
 	memset(b, 0, sizeof *b);
 }
 
@@ -251,6 +254,8 @@ int tsl_bounds_compute(tsl_bounds *b, const tessel_graph *g)
 		rc = sync_bounds(b, g);
 	if (!rc) {
 		rc = tsl_bounds_memory(b, g);
+		if (!rc)
+			rc = tsl_bounds_cycle(b, g);
 		if (rc)
 			tsl_bounds_release(b);
 	}
@@ -279,6 +284,9 @@ int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros)
 		if (v > lb)
 			lb = v;
 		v = tsl_bounds_memory_lower(b, d, nmicros);
+		if (v > lb)
+			lb = v;
+		v = tsl_bounds_cycle_lower(b, d, nmicros);
 		if (v > lb)
 			lb = v;
 		if (b->sync_load[d] == 0)

@@ -23,6 +23,16 @@ typedef struct tsl_mem_phase {
 			      * T - cool_at of a block running at that time */
 } tsl_mem_phase;
 
+/* A memory round trip of a device (bounds_cycle.c): at most `holders`
+ * micro-batches at a time are between the start of a block a and the end
+ * of a block f on the device, each for at least `length` steps. */
+typedef struct tsl_mem_trip {
+	int64_t holders;
+	int64_t length;  /* longest path from a's start to f's start, + span(f) */
+	int64_t stagger; /* max(span(a), span(f)) */
+	int64_t base;    /* head(a) + tail(f) */
+} tsl_mem_trip;
+
 typedef struct tsl_bounds {
 	int nblocks;
 	int ndevices;
@@ -49,6 +59,10 @@ typedef struct tsl_bounds {
 	int64_t *limit;       /* per device: memory limit or TESSEL_UNLIMITED */
 	int64_t *dev_mem;     /* per device: summed deltas of one micro-batch */
 	tsl_mem_phase warm, cool;
+	/* round-trip terms (bounds_cycle.c): device d's are
+	 * trips[trip_start[d] .. trip_start[d+1]) */
+	int *trip_start;
+	tsl_mem_trip *trips;
 	int64_t resource_bound;
 	int64_t critical_path; /* max head + span + tail */
 	int64_t total_span; /* sum of all spans */
@@ -74,7 +88,11 @@ void tsl_bounds_release(tsl_bounds *b);
  *   blocks on every device may run during one);
  * - max_d of the memory terms (tsl_bounds_memory_lower): idle time that
  *   the memory limit forces before the first block that frees memory and
- *   after the last one that takes memory. */
+ *   after the last one that takes memory;
+ * - max_d of the round-trip terms (tsl_bounds_cycle_lower): a micro-batch
+ *   holds memory on d from the start of a block a to the start of a later
+ *   block f, so at most limit / held micro-batches are on that way at a
+ *   time, each for the longest path from a to f. */
 int64_t tsl_bounds_lower(const tsl_bounds *b, int64_t nmicros);
 
 /* Keep LB(nmicros) in b, so that tsl_bounds_lower(b, nmicros) is one look
