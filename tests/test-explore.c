@@ -605,6 +605,34 @@ static void test_nothing_fits(void **state)
 	tessel_explore_free(ex);
 }
 
+/* A tensor-parallel efficiency so small that a stage's time overflows:
+ * the families that divide by it say so, the others run. */
+static void test_tiny_tp_efficiency(void **state)
+{
+	(void)state;
+	char *t = profile(4, 12, 12, 8, "");
+	const char *key = "\"efficiency\": 0.85";
+	char *at = strstr(t, key);
+	assert_non_null(at);
+	size_t cap = strlen(t) + 32;
+	char *u = malloc(cap);
+	assert_non_null(u);
+	snprintf(u, cap, "%.*s\"efficiency\": 5e-324%s", (int)(at - t), t,
+		 at + strlen(key));
+	free(t);
+	tessel_explore *ex = explore_run(model_of(u), 8);
+	free(u);
+	const char *why = NULL;
+	TH_OK(tessel_explore_reason(&why, ex, family_at(ex, "tp2")));
+	assert_non_null(strstr(why, "time is out of range"));
+	assert_non_null(strstr(why, "tensor-parallel efficiency"));
+	double time = 0;
+	TH_OK(tessel_explore_get(&time, ex, family_at(ex, "1f1b"),
+				 TESSEL_EXPLORE_TIME));
+	assert_true(time > 0);
+	tessel_explore_free(ex);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -618,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_tp8_few_layers),
 		cmocka_unit_test(test_memory_counted_exactly),
 		cmocka_unit_test(test_negligible_times),
+		cmocka_unit_test(test_tiny_tp_efficiency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

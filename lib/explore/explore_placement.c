@@ -303,6 +303,16 @@ static int build(tessel_graph *g, double *params, const tsl_plan *p,
 	double unit = p->memory_unit, least = 0;
 	block_times(t, p, m);
 	t[3 * p->nstages] = m->transfer;
+	for (int i = 0; i < 3 * p->nstages; i++)
+		if (!isfinite(t[i])) { /* a tiny tensor-parallel efficiency */
+			snprintf(why, whylen,
+				 "stage %d's %s time is out of range (%.4g %s; on %d devices "
+				 "a layer's time is divided by %d x its tensor-parallel efficiency)",
+				 i / 3, i % 3 == 0 ? "forward" : i % 3 == 1 ? "backward" : "weight",
+				 t[i], m->unit ? m->unit : "", p->stages[i / 3].ndev,
+				 p->stages[i / 3].ndev);
+			return TSL_OK;
+		}
 	int rc = tessel_graph_set_unit(g, m->unit);
 	if (!rc)
 		rc = pick_step(g, &least, t, 3 * (size_t)p->nstages + 1);
@@ -356,7 +366,9 @@ int tsl_plan_graph(tessel_graph **out, double *params, const tsl_plan *p,
 	if (!rc)
 		rc = build(g, params, p, m, sb, of0, of1, t, why, whylen);
 	if (rc == TESSEL_ERANGE) { /* times the steps cannot hold */
-		snprintf(why, whylen, "%s", tessel_error_last());
+		snprintf(why, whylen, "%s", tessel_error_last()[0]
+			 ? tessel_error_last()
+			 : "its times do not fit in whole steps of one length");
 		tessel_error_clear();
 		rc = TSL_OK;
 	}
