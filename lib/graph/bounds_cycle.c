@@ -36,8 +36,8 @@
  * What is enumerated is bounded: devices of at most TSL_TRIP_BLOCKS
  * blocks, at most TSL_TRIP_IDEALS ideals each, and a pass over the graph
  * for the ancestors on each device and the paths from each block that
- * takes memory, TSL_TRIP_WORK steps in all, devices in order (the same
- * terms on every machine). A graph with a memory-time alternative declared
+ * takes memory: TSL_TRIP_WORK steps in all (passes, ideals and what they
+ * record), devices in order (the same terms on every machine). A graph with a memory-time alternative declared
  * has no term (an alternative changes what a micro-batch holds;
  * tessel_graph_lower_bound bounds such a graph by a copy with each
  * alternative at its cheapest memory and the declarations dropped). */
@@ -107,9 +107,11 @@ static void record_ideal(trip_scan *sc, uint64_t mask, int64_t sum)
 }
 
 /* Every ideal: block i left out, or taken when its ancestors are.
- * -1 past TSL_TRIP_IDEALS. */
+ * -1 past TSL_TRIP_IDEALS or TSL_TRIP_WORK. */
 static int each_ideal(trip_scan *sc, int i, uint64_t mask, int64_t sum)
 {
+	if (++sc->work > TSL_TRIP_WORK)
+		return -1;
 	if (i == sc->nloc) {
 		if (++sc->ideals > TSL_TRIP_IDEALS)
 			return -1;
@@ -221,8 +223,10 @@ static int device_trips(trip_list *out, trip_scan *sc, trip_work *w,
 	for (int a = 0; a < sc->nloc; a++)
 		for (int f = 0; f < sc->nloc; f++)
 			sc->mu[a][f] = INT64_MAX;
-	if (each_ideal(sc, 0, 0, 0) || sc->least < 0)
+	if (each_ideal(sc, 0, 0, 0) || sc->least < 0) {
+		*stop = sc->work > TSL_TRIP_WORK;
 		return TSL_OK;
+	}
 	size_t first = out->n;
 	for (uint64_t as = sc->takes; as; as &= as - 1) {
 		int a = __builtin_ctzll(as);
