@@ -38,7 +38,10 @@
 //   whose value fits it, and throws tessel::Error (TESSEL_ERANGE) for one
 //   that does not (g.add_block("f", Kind::Forward, int64_t(1) << 40, 1)
 //   is refused, not cut to 0); a double, a float or a bool there does not
-//   compile.
+//   compile. A parameter of C type double takes any floating-point value
+//   and an integer a double holds exactly; a larger integer (2^53 + 1)
+//   throws tessel::Error (TESSEL_ERANGE) and a bool does not compile
+//   (since 1.8.6).
 // - SearchOptions holds every option of tessel.h with the library's
 //   defaults (those of the tessel command line), a progress callback
 //   (std::function) and a CancelToken; its integer fields take integers
@@ -170,6 +173,37 @@ public:
 
 private:
 	T value_;
+};
+
+// A parameter of C type double (since 1.8.6): any floating-point
+// argument, and an integer only when a double holds it exactly (beyond
+// 2^53 it would be rounded: tessel::Error TESSEL_ERANGE); bool and other
+// types do not compile, where C++ would convert them silently.
+class Real {
+public:
+	template <class U, std::enable_if_t<std::is_floating_point_v<U>, int> = 0>
+	Real(U value) : value_(static_cast<double>(value))
+	{
+	}
+	template <class U, std::enable_if_t<std::is_integral_v<U> && !std::is_same_v<U, bool>, int> = 0>
+	Real(U value) : value_(static_cast<double>(value))
+	{
+		bool fits = true;
+		if constexpr (sizeof(U) >= 8) {
+			constexpr double end = std::is_signed_v<U> ? 9223372036854775808.0
+								   : 18446744073709551616.0;
+			fits = value_ < end && static_cast<U>(value_) == value;
+		}
+		if (!fits)
+			throw Error(TESSEL_ERANGE,
+				    "tessel: a real argument: the integer " + std::to_string(value) +
+					    " has no exact double (integers beyond 2^53 are "
+					    "rounded): give a double to accept the nearest");
+	}
+	operator double() const { return value_; }
+
+private:
+	double value_;
 };
 
 // A flag: a bool, and nothing C++ would convert to one without a word (an
@@ -456,7 +490,7 @@ public:
 	}
 
 	// A dependency with its own latency in the step's unit.
-	void add_dep_latency_time(detail::Exact<int> before, detail::Exact<int> after, double latency)
+	void add_dep_latency_time(detail::Exact<int> before, detail::Exact<int> after, detail::Real latency)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_add_dep_latency_time(get(), before, after, latency),
@@ -470,7 +504,7 @@ public:
 		detail::check(tessel_graph_set_latency(get(), latency), "tessel_graph_set_latency");
 	}
 
-	void set_latency_time(double latency)
+	void set_latency_time(detail::Real latency)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_set_latency_time(get(), latency),
@@ -507,7 +541,7 @@ public:
 	}
 
 	// Length of one step in the unit (0: none); durations round again.
-	void set_step(double step)
+	void set_step(detail::Real step)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_set_step(get(), step), "tessel_graph_set_step");
@@ -537,7 +571,7 @@ public:
 	}
 
 	// A block's duration in the step's unit (its span follows).
-	void set_duration(detail::Exact<int> gid, double duration)
+	void set_duration(detail::Exact<int> gid, detail::Real duration)
 	{
 		auto held = lock();
 		detail::check(tessel_graph_set_block_duration(get(), gid, duration),
@@ -1360,8 +1394,45 @@ struct ScheduleHolder {
 	// held shared by every read of the Schedule (and while a range or
 	// iterator is made), exclusively by a change (since 1.7.9)
 	mutable std::shared_mutex lock;
+	// ranges and iterators alive (ViewRef): a change is refused while
+	// there are any (a write under way on another thread is waited for)
+	std::atomic<long> views{0};
 };
 using ScheduleRef = std::shared_ptr<ScheduleHolder>;
+
+// The share of a range or an iterator in its schedule: counted in the
+// holder's views while it holds one.
+class ViewRef {
+public:
+	ViewRef() noexcept = default;
+	explicit ViewRef(ScheduleRef r) noexcept : ref_(std::move(r))
+	{
+		if (ref_)
+			ref_->views.fetch_add(1);
+	}
+	ViewRef(const ViewRef &o) noexcept : ref_(o.ref_)
+	{
+		if (ref_)
+			ref_->views.fetch_add(1);
+	}
+	ViewRef(ViewRef &&o) noexcept : ref_(std::move(o.ref_)) {}
+	ViewRef &operator=(ViewRef o) noexcept
+	{
+		std::swap(ref_, o.ref_);
+		return *this;
+	}
+	~ViewRef()
+	{
+		if (ref_)
+			ref_->views.fetch_sub(1);
+	}
+	ScheduleHolder *operator->() const noexcept { return ref_.get(); }
+	explicit operator bool() const noexcept { return ref_ != nullptr; }
+	const ScheduleRef &ref() const noexcept { return ref_; }
+
+private:
+	ScheduleRef ref_;
+};
 
 // The schedules this thread is writing (Schedule::write, whose stream is
 // the caller's code): a change of one of them from that stream would
@@ -1493,7 +1564,7 @@ private:
 		}
 		ptr_.reset();
 	}
-	detail::ScheduleRef ref_; // declared first: released after the C iterator
+	detail::ViewRef ref_; // declared first: released after the C iterator
 	std::unique_ptr<typename Traits::c_iter, Free> ptr_;
 };
 
@@ -1566,7 +1637,7 @@ public:
 
 	iterator begin() const
 	{
-		return iterator(std::make_shared<typename iterator::State>(schedule_, device_));
+		return iterator(std::make_shared<typename iterator::State>(schedule_.ref(), device_));
 	}
 	iterator end() const { return iterator(); }
 
@@ -1580,7 +1651,7 @@ public:
 	}
 
 private:
-	detail::ScheduleRef schedule_;
+	detail::ViewRef schedule_;
 	int device_;
 };
 
@@ -1633,7 +1704,7 @@ public:
 	{
 		auto held = changing();
 		tessel_schedule *s = get();
-		if (ptr_.use_count() > 1)
+		if (ptr_->views.load() > 0)
 			throw Error(TESSEL_EINVAL, "tessel::Schedule::set_step: a range or "
 						   "iterator of this schedule is alive");
 		detail::check(tessel_schedule_set_step(s, gid, micro_batch, step),
@@ -1653,7 +1724,7 @@ public:
 		int gid = detail::exact<int>(block, "tessel::Schedule::set_choice: gid");
 		auto held = changing();
 		tessel_schedule *s = get();
-		if (ptr_.use_count() > 1)
+		if (ptr_->views.load() > 0)
 			throw Error(TESSEL_EINVAL, "tessel::Schedule::set_choice: a range or "
 						   "iterator of this schedule is alive");
 		detail::check(tessel_schedule_set_choice(s, gid, micro_batch,
@@ -1797,7 +1868,7 @@ public:
 	// step_us 0 (the default, as in the tessel command line): the
 	// placement's step in its unit of time, else 1000 microseconds (1 ms)
 	// per step.
-	std::string to_trace_json(double step_us = 0.0) const
+	std::string to_trace_json(detail::Real step_us = 0.0) const
 	{
 		auto held = reading();
 		char *out = nullptr;
@@ -1811,7 +1882,7 @@ public:
 	// whole. step_us is for TESSEL_FORMAT_TRACE only. A stream that fails
 	// (badbit or failbit) ends the export with tessel::Error
 	// (TESSEL_EIO); an exception the stream throws is thrown again.
-	void write(std::ostream &os, tessel_format format, double step_us = 0.0) const
+	void write(std::ostream &os, tessel_format format, detail::Real step_us = 0.0) const
 	{
 		struct sink {
 			std::ostream *os;
@@ -1861,7 +1932,7 @@ public:
 		{
 			not_being_written("tessel::Schedule::release");
 			std::unique_lock<std::shared_mutex> held(ptr_->lock);
-			if (ptr_.use_count() > 1)
+			if (ptr_->views.load() > 0)
 				throw Error(TESSEL_EINVAL, "tessel::Schedule::release: a range or "
 							   "iterator of this schedule is alive");
 			s = ptr_->ptr;

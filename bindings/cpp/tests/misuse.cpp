@@ -175,6 +175,18 @@ template <class V>
 struct presets_infer_with<V, std::void_t<decltype(tessel::Graph::preset("mshape", 4, 6, std::declval<V>()))>>
 	: std::true_type {
 };
+// A double parameter takes floating-point and integer values, not a bool
+// (since 1.8.6).
+template <class V, class = void>
+struct sets_step_to : std::false_type {
+};
+template <class V>
+struct sets_step_to<V, std::void_t<decltype(std::declval<tessel::Graph &>().set_step(std::declval<V>()))>>
+	: std::true_type {
+};
+static_assert(sets_step_to<double>::value && sets_step_to<float>::value && sets_step_to<int>::value &&
+		      !sets_step_to<bool>::value,
+	      "a real parameter takes numbers, not a bool");
 static_assert(sets_fast_to<bool>::value && !sets_fast_to<int>::value && !sets_fast_to<double>::value,
 	      "a flag takes a bool only");
 static_assert(presets_infer_with<bool>::value && !presets_infer_with<int>::value,
@@ -703,6 +715,40 @@ int main()
 		iterating.join();
 		s.set_step(0, 0, 0);
 		require(s.to_json().find("tessel-schedule") != std::string::npos, "still whole");
+	});
+	works("a change waits for a write on another thread, never refused for it", [&] {
+		tessel::SearchOptions so;
+		so.micro_batches = 8;
+		so.work_limit = 50;
+		auto s = tessel::search(small_graph(), so);
+		const int rounds = under_valgrind() ? 20 : 2000;
+		std::atomic<bool> stop{false};
+		std::thread writer([&] {
+			while (!stop) {
+				std::ostringstream os;
+				s.write(os, TESSEL_FORMAT_TEXT);
+			}
+		});
+		int refused = 0;
+		for (int n = 0; n < rounds; n++)
+			try {
+				s.set_step(0, 0, 0);
+			} catch (const tessel::Error &) {
+				refused++;
+			}
+		stop = true;
+		writer.join();
+		require(refused == 0, "no range or iterator alive: no change refused");
+	});
+	raises("a double parameter given an integer beyond 2^53", TESSEL_ERANGE, "no exact double", [&] {
+		auto g = small_graph();
+		g.set_step((int64_t(1) << 53) + 1);
+	});
+	works("a double parameter given an integer a double holds", [&] {
+		auto g = small_graph();
+		g.set_step(int64_t(1) << 53);
+		g.set_step(3);
+		require(g.step() == 3.0, "3 taken as 3.0");
 	});
 	works("a change races no search: refused or before it, never during", [&] {
 		tessel::Options opts;

@@ -19,7 +19,7 @@ from .errors import check
 H = TypeVar("H", bound="Handle")
 
 __all__ = ["Handle", "take_string", "text_arg", "path_arg", "int_arg",
-           "int64_arg", "size_arg", "uint64_arg", "double_arg", "bool_arg",
+           "int64_arg", "size_arg", "uint64_arg", "double_arg", "bool_arg", "is_bool",
            "data_arg", "INT_MIN", "INT_MAX", "INT64_MIN", "INT64_MAX"]
 
 INT_MIN, INT_MAX = -2 ** 31, 2 ** 31 - 1
@@ -323,10 +323,21 @@ def data_arg(value: Any, what: str) -> bytes:
                     % (what, _type_name(value)))
 
 
+def is_bool(value: Any) -> bool:
+    """Python's bool, or a truth value of another library that converts
+    to an integer (numpy's bool_)."""
+    if isinstance(value, bool):
+        return True
+    kind = type(value)
+    return (kind.__name__ in ("bool_", "bool8", "bool")
+            and kind.__module__.split(".")[0] == "numpy")
+
+
 def _integer(value: Any, what: str) -> int:
     # bool is an int to Python, never a count or a number to libtessel
-    if isinstance(value, bool):
-        raise TypeError("%s must be an integer, not bool" % what)
+    if is_bool(value):
+        raise TypeError("%s must be an integer, not %s"
+                        % (what, _type_name(value)))
     try:
         return operator.index(value)
     except TypeError:
@@ -365,7 +376,7 @@ def uint64_arg(value: Any, what: str) -> int:
 
 def double_arg(value: Any, what: str) -> float:
     """A real number (int or float, not bool, not str) for a C double."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if is_bool(value) or not isinstance(value, numbers.Real):
         raise TypeError("%s must be a number, not %s"
                         % (what, _type_name(value)))
     number = float(value)
@@ -380,7 +391,7 @@ def double_arg(value: Any, what: str) -> float:
 
 def bool_arg(value: Any, what: str) -> int:
     """True/False (or the integers 0 and 1) as the C int 1/0."""
-    if isinstance(value, bool):
+    if is_bool(value):
         return 1 if value else 0
     number = _integer(value, what)
     if number not in (0, 1):

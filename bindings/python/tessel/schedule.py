@@ -2,6 +2,7 @@
 
 import ctypes
 import enum
+import errno
 import fractions
 import io
 import os
@@ -15,7 +16,7 @@ from typing import (Any, Callable, Dict, Iterator, List, Mapping,
 
 from ._lib import (PROGRESS_FN, WRITE_FN, action_iter_p, action_p, entry_p, graph_p,
                    iter_p, lib, options_p, schedule_p, simulation_p)
-from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
+from ._util import (Handle, Number, bool_arg, data_arg, double_arg, is_bool,
                     enum_value, int64_arg, int_arg, path_arg, seconds_to_ms,
                     sigint_deferred, take_string, uint64_arg)
 from .errors import (ITEROVER, NotFoundError, RangeError, TesselError, check,
@@ -212,6 +213,7 @@ class _Iterator(Handle):
         self._handle = handle
         self._owner = schedule
         self._done = False
+        self._changes = schedule._changes
         schedule._depend(self)
 
     def _what(self) -> str:
@@ -230,6 +232,10 @@ class _Iterator(Handle):
                              "is closed")
         if self._done:
             raise StopIteration
+        if owner is not None and owner._changes != self._changes:
+            # (the C iterator's order is the schedule's when it was made)
+            raise RuntimeError("the tessel.Schedule changed during iteration "
+                               "(set_step or set_choice): iterate it anew")
         item = ctype()
         rc = func(ctypes.byref(item), self._h())
         if rc == ITEROVER:
@@ -464,7 +470,7 @@ def _alternatives_arg(value: Any) -> int:
     """TESSEL_OPT_ALTERNATIVES from True ("search"), False ("off"), a name
     of :data:`ALTERNATIVES` or the option's number (range-checked by the
     library)."""
-    if isinstance(value, bool):
+    if is_bool(value):
         return 1 if value else 0
     if isinstance(value, str):
         return enum_value(value, ALTERNATIVES, "alternatives")
@@ -630,6 +636,9 @@ class Schedule(Handle):
 
     _ctype = schedule_p
     _thread_safe = True
+    #: set_step and set_choice calls so far: an iterator made before one
+    #: raises RuntimeError (the C iterator's order would be stale)
+    _changes = 0
 
     def _copy_hint(self) -> str:
         return ("; Schedule.from_json(schedule.to_json()) makes an "
@@ -696,8 +705,10 @@ class Schedule(Handle):
         this schedule, as :meth:`set_choice` is: the export under way
         reads the schedule as it was when it began.
         """
+        handle = self._h_change()
+        self._changes += 1
         check(lib.tessel_schedule_set_step(
-            self._h_change(), int_arg(gid, "block id"),
+            handle, int_arg(gid, "block id"),
             int64_arg(micro_batch, "micro_batch"), int64_arg(step, "step")))
 
     def set_choice(self, block: Block, micro_batch: int,
@@ -733,7 +744,9 @@ class Schedule(Handle):
             gid = self.graph._gid(block)
         else:
             gid = int_arg(block, "block id")
-        check(lib.tessel_schedule_set_choice(self._h_change(), gid, mid, which,
+        handle = self._h_change()
+        self._changes += 1
+        check(lib.tessel_schedule_set_choice(handle, gid, mid, which,
                                              offload, reload))
 
     # -- figures ----------------------------------------------------------
@@ -900,7 +913,9 @@ class Schedule(Handle):
         file is replaced, the link kept, and an existing file keeps its
         permissions; a device, a pipe or a link to nothing yet is written
         as it is) or a file object
-        (a text stream gets str, anything else with ``write`` bytes).
+        (a text stream gets str, anything else with ``write`` bytes; a raw
+        stream that takes part of the bytes gets the rest, one that would
+        block raises BlockingIOError).
         ``step_us`` is for "trace" only. An exception raised by the file
         object ends the export and is raised again. The file object may
         read this schedule; changing it (:meth:`set_step`,
@@ -922,6 +937,8 @@ class Schedule(Handle):
             self._write_to(dest, code, us)
             return
         name = os.fsdecode(path_arg(dest, "dest"))
+        if not name:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), name)
         try:
             st: Optional[os.stat_result] = os.stat(name)
         except (OSError, ValueError):
@@ -936,9 +953,13 @@ class Schedule(Handle):
         target = os.path.realpath(name) if link else name
         # a new file of its own (never one, or a link, left at a fixed
         # name), with the mode the target has or a new file would get
-        fd, tmp = tempfile.mkstemp(
-            prefix=os.path.basename(target) + ".",
-            dir=os.path.dirname(target) or ".")
+        try:
+            fd, tmp = tempfile.mkstemp(
+                prefix=os.path.basename(target) + ".",
+                dir=os.path.dirname(target) or ".")
+        except OSError as exc:
+            # (named after the path asked for, not the temporary file)
+            raise type(exc)(exc.errno, exc.strerror, name) from None
         try:
             with os.fdopen(fd, "wb") as f:
                 os.chmod(f.fileno(), stat.S_IMODE(st.st_mode) if st is not None
@@ -946,7 +967,10 @@ class Schedule(Handle):
                 self._write_to(f, code, us)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(tmp, target)
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise type(exc)(exc.errno, exc.strerror, name) from None
         except BaseException:
             try:
                 os.unlink(tmp)
@@ -962,7 +986,26 @@ class Schedule(Handle):
             try:
                 if len(data) != length:
                     raise ValueError("a piece of the export was cut short")
-                f.write(data.decode("utf-8") if text else data)
+                if text:
+                    f.write(data.decode("utf-8"))
+                    return 0
+                # a raw stream (a pipe, a socket, an unbuffered file) may
+                # take only part of the data, or none when it would block;
+                # another writer that returns no count took it all
+                raw = isinstance(f, io.RawIOBase)
+                view = data
+                while len(view):
+                    n = f.write(view)
+                    if n is None and raw:
+                        raise BlockingIOError(
+                            errno.EAGAIN, "the stream would block: "
+                            "%d bytes of the export not written" % len(view))
+                    if isinstance(n, bool) or not isinstance(n, int) or n >= len(view):
+                        break
+                    if n <= 0:
+                        raise OSError(errno.EIO, "the stream took %r of %d bytes"
+                                      % (n, len(view)))
+                    view = view[n:]
                 return 0
             except BaseException as exc:  # raised again below
                 failure.append(exc)
@@ -987,7 +1030,9 @@ class Schedule(Handle):
         With ``device`` the entries on that device in time order; with None
         every entry once, by start step (ties by device then block id).
         The iterator keeps the schedule alive; closing the schedule closes
-        it (it then raises ValueError).
+        it (it then raises ValueError); :meth:`set_step` or
+        :meth:`set_choice` after it was made makes its next step raise
+        RuntimeError (as a dict changed during iteration).
         """
         which = ALL_DEVICES if device is None else int_arg(device, "device")
         it = iter_p()

@@ -472,6 +472,87 @@ def work_limit_bool():
     tessel.search(small(), work_limit=True)
 
 
+class _NumpyLikeBool:
+    """What numpy's bool_ is to the binding (an __index__, numpy's name),
+    for a machine without numpy."""
+    __module__ = "numpy"
+
+    def __init__(self, value):
+        self.value = value
+
+    def __index__(self):
+        return int(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
+
+
+_NumpyLikeBool.__name__ = "bool_"
+
+
+@case("TypeError")
+def span_numpy_bool():
+    try:
+        import numpy
+        true = numpy.True_
+    except ImportError:
+        true = _NumpyLikeBool(True)
+    small().add_block("x", "forward", true, 0)
+
+
+@case("TypeError")
+def device_numpy_bool():
+    small().add_block("x", "forward", 1, 0, devices=[_NumpyLikeBool(False)])
+
+
+@case("RuntimeError")
+def iterator_after_set_step():
+    s = schedule()
+    it = s.entries(0)
+    first = next(it)
+    s.set_step(first.gid, first.micro_batch, first.start)
+    next(it)
+
+
+@case("value")
+def write_raw_stream_in_parts():
+    import io
+    s = schedule()
+
+    class Trickle(io.RawIOBase):
+        def __init__(self):
+            self.data = bytearray()
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            self.data += bytes(b[:7])
+            return min(7, len(b))
+    out = Trickle()
+    s.write(out, "json")
+    assert out.data.decode() == s.to_json()
+    return "a raw stream taking 7 bytes a call gets every byte"
+
+
+@case("BlockingIOError")
+def write_raw_stream_would_block():
+    import io
+
+    class Full(io.RawIOBase):
+        def writable(self):
+            return True
+
+        def write(self, b):
+            return None
+    schedule().write(Full(), "json")
+
+
+@case("FileNotFoundError")
+def write_empty_path():
+    schedule().write("", "json")
+
+
 @case("ValueError")
 def name_bytes_not_utf8():
     small().add_block(b"\xff", "forward", 1, 0)
