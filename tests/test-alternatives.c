@@ -475,6 +475,60 @@ static void test_limit_below_need(void **state)
 	tessel_graph_free(g);
 }
 
+/* A placement whose every-alternative plan the heuristic finds no
+ * repetend for and the solver is not used on, searched without a time
+ * limit: no schedule is TESSEL_EINFEASIBLE with its reason, never
+ * TESSEL_ETIMEOUT (there is no time limit to lengthen). */
+static const char no_repetend_json[] =
+	"{\"devices\":4,\"memory_limit\":4,\"latency\":2,\"blocks\":[{\"name\":\"f0\""
+	",\"kind\":\"forward\",\"span\":1,\"memory\":2,\"devices\":[0],\"recompute\":"
+	"{\"backward\":\"b0\",\"saves\":2,\"extra\":1},\"offload\":{\"backward\":\"b0\""
+	",\"saves\":1,\"transfer\":1}},{\"name\":\"f1\",\"kind\":\"forward\",\"span\":2"
+	",\"memory\":3,\"devices\":[1],\"after\":[{\"block\":\"f0\",\"latency\":1}],\""
+	"offload\":{\"backward\":\"b1\",\"saves\":2,\"transfer\":2}},{\"name\":\"f2\","
+	"\"kind\":\"forward\",\"span\":1,\"memory\":3,\"devices\":[2],\"after\":[{\"bl"
+	"ock\":\"f1\",\"latency\":2}]},{\"name\":\"f3\",\"kind\":\"forward\",\"span\":2,"
+	"\"memory\":1,\"devices\":[3],\"after\":[{\"block\":\"f2\",\"latency\":2}],\"o"
+	"ffload\":{\"backward\":\"b3\",\"saves\":1,\"transfer\":3}},{\"name\":\"f4\",\""
+	"kind\":\"forward\",\"span\":2,\"memory\":3,\"devices\":[0],\"after\":[\"f3\"]"
+	",\"recompute\":{\"backward\":\"b4\",\"saves\":3,\"extra\":1}},{\"name\":\"f5\""
+	",\"kind\":\"forward\",\"span\":1,\"memory\":2,\"devices\":[1],\"after\":[{\"b"
+	"lock\":\"f4\",\"latency\":2}],\"offload\":{\"backward\":\"b5\",\"saves\":1,\"t"
+	"ransfer\":2}},{\"name\":\"f6\",\"kind\":\"forward\",\"span\":2,\"memory\":1,\""
+	"devices\":[2],\"after\":[\"f5\"],\"offload\":{\"backward\":\"b6\",\"saves\":1"
+	",\"transfer\":3}},{\"name\":\"f7\",\"kind\":\"forward\",\"span\":2,\"memory\":"
+	"3,\"devices\":[3],\"after\":[{\"block\":\"f6\",\"latency\":1}]},{\"name\":\"b"
+	"7\",\"kind\":\"backward\",\"span\":2,\"memory\":-3,\"devices\":[3],\"after\":"
+	"[\"f7\"]},{\"name\":\"b6\",\"kind\":\"backward\",\"span\":3,\"memory\":-1,\"dev"
+	"ices\":[2],\"after\":[\"b7\"]},{\"name\":\"b5\",\"kind\":\"backward\",\"span\":"
+	"3,\"memory\":-2,\"devices\":[1],\"after\":[\"b6\",\"f5\"]},{\"name\":\"b4\",\"k"
+	"ind\":\"backward\",\"span\":2,\"memory\":-3,\"devices\":[0],\"after\":[\"b5\""
+	"]},{\"name\":\"b3\",\"kind\":\"backward\",\"span\":2,\"memory\":-1,\"devices\""
+	":[3],\"after\":[\"b4\",\"f3\"]},{\"name\":\"b2\",\"kind\":\"backward\",\"span\":"
+	"3,\"memory\":-3,\"devices\":[2],\"after\":[\"b3\"]},{\"name\":\"b1\",\"kind\":"
+	"\"backward\",\"span\":2,\"memory\":-3,\"devices\":[1],\"after\":[\"b2\"]},{\""
+	"name\":\"b0\",\"kind\":\"backward\",\"span\":2,\"memory\":-2,\"devices\":[0],"
+	"\"after\":[\"b1\",\"f0\"]}]}";
+
+static void test_no_repetend_without_time_limit(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_from_json(&g, no_repetend_json, sizeof no_repetend_json - 1));
+	for (int64_t work = 0; work <= 300; work += 300) {
+		tessel_options *o = th_options(7);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 2));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 1));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, work));
+		tessel_schedule *s = NULL;
+		th_expect_error(tessel_search(&s, g, o), TESSEL_EINFEASIBLE,
+				"every declared alternative taken");
+		assert_null(s);
+		tessel_options_free(o);
+	}
+	tessel_graph_free(g);
+}
+
 /* Stops at the first better schedule; counts the calls after that. */
 static int stop_at_first(const tessel_progress *p, void *payload)
 {
@@ -561,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_proof_with_alternatives),
 		cmocka_unit_test(test_search_offload_only),
 		cmocka_unit_test(test_limit_below_need),
+		cmocka_unit_test(test_no_repetend_without_time_limit),
 		cmocka_unit_test(test_anytime),
 		cmocka_unit_test(test_options_changed_by_callback),
 	};

@@ -67,4 +67,8 @@ printf '%s\n' "$out" | grep -q '^# no published family' || fail "no note for a p
 "$T" compare nosuch >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown preset: not 2"
 "$T" compare vshape --latency -1 >/dev/null 2>&1; [ $? -eq 2 ] || fail "negative latency: not 2"
 "$T" compare --help | grep -q '^Usage: tessel compare' || fail "no help"
+# '-': the placement from the standard input, as a file gives it
+from_stdin=$("$T" compare - -n 4 --fast < "$dir/zb.json" | awk '/^tessel / { print $2 }')
+from_file=$("$T" compare "$dir/zb.json" -n 4 --fast | awk '/^tessel / { print $2 }')
+[ -n "$from_stdin" ] && [ "$from_stdin" = "$from_file" ] || fail "compare -: '$from_stdin', the file: '$from_file'"
 exit 0

@@ -511,6 +511,32 @@ if ln -s real.json "$TMP/link.json" 2>/dev/null; then
 		fail "--output onto a link to nothing did not make the file it names"
 	pass "--output onto a symbolic link"
 fi
+# --output onto a file the user may not write: refused as the shell's
+# redirect is (a rename through the folder would replace it), the file
+# kept; as root, another user's file keeps its owner
+echo kept >"$TMP/readonly.json"
+chmod 444 "$TMP/readonly.json"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
+	id nobody >/dev/null 2>&1 &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TESSEL" --version >/dev/null 2>&1; then
+	chmod 777 "$TMP"
+	LAST="tessel search --output readonly.json (as nobody)"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$TESSEL" search \
+		--preset vshape --micro-batches 4 --fast --format json \
+		--output "$TMP/readonly.json" >"$OUT" 2>"$ERR"
+	STATUS=$?
+	expect_status 2
+	expect_stderr_has 'Permission denied'
+	[ "$(cat "$TMP/readonly.json")" = kept ] || fail "--output replaced a file the user may not write"
+	leftover "$TMP/readonly.json" && fail "a temporary file was left"
+	chown nobody:nogroup "$TMP/readonly.json"
+	chmod 644 "$TMP/readonly.json"
+	run search --preset vshape --micro-batches 4 --fast --format json --output "$TMP/readonly.json"
+	expect_status 0
+	[ "$(stat -c %U "$TMP/readonly.json")" = nobody ] || fail "--output as root changed the owner of the file it replaced"
+	chmod 755 "$TMP"
+	pass "--output onto a file the user may not write"
+fi
 run search --preset vshape --micro-batches 4 --fast --output -
 expect_status 0
 expect_stdout_has 'period 4'
@@ -583,6 +609,34 @@ run search --preset vshape --micro-batches 8 --recompute --memory auto --fast
 expect_status 0
 expect_stderr_has '^tessel: search: --memory auto: [0-9]* on every device (.* with every activation kept; the declared alternatives may need less)'
 pass "--memory min and auto with alternatives"
+# --memory auto under a time limit already spent: the reason given
+run search --preset mshape --micro-batches 8 --memory auto --time-limit 0.001
+expect_status 1
+expect_stderr_has 'resource bound: [a-z]'
+pass "--memory auto: a reason when the time limit passed"
+# the pairing of --recompute on a chain of 8,000 blocks (every forward
+# depends on every earlier one): declared and searched
+python3 -c '
+import json, sys
+n = 4000
+bl = [{"name": "f%d" % i, "kind": "forward", "span": 1, "memory": 1, "devices": [i % 4]} for i in range(n)]
+for i in range(1, n):
+    bl[i]["after"] = ["f%d" % (i - 1)]
+for i in reversed(range(n)):
+    bl.append({"name": "b%d" % i, "kind": "backward", "span": 1, "memory": -1, "devices": [i % 4],
+               "after": ["f%d" % (n - 1)] if i == n - 1 else ["b%d" % (i + 1)]})
+json.dump({"devices": 4, "blocks": bl}, open(sys.argv[1], "w"))' "$TMP/chain.json"
+run search "$TMP/chain.json" --micro-batches 1 --recompute --alternatives always --fast --format json
+expect_status 0
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+back = {b["name"]: b["recompute"]["backward"] for b in d["placement"]["blocks"] if "recompute" in b}
+assert len(back) == 4000, len(back)
+# the deepest backward on its device: the last of the chain there
+assert back["f0"] == "b0" and back["f5"] == "b1" and back["f3999"] == "b3", back["f5"]' "$OUT" ||
+	fail "--recompute on a chain: not every forward paired with the last backward on its device"
+pass "--recompute pairs a long chain"
 # offloads under a tight limit: the action stream's waits and copy order
 # keep the replay within the limit on every device
 for m in 2 3; do
@@ -623,6 +677,10 @@ expect_status 0
 run explore "$DATA/vshape-4dev.json"
 expect_status 2
 expect_stderr_has 'unit'
+# an option without its argument is said to be one
+run explore "$DATA/model-small.json" -k
+expect_refused 2
+expect_stderr_has 'option -k needs an argument'
 run explore
 expect_status 2
 pass "explore"

@@ -298,10 +298,13 @@ static int64_t cached_tight(const char *path, const char *preset, int devices)
 	int d;
 	long long v;
 	int64_t found = 0;
-	/* other lines (comments, anything malformed) are skipped */
+	/* other lines (comments, anything malformed, a limit outside 1 ..
+	 * 2^49, whose double, the "-gen" case's, a limit cannot be) are
+	 * skipped */
 	while (fgets(line, sizeof line, f))
 		if (sscanf(line, "%63s %d %lld", name, &d, &v) == 3 &&
-		    strcmp(name, preset) == 0 && d == devices && v > 0)
+		    strcmp(name, preset) == 0 && d == devices && v > 0 &&
+		    v <= ((long long)1 << 49))
 			found = v;
 	fclose(f);
 	return found;

@@ -323,6 +323,13 @@ static int out_open(cli_out *o, const char *path)
 	int exists = stat(path, &st) == 0;
 	int link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
 	if ((!exists && !link) || (exists && S_ISREG(st.st_mode))) {
+		/* a file the user may not write is not replaced through its
+		 * folder (a rename needs only the folder's permission): the
+		 * shell's "Permission denied" */
+		if (exists && access(path, W_OK) != 0) {
+			cli_error("%s: %s", path, strerror(errno));
+			return -1;
+		}
 		o->target = link ? realpath(path, NULL) : strdup(path);
 		o->tmp = o->target ? temporary_name(o->target) : NULL;
 		if (!o->tmp) {
@@ -348,6 +355,11 @@ static int out_open(cli_out *o, const char *path)
 		o->f = temporary_open(o->tmp, exists ? st.st_mode & 07777 : 0666 & ~mask);
 		if (o->f)
 			writing_tmp = o->tmp;
+		/* an existing file keeps its owner where the user may give it
+		 * (root): otherwise the file becomes the user's, as a copy */
+		if (o->f && exists && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
+		    fchown(fileno(o->f), st.st_uid, st.st_gid) != 0)
+			errno = 0;
 		sigprocmask(SIG_SETMASK, &before, NULL);
 	} else {
 		o->f = fopen(path, "w");

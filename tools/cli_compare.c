@@ -601,10 +601,10 @@ static int load(tessel_graph **g, const struct compare_args *a)
 {
 	struct stat st;
 	int rc;
-	if (stat(a->placement, &st) == 0) {
-		rc = tessel_graph_from_file(g, a->placement);
+	if (cli_is_stdin(a->placement) || stat(a->placement, &st) == 0) {
+		rc = cli_load_graph(g, a->placement);
 		if (rc)
-			return cli_lib_error(rc, a->placement);
+			return rc;
 		if (a->memory_given) {
 			rc = tessel_graph_set_memory_limit(*g, TESSEL_ALL_DEVICES,
 							   a->memory);

@@ -355,7 +355,7 @@ static int explore_model(const tessel_model *m, const struct explore_args *a,
 int cli_explore(int argc, char **argv)
 {
 	struct explore_args a = {0};
-	int rc = cli_parse_options(argc, argv, "w:t:j:k:f:o:p:sqhV",
+	int rc = cli_parse_options(argc, argv, ":w:t:j:k:f:o:p:sqhV",
 				   explore_options, explore_usage, apply, &a);
 	if (rc >= 0)
 		return rc;

@@ -567,10 +567,14 @@ static int auto_memory(tessel_graph *g, const struct search_args *a)
 {
 	int proven = 0;
 	int64_t left = time_left_ms(a);
+	tessel_error_clear();
 	int64_t limit = smallest_memory(g, &proven, 0, left > 1 ? left / 2 : left);
 	if (limit < 0) {
+		const char *why = tessel_error_last();
 		cli_error("--memory auto: no memory limit found under which the "
-			  "period reaches the resource bound: %s", tessel_error_last());
+			  "period reaches the resource bound: %s",
+			  left == 0 ? "the time limit passed before the limit was searched"
+			  : why && *why ? why : "none was found");
 		return CLI_EXIT_FAIL;
 	}
 	int rc = tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, limit);

@@ -867,9 +867,10 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 		rc = pull_repetends(b, rep, &solver, have_hint ? &hint : NULL,
 				    guide.period ? &guide : NULL);
 	/* the solver not used (a model too large for the work or time
-	 * left) is no stop: the phases after it still run, unless the time
-	 * limit itself passed or the search was cancelled */
-	if (rc == TESSEL_ETIMEOUT && have_hint && !tsl_options_cancelled(o->src) &&
+	 * left), or its work spent, is no stop, with a repetend of the
+	 * heuristic or without: the phases after it still run, unless the
+	 * time limit itself passed or the search was cancelled */
+	if (rc == TESSEL_ETIMEOUT && !tsl_options_cancelled(o->src) &&
 	    !b->stopped && !(b->end_us && tsl_now_us() >= b->end_us))
 		rc = TSL_OK;
 	tsl_repetend_release(&hint);
@@ -1098,7 +1099,16 @@ int tsl_search_graph(tessel_schedule **out, const tessel_graph *g,
 		makespan = b.first_makespan;
 		rc = TSL_OK;
 	}
-	if (rc == TESSEL_ETIMEOUT && !s && !b.first && !b.nfin)
+	if (rc == TESSEL_ETIMEOUT && !s && !b.first && !b.nfin && !b.end_us &&
+	    !tsl_options_cancelled(o->src)) {
+		/* no time limit to lengthen: what ran out was the work budget
+		 * or a solver not used, so no schedule was found */
+		char why[256];
+		snprintf(why, sizeof why, "%s", tessel_error_last());
+		rc = tsl_error(TESSEL_EINFEASIBLE,
+			       "no schedule was found within the work budget (%s)",
+			       why[0] ? why : "spent");
+	} else if (rc == TESSEL_ETIMEOUT && !s && !b.first && !b.nfin)
 		rc = tsl_error(TESSEL_ETIMEOUT,
 			       "time limit reached before any schedule was found "
 			       "(%lld instances; not even the first, a list schedule, "

@@ -950,6 +950,10 @@ class Schedule(Handle):
                 self._write_to(f, code, us)
                 f.flush()
             return
+        if st is not None and not os.access(name, os.W_OK):
+            # a file the caller may not write is not replaced through its
+            # folder (a rename needs only the folder's permission)
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
         target = os.path.realpath(name) if link else name
         # a new file of its own (never one, or a link, left at a fixed
         # name), with the mode the target has or a new file would get
