@@ -420,8 +420,11 @@ TESSEL_API int tessel_graph_from_json(tessel_graph **out, const char *text,
 TESSEL_API int tessel_graph_from_file(tessel_graph **out, const char *path);
 
 /* Serialise a graph as placement JSON, latencies, durations, step and
- * unit included, so that reading it back gives the same graph. *out: new
- * NUL-terminated text, release with tessel_free. */
+ * unit included, so that reading it back gives the same graph (for a graph
+ * that passes tessel_graph_validate: tessel_graph_from_json validates what
+ * it reads, so the text of one that does not, an empty graph or a limit
+ * below what a micro-batch needs, is refused with the same reason). *out:
+ * new NUL-terminated text, release with tessel_free. */
 TESSEL_API int tessel_graph_to_json(char **out, const tessel_graph *graph);
 
 /* ------------------------------------------------------------------------ */

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static const char compare_usage[] =
 	"Usage: tessel compare PLACEMENT [OPTIONS]\n"
@@ -47,7 +48,10 @@ static const char compare_usage[] =
 	"                            default 3 per 2 devices, 12 on 8;\n"
 	"                            overrides the file's limits)\n"
 	"  -n, --micro-batches N     micro-batches, 1 .. 256 (default 16)\n"
-	"  -t, --time-limit SECONDS  limit of libtessel's search (default 60)\n"
+	"  -t, --time-limit SECONDS  limit of libtessel's search and of each\n"
+	"                            greedy baseline (default 60; 1f1b keeps\n"
+	"                            the best cap on micro-batches in flight\n"
+	"                            tried by then)\n"
 	"      --fast                libtessel's heuristics only, no solver\n"
 	"  -D, --durations FILE      durations per block (JSON object of block\n"
 	"                            names to numbers, as for 'tessel simulate')\n"
@@ -60,8 +64,7 @@ static const char compare_usage[] =
 
 enum { OPT_FAST = 256 };
 
-/* The greedy baselines rescan every entry at every event: keep them
- * quick. */
+/* The greedy baselines: at most this many micro-batches. */
 #define COMPARE_MAX_MICROS 256
 
 static const struct option compare_options[] = {
@@ -217,93 +220,182 @@ static int flat_build(struct flat *f, const tessel_graph *g, int64_t N)
 
 enum policy { POLICY_GPIPE, POLICY_1F1B };
 
-struct cand {
-	int b;
-	int64_t m;
-	int key0;
+/* A binary min-heap of (time, entry). */
+struct eheap {
+	int64_t *t;
+	size_t *e;
+	size_t n;
 };
 
-static int cand_cmp(const void *pa, const void *pb)
+static void eheap_push(struct eheap *h, int64_t t, size_t e)
 {
-	const struct cand *a = pa, *b = pb;
-	if (a->key0 != b->key0)
-		return a->key0 - b->key0;
-	if (a->m != b->m)
-		return a->m < b->m ? -1 : 1;
-	return a->b - b->b;
+	size_t i = h->n++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (h->t[p] <= t)
+			break;
+		h->t[i] = h->t[p];
+		h->e[i] = h->e[p];
+		i = p;
+	}
+	h->t[i] = t;
+	h->e[i] = e;
+}
+
+static size_t eheap_pop(struct eheap *h)
+{
+	size_t top = h->e[0];
+	int64_t t = h->t[--h->n];
+	size_t e = h->e[h->n], i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->t[c + 1] < h->t[c])
+			c++;
+		if (h->t[c] >= t)
+			break;
+		h->t[i] = h->t[c];
+		h->e[i] = h->e[c];
+		i = c;
+	}
+	if (h->n) {
+		h->t[i] = t;
+		h->e[i] = e;
+	}
+	return top;
+}
+
+/* The order in which ready entries are tried: the policy's kinds first,
+ * then the earliest micro-batch, then the lowest block id. */
+static int cand_before(const struct flat *f, enum policy pol, size_t a, size_t b)
+{
+	int ba = (int)(a / (size_t)f->N), bb = (int)(b / (size_t)f->N);
+	int ka = pol == POLICY_GPIPE ? f->kind[ba] != TESSEL_KIND_FORWARD
+				     : f->kind[ba] == TESSEL_KIND_FORWARD;
+	int kb = pol == POLICY_GPIPE ? f->kind[bb] != TESSEL_KIND_FORWARD
+				     : f->kind[bb] == TESSEL_KIND_FORWARD;
+	if (ka != kb)
+		return ka < kb;
+	size_t ma = a % (size_t)f->N, mb = b % (size_t)f->N;
+	if (ma != mb)
+		return ma < mb;
+	return ba < bb;
 }
 
 /* Start steps of every entry (starts[b * N + m]) under the policy, or -1
- * with `why` when the greedy order gets stuck (memory). */
-static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
-		  int64_t max_inflight, int64_t *out_makespan, char *why,
-		  size_t wl)
+ * with `why` when the greedy order gets stuck (memory). Event by event:
+ * at each step where an entry becomes ready (its dependencies finished,
+ * their latencies passed) or a device frees, the micro-batches finished by
+ * then leave, and the ready entries, in the policy's order, start where
+ * their devices are free and the memory and the cap on micro-batches in
+ * flight let them. The ready entries are kept in that order (an insertion
+ * each), the others wait in a heap of their ready steps: O(E (R + log E))
+ * for E entries and at most R ready at once, where a rescan of every entry
+ * at every step took O(E^2). */
+static int64_t now_ms(void)
 {
-	int64_t *left = malloc((size_t)f->N * sizeof *left); /* 0 not started, 1 in flight, 2 done */
-	int64_t inflight = 0, makespan = 0;
-	size_t total = (size_t)f->nb * (size_t)f->N, placed = 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
+		  int64_t max_inflight, int64_t end_ms, int64_t *out_makespan,
+		  char *why, size_t wl)
+{
+	size_t N = (size_t)f->N, total = (size_t)f->nb * N, placed = 0;
+	int64_t inflight = 0, makespan = 0, t = 0;
+	int rc = 0;
+	char *left = calloc(N, 1); /* 0 not started, 1 in flight, 2 done */
 	int64_t *finish = malloc(total * sizeof *finish);
+	int64_t *ready_at = calloc(total, sizeof *ready_at);
+	int *unmet = malloc(total * sizeof *unmet);
 	int64_t *free_at = calloc((size_t)f->D, sizeof *free_at);
 	int64_t *mem = calloc((size_t)f->D, sizeof *mem);
-	struct cand *c = malloc((total + 1) * sizeof *c);
-	int rc = 0;
-	if (!finish || !free_at || !mem || !c || !left) {
+	size_t *placed_of = calloc(N, sizeof *placed_of);
+	int64_t *done_at = calloc(N, sizeof *done_at);
+	size_t *ready = malloc((total + 1) * sizeof *ready);
+	int *cstart = calloc((size_t)f->nb + 1, sizeof *cstart);
+	int *cblock = NULL, *cdep = NULL;
+	struct eheap wait = {malloc((total + 1) * sizeof(int64_t)),
+			     malloc((total + 1) * sizeof(size_t)), 0};
+	struct eheap gone = {malloc((N + 1) * sizeof(int64_t)),
+			     malloc((N + 1) * sizeof(size_t)), 0};
+	/* the steps where a device frees (every finish) */
+	struct eheap frees = {malloc((total + 1) * sizeof(int64_t)),
+			      malloc((total + 1) * sizeof(size_t)), 0};
+	size_t events = 0;
+	size_t nready = 0, ndeps = 0;
+	for (int b = 0; b < f->nb; b++)
+		ndeps += (size_t)f->ndeps[b];
+	cblock = malloc((ndeps + 1) * sizeof *cblock);
+	cdep = malloc((ndeps + 1) * sizeof *cdep);
+	if (!left || !finish || !ready_at || !unmet || !free_at || !mem ||
+	    !placed_of || !done_at || !ready || !cstart || !cblock || !cdep ||
+	    !wait.t || !wait.e || !gone.t || !gone.e || !frees.t || !frees.e) {
 		snprintf(why, wl, "out of memory");
 		rc = -1;
 		goto out;
 	}
-	for (size_t i = 0; i < total; i++)
-		finish[i] = starts[i] = -1;
-	for (int64_t m = 0; m < f->N; m++)
-		left[m] = 0;
-	int64_t t = 0;
-	while (placed < total) {
-		size_t nc = 0;
-		int64_t next = -1;
+	/* the consumers of each block, and which of their dependencies */
+	for (int b = 0; b < f->nb; b++)
+		for (int i = 0; i < f->ndeps[b]; i++)
+			cstart[f->deps[b][i] + 1]++;
+	for (int b = 0; b < f->nb; b++)
+		cstart[b + 1] += cstart[b];
+	{
+		int *fill = calloc((size_t)f->nb + 1, sizeof *fill);
+		if (!fill) {
+			snprintf(why, wl, "out of memory");
+			rc = -1;
+			goto out;
+		}
 		for (int b = 0; b < f->nb; b++)
-			for (int64_t m = 0; m < f->N; m++) {
-				size_t e = (size_t)b * (size_t)f->N + (size_t)m;
-				if (starts[e] >= 0)
-					continue;
-				int ready = 1;
-				for (int i = 0; i < f->ndeps[b] && ready; i++) {
-					size_t p = (size_t)f->deps[b][i] *
-						   (size_t)f->N + (size_t)m;
-					if (finish[p] < 0)
-						ready = 0;
-					else if (finish[p] + f->lat[b][i] > t) {
-						int64_t at = finish[p] + f->lat[b][i];
-						if (next < 0 || at < next)
-							next = at;
-						ready = 0;
-					}
-				}
-				if (!ready)
-					continue;
-				c[nc].b = b;
-				c[nc].m = m;
-				c[nc].key0 = pol == POLICY_GPIPE
-					? f->kind[b] != TESSEL_KIND_FORWARD
-					: f->kind[b] == TESSEL_KIND_FORWARD;
-				nc++;
+			for (int i = 0; i < f->ndeps[b]; i++) {
+				int p = f->deps[b][i];
+				cblock[cstart[p] + fill[p]] = b;
+				cdep[cstart[p] + fill[p]++] = i;
 			}
+		free(fill);
+	}
+	for (size_t e = 0; e < total; e++) {
+		finish[e] = starts[e] = -1;
+		unmet[e] = f->ndeps[e / N];
+		if (!unmet[e])
+			eheap_push(&wait, 0, e);
+	}
+	while (placed < total) {
+		if (end_ms && (++events & 1023) == 0 && now_ms() > end_ms) {
+			snprintf(why, wl, "time limit reached at step %lld "
+				 "(--time-limit)", (long long)t);
+			rc = -1;
+			break;
+		}
+		while (frees.n && frees.t[0] <= t)
+			eheap_pop(&frees);
+		/* the entries ready by t join the ordered list */
+		while (wait.n && wait.t[0] <= t) {
+			size_t e = eheap_pop(&wait), at = nready;
+			while (at > 0 && cand_before(f, pol, e, ready[at - 1])) {
+				ready[at] = ready[at - 1];
+				at--;
+			}
+			ready[at] = e;
+			nready++;
+		}
 		/* micro-batches whose every entry has finished by t leave */
-		for (int64_t m = 0; m < f->N; m++) {
-			if (left[m] != 1)
-				continue;
-			int todo = 0;
-			for (int b = 0; b < f->nb && !todo; b++) {
-				size_t e = (size_t)b * (size_t)f->N + (size_t)m;
-				todo = finish[e] < 0 || finish[e] > t;
-			}
-			if (!todo) {
+		while (gone.n && gone.t[0] <= t) {
+			size_t m = eheap_pop(&gone);
+			if (left[m] == 1) {
 				left[m] = 2;
 				inflight--;
 			}
 		}
-		qsort(c, nc, sizeof *c, cand_cmp);
-		for (size_t k = 0; k < nc; k++) {
-			int b = c[k].b, ok = 1;
+		size_t kept = 0;
+		for (size_t k = 0; k < nready; k++) {
+			size_t e = ready[k], m = e % N;
+			int b = (int)(e / N), ok = 1;
 			for (int i = 0; i < f->ndev[b] && ok; i++) {
 				int d = f->dev[b][i];
 				if (free_at[d] > t)
@@ -315,15 +407,16 @@ static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
 			}
 			/* a micro-batch not started yet waits while
 			 * max_inflight are in flight */
-			if (ok && left[c[k].m] == 0 && inflight >= max_inflight)
+			if (ok && left[m] == 0 && inflight >= max_inflight)
 				ok = 0;
-			if (!ok)
+			if (!ok) {
+				ready[kept++] = e;
 				continue;
-			if (left[c[k].m] == 0) {
-				left[c[k].m] = 1;
+			}
+			if (left[m] == 0) {
+				left[m] = 1;
 				inflight++;
 			}
-			size_t e = (size_t)b * (size_t)f->N + (size_t)c[k].m;
 			starts[e] = t;
 			finish[e] = t + f->span[b];
 			for (int i = 0; i < f->ndev[b]; i++) {
@@ -331,21 +424,30 @@ static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
 				mem[f->dev[b][i]] += f->mem[b];
 			}
 			placed++;
-			if (t + f->span[b] > makespan)
-				makespan = t + f->span[b];
+			eheap_push(&frees, finish[e], e);
+			if (finish[e] > makespan)
+				makespan = finish[e];
+			if (finish[e] > done_at[m])
+				done_at[m] = finish[e];
+			if (++placed_of[m] == (size_t)f->nb)
+				eheap_push(&gone, done_at[m], m);
+			for (int k2 = cstart[b]; k2 < cstart[b + 1]; k2++) {
+				int c = cblock[k2];
+				size_t ce = (size_t)c * N + m;
+				int64_t at = finish[e] + f->lat[c][cdep[k2]];
+				if (at > ready_at[ce])
+					ready_at[ce] = at;
+				if (--unmet[ce] == 0)
+					eheap_push(&wait, ready_at[ce], ce);
+			}
 		}
-		for (int d = 0; d < f->D; d++)
-			if (free_at[d] > t && (next < 0 || free_at[d] < next))
-				next = free_at[d];
+		nready = kept;
+		int64_t next = wait.n ? wait.t[0] : -1;
+		if (frees.n && (next < 0 || frees.t[0] < next))
+			next = frees.t[0];
 		if (placed < total && next < 0) {
 			snprintf(why, wl, "stuck at step %lld: every ready "
 				 "forward would pass a memory limit",
-				 (long long)t);
-			rc = -1;
-			break;
-		}
-		if (placed < total && next <= t) {
-			snprintf(why, wl, "no progress at step %lld",
 				 (long long)t);
 			rc = -1;
 			break;
@@ -357,9 +459,22 @@ static int greedy(int64_t *starts, const struct flat *f, enum policy pol,
 out:
 	free(left);
 	free(finish);
+	free(ready_at);
+	free(unmet);
 	free(free_at);
 	free(mem);
-	free(c);
+	free(placed_of);
+	free(done_at);
+	free(ready);
+	free(cstart);
+	free(cblock);
+	free(cdep);
+	free(wait.t);
+	free(wait.e);
+	free(gone.t);
+	free(gone.e);
+	free(frees.t);
+	free(frees.e);
 	return rc;
 }
 
@@ -393,8 +508,11 @@ static int make_schedule(tessel_schedule **out, const tessel_graph *g,
 }
 
 static void greedy_row(struct row *r, const tessel_graph *g,
-		       const struct flat *f, enum policy pol)
+		       const struct flat *f, enum policy pol, int64_t time_ms)
 {
+	/* (each baseline within the time limit: the caps K tried when it
+	 * passes stop, the shortest so far kept) */
+	int64_t end_ms = time_ms > 0 ? now_ms() + time_ms : 0;
 	int64_t *starts = malloc((size_t)f->nb * (size_t)f->N * sizeof *starts);
 	snprintf(r->name, sizeof r->name, "%s (greedy)",
 		 pol == POLICY_GPIPE ? "gpipe" : "1f1b");
@@ -411,14 +529,16 @@ static void greedy_row(struct row *r, const tessel_graph *g,
 	int64_t kmax = pol == POLICY_GPIPE ? f->N
 		: (f->N < 2 * (int64_t)f->D ? f->N : 2 * (int64_t)f->D);
 	for (int64_t k = kmin; k <= kmax; k++) {
-		if (greedy(starts, f, pol, k, &span, r->why, sizeof r->why))
+		if (k > kmin && end_ms && now_ms() > end_ms)
+			break;
+		if (greedy(starts, f, pol, k, end_ms, &span, r->why, sizeof r->why))
 			continue;
 		if (best < 0 || span < best) {
 			best = span;
 			bestk = k;
 		}
 	}
-	if (best >= 0 && greedy(starts, f, pol, bestk, &span, r->why,
+	if (best >= 0 && greedy(starts, f, pol, bestk, 0, &span, r->why,
 				sizeof r->why) == 0) {
 		r->why[0] = '\0';
 		if (pol == POLICY_1F1B)
@@ -721,8 +841,8 @@ int cli_compare(int argc, char **argv)
 		status = cli_lib_error(rc, "compare: search");
 		goto out;
 	}
-	greedy_row(&rows[nrows++], g, &f, POLICY_GPIPE);
-	greedy_row(&rows[nrows++], g, &f, POLICY_1F1B);
+	greedy_row(&rows[nrows++], g, &f, POLICY_GPIPE, a.time_ms);
+	greedy_row(&rows[nrows++], g, &f, POLICY_1F1B, a.time_ms);
 	size_t npub = published_rows(&rows[nrows], 12 - nrows, &f, g);
 	nrows += npub;
 	for (size_t i = 0; i < nrows; i++)
