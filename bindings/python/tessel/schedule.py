@@ -706,10 +706,12 @@ class Schedule(Handle):
         reads the schedule as it was when it began.
         """
         handle = self._h_change()
-        self._changes += 1
-        check(lib.tessel_schedule_set_step(
+        rc = lib.tessel_schedule_set_step(
             handle, int_arg(gid, "block id"),
-            int64_arg(micro_batch, "micro_batch"), int64_arg(step, "step")))
+            int64_arg(micro_batch, "micro_batch"), int64_arg(step, "step"))
+        if rc == 0:
+            self._changes += 1  # (a change refused leaves iterators valid)
+        check(rc)
 
     def set_choice(self, block: Block, micro_batch: int,
                    choice: Union["Choice", str, int],
@@ -745,9 +747,11 @@ class Schedule(Handle):
         else:
             gid = int_arg(block, "block id")
         handle = self._h_change()
-        self._changes += 1
-        check(lib.tessel_schedule_set_choice(handle, gid, mid, which,
-                                             offload, reload))
+        rc = lib.tessel_schedule_set_choice(handle, gid, mid, which,
+                                            offload, reload)
+        if rc == 0:
+            self._changes += 1
+        check(rc)
 
     # -- figures ----------------------------------------------------------
 

@@ -515,6 +515,21 @@ def iterator_after_set_step():
 
 
 @case("value")
+def iterator_after_refused_set_step():
+    import tessel
+    s = schedule()
+    it = s.entries(0)
+    next(it)
+    for bad in (lambda: s.set_step("x", 0, 0), lambda: s.set_step(10**6, 0, 0)):
+        try:
+            bad()
+        except (TypeError, tessel.TesselError):
+            pass
+    next(it)
+    return "a refused set_step leaves the iterator going"
+
+
+@case("value")
 def write_raw_stream_in_parts():
     import io
     s = schedule()
