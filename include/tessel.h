@@ -49,12 +49,12 @@ extern "C" {
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
 #define TESSEL_VERSION_MINOR 8
-#define TESSEL_VERSION_PATCH 6
+#define TESSEL_VERSION_PATCH 7
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.8.6"
+#define TESSEL_VERSION_STRING "1.8.7"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -725,7 +725,8 @@ TESSEL_API int tessel_schedule_set_step(tessel_schedule *schedule, int gid,
 TESSEL_API void tessel_schedule_free(tessel_schedule *schedule);
 
 /* Check a schedule against its graph: every (block, micro-batch) placed
- * exactly once, devices never doing two blocks at once, dependencies
+ * exactly once, the first starting at step 0 (since 1.8.7: the schedule
+ * format's rule), devices never doing two blocks at once, dependencies
  * respected within each micro-batch, and memory within the limits at every
  * step. Returns TESSEL_OK, or TESSEL_EVIOLATION with the first violation
  * described in tessel_error_last(); TESSEL_EINVAL for NULL and
@@ -988,7 +989,11 @@ TESSEL_API int tessel_schedule_to_actions_json(char **out,
  * 1.1; doc/formats.md). TESSEL_EUNSUPPORTED, naming the block or stage,
  * where PyTorch's model does not fit (a block on several devices, two
  * pipelines, a stage on two devices or without a backward, blocks with and
- * without a stage).
+ * without a stage, stage numbers against the dependencies (since
+ * 1.8.7: PyTorch runs a micro-batch's forwards in stage order and its
+ * backwards in reverse, and would wait forever), and with `with_comms`
+ * a dependency across devices other than a forward to the next stage or
+ * a backward to the previous one).
  * *out: new NUL-terminated text, release with tessel_free. */
 TESSEL_API int tessel_schedule_to_torch_csv(char **out,
 					    const tessel_schedule *schedule,

@@ -142,6 +142,22 @@ expect_ok
 expect_stdout_has '^valid: '
 pass "validate accepts the schedule search wrote"
 
+# a schedule from a pipe, and from a FIFO: read once, as it comes
+LAST="cat schedule | tessel validate /dev/stdin"
+cat "$SCHED" | "$TESSEL" validate /dev/stdin >"$OUT" 2>"$ERR"
+STATUS=$?
+expect_ok
+expect_stdout_has '^valid: '
+if mkfifo "$TMP/fifo" 2>/dev/null; then
+	cat "$SCHED" >"$TMP/fifo" &
+	run validate "$TMP/fifo"
+	wait
+	expect_ok
+	expect_stdout_has '^valid: '
+	rm -f "$TMP/fifo"
+fi
+pass "validate reads a schedule from a pipe and a FIFO"
+
 run search --preset mshape --format json
 expect_ok
 expect_stdout_has '"tessel-schedule"'

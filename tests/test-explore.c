@@ -581,6 +581,46 @@ static void test_negligible_times(void **state)
 	gpipe_figures(&time, &peak, ex);
 	assert_true(time >= 12 && time <= 16);
 	tessel_explore_free(ex);
+	/* a transfer 1e9 times the layers': the layers are negligible, but
+	 * not made as long as it (a step of 1e9 would give > 1e10) */
+	ex = explore_run(two_layers(16, 4, 1, 1, 1e9, 1.5), 4);
+	gpipe_figures(&time, &peak, ex);
+	assert_true(time >= 2e9 && time <= 2e9 * 1.0001);
+	tessel_explore_free(ex);
+}
+
+/* A measured tensor-parallel time that gives the forward only: the
+ * backward and weight times come from the efficiency, not 0. */
+static void test_tp_times_forward_only(void **state)
+{
+	(void)state;
+	double t_eff = 0, t_fwd = 0;
+	for (int given = 0; given < 2; given++) {
+		char *t = profile(4, 80, 4, 4,
+				  given ? "\"tensor_parallel\": {\"efficiency\": 0.85, "
+					  "\"allreduce\": 0.15, \"times\": [{\"devices\": 2, "
+					  "\"forward\": 0.6470588235294118}]}, "
+					: "");
+		/* (the profile's own "tensor_parallel" comes after: the first
+		 * given is a duplicate key unless replaced) */
+		if (given) {
+			char *at = strstr(t, "\"tensor_parallel\": {\"efficiency\": 0.85, \"allreduce\": 0.15}, \"layers\"");
+			assert_non_null(at);
+			memmove(at, at + strlen("\"tensor_parallel\": {\"efficiency\": 0.85, \"allreduce\": 0.15}, "),
+				strlen(at + strlen("\"tensor_parallel\": {\"efficiency\": 0.85, \"allreduce\": 0.15}, ")) + 1);
+		}
+		tessel_explore *ex = explore_run(model_of(t), 4);
+		free(t);
+		size_t k = family_at(ex, "tp2");
+		TH_OK(tessel_explore_get(given ? &t_fwd : &t_eff, ex, k,
+					 TESSEL_EXPLORE_TIME));
+		tessel_explore_free(ex);
+	}
+	/* the layers' forward as the efficiency gives it (the embedding's
+	 * and head's a little longer): about the same time, where backward
+	 * and weight taken as 0 would give well under half */
+	assert_true(t_eff > 0);
+	assert_true(t_fwd >= 0.95 * t_eff && t_fwd <= 1.5 * t_eff);
 }
 
 /* Memory too small for any family: EINFEASIBLE, every reason given. */
@@ -642,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_free_from_callback),
 		cmocka_unit_test(test_inference_and_branches),
 		cmocka_unit_test(test_nothing_fits),
+		cmocka_unit_test(test_tp_times_forward_only),
 		cmocka_unit_test(test_tensor_parallel_ends_keep_fewer),
 		cmocka_unit_test(test_tp8_few_layers),
 		cmocka_unit_test(test_memory_counted_exactly),

@@ -455,6 +455,20 @@ static void test_torch_csv_errors(void **state)
 	assert_null(text);
 	tessel_schedule_free(s);
 
+	/* stage numbers against the dependencies: forward a (stage 1) runs
+	 * before forward b (stage 0), where PyTorch runs stage 0's first and
+	 * would wait for it: refused in both formats */
+	const int reversed[4] = {1, 0, 0, 1};
+	s = small_schedule(reversed, dev0110, fbbf);
+	th_expect_error(tessel_schedule_to_torch_csv(&text, s, 0),
+			TESSEL_EUNSUPPORTED, "go against the dependencies");
+	assert_null(text);
+	th_expect_error(tessel_graph_check_torch(graph_of(s), 0),
+			TESSEL_EUNSUPPORTED, "block \"a\" (forward, stage 1)");
+	th_expect_error(tessel_graph_check_torch(graph_of(s), 1),
+			TESSEL_EUNSUPPORTED, "go against the dependencies");
+	tessel_schedule_free(s);
+
 	/* two stages numbered alike: two backwards in stage 1 */
 	const int twice[4] = {0, 1, 1, 1};
 	s = small_schedule(twice, dev0110, fbbf);
@@ -1544,6 +1558,42 @@ static void test_alternatives_streamed(void **state)
 	tessel_schedule_free(s);
 }
 
+
+/* U+FFFE and U+FFFF are valid UTF-8 (and JSON): every JSON export takes
+ * a name with them; the SVG, XML, shows '?' for them */
+static void test_noncharacter_names(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 1));
+	TH_OK(tessel_graph_add_block(NULL, g, "f\xef\xbf\xbe", TESSEL_KIND_FORWARD, 1, 0));
+	TH_OK(tessel_graph_add_block(NULL, g, "b\xef\xbf\xbf", TESSEL_KIND_BACKWARD, 1, 0));
+	int dev = 0;
+	TH_OK(tessel_graph_place(g, 0, &dev, 1));
+	TH_OK(tessel_graph_place(g, 1, &dev, 1));
+	TH_OK(tessel_graph_add_dep(g, 0, 1));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 1));
+	tessel_graph_free(g);
+	TH_OK(tessel_schedule_set_step(s, 0, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, 1, 0, 1));
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_trace_json(&text, s, 1.0));
+	assert_non_null(strstr(text, "f\xef\xbf\xbe"));
+	tessel_free(text);
+	TH_OK(tessel_schedule_to_actions_json(&text, s));
+	tessel_free(text);
+	TH_OK(tessel_schedule_to_json(&text, s));
+	assert_non_null(strstr(text, "b\xef\xbf\xbf"));
+	tessel_free(text);
+	TH_OK(tessel_schedule_to_svg(&text, s));
+	assert_null(strstr(text, "\xef\xbf\xbe"));
+	assert_null(strstr(text, "\xef\xbf\xbf"));
+	assert_non_null(strstr(text, "f?"));
+	tessel_free(text);
+	tessel_schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1553,6 +1603,7 @@ int main(void)
 		cmocka_unit_test(test_torch_csv_comms),
 		cmocka_unit_test(test_torch_csv_small),
 		cmocka_unit_test(test_torch_csv_errors),
+		cmocka_unit_test(test_noncharacter_names),
 		cmocka_unit_test(test_trace_json),
 		cmocka_unit_test(test_trace_known),
 		cmocka_unit_test(test_svg),

@@ -1334,7 +1334,7 @@ static const struct bad_edit bad_schedules[] = {
 	  "\"ndevs\" is 3 but the placement has 2 devices" },
 	{ "\"nmicros\": 3", "\"nmicros\": 2000000", TESSEL_ERANGE, "\"nmicros\"" },
 	{ "\"nmicros\": 3", "\"nmicros\": 0", TESSEL_ERANGE, "\"nmicros\"" },
-	{ "\"period\": 0", "\"period\": -7", TESSEL_ERANGE, "\"period\" must be an integer >= 0" },
+	{ "\"period\": 0", "\"period\": -7", TESSEL_ERANGE, "\"period\" must be a number >= 0" },
 	{ "\"period_optimal\": false", "\"period_optimal\": 1", TESSEL_EPARSE,
 	  "\"period_optimal\" must be true or false, not an integer" },
 	{ "\"repetend\": [0, 0]", "\"repetend\": [5, 2]", TESSEL_ERANGE, "\"repetend\"[1]" },
@@ -1484,6 +1484,159 @@ static void test_searched_round_trip(void **state)
 	tessel_schedule_free(s);
 }
 
+
+static int64_t sched_figure(const tessel_schedule *s, tessel_schedule_attr p)
+{
+	int64_t v = -1;
+	TH_OK(tessel_schedule_get(&v, s, p));
+	return v;
+}
+
+/* "period" is steps per micro-batch (the format's rule): for a repetend
+ * of k micro-batches P_k / k, with P_k in "repetend_period"; files that
+ * give P_k in "period" (1.8.6 and before, told apart by their
+ * "period_per_micro_batch") and files with the period per micro-batch
+ * only read the same. */
+static void test_period_per_micro_batch(void **state)
+{
+	(void)state;
+	tessel_schedule *s = th_search_preset("vshape", 4, 4, 8,
+					      th_under_checker());
+	char *written = sched_json(s);
+	tessel_schedule_free(s);
+	/* (without the figure per micro-batch the k = 1 file gives) */
+	char *a = th_replace_first(written, "  \"period_per_micro_batch\": 4.0,\n", "");
+	tessel_free(written);
+	const char *ok[] = {
+		/* written by this version: P_k 9, k 2 */
+		"\"period\": 4.5,\n  \"repetend_micro_batches\": 2,\n"
+		"  \"repetend_period\": 9,",
+		/* 1.8.6: P_k in "period" */
+		"\"period\": 9,\n  \"repetend_micro_batches\": 2,\n"
+		"  \"period_per_micro_batch\": 4.5,",
+		/* the format's own: per micro-batch, nothing else */
+		"\"period\": 4.5,\n  \"repetend_micro_batches\": 2,",
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+		char *t = th_replace_first(a, "\"period\": 4,", ok[i]);
+		tessel_schedule *r = sched_parse(t);
+		assert_int_equal(sched_figure(r, TESSEL_SCHED_PERIOD), 9);
+		assert_int_equal(sched_figure(r, TESSEL_SCHED_REPETEND_MICRO_BATCHES), 2);
+		char *w = sched_json(r);
+		assert_non_null(strstr(w, "\"period\": 4.5,"));
+		assert_non_null(strstr(w, "\"repetend_micro_batches\": 2,"));
+		assert_non_null(strstr(w, "\"repetend_period\": 9,"));
+		assert_non_null(strstr(w, "\"period_per_micro_batch\": 4.5"));
+		/* and what it wrote reads back to the same bytes */
+		tessel_schedule *r2 = sched_parse(w);
+		char *w2 = sched_json(r2);
+		assert_string_equal(w, w2);
+		tessel_free(w);
+		tessel_free(w2);
+		tessel_schedule_free(r);
+		tessel_schedule_free(r2);
+		free(t);
+	}
+	/* k dividing P_k: an integer per micro-batch */
+	char *t = th_replace_first(a, "\"period\": 4,",
+			   "\"period\": 4,\n  \"repetend_micro_batches\": 3,");
+	tessel_schedule *r = sched_parse(t);
+	assert_int_equal(sched_figure(r, TESSEL_SCHED_PERIOD), 12);
+	char *w = sched_json(r);
+	assert_non_null(strstr(w, "\"period\": 4,"));
+	assert_non_null(strstr(w, "\"repetend_period\": 12,"));
+	tessel_free(w);
+	tessel_schedule_free(r);
+	free(t);
+	const char *bad[] = {
+		"\"period\": 4.3,\n  \"repetend_micro_batches\": 2,",
+		"\"period\": 4.5,",
+		"\"period\": 4.5,\n  \"repetend_micro_batches\": 2,\n"
+		"  \"repetend_period\": 10,",
+		"\"period\": 9,\n  \"repetend_micro_batches\": 2,\n"
+		"  \"period_per_micro_batch\": 4.4,",
+		"\"period\": \"9\",",
+		"\"period\": -1,",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		t = th_replace_first(a, "\"period\": 4,", bad[i]);
+		tessel_schedule *x = NULL;
+		int rc = tessel_schedule_from_json(&x, t, strlen(t));
+		assert_true(rc < 0);
+		assert_null(x);
+		free(t);
+	}
+	free(a);
+}
+
+/* "makespan_optimal" is read without "period_optimal" too */
+static void test_optimal_flags_alone(void **state)
+{
+	(void)state;
+	tessel_schedule *s = th_search_preset("vshape", 4, 4, 8,
+					      th_under_checker());
+	char *a = sched_json(s);
+	tessel_schedule_free(s);
+	char *t = th_replace_first(a, "  \"period_optimal\": true,\n", "");
+	tessel_schedule *r = sched_parse(t);
+	assert_int_equal(sched_figure(r, TESSEL_SCHED_MAKESPAN_OPTIMAL), 1);
+	assert_int_equal(sched_figure(r, TESSEL_SCHED_PERIOD_OPTIMAL), 0);
+	tessel_schedule_free(r);
+	char *u = th_replace_first(t, "\"makespan_optimal\": true", "\"makespan_optimal\": \"yes\"");
+	th_expect_error(tessel_schedule_from_json(&r, u, strlen(u)),
+			TESSEL_EPARSE, "makespan_optimal");
+	free(u);
+	free(t);
+	tessel_free(a);
+}
+
+/* A raw control character is not JSON, in a key the quick scan of the
+ * top level meets as much as anywhere */
+static void test_raw_control_in_key(void **state)
+{
+	(void)state;
+	tessel_schedule *s = th_search_preset("vshape", 4, 4, 8,
+					      th_under_checker());
+	char *a = sched_json(s);
+	tessel_schedule_free(s);
+	char *t = th_replace_first(a, "{\n", "{\n  \"x\001\": 1,\n");
+	tessel_schedule *r = NULL;
+	th_expect_error(tessel_schedule_from_json(&r, t, strlen(t)),
+			TESSEL_EPARSE, "control character");
+	assert_null(r);
+	free(t);
+	tessel_free(a);
+	const char *pl = "{\"devices\": 1, \"x\t\": 0, \"blocks\": [{\"name\": \"f\", "
+			 "\"kind\": \"forward\", \"span\": 1, \"memory\": 0, "
+			 "\"devices\": [0]}]}";
+	tessel_graph *g = NULL;
+	th_expect_error(tessel_graph_from_json(&g, pl, strlen(pl)),
+			TESSEL_EPARSE, "control character");
+	assert_null(g);
+}
+
+/* An integer a double cannot hold is refused where a number is read as
+ * one, not rounded */
+static void test_inexact_integer_refused(void **state)
+{
+	(void)state;
+#define INEXACT_FMT "{\"devices\": 1, \"step\": %s, \"blocks\": [{\"name\": \"f\", " \
+	"\"kind\": \"forward\", \"duration\": %s, \"memory\": 0, \"devices\": [0]}]}"
+	char text[512];
+	tessel_graph *g = NULL;
+	snprintf(text, sizeof text, INEXACT_FMT, "1", "9007199254740993");
+	th_expect_error(tessel_graph_from_json(&g, text, strlen(text)),
+			TESSEL_ERANGE, "9007199254740993");
+	snprintf(text, sizeof text, INEXACT_FMT, "9007199254740993", "1");
+	th_expect_error(tessel_graph_from_json(&g, text, strlen(text)),
+			TESSEL_ERANGE, "9007199254740993");
+	assert_null(g);
+	/* 2^53 itself, and reals, are fine */
+	snprintf(text, sizeof text, INEXACT_FMT, "9007199254740992", "9007199254740992");
+	TH_OK(tessel_graph_from_json(&g, text, strlen(text)));
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1507,6 +1660,10 @@ int main(void)
 		cmocka_unit_test(test_bad_schedules),
 		cmocka_unit_test(test_schedule_too_many_entries),
 		cmocka_unit_test(test_searched_round_trip),
+		cmocka_unit_test(test_period_per_micro_batch),
+		cmocka_unit_test(test_optimal_flags_alone),
+		cmocka_unit_test(test_raw_control_in_key),
+		cmocka_unit_test(test_inexact_integer_refused),
 		cmocka_unit_test(test_placement_too_many_blocks),
 	};
 	return cmocka_run_group_tests_name("json", tests, NULL, NULL);

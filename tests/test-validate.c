@@ -259,6 +259,26 @@ static void test_empty(void **state)
 	tessel_graph_free(g);
 }
 
+
+/* The first block starts at step 0 (the schedule format's rule): the
+ * same valid schedule every step later is not one. */
+static void test_starts_at_zero(void **state)
+{
+	(void)state;
+	tessel_graph *g = vshape(4, limit4);
+	int64_t *st = plan(4, 8, 0);
+	tessel_schedule *s = make(g, 4, 8, st, -1, -1);
+	TH_OK(tessel_schedule_validate(s));
+	tessel_schedule_free(s);
+	for (int i = 0; i < 4 * 2 * 8; i++)
+		st[i] += 3;
+	s = make(g, 4, 8, st, -1, -1);
+	EXPECT_VIOLATION(s, "starts at step 3, not 0", "'f0'", "micro-batch 0");
+	tessel_schedule_free(s);
+	free(st);
+	tessel_graph_free(g);
+}
+
 /* Unplaced entries are reported before anything else. */
 static void test_unplaced_first(void **state)
 {
@@ -633,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_memory_one_device),
 		cmocka_unit_test(test_order_of_rules),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_starts_at_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

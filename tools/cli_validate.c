@@ -124,7 +124,11 @@ static void print_summary(const tessel_schedule *s)
 	if (lb > 0 && makespan > 0)
 		printf(", lower bound %" PRId64 " (efficiency %.3f)", lb,
 		       (double)lb / (double)makespan);
-	if (period > 0)
+	int64_t k = figure(s, TESSEL_SCHED_REPETEND_MICRO_BATCHES);
+	if (period > 0 && k > 1)
+		printf(", period %" PRId64 " for %" PRId64 " micro-batches (%.2f each)",
+		       period, k, (double)period / (double)k);
+	else if (period > 0)
 		printf(", period %" PRId64, period);
 	printf(", %" PRId64 " devices, %" PRId64 " blocks per micro-batch\n",
 	       figure(s, TESSEL_SCHED_NDEVICES), figure(s, TESSEL_SCHED_NBLOCKS));

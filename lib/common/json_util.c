@@ -169,18 +169,25 @@ int tsl_json_load_text(json_t **out, const char *text, size_t length)
 	return load(out, text, length);
 }
 
-static int read_file(tsl_buf *b, const char *path)
+/* The file at path into b. keep_fd: NULL, or where a descriptor of the
+ * file opened stays (the caller's to close) when it is a regular file,
+ * which can be read again; -1 otherwise (a pipe, a FIFO, a terminal: what
+ * was read is all there is). */
+static int read_file(tsl_buf *b, const char *path, int *keep_fd)
 {
 	char chunk[65536];
 	size_t n;
 	FILE *f = fopen(path, "rb");
 	struct stat st;
 
+	if (keep_fd)
+		*keep_fd = -1;
 	if (!f)
 		return tsl_error(TESSEL_EIO, "%s: %s", path, strerror(errno));
+	int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 	/* a regular file: room for all of it at once (growing by doubling
 	 * would hold up to twice its size) */
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	if (regular && st.st_size > 0 &&
 	    (unsigned long long)st.st_size < SIZE_MAX / 2) {
 		tsl_buf_append(b, "", 0);
 		if (!b->failed && b->cap < (size_t)st.st_size + 1) {
@@ -207,6 +214,8 @@ static int read_file(tsl_buf *b, const char *path)
 		at += n;
 	}
 	int bad = ferror(f), err = errno;
+	if (!bad && !b->failed && regular && keep_fd)
+		*keep_fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 0);
 	fclose(f);
 	if (bad)
 		return tsl_error(TESSEL_EIO, "%s: %s", path,
@@ -227,7 +236,7 @@ static int load_file(json_t **out, const char *path, const tsl_json_limit *limit
 	*out = NULL;
 	TSL_CHECK_ARG(path, NULL, "path");
 	tsl_buf_init(&b);
-	int rc = read_file(&b, path);
+	int rc = read_file(&b, path, NULL);
 	if (!rc) {
 		rc = b.data ? check_limit(b.data, b.len, limit) : TSL_OK;
 		if (!rc)
@@ -698,9 +707,14 @@ static int scan_parts(tsl_json_parts *parts, const char *p, size_t n,
 	i = skip_space(p, i + 1, n);
 	while (i < n && p[i] == '"') {
 		size_t ke = skip_string(p, i, n);
-		if (ke >= n || memchr(p + i + 1, '\\', ke - i - 2) ||
-		    memchr(p + i + 1, '\0', ke - i - 2))
+		if (ke >= n || memchr(p + i + 1, '\\', ke - i - 2))
 			return 0;
+		/* a key of ours is plain ASCII: anything else (a control
+		 * character, which JSON does not allow raw, or UTF-8 to
+		 * check) goes to the whole parse */
+		for (size_t c = i + 1; c + 1 < ke; c++)
+			if ((unsigned char)p[c] < 0x20 || (unsigned char)p[c] >= 0x7f)
+				return 0;
 		char key[64];
 		size_t klen = ke - i - 2;
 		if (klen >= sizeof key)
@@ -811,6 +825,27 @@ int tsl_json_read_text_parts(void *out, const char *text, size_t length,
 	return tsl_json_read_text(out, text, length, read, limit);
 }
 
+/* The text in b read as one document, its messages prefixed with
+ * path (as tsl_json_read_file gives them). */
+static int read_whole_text(void *out, const char *path, const tsl_buf *b,
+			   tsl_json_reader read, const tsl_json_limit *limit)
+{
+	char prefix[512];
+	json_t *root = NULL;
+	int rc = b->data ? check_limit(b->data, b->len, limit) : TSL_OK;
+	if (!rc)
+		rc = load(&root, b->data ? b->data : "", b->len);
+	if (!rc) {
+		rc = read(out, root);
+		json_decref(root);
+	}
+	if (rc) {
+		snprintf(prefix, sizeof prefix, "%s: ", path);
+		tsl_json_error_prefix(rc, prefix);
+	}
+	return rc;
+}
+
 int tsl_json_read_file_parts(void *out, const char *path,
 			     tsl_json_reader read,
 			     tsl_json_parts_reader read_parts,
@@ -818,25 +853,28 @@ int tsl_json_read_file_parts(void *out, const char *path,
 {
 	tsl_buf b;
 	char prefix[512];
+	int fd = -1;
 
 	TSL_CHECK_ARG(path, NULL, "path");
 	tsl_buf_init(&b);
-	int rc = read_file(&b, path);
+	/* the file is read once; a regular file is read again by windows
+	 * (the text goes), anything else (a pipe, a FIFO) from the text */
+	int rc = read_file(&b, path, &fd);
 	if (!rc && b.data && b.len && !memchr(b.data, '\0', b.len) &&
 	    check_limit(b.data, b.len, limit) == TSL_OK) {
 		tsl_json_parts parts;
 		int simple = scan_parts(&parts, b.data, b.len, limit->member);
-		/* the elements from the file, by windows: the text goes */
-		if (simple) {
-			parts.fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (parts.fd >= 0) {
-				parts.text = NULL;
-				tsl_buf_release(&b);
-			}
+		if (simple && fd >= 0) {
+			parts.fd = fd;
+			fd = -1;
+			parts.text = NULL;
+			tsl_buf_release(&b);
 		}
 		rc = simple ? read_parts(out, &parts) : TSL_JSON_WHOLE;
 		parts_release(&parts);
 		if (rc != TSL_JSON_WHOLE) {
+			if (fd >= 0)
+				close(fd);
 			tsl_buf_release(&b);
 			if (rc) {
 				snprintf(prefix, sizeof prefix, "%s: ", path);
@@ -846,7 +884,14 @@ int tsl_json_read_file_parts(void *out, const char *path,
 		}
 		rc = TSL_OK;
 	}
+	if (fd >= 0)
+		close(fd);
+	/* the whole read (its messages): from the text when it is still
+	 * here, else from the regular file again */
+	if (!rc && b.data)
+		rc = read_whole_text(out, path, &b, read, limit);
+	else if (!rc)
+		rc = tsl_json_read_file(out, path, read, limit);
 	tsl_buf_release(&b);
-	/* the whole read, from the file again (its messages) */
-	return rc ? rc : tsl_json_read_file(out, path, read, limit);
+	return rc;
 }

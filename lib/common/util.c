@@ -395,10 +395,22 @@ int tsl_utf8_len(const unsigned char *p)
 			return 0;
 		cp = (cp << 6) | (p[i] & 0x3f);
 	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)
-	    || cp == 0xfffe || cp == 0xffff)
+	/* (the noncharacters U+FFFE and U+FFFF are valid UTF-8 and JSON:
+	 * only XML refuses them, which the SVG writer sees to) */
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return n;
+}
+
+int tsl_int_exact_double(long long v)
+{
+	if (v >= -(1LL << 53) && v <= (1LL << 53))
+		return 1;
+	double d = (double)v;
+	/* (2^63 itself is beyond long long: not v) */
+	if (d >= 9223372036854775808.0 || d < -9223372036854775808.0)
+		return 0;
+	return (long long)d == v;
 }
 
 int tsl_utf8_valid(const char *s)

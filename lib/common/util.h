@@ -81,8 +81,11 @@ void tsl_buf_json_escaped(tsl_buf *b, const char *s);
 void tsl_buf_json_string(tsl_buf *b, const char *s);
 
 /* Length of the valid UTF-8 sequence at p (1 .. 4), or 0 if invalid
- * (overlong, surrogate, above U+10FFFF, U+FFFE/U+FFFF, truncated). */
+ * (overlong, surrogate, above U+10FFFF, truncated). */
 int tsl_utf8_len(const unsigned char *p);
+/* Whether the integer v converts to a double without rounding. */
+int tsl_int_exact_double(long long v);
+
 /* Whether the NUL-terminated s is valid UTF-8. */
 int tsl_utf8_valid(const char *s);
 

@@ -288,14 +288,35 @@ static int figures(tessel_explore *ex, tsl_candidate *c)
 }
 
 /* Schedule one candidate: its search, or its baseline order. */
+/* Whether a baseline is to stop: the run stops, or its time limit
+ * passed. */
+static int baseline_stop(void *arg)
+{
+	const run_ctx *r = arg;
+	return stopping(r->ex) || (r->end_us && tsl_now_us() >= r->end_us);
+}
+
 static int schedule_one(run_ctx *r, tsl_candidate *c)
 {
 	tessel_explore *ex = r->ex;
 	int64_t t0 = tsl_now_us();
 	int rc;
 	if (c->plan.mode != TSL_PLAN_SEARCH) {
+		tsl_baseline_stop stop = {baseline_stop, r};
 		rc = tsl_baseline_schedule(&c->sched, c->graph, &c->plan,
-					   c->plan.micros, c->why, sizeof c->why);
+					   c->plan.micros, &stop, c->why,
+					   sizeof c->why);
+		/* a baseline that cannot be had is that candidate's reason,
+		 * as a search's failure is: the others go on */
+		if (rc == TESSEL_ECANCELLED)
+			snprintf(c->why, sizeof c->why, "not searched: %s",
+				 stopping(ex) ? "the exploration was stopped"
+					      : "the time limit was reached");
+		else if (rc && rc != TESSEL_ENOMEM)
+			snprintf(c->why, sizeof c->why, "%s: %s",
+				 tessel_strerror(rc), tessel_error_last());
+		if (rc && rc != TESSEL_ENOMEM)
+			rc = TSL_OK;
 	} else {
 		tessel_options *o = NULL;
 		rc = candidate_options(&o, r, c);

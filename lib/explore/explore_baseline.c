@@ -19,7 +19,15 @@ typedef struct order {
 	int64_t **ent;       /* [d]: gid * N + m, in order */
 	int64_t *len, *pos, *free_at;
 	int64_t *end;        /* [gid * N + m]: -1 not placed */
+	const tsl_baseline_stop *stop; /* may be NULL */
 } order;
+
+/* Whether the caller asks the baseline to stop (asked every 2^16
+ * entries). */
+static int stop_asked(const order *o)
+{
+	return o->stop && o->stop->fn && o->stop->fn(o->stop->arg);
+}
 
 static void push(order *o, int d, int gid, int64_t m)
 {
@@ -48,11 +56,13 @@ static void build_order(order *o, int d, int gpipe)
 }
 
 /* Place entries as early as possible until none can move; 1 when every
- * entry is placed. */
+ * entry is placed, 0 when the order waits for itself, -1 when the caller
+ * asked to stop. */
 static int run(order *o)
 {
 	const tessel_graph *g = o->g;
 	int moved = 1;
+	int64_t placed = 0;
 	while (moved) {
 		moved = 0;
 		for (int d = 0; d < o->D; d++)
@@ -76,6 +86,8 @@ static int run(order *o)
 				o->free_at[d] = at + B->span;
 				o->pos[d]++;
 				moved = 1;
+				if ((++placed & 0xffff) == 0 && stop_asked(o))
+					return -1;
 			}
 	}
 	for (int d = 0; d < o->D; d++)
@@ -112,6 +124,8 @@ static int to_schedule(tessel_schedule **out, const order *o, char *why,
 	for (int64_t e = 0; e < count && !rc; e++)
 		rc = tessel_schedule_set_step(s, (int)(e / o->N), e % o->N,
 					      o->end[e] - o->g->blocks[e / o->N].span);
+	if (!rc && stop_asked(o))
+		rc = tsl_error(TESSEL_ECANCELLED, "the baseline was stopped");
 	if (!rc) {
 		rc = tessel_schedule_validate(s);
 		if (rc == TESSEL_EVIOLATION) {
@@ -131,20 +145,29 @@ static int to_schedule(tessel_schedule **out, const order *o, char *why,
 }
 
 int tsl_baseline_schedule(tessel_schedule **out, const tessel_graph *g,
-			  const tsl_plan *p, int64_t nmicros, char *why,
+			  const tsl_plan *p, int64_t nmicros,
+			  const tsl_baseline_stop *stop, char *why,
 			  size_t whylen)
 {
 	*out = NULL;
 	why[0] = '\0';
 	int D = g->ndevices;
 	int64_t count = (int64_t)g->nblocks * nmicros;
+	/* a schedule the library cannot hold: said before any work */
+	if (count > TESSEL_MAX_ENTRIES) {
+		snprintf(why, whylen,
+			 "%d blocks x %lld micro-batches exceeds the %lld entries "
+			 "a schedule holds", g->nblocks, (long long)nmicros,
+			 (long long)TESSEL_MAX_ENTRIES);
+		return TSL_OK;
+	}
 	order o = {g, nmicros, D, tsl_calloc((size_t)D, sizeof(int)),
 		   tsl_calloc((size_t)D, sizeof(int)),
 		   tsl_calloc((size_t)D, sizeof(int64_t *)),
 		   tsl_calloc((size_t)D, sizeof(int64_t)),
 		   tsl_calloc((size_t)D, sizeof(int64_t)),
 		   tsl_calloc((size_t)D, sizeof(int64_t)),
-		   tsl_malloc((size_t)count * sizeof(int64_t))};
+		   tsl_malloc((size_t)count * sizeof(int64_t)), stop};
 	int rc = o.f && o.b && o.ent && o.len && o.pos && o.free_at && o.end
 			 ? TSL_OK : tsl_error_nomem();
 	if (!rc)
@@ -159,7 +182,10 @@ int tsl_baseline_schedule(tessel_schedule **out, const tessel_graph *g,
 	if (!rc && !why[0]) {
 		for (int64_t e = 0; e < count; e++)
 			o.end[e] = -1;
-		if (!run(&o))
+		int ran = run(&o);
+		if (ran < 0)
+			rc = tsl_error(TESSEL_ECANCELLED, "the baseline was stopped");
+		else if (!ran)
 			snprintf(why, whylen, "the order waits for itself");
 		else
 			rc = to_schedule(out, &o, why, whylen);

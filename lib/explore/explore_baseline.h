@@ -13,10 +13,18 @@
  * g of plan p (stage s: blocks f<s>, b<s> on device s), each entry as
  * early as its device and dependencies allow, for `nmicros`
  * micro-batches. *out: new (release with tessel_schedule_free), checked
- * by tessel_schedule_validate; when it breaks the memory limits, `why`
- * says so and *out is NULL with TSL_OK. */
+ * by tessel_schedule_validate; when it breaks the memory limits, or the
+ * schedule would hold more entries than the library's limit, `why` says
+ * so and *out is NULL with TSL_OK. stop (may be NULL): asked now and then
+ * whether to stop, when TESSEL_ECANCELLED comes back with *out NULL. */
+typedef struct tsl_baseline_stop {
+	int (*fn)(void *arg); /* nonzero: stop */
+	void *arg;
+} tsl_baseline_stop;
+
 int tsl_baseline_schedule(tessel_schedule **out, const tessel_graph *g,
-			  const tsl_plan *p, int64_t nmicros, char *why,
+			  const tsl_plan *p, int64_t nmicros,
+			  const tsl_baseline_stop *stop, char *why,
 			  size_t whylen);
 
 #endif

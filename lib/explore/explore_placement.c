@@ -204,8 +204,11 @@ static int descending(const void *a, const void *b)
 /* The step for the largest of the n values t: tessel_pick_step over them,
  * leaving out the fewest of the smallest (all of one value at a time) it
  * takes to find one. Values within 10^4 of the largest always have a
- * step, so each left out is below 10^-4 of the largest. *least: the
+ * step, so each left out is below 10^-4 of the largest; the step is then
+ * at most 10^-5 of the largest (TSL_NEGLIGIBLE_STEPS), so that a value
+ * left out, rounded up to whole steps, stays as negligible. *least: the
  * smallest value kept. */
+#define TSL_NEGLIGIBLE_STEPS 100000.0
 static int step_of_largest(double *step, double *least, const double *t,
 			   size_t n)
 {
@@ -227,6 +230,16 @@ static int step_of_largest(double *step, double *least, const double *t,
 			tessel_error_clear();
 	}
 	*least = v[k - 1];
+	/* the step made finer by a whole factor until the largest value
+	 * takes TSL_NEGLIGIBLE_STEPS of them: the values kept round no worse,
+	 * and one left out, rounded up to a step, takes at most 1 / that of
+	 * the largest (a step as long as the largest would count a block of
+	 * 1 ms beside a transfer of 10^9 ms as 10^9 ms) */
+	if (!rc && *step > 0 && v[0] / *step < TSL_NEGLIGIBLE_STEPS) {
+		double q = ceil(TSL_NEGLIGIBLE_STEPS * *step / v[0]);
+		if (q > 1)
+			*step /= q;
+	}
 	tsl_free(v);
 	return rc;
 }
@@ -374,7 +387,15 @@ int tsl_plan_graph(tessel_graph **out, double *params, const tsl_plan *p,
 	}
 	if (!rc && !why[0]) {
 		rc = tessel_graph_validate(g);
-		if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_EINVAL) {
+		if (rc == TESSEL_EINFEASIBLE) {
+			/* the placement's memory figures are in units of the
+			 * model's: said, so the numbers read as the model's */
+			snprintf(why, whylen, "%s (memory in units of %.6g %s)",
+				 tessel_error_last(), p->memory_unit,
+				 m->memory_unit ? m->memory_unit : "");
+			tessel_error_clear();
+			rc = TSL_OK;
+		} else if (rc == TESSEL_EINVAL) {
 			snprintf(why, whylen, "%s", tessel_error_last());
 			tessel_error_clear();
 			rc = TSL_OK;

@@ -37,8 +37,11 @@ double tsl_model_layer_time(const tessel_model *m, int i, int t,
 	for (int k = 0; k < tp->ntimes; k++)
 		if (tp->times[k].devices == t) {
 			const tsl_tp_time *x = &tp->times[k];
-			return (pass == TSL_PASS_FORWARD ? x->f
-				: pass == TSL_PASS_BACKWARD ? x->b : x->w) + extra;
+			double given = pass == TSL_PASS_FORWARD ? x->f
+				       : pass == TSL_PASS_BACKWARD ? x->b : x->w;
+			if (given >= 0)
+				return given + extra;
+			break; /* not measured: from the efficiency */
 		}
 	if (one <= 0)
 		return 0;

@@ -16,7 +16,7 @@
 /* Measured times of a layer on `devices` devices (tensor_parallel.times). */
 typedef struct tsl_tp_time {
 	int devices;
-	double f, b, w;
+	double f, b, w; /* b, w < 0: not given (from the efficiency) */
 } tsl_tp_time;
 
 /* How a layer runs on several devices; given 0: not known. */

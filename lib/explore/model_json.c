@@ -35,6 +35,7 @@ static int member_number(double *out, const json_t *obj, const char *key,
 				 "%s\"%s\" must be a number %s and at most 1e15, got %s",
 				 where, key, positive ? "> 0" : ">= 0", got);
 	}
+	/* (an integer up to 1e15 is exact as a double) */
 	*out = x;
 	return TSL_OK;
 }
@@ -85,7 +86,8 @@ static int read_tp_time(tsl_tp_time *t, const json_t *v, const char *where)
 	int rc = tsl_json_member_int(&devices, v, "devices", 1, 2,
 				     TESSEL_MAX_DEVICES, where);
 	t->devices = (int)devices;
-	t->b = t->w = 0;
+	/* a time left out comes from the efficiency, as without "times" */
+	t->b = t->w = -1;
 	if (!rc)
 		rc = member_number(&t->f, v, "forward", 1, 1, where);
 	if (!rc)

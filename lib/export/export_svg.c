@@ -159,7 +159,9 @@ static void put_xml_text(tsl_buf *b, const char *s)
 			continue;
 		}
 		int n = tsl_utf8_len(p);
-		if (n == 0) {
+		/* XML's characters leave out U+FFFE and U+FFFF */
+		if (n == 0 || (n == 3 && p[0] == 0xef && p[1] == 0xbf &&
+			       (p[2] == 0xbe || p[2] == 0xbf))) {
 			tsl_buf_puts(b, "?");
 			p++;
 			continue;
@@ -248,7 +250,7 @@ static void put_subtitle(tsl_buf *b, const tessel_schedule *s)
 			  "micro-batch",
 		       g->ndevices, (long long)s->nmicros, g->nblocks);
 	if (g->step > 0) {
-		tsl_buf_printf(b, "; one step %.6g", g->step);
+		tsl_buf_printf(b, "; one step %.15g", g->step);
 		if (g->unit) {
 			tsl_buf_puts(b, " ");
 			put_xml_text(b, g->unit);
@@ -482,7 +484,7 @@ static void put_times(tsl_buf *b, const svg_layout *l, int64_t from,
 	const tessel_graph *g = l->s->graph;
 	if (!l->timed)
 		return;
-	tsl_buf_printf(b, ", %.6g to %.6g ", (double)from * g->step,
+	tsl_buf_printf(b, ", %.15g to %.15g ", (double)from * g->step,
 		       (double)to * g->step);
 	put_xml_text(b, g->unit);
 }

@@ -437,7 +437,7 @@ static void put_time(tsl_buf *b, const tessel_graph *g, double t,
 	if (!isfinite(t))
 		tsl_buf_printf(b, "%smore than %.6g", pre, DBL_MAX);
 	else
-		tsl_buf_printf(b, "%s%.6g", pre, t);
+		tsl_buf_printf(b, "%s%.15g", pre, t);
 	if (g->unit)
 		tsl_buf_printf(b, " %s", g->unit);
 }

@@ -65,6 +65,7 @@
  * order, or the export fails before writing anything. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "export_torch.h"
@@ -591,9 +592,125 @@ static int put_rank(tsl_buf *b, const torch_map *m, const tessel_schedule *s,
 	return rc;
 }
 
+/* Whether block `from` is `to` or one of its ancestors: a walk back from
+ * `to` (seen[] holds `gen` for the blocks met; stack has room for every
+ * block); *budget counts the blocks visited, and the answer is 1 (no
+ * verdict) once it is spent. */
+static int reaches(const tessel_graph *g, int from, int to, unsigned *seen,
+		   unsigned gen, int *stack, int64_t *budget)
+{
+	int top = 0;
+	stack[top++] = to;
+	seen[to] = gen;
+	while (top > 0) {
+		int b = stack[--top];
+		if (b == from)
+			return 1;
+		if (--*budget < 0)
+			return 1;
+		for (int i = 0; i < g->blocks[b].ndeps; i++) {
+			int d = g->blocks[b].deps[i];
+			if (seen[d] != gen) {
+				seen[d] = gen;
+				stack[top++] = d;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The order PyTorch runs a micro-batch's stages in must be one the
+ * dependencies make: stage s's forward before stage s+1's, the last
+ * forward before the last backward, stage s+1's backward before stage
+ * s's, a stage's backward before its weight block. PyTorch lowers the
+ * plain CSV by that order alone (_add_send_recv): a placement whose stage
+ * numbers go against its dependencies would give a CSV that waits
+ * forever. Checked for both formats; each pair by a walk back from the
+ * later block, within a bound on the blocks visited (beyond it, no
+ * verdict). */
+#define TORCH_ORDER_VISITS ((int64_t)20000000)
+static int map_order(const torch_map *m)
+{
+	const tessel_graph *g = m->g;
+	int S = m->nstages, n = g->nblocks, rc = TSL_OK;
+	size_t ns = (size_t)(S > 0 ? S : 1);
+	int *fwd = tsl_reallocarray(NULL, ns, sizeof *fwd);
+	int *bwd = tsl_reallocarray(NULL, ns, sizeof *bwd);
+	int *wgt = tsl_reallocarray(NULL, ns, sizeof *wgt);
+	unsigned *seen = tsl_calloc(n > 0 ? (size_t)n : 1, sizeof *seen);
+	int *stack = tsl_reallocarray(NULL, n > 0 ? (size_t)n : 1, sizeof *stack);
+	if (!fwd || !bwd || !wgt || !seen || !stack) {
+		rc = tsl_error_nomem();
+		goto out;
+	}
+	for (int s = 0; s < S; s++)
+		fwd[s] = bwd[s] = wgt[s] = -1;
+	for (int b = 0; b < n; b++) {
+		int k = g->blocks[b].kind;
+		int *at = k == TESSEL_KIND_FORWARD ? fwd
+			  : k == TESSEL_KIND_BACKWARD ? bwd : wgt;
+		at[m->stage[b]] = b;
+	}
+	int64_t budget = TORCH_ORDER_VISITS;
+	unsigned gen = 0;
+	for (int i = 0; i < 4 * S && !rc; i++) {
+		int s = i / 4, from = -1, to = -1;
+		const char *what = "";
+		switch (i % 4) {
+		case 0:
+			if (s + 1 < S)
+				from = fwd[s], to = fwd[s + 1];
+			what = "a stage's forward before the next stage's";
+			break;
+		case 1:
+			if (s + 1 == S)
+				from = fwd[s], to = bwd[s];
+			what = "the last stage's forward before its backward";
+			break;
+		case 2:
+			if (s + 1 < S)
+				from = bwd[s + 1], to = bwd[s];
+			what = "a stage's backward before the previous stage's";
+			break;
+		default:
+			from = bwd[s], to = wgt[s];
+			what = "a stage's backward before its weight block";
+			break;
+		}
+		if (from < 0 || to < 0)
+			continue;
+		if (++gen == 0) {
+			memset(seen, 0, (size_t)n * sizeof *seen);
+			gen = 1;
+		}
+		if (!reaches(g, from, to, seen, gen, stack, &budget))
+			rc = tsl_error(TESSEL_EUNSUPPORTED,
+				       "torch CSV: PyTorch runs %s, but block \"%s\" "
+				       "(%s, stage %d) does not depend on block \"%s\" "
+				       "(%s, stage %d): the stage numbers go against "
+				       "the dependencies, and PyTorch would wait for "
+				       "what the schedule runs later",
+				       what, g->blocks[to].name,
+				       tsl_kind_name(g->blocks[to].kind), m->stage[to],
+				       g->blocks[from].name,
+				       tsl_kind_name(g->blocks[from].kind), m->stage[from]);
+	}
+out:
+	tsl_free(fwd);
+	tsl_free(bwd);
+	tsl_free(wgt);
+	tsl_free(seen);
+	tsl_free(stack);
+	return rc;
+}
+
+/* The stages, the order PyTorch runs them in (both formats), and with
+ * the communication actions the dependencies across ranks. */
 static int check_graph(torch_map *m, int with_comms)
 {
 	int rc = map_stages(m);
+	if (!rc)
+		rc = map_order(m);
 	if (!rc && with_comms)
 		rc = map_comms(m);
 	return rc;

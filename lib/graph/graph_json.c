@@ -96,6 +96,13 @@ static int read_number(double *out, const json_t *v, int positive,
 	if (!isfinite(x) || !(positive ? x > 0 : x >= 0))
 		return tsl_error(TESSEL_ERANGE, "%s%s must be a number %s, got %g",
 				 where, what, positive ? "> 0" : ">= 0", x);
+	/* an integer is taken as it is written or not at all: one beyond
+	 * 2^53 that a double cannot hold is refused, not rounded */
+	if (json_is_integer(v) && !tsl_int_exact_double(json_integer_value(v)))
+		return tsl_error(TESSEL_ERANGE,
+				 "%s%s is %lld, an integer a double cannot hold "
+				 "exactly (at most 2^53 = 9007199254740992 is)",
+				 where, what, (long long)json_integer_value(v));
 	*out = x;
 	return TSL_OK;
 }

@@ -6,6 +6,7 @@
 #include "schedule_json_writer.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,13 @@ static int header_object(json_t **out, const tessel_schedule *s)
 	bad |= set(o, "ndevs", json_integer(g->ndevices));
 	bad |= set(o, "nmicros", json_integer(s->nmicros));
 	bad |= set(o, "nsteps", json_integer(tsl_schedule_makespan(s)));
-	bad |= set(o, "period", json_integer(s->period));
+	/* "period" per micro-batch, as the format has it: P_k / k, an
+	 * integer when k divides P_k; P_k itself in "repetend_period" */
+	if (s->rep_k > 1 && s->period % s->rep_k)
+		bad |= set(o, "period", json_real((double)s->period / (double)s->rep_k));
+	else
+		bad |= set(o, "period", json_integer(s->rep_k > 1 ? s->period / s->rep_k
+								  : s->period));
 	bad |= set(o, "resource_bound", json_integer(s->resource_bound));
 	bad |= set(o, "period_optimal", json_boolean(s->period_optimal));
 	bad |= set(o, "makespan_optimal", json_boolean(s->makespan_optimal));
@@ -130,8 +137,10 @@ static int header_object(json_t **out, const tessel_schedule *s)
 	bad |= set(o, "repetend", json_pack("[II]", (json_int_t)s->rep_begin,
 					    (json_int_t)s->rep_end));
 	bad |= set(o, "depth", json_integer(s->depth));
-	if (s->rep_k > 1)
+	if (s->rep_k > 1) {
 		bad |= set(o, "repetend_micro_batches", json_integer(s->rep_k));
+		bad |= set(o, "repetend_period", json_integer(s->period));
+	}
 	if (s->period > 0)
 		bad |= set(o, "period_per_micro_batch",
 			   json_real((double)s->period / (double)(s->rep_k > 1 ? s->rep_k : 1)));
@@ -418,25 +427,78 @@ static int read_seconds(figures *f, const json_t *root)
 	return TSL_OK;
 }
 
-/* "period_per_micro_batch": derived from period and k, so only checked
- * (a number that agrees with them) and not kept. */
-static int read_period_per_micro_batch(const figures *f, const json_t *root)
+/* Whether x is y within a millionth (of y + 1). */
+static int about(double x, double y)
 {
-	json_t *v = json_object_get(root, "period_per_micro_batch");
+	return x >= y - 1e-6 * (y + 1) && x <= y + 1e-6 * (y + 1);
+}
 
-	if (!v)
-		return TSL_OK;
-	if (!json_is_number(v))
+/* "period" (steps per micro-batch in the steady state, a number: P_k / k
+ * for a repetend of k micro-batches), "repetend_micro_batches" (k, 1 when
+ * absent), "repetend_period" (P_k, an integer; written when k > 1) and
+ * "period_per_micro_batch" (P_k / k again: checked, not kept) into
+ * f->period (P_k) and f->rep_k. A file of libtessel 1.8.6 or before gave
+ * P_k in "period" and no "repetend_period": its "period_per_micro_batch"
+ * tells it apart. */
+static int read_period(figures *f, const json_t *root)
+{
+	const json_t *v = json_object_get(root, "period");
+	const json_t *pk = json_object_get(root, "repetend_period");
+	const json_t *ppmb = json_object_get(root, "period_per_micro_batch");
+	double per = 0;
+	long long total = -1;
+	int rc = TSL_OK;
+
+	if (v && !json_is_number(v))
+		return tsl_error(TESSEL_EPARSE, "\"period\" must be a number, not %s",
+				 tsl_json_type_name(v));
+	if (v)
+		per = json_number_value(v);
+	if (v && !(per >= 0 && per <= 1e18))
+		return tsl_error(TESSEL_ERANGE,
+				 "\"period\" must be a number >= 0 (at most 1e18), got %g",
+				 per);
+	if (ppmb && !json_is_number(ppmb))
 		return tsl_error(TESSEL_EPARSE,
 				 "\"period_per_micro_batch\" must be a number, not %s",
-				 tsl_json_type_name(v));
-	double want = f->period ? (double)f->period / (double)f->rep_k : 0;
-	double got = json_number_value(v);
-	if (!(got >= want - 1e-6 * (want + 1) && got <= want + 1e-6 * (want + 1)))
+				 tsl_json_type_name(ppmb));
+	/* micro-batches per repetition: 1 unless said (0 without a period) */
+	f->rep_k = per > 0 || pk ? 1 : 0;
+	rc = tsl_json_member_int(&f->rep_k, root, "repetend_micro_batches", 0,
+				 1, MAX_MICROS, "");
+	if (!rc)
+		rc = tsl_json_member_int(&total, root, "repetend_period", 0, 0,
+					 LLONG_MAX, "");
+	if (rc)
+		return rc;
+	long long k = f->rep_k > 0 ? f->rep_k : 1;
+	if (pk) {
+		if (!about(per, (double)total / (double)k))
+			return tsl_error(TESSEL_EINVAL,
+					 "\"period\" is %g, but \"repetend_period\" / "
+					 "\"repetend_micro_batches\" is %g",
+					 per, (double)total / (double)k);
+	} else if (k > 1 && json_is_integer(v) && ppmb &&
+		   about(json_number_value(ppmb), per / (double)k)) {
+		total = json_integer_value(v); /* a file of 1.8.6 or before */
+	} else if (v && json_is_integer(v) && k == 1) {
+		total = json_integer_value(v);
+	} else {
+		/* P_k = k x the period, which must then be a whole number */
+		double t = per * (double)k, r = floor(t + 0.5);
+		if (!about(t, r) || r > 9e18)
+			return tsl_error(TESSEL_EINVAL,
+					 "\"period\" %g times \"repetend_micro_batches\" "
+					 "%lld is not a whole number of steps",
+					 per, k);
+		total = (long long)r;
+	}
+	f->period = total;
+	if (ppmb && !about(json_number_value(ppmb), (double)total / (double)k))
 		return tsl_error(TESSEL_EINVAL,
-				 "\"period_per_micro_batch\" is %g, but \"period\" / "
-				 "\"repetend_micro_batches\" is %g",
-				 got, want);
+				 "\"period_per_micro_batch\" is %g, but the period "
+				 "per micro-batch is %g",
+				 json_number_value(ppmb), (double)total / (double)k);
 	return TSL_OK;
 }
 
@@ -444,13 +506,12 @@ static int read_optimal(figures *f, const json_t *root)
 {
 	json_t *v = json_object_get(root, "period_optimal");
 
-	if (!v)
-		return TSL_OK;
-	if (!json_is_boolean(v))
+	if (v && !json_is_boolean(v))
 		return tsl_error(TESSEL_EPARSE,
 				 "\"period_optimal\" must be true or false, not %s",
 				 tsl_json_type_name(v));
-	f->period_optimal = json_is_true(v);
+	f->period_optimal = v && json_is_true(v);
+	/* each read on its own: either may be left out */
 	v = json_object_get(root, "makespan_optimal");
 	if (!v)
 		return TSL_OK;
@@ -470,8 +531,7 @@ static int read_figures(figures *f, const json_t *root)
 	memset(f, 0, sizeof *f);
 	rc = tsl_json_member_int(&nsteps, root, "nsteps", 0, 0, LLONG_MAX, "");
 	if (!rc)
-		rc = tsl_json_member_int(&f->period, root, "period", 0, 0,
-					 LLONG_MAX, "");
+		rc = read_period(f, root);
 	if (!rc)
 		rc = tsl_json_member_int(&f->resource_bound, root,
 					 "resource_bound", 0, 0, LLONG_MAX, "");
@@ -481,13 +541,6 @@ static int read_figures(figures *f, const json_t *root)
 	if (!rc)
 		rc = tsl_json_member_int(&f->depth, root, "depth", 0, 0,
 					 LLONG_MAX, "");
-	/* micro-batches per repetition: 1 unless said (0 without a period) */
-	f->rep_k = f->period ? 1 : 0;
-	if (!rc)
-		rc = tsl_json_member_int(&f->rep_k, root, "repetend_micro_batches",
-					 0, 1, MAX_MICROS, "");
-	if (!rc)
-		rc = read_period_per_micro_batch(f, root);
 	if (!rc)
 		rc = read_optimal(f, root);
 	if (!rc)

@@ -124,6 +124,25 @@ static int v_check_placed(const tessel_schedule *s)
 	return TSL_OK;
 }
 
+/* (a') the first block starts at step 0 (the schedule format's rule: a
+ * schedule does not begin with every device idle). */
+static int v_check_origin(const tessel_schedule *s)
+{
+	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros, first = 0;
+	for (size_t i = 1; i < n; i++)
+		if (s->entries[i].start < s->entries[first].start)
+			first = i;
+	if (n == 0 || s->entries[first].start == 0)
+		return TSL_OK;
+	const struct tessel_entry *e = &s->entries[first];
+	return tsl_error(TESSEL_EVIOLATION,
+			 "the schedule starts at step %lld, not 0: its first block, "
+			 "'%s' (gid %d) micro-batch %lld, must start at step 0 "
+			 "(every step less %lld)",
+			 (long long)e->start, s->graph->blocks[e->gid].name,
+			 e->gid, (long long)e->mid, (long long)e->start);
+}
+
 /* The first memory violation seen, reported only after (b) and (c). */
 typedef struct v_memory {
 	int found;
@@ -627,6 +646,8 @@ int tsl_schedule_check(const tessel_schedule *schedule, const tsl_deadline *dl)
 {
 	TSL_CHECK_ARG(schedule, "tessel_schedule_validate", "schedule");
 	int rc = v_check_placed(schedule);
+	if (!rc)
+		rc = v_check_origin(schedule);
 	if (rc)
 		return rc;
 	v_alt alt;
