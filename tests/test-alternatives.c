@@ -601,9 +601,118 @@ static void test_options_changed_by_callback(void **state)
 	tessel_graph_free(g);
 }
 
+
+/* A backward's memory change with the saves its recomputes bring back is
+ * a block's memory change too: beyond 10^9 the placement is refused, not
+ * a search's plan graph (which would fail mid-search). */
+static void test_backward_memory_with_saves(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	int dev = 0, f = -1, b = -1;
+	TH_OK(tessel_graph_new(&g, 1));
+	TH_OK(tessel_graph_add_block(&f, g, "f", TESSEL_KIND_FORWARD, 1, 500000000));
+	TH_OK(tessel_graph_add_block(&b, g, "b", TESSEL_KIND_BACKWARD, 1, 600000000));
+	TH_OK(tessel_graph_place(g, f, &dev, 1));
+	TH_OK(tessel_graph_place(g, b, &dev, 1));
+	TH_OK(tessel_graph_add_dep(g, f, b));
+	TH_OK(tessel_graph_set_recompute(g, f, b, 400000000, 1));
+	TH_OK(tessel_graph_validate(g));
+	TH_OK(tessel_graph_set_recompute(g, f, b, 400000001, 1));
+	th_expect_error(tessel_graph_validate(g), TESSEL_ERANGE,
+			"with what they bring back");
+	tessel_graph_free(g);
+}
+
+/* A two-device pipeline whose blocks have the given names, every forward
+ * declaring an offload into its backward, memory 4 a device. */
+static tessel_graph *named_pipeline(const char *const names[4])
+{
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 2));
+	const int dev[4] = {0, 1, 1, 0};
+	for (int i = 0; i < 4; i++) {
+		TH_OK(tessel_graph_add_block(NULL, g, names[i],
+					     i < 2 ? TESSEL_KIND_FORWARD : TESSEL_KIND_BACKWARD,
+					     i < 2 ? 2 : 4, i < 2 ? 4 : -4));
+		TH_OK(tessel_graph_place(g, i, &dev[i], 1));
+		if (i)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	TH_OK(tessel_graph_set_offload(g, 0, 3, 4, 2));
+	TH_OK(tessel_graph_set_offload(g, 1, 2, 4, 2));
+	for (int d = 0; d < 2; d++)
+		TH_OK(tessel_graph_set_memory_limit(g, d, 4));
+	return g;
+}
+
+/* Block names are the placement's to give: names like those the search
+ * gives its copy blocks change nothing. */
+static void test_offload_with_any_names(void **state)
+{
+	(void)state;
+	const char *plain[4] = {"f0", "f1", "b1", "b0"};
+	const char *taken[4] = {"#offload:0", "#offloaded:0", "#reloading:1", "#reload:1"};
+	int64_t makespan[2] = {0, 0};
+	for (int k = 0; k < 2; k++) {
+		tessel_graph *g = named_pipeline(k ? taken : plain);
+		tessel_options *o = th_options(8);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_FAST, 1));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 2));
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_search(&s, g, o));
+		TH_OK(tessel_schedule_validate(s));
+		assert_true(count_choice(s, TESSEL_CHOICE_OFFLOAD) > 0);
+		makespan[k] = th_sched(s, TESSEL_SCHED_MAKESPAN);
+		tessel_schedule_free(s);
+		tessel_options_free(o);
+		tessel_graph_free(g);
+	}
+	assert_int_equal(makespan[0], makespan[1]);
+}
+
+/* A work budget set explicitly bounds the plans begun: no plan starts
+ * once the work spent reaches it, and each gets at most what is left
+ * (its own first schedule, and its solver checks once begun, are what it
+ * may go beyond; 1.8.6 spent 154 units of a budget of 2 here). */
+static void test_work_budget_bounds_plans(void **state)
+{
+	(void)state;
+	tessel_graph *g = pipeline(4, 8, 1, 1);
+	/* what one plan's search costs at least: the plain search's first
+	 * schedule and the least of its phases (a budget of 1) */
+	tessel_options *o1 = th_options(16);
+	TH_OK(tessel_options_set(o1, TESSEL_OPT_WORK_LIMIT, 1));
+	TH_OK(tessel_options_set(o1, TESSEL_OPT_ALTERNATIVES, 0));
+	tessel_schedule *one = NULL;
+	TH_OK(tessel_search(&one, g, o1));
+	int64_t least = th_sched(one, TESSEL_SCHED_WORK);
+	tessel_schedule_free(one);
+	tessel_options_free(o1);
+	/* (small budgets: a plan's solver checks, once begun, may pass
+	 * what is left, so larger ones are bounded less tightly) */
+	for (int64_t budget = 2; budget <= 8; budget *= 4) {
+		tessel_options *o = th_options(16);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, budget));
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_search(&s, g, o));
+		TH_OK(tessel_schedule_validate(s));
+		int64_t work = th_sched(s, TESSEL_SCHED_WORK);
+		print_message("budget %lld: work %lld (one plan at least %lld)\n",
+			      (long long)budget, (long long)work, (long long)least);
+		assert_true(work <= budget + 2 * least);
+		tessel_schedule_free(s);
+		tessel_options_free(o);
+	}
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_backward_memory_with_saves),
+		cmocka_unit_test(test_offload_with_any_names),
+		cmocka_unit_test(test_work_budget_bounds_plans),
 		cmocka_unit_test(test_declare),
 		cmocka_unit_test(test_validate_recompute),
 		cmocka_unit_test(test_validate_offload),

@@ -1594,6 +1594,38 @@ static void test_noncharacter_names(void **state)
 	tessel_schedule_free(s);
 }
 
+
+/* A repetend read back beyond the schedule's entries is drawn within
+ * them (the band once spanned 10^16 px) */
+static void test_svg_repetend_within(void **state)
+{
+	(void)state;
+	tessel_schedule *s = th_search_preset("vshape", 4, 4, 8, th_under_checker());
+	char *text = NULL;
+	TH_OK(tessel_schedule_to_json(&text, s));
+	tessel_schedule_free(s);
+	const char *at = strstr(text, "\"repetend\": [");
+	assert_non_null(at);
+	const char *end = strchr(at, ']');
+	assert_non_null(end);
+	char from[64];
+	snprintf(from, sizeof from, "%.*s", (int)(end - at + 1), at);
+	char *edited = th_replace_first(text, from, "\"repetend\": [10, 1000000000000000]");
+	tessel_free(text);
+	tessel_schedule *r = NULL;
+	TH_OK(tessel_schedule_from_json(&r, edited, strlen(edited)));
+	free(edited);
+	TH_OK(tessel_schedule_to_svg(&text, r));
+	const char *band = strstr(text, "class=\"repetend\"");
+	assert_non_null(band);
+	const char *w = strstr(band, "width=\"");
+	assert_non_null(w);
+	double width = atof(w + 7);
+	assert_true(width > 0 && width < 100000);
+	tessel_free(text);
+	tessel_schedule_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1604,6 +1636,7 @@ int main(void)
 		cmocka_unit_test(test_torch_csv_small),
 		cmocka_unit_test(test_torch_csv_errors),
 		cmocka_unit_test(test_noncharacter_names),
+		cmocka_unit_test(test_svg_repetend_within),
 		cmocka_unit_test(test_trace_json),
 		cmocka_unit_test(test_trace_known),
 		cmocka_unit_test(test_svg),

@@ -494,13 +494,18 @@ static void put_repetend(tsl_buf *b, const svg_layout *l)
 	const tessel_schedule *s = l->s;
 	if (!(s->rep_end > s->rep_begin && s->rep_begin >= 0))
 		return;
+	/* the band within the schedule (a file read back may give a
+	 * repetend beyond its entries: the title says it as given) */
+	int64_t end = tsl_schedule_makespan(s);
+	int64_t from = s->rep_begin < end ? s->rep_begin : end;
+	int64_t to = s->rep_end < end ? s->rep_end : end;
 	double top = l->top - 4;
 	double h = l->row * s->graph->ndevices + 8;
 	tsl_buf_printf(b, "<rect class=\"repetend\" x=\"%.2f\" y=\"%.0f\" "
 			  "width=\"%.2f\" height=\"%.0f\" fill=\"%s\">"
 			  "<title>repetend: steps %lld to %lld",
-		       x_of(l, s->rep_begin), top,
-		       w_of(l, s->rep_end - s->rep_begin), h,
+		       x_of(l, from), top,
+		       w_of(l, to - from), h,
 		       REPETEND_FILL, (long long)s->rep_begin,
 		       (long long)s->rep_end - 1);
 	put_times(b, l, s->rep_begin, s->rep_end);

@@ -1171,12 +1171,16 @@ static int check_alternative_sums(const tessel_graph *g)
 		int b = a->rc_backward;
 		sum[2 * b] += a->rc_extra;
 		sum[2 * b + 1] += a->rc_saves;
+		/* (its memory change with what it brings back is a block's
+		 * memory change too: within +-TESSEL_MAX_MEMORY) */
 		if (sum[2 * b] + g->blocks[b].span > TESSEL_MAX_SPAN ||
-		    sum[2 * b + 1] > TESSEL_MAX_MEMORY)
+		    sum[2 * b + 1] > TESSEL_MAX_MEMORY ||
+		    sum[2 * b + 1] + g->blocks[b].memory > TESSEL_MAX_MEMORY)
 			rc = tsl_error(TESSEL_ERANGE,
-				       "block \"%s\": the recomputes it runs make it longer than %d steps or bring back more than %d memory",
+				       "block \"%s\": the recomputes it runs make it longer than %d steps, or its memory change (%lld) with what they bring back (%lld) above %d",
 				       g->blocks[b].name, TESSEL_MAX_SPAN,
-				       TESSEL_MAX_MEMORY);
+				       (long long)g->blocks[b].memory,
+				       (long long)sum[2 * b + 1], TESSEL_MAX_MEMORY);
 	}
 	tsl_free(sum);
 	return rc;

@@ -196,10 +196,25 @@ static int copy_blocks(tessel_graph *d, const tessel_graph *g)
 static int add_marker(int *gid, tessel_graph *d, const char *kind, int f,
 		      const int *devs, int n, int span, int memory, int after)
 {
-	char name[48];
-	snprintf(name, sizeof name, "#%s:%d", kind, f);
-	int rc = tessel_graph_add_block(gid, d, name, TESSEL_KIND_FORWARD, span,
-					memory);
+	/* "#kind:f", with more "#" in front while a block of the placement
+	 * has that name (any name is a placement's to give) */
+	char name[96];
+	int hashes = 1, rc = TSL_OK;
+	for (;;) {
+		int at = 0;
+		for (int i = 0; i < hashes && at < 32; i++)
+			name[at++] = '#';
+		snprintf(name + at, sizeof name - (size_t)at, "%s:%d", kind, f);
+		int found = -1;
+		if (tessel_graph_find(&found, d, name) != TESSEL_OK) {
+			tessel_error_clear();
+			break;
+		}
+		if (++hashes > 32)
+			return tsl_error(TESSEL_ERANGE, "no free name for a copy of block %d", f);
+	}
+	rc = tessel_graph_add_block(gid, d, name, TESSEL_KIND_FORWARD, span,
+				    memory);
 	if (!rc)
 		rc = tessel_graph_place(d, *gid, devs, (size_t)n);
 	if (!rc)
@@ -253,9 +268,16 @@ static int plan_graph(tessel_graph **out, const tessel_graph *g,
 	for (int i = 0; i < g->nblocks; i++)
 		offloads += choice[i] == TESSEL_CHOICE_OFFLOAD;
 	int rc = !offloads ? tessel_graph_dup(&d, g)
-		 : 2 * g->ndevices > TESSEL_MAX_DEVICES ||
-				   g->nblocks + 4 * offloads > TESSEL_MAX_BLOCKS
-			 ? tsl_error(TESSEL_ERANGE, "no room for the copy channels")
+		 : 2 * g->ndevices > TESSEL_MAX_DEVICES
+			 ? tsl_error(TESSEL_ERANGE,
+				     "an offload is searched with a copy channel beside each device, "
+				     "and %d devices with theirs exceed the %d a graph holds",
+				     g->ndevices, TESSEL_MAX_DEVICES)
+		 : g->nblocks + 4 * offloads > TESSEL_MAX_BLOCKS
+			 ? tsl_error(TESSEL_ERANGE,
+				     "%d offloads, searched as 4 copy blocks each beside the %d "
+				     "blocks, exceed the %d blocks a graph holds",
+				     offloads, g->nblocks, TESSEL_MAX_BLOCKS)
 			 : tessel_graph_new(&d, 2 * g->ndevices);
 	if (!rc && offloads) {
 		/* (g is a DAG: no cycle walk per dependency) */
@@ -1045,6 +1067,13 @@ static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 {
 	*ds = NULL;
 	if (build_rc && build_rc != TESSEL_ENOMEM) {
+		/* a plan whose graph cannot be made is not searched; its
+		 * reason is the search's when no plan gives a schedule */
+		if (!best->failed_rc) {
+			best->failed_rc = TESSEL_EINFEASIBLE;
+			snprintf(best->failed_msg, sizeof best->failed_msg, "%s",
+				 tessel_error_last());
+		}
 		tessel_error_clear();
 		return TSL_OK;
 	}
@@ -1058,6 +1087,17 @@ static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 	return rc;
 }
 
+/* The most a plan may spend of a work budget set explicitly: what the
+ * plans before it left (at least 1; 0: no budget set, the share alone). */
+static int64_t plan_work_cap(const alt_best *best, const tessel_options *options)
+{
+	int64_t w = options ? options->value[TESSEL_OPT_WORK_LIMIT]
+			    : TESSEL_WORK_AUTO;
+	if (w <= 0)
+		return 0;
+	return w - best->work > 1 ? w - best->work : 1;
+}
+
 static int run_plan(alt_best *best, const tessel_graph *g,
 		    const tessel_options *options, const signed char *choice,
 		    int64_t per_mille, int64_t total, int relaxed)
@@ -1065,7 +1105,7 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	tessel_graph *d = NULL;
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
-			   0, best->nmicros, 0};
+			   0, best->nmicros, 0, plan_work_cap(best, options)};
 	int rc = plan_graph(&d, g, choice);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
 	int moved = 0;
@@ -1109,6 +1149,17 @@ static int out_of_time(const alt_best *best, const tessel_options *options)
 	       tsl_now_us() - best->start_us >= limit * 1000;
 }
 
+/* Whether a work budget set explicitly is spent once a schedule is in
+ * hand: the plans after it are then not tried (each plan's search has a
+ * minimum of its own, its first schedule, that a share cannot cut; the
+ * budget bounds the plans begun, not each plan's minimum). */
+static int out_of_work(const alt_best *best, const tessel_options *options)
+{
+	int64_t w = options ? options->value[TESSEL_OPT_WORK_LIMIT]
+			    : TESSEL_WORK_AUTO;
+	return best->s && w > 0 && best->work >= w;
+}
+
 /* A plan of two micro-batches (plan_copies.c): its graph of k copies
  * searched with `per_mille` of the budget, k micro-batches as one, the
  * schedule mapped back to g's micro-batches, relaxed, and kept when it
@@ -1120,7 +1171,8 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 	tessel_graph *d = NULL;
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
-			   0, (best->nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT};
+			   0, (best->nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT,
+			   plan_work_cap(best, options)};
 	int rc = tsl_plan_graph_k(&d, g, p);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
 	if (!rc && ds)
@@ -1206,7 +1258,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	int prev = 0;
 	for (int p = 1; p <= steps && !rc; p++) {
 		if (tsl_options_cancelled(options) || best.halted ||
-		    out_of_time(&best, options))
+		    out_of_time(&best, options) || out_of_work(&best, options))
 			break;
 		if (upto[p] == prev)
 			continue;
@@ -1229,7 +1281,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	}
 	for (int p = 1; p <= steps && !rc && pair.choice; p++) {
 		if (tsl_options_cancelled(options) || best.halted ||
-		    out_of_time(&best, options))
+		    out_of_time(&best, options) || out_of_work(&best, options))
 			break;
 		if (upto[p] == upto[p - 1])
 			continue;
@@ -1247,7 +1299,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		choice[b] = g->blocks[b].of_backward >= 0 ? TESSEL_CHOICE_OFFLOAD
 							  : TESSEL_CHOICE_KEEP;
 	if (!rc && both && !tsl_options_cancelled(options) && !best.halted &&
-	    !out_of_time(&best, options))
+	    !out_of_time(&best, options) && !out_of_work(&best, options))
 		rc = run_plan(&best, g, options, choice, both_share, total, 1);
 	tsl_free(rank);
 	tsl_free(choice);

@@ -17,6 +17,8 @@ typedef struct tsl_share {
 	int64_t nmicros;  /* > 0: micro-batches instead of the options' */
 	unsigned rlimit_cap; /* > 0: every solver check gets at most this
 			      * much of Z3's resource count */
+	int64_t work_cap; /* > 0: at most this many work units (the share
+			   * of what is left of an explicit budget) */
 } tsl_share;
 
 /* tessel_search of g ignoring any declared alternative, with share (NULL:

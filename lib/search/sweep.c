@@ -154,6 +154,10 @@ static int search_one(tessel_schedule **res, const tessel_graph *g,
 				 "the sweep was stopped by its progress callback");
 	if (cap) {
 		int64_t time_left = cap - (tsl_now_us() - start_us) / 1000;
+		if (time_left < (int64_t)left && limit == TESSEL_UNLIMITED)
+			return tsl_error(TESSEL_ETIMEOUT,
+					 "the sweep's time limit passed before the search "
+					 "without a memory limit");
 		if (time_left < (int64_t)left)
 			return tsl_error(TESSEL_ETIMEOUT,
 					 "the sweep's time limit passed before the search "
