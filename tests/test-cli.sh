@@ -154,6 +154,18 @@ if mkfifo "$TMP/fifo" 2>/dev/null; then
 	wait
 	expect_ok
 	expect_stdout_has '^valid: '
+	# an empty FIFO: read once, refused, not waited on again
+	: >"$TMP/fifo" &
+	LAST="tessel validate (empty FIFO)"
+	if command -v timeout >/dev/null 2>&1; then
+		timeout 60 "$TESSEL" validate "$TMP/fifo" >"$OUT" 2>"$ERR"
+	else
+		"$TESSEL" validate "$TMP/fifo" >"$OUT" 2>"$ERR"
+	fi
+	STATUS=$?
+	wait
+	expect_refused 2
+	expect_stderr_has 'empty'
 	rm -f "$TMP/fifo"
 fi
 pass "validate reads a schedule from a pipe and a FIFO"

@@ -1494,9 +1494,8 @@ static int64_t sched_figure(const tessel_schedule *s, tessel_schedule_attr p)
 
 /* "period" is steps per micro-batch (the format's rule): for a repetend
  * of k micro-batches P_k / k, with P_k in "repetend_period"; files that
- * give P_k in "period" (1.8.6 and before, told apart by their
- * "period_per_micro_batch") and files with the period per micro-batch
- * only read the same. */
+ * give P_k in "period" (1.8.6 and before: k > 1 without
+ * "repetend_period") read the same. */
 static void test_period_per_micro_batch(void **state)
 {
 	(void)state;
@@ -1514,8 +1513,8 @@ static void test_period_per_micro_batch(void **state)
 		/* 1.8.6: P_k in "period" */
 		"\"period\": 9,\n  \"repetend_micro_batches\": 2,\n"
 		"  \"period_per_micro_batch\": 4.5,",
-		/* the format's own: per micro-batch, nothing else */
-		"\"period\": 4.5,\n  \"repetend_micro_batches\": 2,",
+		/* 1.1 to 1.3: P_k in "period", nothing else */
+		"\"period\": 9,\n  \"repetend_micro_batches\": 2,",
 	};
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
 		char *t = th_replace_first(a, "\"period\": 4,", ok[i]);
@@ -1539,7 +1538,8 @@ static void test_period_per_micro_batch(void **state)
 	}
 	/* k dividing P_k: an integer per micro-batch */
 	char *t = th_replace_first(a, "\"period\": 4,",
-			   "\"period\": 4,\n  \"repetend_micro_batches\": 3,");
+			   "\"period\": 4,\n  \"repetend_micro_batches\": 3,\n"
+			   "  \"repetend_period\": 12,");
 	tessel_schedule *r = sched_parse(t);
 	assert_int_equal(sched_figure(r, TESSEL_SCHED_PERIOD), 12);
 	char *w = sched_json(r);
@@ -1549,7 +1549,8 @@ static void test_period_per_micro_batch(void **state)
 	tessel_schedule_free(r);
 	free(t);
 	const char *bad[] = {
-		"\"period\": 4.3,\n  \"repetend_micro_batches\": 2,",
+		"\"period\": 4.5,\n  \"repetend_micro_batches\": 2,",
+		"\"repetend_period\": 9,",
 		"\"period\": 4.5,",
 		"\"period\": 4.5,\n  \"repetend_micro_batches\": 2,\n"
 		"  \"repetend_period\": 10,",

@@ -853,7 +853,7 @@ int tsl_json_read_file_parts(void *out, const char *path,
 {
 	tsl_buf b;
 	char prefix[512];
-	int fd = -1;
+	int fd = -1, released = 0;
 
 	TSL_CHECK_ARG(path, NULL, "path");
 	tsl_buf_init(&b);
@@ -869,6 +869,7 @@ int tsl_json_read_file_parts(void *out, const char *path,
 			fd = -1;
 			parts.text = NULL;
 			tsl_buf_release(&b);
+			released = 1;
 		}
 		rc = simple ? read_parts(out, &parts) : TSL_JSON_WHOLE;
 		parts_release(&parts);
@@ -887,8 +888,9 @@ int tsl_json_read_file_parts(void *out, const char *path,
 	if (fd >= 0)
 		close(fd);
 	/* the whole read (its messages): from the text when it is still
-	 * here, else from the regular file again */
-	if (!rc && b.data)
+	 * here (an empty one too: a FIFO is not opened again), else from
+	 * the regular file again */
+	if (!rc && !released)
 		rc = read_whole_text(out, path, &b, read, limit);
 	else if (!rc)
 		rc = tsl_json_read_file(out, path, read, limit);

@@ -68,9 +68,18 @@ int tsl_direct_z3(tessel_schedule *s, int *proven, const tsl_stage *st)
 		rc = tsl_problem_lower(&improved, &best, &lo, found, &p, all, E,
 				       opts, TSL_DIRECT_RLIMIT, NULL, dl);
 	*proven = best <= lo;
-	if (!rc && improved)
+	if (!rc && improved) {
+		/* (a model kept when the search stopped early may begin
+		 * after step 0: from step 0) */
+		int64_t first = INT64_MAX;
 		for (size_t i = 0; i < E; i++)
-			s->entries[i].start = found[i];
+			if (found[i] < first)
+				first = found[i];
+		if (first == INT64_MAX || first < 0)
+			first = 0;
+		for (size_t i = 0; i < E; i++)
+			s->entries[i].start = found[i] - first;
+	}
 	tsl_free(p.start);
 	tsl_free(p.room);
 	tsl_free(all);

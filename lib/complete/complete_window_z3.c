@@ -152,9 +152,17 @@ static void store_problem(tessel_schedule *s, const tsl_problem *p)
 	for (size_t i = 0; i < p->n; i++)
 		if (p->start[i] + span_of(p, i) > H)
 			H = p->start[i] + span_of(p, i);
+	/* (a window that moved the first entries later: from step 0, as a
+	 * mirrored one always is) */
+	int64_t first = INT64_MAX;
+	for (size_t i = 0; i < p->n && !p->mirror; i++)
+		if (p->start[i] < first)
+			first = p->start[i];
+	if (p->mirror || first == INT64_MAX || first < 0)
+		first = 0;
 	for (size_t i = 0; i < p->n; i++)
 		s->entries[i].start = p->mirror ? H - p->start[i] - span_of(p, i)
-						: p->start[i];
+						: p->start[i] - first;
 }
 
 static int prepare(tsl_problem *p, const tessel_schedule *s)

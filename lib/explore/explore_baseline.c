@@ -124,8 +124,6 @@ static int to_schedule(tessel_schedule **out, const order *o, char *why,
 	for (int64_t e = 0; e < count && !rc; e++)
 		rc = tessel_schedule_set_step(s, (int)(e / o->N), e % o->N,
 					      o->end[e] - o->g->blocks[e / o->N].span);
-	if (!rc && stop_asked(o))
-		rc = tsl_error(TESSEL_ECANCELLED, "the baseline was stopped");
 	if (!rc) {
 		rc = tessel_schedule_validate(s);
 		if (rc == TESSEL_EVIOLATION) {

@@ -232,8 +232,8 @@ static int step_of_largest(double *step, double *least, const double *t,
 	*least = v[k - 1];
 	/* the step made finer by a whole factor until the largest value
 	 * takes TSL_NEGLIGIBLE_STEPS of them: the values kept round no worse,
-	 * and one left out, rounded up to a step, takes at most 1 / that of
-	 * the largest (a step as long as the largest would count a block of
+	 * and one left out, rounded up to whole steps, takes at most a step,
+	 * 1 / that of the largest, more than it is (a step as long as the largest would count a block of
 	 * 1 ms beside a transfer of 10^9 ms as 10^9 ms) */
 	if (!rc && *step > 0 && v[0] / *step < TSL_NEGLIGIBLE_STEPS) {
 		double q = ceil(TSL_NEGLIGIBLE_STEPS * *step / v[0]);

@@ -367,6 +367,30 @@ TESSEL_API int tessel_schedule_set_step(tessel_schedule *schedule, int gid,
 /* Figures                                                                    */
 /* ------------------------------------------------------------------------ */
 
+void tsl_schedule_to_origin(tessel_schedule *s)
+{
+	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
+	int64_t first = -1;
+	for (size_t i = 0; i < n; i++)
+		if (s->entries[i].start >= 0 &&
+		    (first < 0 || s->entries[i].start < first))
+			first = s->entries[i].start;
+	if (first <= 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (s->entries[i].start >= 0)
+			s->entries[i].start -= first;
+		if (s->copies && s->entries[i].choice == TESSEL_CHOICE_OFFLOAD)
+			for (int r = 0; r < 2; r++)
+				if (s->copies[2 * i + r] >= first)
+					s->copies[2 * i + r] -= first;
+	}
+	if (s->rep_end > 0) {
+		s->rep_begin = s->rep_begin > first ? s->rep_begin - first : 0;
+		s->rep_end = s->rep_end > first ? s->rep_end - first : 0;
+	}
+}
+
 int64_t tsl_schedule_makespan(const tessel_schedule *s)
 {
 	int64_t end = 0;

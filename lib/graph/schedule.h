@@ -95,6 +95,12 @@ static inline int64_t tsl_entry_memory(const tessel_schedule *s,
  * copy (0 if none). */
 int64_t tsl_schedule_makespan(const tessel_schedule *s);
 
+/* Move every placed entry and copy (and the repetend's range) earlier
+ * by the first start, so that the schedule starts at step 0, as the
+ * format and the validator want: the same schedule otherwise (a solver's
+ * model may begin later when its search stopped before a bound). */
+void tsl_schedule_to_origin(tessel_schedule *s);
+
 /* Peak memory of every device (ndevices values) from the placed entries. */
 int tsl_schedule_peaks(int64_t *peaks, const tessel_schedule *s);
 

@@ -438,8 +438,8 @@ static int about(double x, double y)
  * absent), "repetend_period" (P_k, an integer; written when k > 1) and
  * "period_per_micro_batch" (P_k / k again: checked, not kept) into
  * f->period (P_k) and f->rep_k. A file of libtessel 1.8.6 or before gave
- * P_k in "period" and no "repetend_period": its "period_per_micro_batch"
- * tells it apart. */
+ * P_k in "period" and no "repetend_period": with k > 1, "period" is
+ * read as P_k. */
 static int read_period(figures *f, const json_t *root)
 {
 	const json_t *v = json_object_get(root, "period");
@@ -472,25 +472,34 @@ static int read_period(figures *f, const json_t *root)
 	if (rc)
 		return rc;
 	long long k = f->rep_k > 0 ? f->rep_k : 1;
+	if (pk && !v)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"repetend_period\" is given but \"period\" is missing");
 	if (pk) {
 		if (!about(per, (double)total / (double)k))
 			return tsl_error(TESSEL_EINVAL,
 					 "\"period\" is %g, but \"repetend_period\" / "
 					 "\"repetend_micro_batches\" is %g",
 					 per, (double)total / (double)k);
-	} else if (k > 1 && json_is_integer(v) && ppmb &&
-		   about(json_number_value(ppmb), per / (double)k)) {
-		total = json_integer_value(v); /* a file of 1.8.6 or before */
-	} else if (v && json_is_integer(v) && k == 1) {
+	} else if (k > 1) {
+		/* no "repetend_period": a file of 1.8.6 or before, whose
+		 * "period" is P_k */
+		if (!json_is_integer(v))
+			return tsl_error(TESSEL_EINVAL,
+					 "\"period\" %g with \"repetend_micro_batches\" %lld "
+					 "and no \"repetend_period\" is read as the steps of "
+					 "the %lld micro-batches (as libtessel 1.8.6 and "
+					 "before wrote it): it must be an integer",
+					 per, k, k);
+		total = json_integer_value(v);
+	} else if (v && json_is_integer(v)) {
 		total = json_integer_value(v);
 	} else {
-		/* P_k = k x the period, which must then be a whole number */
-		double t = per * (double)k, r = floor(t + 0.5);
-		if (!about(t, r) || r > 9e18)
+		/* one micro-batch a repetition: a whole number of steps */
+		double r = floor(per + 0.5);
+		if (!about(per, r) || r > 9e18)
 			return tsl_error(TESSEL_EINVAL,
-					 "\"period\" %g times \"repetend_micro_batches\" "
-					 "%lld is not a whole number of steps",
-					 per, k);
+					 "\"period\" %g is not a whole number of steps", per);
 		total = (long long)r;
 	}
 	f->period = total;

@@ -1078,12 +1078,13 @@ static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 		return TSL_OK;
 	}
 	int rc = build_rc ? build_rc : tsl_search_plain(ds, d, options, share);
+	/* the work of a plan that found nothing counts too */
+	if (!build_rc)
+		best->work += rc ? share->work_spent : (*ds)->work;
 	if (plan_found_nothing(best, share, rc))
 		return TSL_OK;
-	if (!rc) {
-		best->work += (*ds)->work;
+	if (!rc)
 		best->proof += (*ds)->proof_work;
-	}
 	return rc;
 }
 
@@ -1105,7 +1106,7 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	tessel_graph *d = NULL;
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
-			   0, best->nmicros, 0, plan_work_cap(best, options)};
+			   0, best->nmicros, 0, plan_work_cap(best, options), 0};
 	int rc = plan_graph(&d, g, choice);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
 	int moved = 0;
@@ -1172,7 +1173,7 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
 			   0, (best->nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT,
-			   plan_work_cap(best, options)};
+			   plan_work_cap(best, options), 0};
 	int rc = tsl_plan_graph_k(&d, g, p);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
 	if (!rc && ds)

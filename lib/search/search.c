@@ -151,6 +151,8 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	 * stands) */
 	if (!rc && !progress.halted && !tsl_options_cancelled(o.src))
 		rc = tsl_published_candidates(&s, g, o.nmicros, &all);
+	if (share)
+		share->work_spent = (meter.used + TSL_TICKS_PER_UNIT - 1) / TSL_TICKS_PER_UNIT;
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;

@@ -19,6 +19,8 @@ typedef struct tsl_share {
 			      * much of Z3's resource count */
 	int64_t work_cap; /* > 0: at most this many work units (the share
 			   * of what is left of an explicit budget) */
+	int64_t work_spent; /* out: the work units the search spent, with a
+			     * schedule or without */
 } tsl_share;
 
 /* tessel_search of g ignoring any declared alternative, with share (NULL:

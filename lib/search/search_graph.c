@@ -1071,6 +1071,9 @@ int tsl_search_graph(tessel_schedule **out, const tessel_graph *g,
 		checked = 1;
 	}
 	if (!rc && !checked) {
+		/* (every pass keeps the schedule at step 0; the format's
+		 * rule, which the check holds it to, is kept here too) */
+		tsl_schedule_to_origin(s);
 		rc = tsl_schedule_check(s, fin_dl);
 		if (rc == TESSEL_EVIOLATION)
 			rc = tsl_error(TESSEL_ERROR, "internal: the search made an invalid schedule: %s",
