@@ -9,7 +9,9 @@
  * to j-1, so each row costs O(layers) with prefix counts of the row
  * before. T is bisected between 0 and the group's total time (the
  * smallest feasible bound to 1e-9 of the total), then the cut is read
- * back from the rows of that bound. Time O(50 stages layers). */
+ * back from the rows of that bound. The memory's smallest i for each
+ * stage and j does not depend on T: it is found once (memory_starts).
+ * Time O(50 stages layers), the memory counted once. */
 #include "explore_partition.h"
 
 #include <math.h>
@@ -65,6 +67,10 @@ static double stage_time(const tessel_model *m, int lo, int hi, int t)
 typedef struct prefix {
 	double *time, *par, *act;
 	int lo;
+	/* [s * (len + 1) + j]: the smallest i whose layers i .. j-1 fit
+	 * stage s's memory (j when none): the memory does not depend on the
+	 * bound T, so it is found once, not at every bisection */
+	int *mem_lo;
 } prefix;
 
 static double range(const double *v, int lo, int i, int j)
@@ -78,35 +84,53 @@ static int feasible(unsigned char *reach, int *count, const tsl_plan *p,
 		    const tsl_plan_group *g, const prefix *x, const tessel_model *m,
 		    double T)
 {
-	double unit = p->memory_unit;
+	(void)p; /* (the memory is x->mem_lo's) */
+	(void)m;
 	int n = g->last - g->first + 1, len = g->hi - g->lo;
 	memset(reach, 0, (size_t)(n + 1) * (size_t)(len + 1));
 	reach[0] = 1;
 	for (int s = 1; s <= n; s++) {
-		const tsl_plan_stage *st = &p->stages[g->first + s - 1];
 		const unsigned char *prev = reach + (size_t)(s - 1) * (size_t)(len + 1);
 		unsigned char *row = reach + (size_t)s * (size_t)(len + 1);
 		count[0] = 0;
 		for (int j = 0; j <= len; j++)
 			count[j + 1] = count[j] + prev[j];
+		const int *mem_lo = x->mem_lo + (size_t)s * (size_t)(len + 1);
 		int i = 0;
 		for (int j = s; j <= len; j++) {
-			/* smallest i whose layers i .. j-1 fit T and the memory */
-			for (;;) {
-				double par = range(x->par, 0, i, j);
-				double act = m->infer ? 0 : range(x->act, 0, i, j);
-				if (range(x->time, 0, i, j) <= T &&
-				    fits(st, par, act, unit))
-					break;
-				if (++i >= j)
-					break;
-			}
-			int from = i > s - 1 ? i : s - 1;
+			/* smallest i whose layers i .. j-1 fit T and the memory:
+			 * both hold from their own smallest i on (times and
+			 * memory are >= 0) */
+			while (i < j && range(x->time, 0, i, j) > T)
+				i++;
+			int lo = i > mem_lo[j] ? i : mem_lo[j];
+			int from = lo > s - 1 ? lo : s - 1;
 			if (from < j && count[j] - count[from] > 0)
 				row[j] = 1;
 		}
 	}
 	return reach[(size_t)n * (size_t)(len + 1) + (size_t)len];
+}
+
+/* x->mem_lo for every stage of the group (two pointers a stage: the
+ * memory of layers i .. j-1 grows with j and shrinks with i). */
+static void memory_starts(prefix *x, const tsl_plan *p, const tsl_plan_group *g,
+			  const tessel_model *m)
+{
+	double unit = p->memory_unit;
+	int n = g->last - g->first + 1, len = g->hi - g->lo;
+	for (int s = 1; s <= n; s++) {
+		const tsl_plan_stage *st = &p->stages[g->first + s - 1];
+		int *row = x->mem_lo + (size_t)s * (size_t)(len + 1);
+		int i = 0;
+		for (int j = 0; j <= len; j++) {
+			while (i < j && !fits(st, range(x->par, 0, i, j),
+					      m->infer ? 0 : range(x->act, 0, i, j),
+					      unit))
+				i++;
+			row[j] = i;
+		}
+	}
 }
 
 /* Read the cut back from the rows of a feasible bound. */
@@ -176,17 +200,20 @@ static int partition_group(tsl_plan *p, const tsl_plan_group *g,
 	int t = p->stages[g->first].ndev;
 	prefix x = {tsl_calloc((size_t)len + 1, sizeof(double)),
 		    tsl_calloc((size_t)len + 1, sizeof(double)),
-		    tsl_calloc((size_t)len + 1, sizeof(double)), g->lo};
+		    tsl_calloc((size_t)len + 1, sizeof(double)), g->lo,
+		    tsl_malloc((size_t)(n + 1) * (size_t)(len + 1) * sizeof(int))};
 	unsigned char *reach = tsl_malloc((size_t)(n + 1) * (size_t)(len + 1));
 	int *count = tsl_malloc(((size_t)len + 2) * sizeof *count);
-	int rc = x.time && x.par && x.act && reach && count ? TSL_OK
-							  : tsl_error_nomem();
+	int rc = x.time && x.par && x.act && x.mem_lo && reach && count
+			 ? TSL_OK : tsl_error_nomem();
 	for (int k = 0; k < len && !rc; k++) {
 		int i = g->lo + k;
 		x.time[k + 1] = x.time[k] + stage_time(m, i, i + 1, t);
 		x.par[k + 1] = x.par[k] + m->layers[i].parameters;
 		x.act[k + 1] = x.act[k] + m->layers[i].activation;
 	}
+	if (!rc)
+		memory_starts(&x, p, g, m);
 	if (!rc) {
 		double hi = x.time[len] * (1 + 1e-12) + 1e-300, lo = 0;
 		if (!feasible(reach, count, p, g, &x, m, hi)) {
@@ -208,6 +235,7 @@ static int partition_group(tsl_plan *p, const tsl_plan_group *g,
 	tsl_free(x.time);
 	tsl_free(x.par);
 	tsl_free(x.act);
+	tsl_free(x.mem_lo);
 	tsl_free(reach);
 	tsl_free(count);
 	return rc;
