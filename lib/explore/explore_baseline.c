@@ -171,12 +171,20 @@ int tsl_baseline_schedule(tessel_schedule **out, const tessel_graph *g,
 	if (!rc)
 		rc = find_stage_blocks(&o, why, whylen);
 	for (int d = 0; d < D && !rc && !why[0]; d++) {
+		/* (the orders of many devices and micro-batches take a
+		 * while to build: a stop asked is heard between devices) */
+		if (stop_asked(&o)) {
+			rc = tsl_error(TESSEL_ECANCELLED, "the baseline was stopped");
+			break;
+		}
 		o.ent[d] = tsl_malloc(2 * (size_t)nmicros * sizeof(int64_t));
 		if (!o.ent[d])
 			rc = tsl_error_nomem();
 		else
 			build_order(&o, d, p->mode == TSL_PLAN_GPIPE);
 	}
+	if (!rc && !why[0] && stop_asked(&o))
+		rc = tsl_error(TESSEL_ECANCELLED, "the baseline was stopped");
 	if (!rc && !why[0]) {
 		for (int64_t e = 0; e < count; e++)
 			o.end[e] = -1;
