@@ -49,12 +49,12 @@ extern "C" {
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
 #define TESSEL_VERSION_MINOR 8
-#define TESSEL_VERSION_PATCH 7
+#define TESSEL_VERSION_PATCH 8
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.8.7"
+#define TESSEL_VERSION_STRING "1.8.8"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -1200,7 +1200,10 @@ typedef struct tessel_explore tessel_explore;
  * thread that ran it, one call at a time: its family, its time (-1 when
  * it has no schedule), the work its search spent, `reason` ("" or why it
  * has no schedule), and how many of `total` are done. Return nonzero to
- * stop the exploration (the candidates done so far are kept). */
+ * stop the exploration (the candidates done so far are kept). Once the
+ * exploration stops (this return, tessel_options_cancel on its options,
+ * from the callback too, or tessel_explore_free) the callback is not
+ * called again (since 1.8.8). */
 typedef int (*tessel_explore_fn)(const char *family, double time,
 				 int64_t work, const char *reason, size_t done,
 				 size_t total, void *payload);

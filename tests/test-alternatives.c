@@ -671,6 +671,39 @@ static void test_offload_with_any_names(void **state)
 	assert_int_equal(makespan[0], makespan[1]);
 }
 
+/* An offload frees its memory after its block, once the copy ends: the
+ * placement check counts the block's own memory in full at its start, so
+ * a limit no schedule can meet is refused there (1.8.7 accepted it, and
+ * the search found nothing); recompute saves at the start and is
+ * accepted. */
+static void test_offload_counts_at_start(void **state)
+{
+	(void)state;
+#define START_FMT \
+		"{\"devices\": 1, \"memory_limit\": 1, \"blocks\": [" \
+		"{\"name\": \"f\", \"kind\": \"forward\", \"span\": 1, " \
+		"\"memory\": 5, \"devices\": [0], \"%s\": {\"backward\": \"b\", " \
+		"\"saves\": 5, \"%s\": 1}}," \
+		"{\"name\": \"b\", \"kind\": \"backward\", \"span\": 1, " \
+		"\"memory\": -5, \"devices\": [0], \"after\": [\"f\"]}]}"
+	char text[1024];
+	tessel_graph *g = NULL;
+	snprintf(text, sizeof text, START_FMT, "offload", "transfer");
+	int rc = tessel_graph_from_json(&g, text, strlen(text));
+	assert_int_not_equal(rc, TESSEL_OK);
+	assert_non_null(strstr(tessel_error_last(), "when block \"f\" starts"));
+	assert_null(g);
+	snprintf(text, sizeof text, START_FMT, "recompute", "extra");
+	TH_OK(tessel_graph_from_json(&g, text, strlen(text)));
+	tessel_options *o = th_options(2);
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_search(&s, g, o));
+	TH_OK(tessel_schedule_validate(s));
+	tessel_schedule_free(s);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 /* A work budget set explicitly bounds the plans begun: no plan starts
  * once the work spent reaches it, and each gets at most what is left
  * (its own first schedule, and its solver checks once begun, are what it
@@ -726,6 +759,7 @@ int main(void)
 		cmocka_unit_test(test_limit_below_need),
 		cmocka_unit_test(test_no_repetend_without_time_limit),
 		cmocka_unit_test(test_anytime),
+		cmocka_unit_test(test_offload_counts_at_start),
 		cmocka_unit_test(test_options_changed_by_callback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -170,6 +170,48 @@ if mkfifo "$TMP/fifo" 2>/dev/null; then
 fi
 pass "validate reads a schedule from a pipe and a FIFO"
 
+# a signal once the search has ended, while the result is written (here:
+# waiting for a reader of the FIFO -o names), is ignored: the result is
+# written whole, with the status it would have had; two as well. Where
+# /proc does not show the wait (wait_for_partner), skipped.
+late_signals() {
+	rm -f "$TMP/late"
+	mkfifo "$TMP/late" 2>/dev/null || return 0
+	"$TESSEL" "$@" -o "$TMP/late" 2>"$ERR" &
+	pid=$!
+	tries=0
+	while [ "$(cat /proc/$pid/wchan 2>/dev/null)" != wait_for_partner ] &&
+	      [ $tries -lt 1200 ] && kill -0 $pid 2>/dev/null; do
+		sleep 0.1
+		tries=$((tries + 1))
+	done
+	if [ "$(cat /proc/$pid/wchan 2>/dev/null)" != wait_for_partner ]; then
+		cat "$TMP/late" >/dev/null &
+		wait
+		rm -f "$TMP/late"
+		return 0
+	fi
+	kill -TERM $pid
+	kill -TERM $pid
+	# (a program that died meanwhile never opens the FIFO: not waited on)
+	if command -v timeout >/dev/null 2>&1; then
+		timeout 60 cat "$TMP/late" >"$OUT"
+	else
+		cat "$TMP/late" >"$OUT"
+	fi
+	wait $pid
+	STATUS=$?
+	LAST="tessel $* -o FIFO, two SIGTERMs while it writes"
+	rm -f "$TMP/late"
+	expect_status 0
+	[ -s "$OUT" ] || fail "nothing written"
+}
+late_signals search --preset vshape -d 4 -n 16 -q --format json --work-limit 20
+"$TESSEL" validate "$OUT" >/dev/null 2>&1 || fail "the schedule written after two late signals is not whole"
+late_signals search --preset vshape -d 4 -n 16 -q --format json --work-limit 20 --sweep 4,6
+grep -q '"sweep"' "$OUT" || fail "the sweep written after two late signals is not whole"
+pass "a signal while search writes its result is ignored"
+
 run search --preset mshape --format json
 expect_ok
 expect_stdout_has '"tessel-schedule"'

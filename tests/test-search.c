@@ -1084,6 +1084,40 @@ static void test_search_sweep_stop(void **state)
 	tessel_graph_free(g);
 }
 
+/* A search whose work budget ends before any repetend fits the limits
+ * says so (1.8.7: "every repetend found breaks a limit once completed: "
+ * and nothing after it); without the budget the solver's reason. */
+static void test_budget_ends_before_repetend(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 3));
+	const int span[6] = {1, 2, 1, 2, 3, 2}, mem[6] = {1, 1, 1, -1, -1, -1};
+	const int dev[6] = {0, 1, 2, 2, 1, 0};
+	const char *name[6] = {"f0", "f1", "f2", "b2", "b1", "b0"};
+	for (int i = 0; i < 6; i++) {
+		TH_OK(tessel_graph_add_block(NULL, g, name[i],
+					     i < 3 ? TESSEL_KIND_FORWARD
+						   : TESSEL_KIND_BACKWARD,
+					     span[i], mem[i]));
+		TH_OK(tessel_graph_place(g, i, &dev[i], 1));
+		if (i)
+			TH_OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, 2));
+	for (int budget = 50; budget >= 0; budget -= 50) {
+		tessel_options *o = th_options(3);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, budget));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_MAX_PERIOD, 6));
+		tessel_schedule *s = NULL;
+		th_expect_error(tessel_search(&s, g, o), TESSEL_EINFEASIBLE,
+				budget ? "within the work budget" : "period 5 .. 6");
+		assert_null(s);
+		tessel_options_free(o);
+	}
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1110,6 +1144,7 @@ int main(void)
 		cmocka_unit_test(test_search_sweep_small),
 		cmocka_unit_test(test_search_sweep_stop),
 		cmocka_unit_test(test_first_schedule_hshape),
+		cmocka_unit_test(test_budget_ends_before_repetend),
 	};
 	return cmocka_run_group_tests_name("search", tests, NULL, NULL);
 }

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -440,6 +442,80 @@ static void test_explore_free_from_other_thread(void **state)
 	tessel_model_free(m);
 }
 
+/* ---- an exploration's getters while another thread runs it ------------- */
+
+typedef struct rerun_job {
+	tessel_explore *ex;
+	tessel_options *options;
+	atomic_int done;
+	int ok, busy;
+} rerun_job;
+
+static void *rerun_worker(void *arg)
+{
+	rerun_job *j = arg;
+	for (int i = 0; i < 3; i++) {
+		int rc = tessel_explore_run(j->ex, j->options);
+		j->ok += rc == TESSEL_OK;
+		j->busy += rc == TESSEL_EINVAL;
+		assert_true(rc == TESSEL_OK || rc == TESSEL_EINVAL);
+	}
+	atomic_store(&j->done, 1);
+	return NULL;
+}
+
+/* The getters and tessel_explore_to_json on one thread while another runs
+ * the exploration again and again: each call either reads a whole state
+ * or returns TESSEL_EINVAL (running), never a candidate rewritten under
+ * it: a run waits for the getters reading to end (ThreadSanitizer's suite
+ * checks that no access races). */
+static void test_explore_readers_during_runs(void **state)
+{
+	(void)state;
+	tessel_model *m = NULL;
+	TH_OK(tessel_model_from_file(&m, th_data_path("model-small.json")));
+	rerun_job j = {0};
+	TH_OK(tessel_explore_new(&j.ex, m));
+	j.options = th_options(8);
+	TH_OK(tessel_options_set(j.options, TESSEL_OPT_THREADS, 1));
+	TH_OK(tessel_options_set(j.options, TESSEL_OPT_FAST, 1));
+	pthread_t tid;
+	assert_int_equal(pthread_create(&tid, NULL, rerun_worker, &j), 0);
+	int reads = 0, refused = 0;
+	while (!atomic_load(&j.done)) {
+		size_t n = 0;
+		TH_OK(tessel_explore_count(&n, j.ex));
+		for (size_t k = 0; k < n; k++) {
+			double v = 0;
+			const char *text = NULL;
+			const tessel_schedule *s = NULL;
+			int rc = tessel_explore_get(&v, j.ex, k, TESSEL_EXPLORE_TIME);
+			assert_true(rc == TESSEL_OK || rc == TESSEL_EINVAL);
+			rc = tessel_explore_reason(&text, j.ex, k);
+			assert_true(rc == TESSEL_OK || rc == TESSEL_EINVAL);
+			if (!rc)
+				assert_non_null(text);
+			rc = tessel_explore_schedule(&s, j.ex, k);
+			assert_true(rc == TESSEL_OK || rc == TESSEL_EINVAL ||
+				    rc == TESSEL_ENOTFOUND);
+			reads += rc != TESSEL_EINVAL;
+			refused += rc == TESSEL_EINVAL;
+		}
+		char *json = NULL;
+		int rc = tessel_explore_to_json(&json, j.ex, 0);
+		assert_true(rc == TESSEL_OK || rc == TESSEL_EINVAL);
+		tessel_free(json);
+		sched_yield();
+	}
+	assert_int_equal(pthread_join(tid, NULL), 0);
+	print_message("%d runs done, %d refused; %d reads, %d refused\n", j.ok,
+		      j.busy, reads, refused);
+	assert_int_equal(j.ok, 3);
+	tessel_options_free(j.options);
+	tessel_explore_free(j.ex);
+	tessel_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_from_other_thread),
 		cmocka_unit_test(test_concurrent_readers),
 		cmocka_unit_test(test_explore_free_from_other_thread),
+		cmocka_unit_test(test_explore_readers_during_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

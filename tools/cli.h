@@ -72,6 +72,11 @@ int cli_parse_real(double *out, const char *option, const char *arg,
  * leaves no partial file. On failure print the reason and return -1. */
 int cli_write_output(const char *path, const char *text);
 
+/* 1 when the output paths `a` and `b` name the same file (or both the
+ * standard output, "-"), else 0: the same text, the same existing file,
+ * or the same name in the same folder. */
+int cli_same_output(const char *a, const char *b);
+
 /* Export schedule s in `format` (a tessel_format; step_us as
  * tessel_schedule_write takes it) to `path` the same way, streamed: the
  * text is never held whole. Returns 0, or an exit status with the reason

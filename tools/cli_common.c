@@ -442,6 +442,39 @@ int cli_write_output(const char *path, const char *text)
 	return out_close(&o, 1);
 }
 
+/* The folder part of `path` resolved (realpath) followed by its last
+ * name, or NULL. */
+static char *resolved_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path))
+			  : strdup(".");
+	char *real = dir ? realpath(dir, NULL) : NULL;
+	char *out = real ? malloc(strlen(real) + strlen(base) + 2) : NULL;
+	if (out)
+		sprintf(out, "%s/%s", real, base);
+	free(dir);
+	free(real);
+	return out;
+}
+
+int cli_same_output(const char *a, const char *b)
+{
+	if (strcmp(a, b) == 0)
+		return 1;
+	if (cli_is_stdin(a) || cli_is_stdin(b))
+		return 0;
+	struct stat sa, sb;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char *ra = resolved_name(a), *rb = resolved_name(b);
+	int same = ra && rb && strcmp(ra, rb) == 0;
+	free(ra);
+	free(rb);
+	return same;
+}
+
 int cli_write_export(const char *path, const struct tessel_schedule *s,
 		     int format, double step_us)
 {

@@ -364,6 +364,11 @@ int cli_explore(int argc, char **argv)
 					 : "explore: one MODEL.json only (see 'tessel explore --help')");
 		return CLI_EXIT_USAGE;
 	}
+	if (a.output && a.placement && cli_same_output(a.output, a.placement)) {
+		cli_error("explore: --output and --placement name the same file, %s: give each its own",
+			  a.placement);
+		return CLI_EXIT_USAGE;
+	}
 	char *text = NULL;
 	size_t length = 0;
 	if (cli_read_file(&text, &length, argv[optind]))

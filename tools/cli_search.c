@@ -1013,19 +1013,18 @@ static int run_sweep(tessel_graph *g, const struct search_args *a,
 		   : TESSEL_ENOMEM;
 	if (watching) {
 		pthread_mutex_lock(&w->lock);
+		signo = w->signo;
 		w->progress = 0;
 		close_line(w);
 		pthread_mutex_unlock(&w->lock);
+		/* from here on a signal is ignored: the result is written whole */
+		watch_stop(w);
 	}
 	if (rc) {
 		status = cli_lib_error(rc, "search --sweep");
 	} else {
 		status = cli_sweep_emit(s, a->sweep, a->nsweep, a->format == FORMAT_JSON,
 					a->output);
-	}
-	if (watching) {
-		watch_stop(w);
-		signo = w->signo;
 	}
 	if (signo && status != CLI_EXIT_USAGE) {
 		if (!rc)
@@ -1077,6 +1076,9 @@ static int run_search(const struct search_args *a)
 		w.progress = 0; /* the watcher's reminders end here */
 		close_line(&w);
 		pthread_mutex_unlock(&w.lock);
+		/* from here on a signal is ignored (it stays blocked): the
+		 * result is written whole, with the status it has now */
+		watch_stop(&w);
 	} else {
 		signo = 0;
 	}
@@ -1088,10 +1090,6 @@ static int run_search(const struct search_args *a)
 		else if (watching && progress)
 			progress_done(&w, s);
 		status = emit(s, a, signo != 0);
-	}
-	if (watching) {
-		watch_stop(&w);
-		signo = w.signo; /* also one that came after the search */
 	}
 	if (signo && status != CLI_EXIT_USAGE)
 		status = 128 + signo;

@@ -14,6 +14,7 @@
 #include "explore.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,6 +59,7 @@ static void destroy(tessel_explore *ex)
 	tsl_free(ex->unit);
 	tsl_free(ex->memory_unit);
 	pthread_mutex_destroy(&ex->lock);
+	pthread_mutex_destroy(&ex->report_lock);
 	tsl_free(ex);
 }
 
@@ -75,7 +77,38 @@ int tsl_explore_acquire(tessel_explore *ex, const char *fn)
 	if (atomic_fetch_or(&ex->busy, TSL_EXPLORE_BUSY) & TSL_EXPLORE_BUSY)
 		return tsl_error(TESSEL_EINVAL,
 				 "%s: the exploration is in use by another call", fn);
+	/* no getter begins from here on; the ones reading end soon (they
+	 * neither wait nor call back) */
+	while (atomic_load(&ex->busy) >= TSL_EXPLORE_READER)
+		sched_yield();
 	return TSL_OK;
+}
+
+/* A getter (or tessel_explore_to_json) begins to read ex: TSL_OK (a call acquiring ex meanwhile
+ * waits for tsl_explore_read_end), or TESSEL_EINVAL while a call uses it. */
+int tsl_explore_read_begin(const tessel_explore *cex, const char *fn)
+{
+	tessel_explore *ex = (tessel_explore *)cex;
+	int old = atomic_load(&ex->busy);
+	do {
+		if (old & TSL_EXPLORE_BUSY)
+			return tsl_error(TESSEL_EINVAL,
+					 "%s: the exploration is running (or in use by another call)",
+					 fn);
+	} while (!atomic_compare_exchange_weak(&ex->busy, &old,
+					       old + TSL_EXPLORE_READER));
+	return TSL_OK;
+}
+
+/* The getter ends: the last reader frees ex when a free was asked
+ * meanwhile (as tsl_explore_release does for a call). */
+void tsl_explore_read_end(const tessel_explore *cex)
+{
+	tessel_explore *ex = (tessel_explore *)cex;
+	int old = atomic_fetch_sub(&ex->busy, TSL_EXPLORE_READER);
+	if ((old & TSL_EXPLORE_FREE) && !(old & TSL_EXPLORE_BUSY) &&
+	    old < 2 * TSL_EXPLORE_READER)
+		destroy(ex);
 }
 
 int tsl_explore_release(tessel_explore *ex)
@@ -99,16 +132,17 @@ TESSEL_API void tessel_explore_free(tessel_explore *ex)
 		return;
 	if (atomic_load(&ex->busy) & TSL_EXPLORE_BUSY) {
 		/* (until the FREE bit is set below no one else frees ex; the
-		 * lock is not waited for: the callback asking holds it) */
+		 * progress callback runs without the lock) */
 		atomic_store(&ex->stop, 1);
-		if (pthread_mutex_trylock(&ex->lock) == 0) {
-			stop_searches(ex);
-			pthread_mutex_unlock(&ex->lock);
-		}
+		pthread_mutex_lock(&ex->lock);
+		stop_searches(ex);
+		pthread_mutex_unlock(&ex->lock);
 	}
 	int old = atomic_fetch_or(&ex->busy, TSL_EXPLORE_FREE);
-	if (old & (TSL_EXPLORE_BUSY | TSL_EXPLORE_FREE))
-		return; /* the call under way frees it (or was asked already) */
+	if ((old & (TSL_EXPLORE_BUSY | TSL_EXPLORE_FREE)) ||
+	    old >= TSL_EXPLORE_READER)
+		return; /* the call (or getter) under way frees it, or was
+			 * asked already */
 	destroy(ex);
 }
 
@@ -178,6 +212,7 @@ TESSEL_API int tessel_explore_new(tessel_explore **out,
 	if (!ex)
 		return tsl_error_nomem();
 	pthread_mutex_init(&ex->lock, NULL);
+	pthread_mutex_init(&ex->report_lock, NULL);
 	int rc = copy_model(ex, model);
 	tsl_plan *plans = NULL;
 	int n = 0;
@@ -344,20 +379,29 @@ static int schedule_one(run_ctx *r, tsl_candidate *c)
 	return rc;
 }
 
+/* Candidate c is done: the progress callback hears it, one call at a
+ * time, in the order of the counts, and not at all once the run stops
+ * (the callback asked, a cancel, a free). The callback runs outside
+ * ex->lock, which a cancel of the caller's options from within it takes
+ * (cancel_all). */
 static void report(run_ctx *r, tsl_candidate *c)
 {
 	tessel_explore *ex = r->ex;
+	pthread_mutex_lock(&ex->report_lock);
 	pthread_mutex_lock(&ex->lock);
 	c->done = 1;
-	ex->finished++;
-	/* once a free is asked (by the callback too) it is called no more */
-	if (!free_asked(ex) && ex->fn &&
-	    ex->fn(c->plan.family, c->time, c->work, c->why,
-		   (size_t)ex->finished, (size_t)r->total, ex->payload))
-		stop_searches(ex);
-	if (free_asked(ex))
-		stop_searches(ex);
+	size_t done = (size_t)++ex->finished;
 	pthread_mutex_unlock(&ex->lock);
+	int stop = 0;
+	if (!stopping(ex) && ex->fn)
+		stop = ex->fn(c->plan.family, c->time, c->work, c->why, done,
+			      (size_t)r->total, ex->payload) != 0;
+	pthread_mutex_unlock(&ex->report_lock);
+	if (stop || free_asked(ex)) {
+		pthread_mutex_lock(&ex->lock);
+		stop_searches(ex);
+		pthread_mutex_unlock(&ex->lock);
+	}
 }
 
 typedef struct worker {
@@ -598,15 +642,23 @@ static int at(const tsl_candidate **out, const tessel_explore *ex,
 {
 	*out = NULL;
 	TSL_CHECK_ARG(ex, fn, "explore");
-	if (atomic_load(&((tessel_explore *)ex)->busy) & TSL_EXPLORE_BUSY)
-		return tsl_error(TESSEL_EINVAL, "%s: the exploration is running",
-				 fn);
 	if (index >= (size_t)ex->n)
 		return tsl_error(TESSEL_ENOTFOUND,
 				 "%s: candidate %zu out of range (%d candidates)",
 				 fn, index, ex->n);
+	int rc = tsl_explore_read_begin(ex, fn);
+	if (rc)
+		return rc;
 	*out = &ex->c[ex->rank[index]];
 	return TSL_OK;
+}
+
+/* The end of a getter that at() let read (c not NULL). */
+static int read_done(const tessel_explore *ex, const tsl_candidate *c, int rc)
+{
+	if (c)
+		tsl_explore_read_end(ex);
+	return rc;
 }
 
 TESSEL_API int tessel_explore_count(size_t *out, const tessel_explore *ex)
@@ -625,7 +677,7 @@ TESSEL_API int tessel_explore_family(const char **out,
 	const tsl_candidate *c;
 	int rc = at(&c, ex, index, "tessel_explore_family");
 	*out = c ? c->plan.family : NULL;
-	return rc;
+	return read_done(ex, c, rc);
 }
 
 TESSEL_API int tessel_explore_reason(const char **out,
@@ -635,7 +687,7 @@ TESSEL_API int tessel_explore_reason(const char **out,
 	const tsl_candidate *c;
 	int rc = at(&c, ex, index, "tessel_explore_reason");
 	*out = c ? c->why : NULL;
-	return rc;
+	return read_done(ex, c, rc);
 }
 
 static double widest(const tsl_plan *p)
@@ -647,15 +699,9 @@ static double widest(const tsl_plan *p)
 	return w;
 }
 
-TESSEL_API int tessel_explore_get(double *out, const tessel_explore *ex,
-				  size_t index, tessel_explore_attr attr)
+/* Figure `attr` of candidate c: TSL_OK, or TESSEL_EINVAL. */
+static int figure(double *out, const tsl_candidate *c, tessel_explore_attr attr)
 {
-	TSL_CHECK_ARG(out, "tessel_explore_get", "out");
-	*out = 0;
-	const tsl_candidate *c;
-	int rc = at(&c, ex, index, "tessel_explore_get");
-	if (rc)
-		return rc;
 	const tsl_plan *p = &c->plan;
 	switch (attr) {
 	case TESSEL_EXPLORE_TIME: *out = c->time; return TSL_OK;
@@ -675,6 +721,18 @@ TESSEL_API int tessel_explore_get(double *out, const tessel_explore *ex,
 			 (int)attr);
 }
 
+TESSEL_API int tessel_explore_get(double *out, const tessel_explore *ex,
+				  size_t index, tessel_explore_attr attr)
+{
+	TSL_CHECK_ARG(out, "tessel_explore_get", "out");
+	*out = 0;
+	const tsl_candidate *c;
+	int rc = at(&c, ex, index, "tessel_explore_get");
+	if (!rc)
+		rc = figure(out, c, attr);
+	return read_done(ex, c, rc);
+}
+
 TESSEL_API int tessel_explore_device_memory(double *out,
 					    const tessel_explore *ex,
 					    size_t index, int device)
@@ -683,14 +741,13 @@ TESSEL_API int tessel_explore_device_memory(double *out,
 	*out = -1;
 	const tsl_candidate *c;
 	int rc = at(&c, ex, index, "tessel_explore_device_memory");
-	if (rc)
-		return rc;
-	if (device < 0 || device >= ex->devices)
-		return tsl_error(TESSEL_ENOTFOUND,
-				 "tessel_explore_device_memory: device %d out of range (%d devices)",
-				 device, ex->devices);
-	*out = c->sched ? c->device_peak[device] : -1;
-	return TSL_OK;
+	if (!rc && (device < 0 || device >= ex->devices))
+		rc = tsl_error(TESSEL_ENOTFOUND,
+			       "tessel_explore_device_memory: device %d out of range (%d devices)",
+			       device, ex->devices);
+	else if (!rc)
+		*out = c->sched ? c->device_peak[device] : -1;
+	return read_done(ex, c, rc);
 }
 
 TESSEL_API int tessel_explore_graph(const tessel_graph **out,
@@ -700,12 +757,11 @@ TESSEL_API int tessel_explore_graph(const tessel_graph **out,
 	*out = NULL;
 	const tsl_candidate *c;
 	int rc = at(&c, ex, index, "tessel_explore_graph");
-	if (rc)
-		return rc;
-	if (!c->graph)
-		return tsl_error(TESSEL_ENOTFOUND, "%s: %s", c->plan.family, c->why);
-	*out = c->graph;
-	return TSL_OK;
+	if (!rc && !c->graph)
+		rc = tsl_error(TESSEL_ENOTFOUND, "%s: %s", c->plan.family, c->why);
+	else if (!rc)
+		*out = c->graph;
+	return read_done(ex, c, rc);
 }
 
 TESSEL_API int tessel_explore_schedule(const tessel_schedule **out,
@@ -715,11 +771,10 @@ TESSEL_API int tessel_explore_schedule(const tessel_schedule **out,
 	*out = NULL;
 	const tsl_candidate *c;
 	int rc = at(&c, ex, index, "tessel_explore_schedule");
-	if (rc)
-		return rc;
-	if (!c->sched)
-		return tsl_error(TESSEL_ENOTFOUND, "%s: %s", c->plan.family,
-				 c->why[0] ? c->why : "not run yet (tessel_explore_run)");
-	*out = c->sched;
-	return TSL_OK;
+	if (!rc && !c->sched)
+		rc = tsl_error(TESSEL_ENOTFOUND, "%s: %s", c->plan.family,
+			       c->why[0] ? c->why : "not run yet (tessel_explore_run)");
+	else if (!rc)
+		*out = c->sched;
+	return read_done(ex, c, rc);
 }

@@ -41,20 +41,32 @@ struct tessel_explore {
 	void *payload;
 	/* TSL_EXPLORE_BUSY: a call is using the exploration;
 	 * TSL_EXPLORE_FREE: tessel_explore_free was asked meanwhile, the
-	 * call frees it as it ends (tsl_explore_release) */
+	 * call frees it as it ends (tsl_explore_release); above them, in
+	 * units of TSL_EXPLORE_READER, the getters reading it */
 	atomic_int busy;
-	/* while running */
-	pthread_mutex_t lock;
+	/* while running: the run's state (lock), one progress call at a
+	 * time (report_lock, never held with lock while the callback runs) */
+	pthread_mutex_t lock, report_lock;
 	atomic_int stop;
 	int next, finished;
 };
 
 #define TSL_EXPLORE_BUSY 1
 #define TSL_EXPLORE_FREE 2
+#define TSL_EXPLORE_READER 4
 
 /* A call begins to use ex: TSL_OK, or TESSEL_EINVAL (its message naming
  * `fn`) while another call uses it. */
 int tsl_explore_acquire(tessel_explore *ex, const char *fn);
+
+/* A getter (tessel_explore_to_json too) begins to read ex: TSL_OK, or
+ * TESSEL_EINVAL (naming `fn`) while a call uses it; several read at once,
+ * and a call acquiring ex waits for them to end. */
+int tsl_explore_read_begin(const tessel_explore *ex, const char *fn);
+
+/* The read ends: the last reader frees ex when a free was asked meanwhile
+ * (and no call holds it). */
+void tsl_explore_read_end(const tessel_explore *ex);
 
 /* The call that acquired ex ends: 1 when a tessel_explore_free was asked
  * meanwhile and ex is now freed (not to be touched again), else 0. */

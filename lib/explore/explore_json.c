@@ -110,7 +110,7 @@ TESSEL_API int tessel_explore_to_json(char **out, const tessel_explore *ex,
 		return tsl_error(TESSEL_EINVAL,
 				 "tessel_explore_to_json: with_schedules must be 0 or 1, got %d",
 				 with_schedules);
-	int rc = tsl_explore_acquire((tessel_explore *)ex, "tessel_explore_to_json");
+	int rc = tsl_explore_read_begin(ex, "tessel_explore_to_json");
 	if (rc)
 		return rc;
 	tsl_buf b;
@@ -131,6 +131,6 @@ TESSEL_API int tessel_explore_to_json(char **out, const tessel_explore *ex,
 	tsl_buf_puts(&b, "\n  ]\n}\n");
 	/* (the text is the caller's: complete even when a free asked
 	 * meanwhile now frees ex) */
-	tsl_explore_release((tessel_explore *)ex);
+	tsl_explore_read_end(ex);
 	return tsl_buf_finish(out, &b, rc);
 }

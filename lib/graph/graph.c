@@ -570,7 +570,7 @@ static int latency_steps(int *out, double latency, double step,
 	double n = latency > 0 ? tsl_steps_of(latency, step) : 0;
 	if (n > TESSEL_MAX_LATENCY)
 		return tsl_error(TESSEL_ERANGE,
-				 "%s %g is %.0f steps of %g, at most %d are allowed",
+				 "%s %g is %.15g steps of %g, at most %d are allowed",
 				 what, latency, n, step, TESSEL_MAX_LATENCY);
 	*out = (int)n;
 	return TSL_OK;
@@ -589,7 +589,7 @@ static int duration_span(int *out, const tessel_graph *g, int b,
 	double n = tsl_steps_of(duration, step);
 	if (n > TESSEL_MAX_SPAN)
 		return tsl_error(TESSEL_ERANGE,
-				 "block \"%s\": duration %g is %.0f steps of %g, at most %d are allowed",
+				 "block \"%s\": duration %g is %.15g steps of %g, at most %d are allowed",
 				 name, duration, n, step, TESSEL_MAX_SPAN);
 	*out = (int)n;
 	return TSL_OK;
@@ -1274,20 +1274,24 @@ int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g)
 		need[d] = 0;
 		at[d] = -1;
 	}
-	int64_t *mem = tsl_calloc((size_t)n + 1, sizeof *mem);
+	/* each block's memory once it ran (mem) and at its start (start):
+	 * they differ for an offload, which frees after the block */
+	int64_t *mem = tsl_calloc(2 * (size_t)n + 1, sizeof *mem);
 	if (!mem) {
 		tsl_free(anc);
 		tsl_free(order);
 		return tsl_error_nomem();
 	}
+	int64_t *start = mem + n;
 	tsl_graph_cheapest_memory(mem, g);
+	tsl_graph_cheapest_start(start, mem, g);
 	for (int v = 0; v < n; v++) {
 		const tsl_block *b = &g->blocks[v];
-		if (mem[v] <= 0)
+		if (start[v] <= 0)
 			continue;
 		for (int k = 0; k < b->ndevices; k++) {
 			int d = b->devices[k];
-			int64_t v_need = mem[v];
+			int64_t v_need = start[v];
 			if (exact) {
 				const uint64_t *row = anc + (size_t)v * words;
 				for (int u = 0; u < n; u++) {

@@ -184,6 +184,20 @@ int tsl_choice_time(const tsl_block *f, int choice)
 	return 0;
 }
 
+void tsl_graph_cheapest_start(int64_t *start, const int64_t *mem,
+			      const tessel_graph *g)
+{
+	for (int v = 0; v < g->nblocks; v++) {
+		const tsl_block *f = &g->blocks[v];
+		int rs = tsl_choice_saves(f, TESSEL_CHOICE_RECOMPUTE);
+		int os = tsl_choice_saves(f, TESSEL_CHOICE_OFFLOAD);
+		/* an offload frees its memory once its copy ends, after the
+		 * block: at the block's start the least is what recompute
+		 * (or keeping) leaves */
+		start[v] = mem[v] + (os > rs ? os - rs : 0);
+	}
+}
+
 void tsl_graph_cheapest_memory(int64_t *mem, const tessel_graph *g)
 {
 	for (int v = 0; v < g->nblocks; v++)

@@ -25,4 +25,13 @@ int tsl_choice_time(const tsl_block *f, int choice);
  * offload's copies count as instant: for lower bounds). */
 void tsl_graph_cheapest_memory(int64_t *mem, const tessel_graph *g);
 
+/* Each block's memory delta at its own start (start: nblocks values)
+ * under the cheapest declared alternatives, from mem (as
+ * tsl_graph_cheapest_memory gives it): as mem, but a block whose cheapest
+ * alternative is an offload holds its memory at its start less only what
+ * recompute would save (the offload frees it after the block, once its
+ * copy ends). */
+void tsl_graph_cheapest_start(int64_t *start, const int64_t *mem,
+			      const tessel_graph *g);
+
 #endif

@@ -1012,16 +1012,27 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 	tessel_schedule_free(kept);
 	if (!rc)
 		rc = stage_list_and_improve(out, b);
+	/* (no reason: no repetend was completed before the budget ended) */
+	const char *none = "no repetend that fits the memory limits was found "
+			   "within the work budget (TESSEL_OPT_WORK_LIMIT, "
+			   "tessel search --work-limit; 0 for none)";
 	if (!rc && !*out && b->serial_short[0] && !b->first)
-		rc = tsl_error(TESSEL_EINFEASIBLE,
-			       "no schedule within the memory limits was found: %s, "
-			       "list scheduling broke a limit and every repetend "
-			       "found breaks one once completed: %s",
-			       b->serial_short, b->reason);
+		rc = b->reason[0]
+		     ? tsl_error(TESSEL_EINFEASIBLE,
+				 "no schedule within the memory limits was found: %s, "
+				 "list scheduling broke a limit and every repetend "
+				 "found breaks one once completed: %s",
+				 b->serial_short, b->reason)
+		     : tsl_error(TESSEL_EINFEASIBLE,
+				 "no schedule within the memory limits was found: %s, "
+				 "list scheduling broke a limit and %s",
+				 b->serial_short, none);
 	else if (!rc && !*out)
-		rc = tsl_error(TESSEL_EINFEASIBLE,
-			       "every repetend found breaks a limit once completed: %s",
-			       b->reason);
+		rc = b->reason[0]
+		     ? tsl_error(TESSEL_EINFEASIBLE,
+				 "every repetend found breaks a limit once completed: %s",
+				 b->reason)
+		     : tsl_error(TESSEL_EINFEASIBLE, "%s", none);
 	return rc;
 }
 
