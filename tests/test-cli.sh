@@ -744,6 +744,12 @@ run validate "$TMP/best.json"
 expect_status 0
 run search "$TMP/best-placement.json" --fast -n 4
 expect_status 0
+# one file for both outputs: refused before the search (not the
+# placement silently written over the schedule)
+run explore "$DATA/model-small.json" --fast -q -o "$TMP/both.json" -p "$TMP/./both.json"
+expect_refused 2
+expect_stderr_has 'same file'
+[ ! -e "$TMP/both.json" ] || fail "explore wrote $TMP/both.json"
 run explore "$DATA/vshape-4dev.json"
 expect_status 2
 expect_stderr_has 'unit'
