@@ -126,6 +126,20 @@ run search --preset vshape --memory unlimited --micro-batches 4 --time-limit 60
 expect_grid
 pass "search --memory unlimited --time-limit"
 
+# a number so small that a double holds 0 is refused, not taken as 0 (a
+# time limit of 0 is none); a subnormal one is taken
+run search --preset vshape --micro-batches 4 --time-limit 1e-400
+expect_refused 2
+expect_stderr_has 'too small'
+run simulate "$DATA/vshape-4dev.json" --latency 1e-400
+expect_refused 2
+expect_stderr_has 'too small'
+# a tight-limit cache that is not a regular file is refused, not read for ever
+run bench --suite full --preset vshape --max-devices 4 --fast --tight-cache /dev/zero
+expect_refused 2
+expect_stderr_has 'not a regular file'
+pass "numbers too small for a double, and a cache that is a device, refused"
+
 # ---------------------------------------------------------------- JSON, validate
 
 SCHED=$TMP/schedule.json
@@ -750,6 +764,15 @@ run explore "$DATA/model-small.json" --fast -q -o "$TMP/both.json" -p "$TMP/./bo
 expect_refused 2
 expect_stderr_has 'same file'
 [ ! -e "$TMP/both.json" ] || fail "explore wrote $TMP/both.json"
+# an output in a folder that does not exist: refused before the search,
+# and no other output written; the standard output is the table's
+run explore "$DATA/model-small.json" --fast -q -o "$TMP/one.json" -p "$TMP/no-such-folder/p.json"
+expect_refused 2
+expect_stderr_has 'No such file or directory'
+[ ! -e "$TMP/one.json" ] || fail "explore wrote $TMP/one.json"
+run explore "$DATA/model-small.json" --fast -q --format json -o -
+expect_refused 2
+expect_stderr_has 'standard output'
 run explore "$DATA/vshape-4dev.json"
 expect_status 2
 expect_stderr_has 'unit'

@@ -1496,6 +1496,49 @@ static int64_t sched_figure(const tessel_schedule *s, tessel_schedule_attr p)
  * of k micro-batches P_k / k, with P_k in "repetend_period"; files that
  * give P_k in "period" (1.8.6 and before: k > 1 without
  * "repetend_period") read the same. */
+/* The figures a schedule file gives that its entries decide are checked
+ * against them when read (1.8.7 printed "valid" with a period of 1 on a
+ * placement whose devices are busy 4 steps a micro-batch, and with an
+ * "nsteps" of 5 for a makespan of 48). */
+static void test_figures_checked(void **state)
+{
+	(void)state;
+	tessel_schedule *s = th_search_preset("vshape", 4, 4, 8,
+					      th_under_checker());
+	int64_t makespan = sched_figure(s, TESSEL_SCHED_MAKESPAN);
+	int64_t peak0 = 0;
+	TH_OK(tessel_schedule_peak_memory(&peak0, s, 0));
+	char *full = sched_json(s);
+	tessel_schedule_free(s);
+	/* (without the figure per micro-batch, which the period must match) */
+	char *written = th_replace_first(full, "  \"period_per_micro_batch\": 4.0,\n", "");
+	tessel_free(full);
+	struct {
+		const char *from, *to, *says;
+	} bad[3];
+	char f0[64], t0[64], f2[64], t2[64];
+	snprintf(f0, sizeof f0, "\"nsteps\": %lld,", (long long)makespan);
+	snprintf(t0, sizeof t0, "\"nsteps\": %lld,", (long long)makespan - 1);
+	snprintf(f2, sizeof f2, "\"peak_memory\": [%lld,", (long long)peak0);
+	snprintf(t2, sizeof t2, "\"peak_memory\": [%lld,", (long long)peak0 + 1);
+	bad[0].from = f0, bad[0].to = t0, bad[0].says = "the makespan";
+	bad[1].from = "\"period\": 4,", bad[1].to = "\"period\": 1,",
+	bad[1].says = "no repetend has it";
+	bad[2].from = f2, bad[2].to = t2, bad[2].says = "the entries reach";
+	for (int i = 0; i < 3; i++) {
+		assert_non_null(strstr(written, bad[i].from));
+		char *t = th_replace_first(written, bad[i].from, bad[i].to);
+		tessel_schedule *r = NULL;
+		th_expect_error(tessel_schedule_from_json(&r, t, strlen(t)),
+				TESSEL_EPARSE, bad[i].says);
+		assert_null(r);
+		free(t);
+	}
+	tessel_schedule *r = sched_parse(written);
+	tessel_schedule_free(r);
+	free(written);
+}
+
 static void test_period_per_micro_batch(void **state)
 {
 	(void)state;
@@ -1662,6 +1705,7 @@ int main(void)
 		cmocka_unit_test(test_schedule_too_many_entries),
 		cmocka_unit_test(test_searched_round_trip),
 		cmocka_unit_test(test_period_per_micro_batch),
+		cmocka_unit_test(test_figures_checked),
 		cmocka_unit_test(test_optimal_flags_alone),
 		cmocka_unit_test(test_raw_control_in_key),
 		cmocka_unit_test(test_inexact_integer_refused),

@@ -77,6 +77,11 @@ int cli_write_output(const char *path, const char *text);
  * or the same name in the same folder. */
 int cli_same_output(const char *a, const char *b);
 
+/* 0 when the folder `path` would be written in exists (and is a folder),
+ * else -1 with the reason printed: checked before a long computation
+ * whose result goes there. */
+int cli_check_folder(const char *path);
+
 /* Export schedule s in `format` (a tessel_format; step_us as
  * tessel_schedule_write takes it) to `path` the same way, streamed: the
  * text is never held whole. Returns 0, or an exit status with the reason

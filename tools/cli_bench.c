@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "tessel.h"
@@ -107,6 +108,9 @@ typedef struct bench_opts {
 
 /* *out: a copy of g (public API only) with every span multiplied by the
  * scale and its kind's factor, and the latency set. */
+/* Why the case under way failed, when not the library's last error. */
+static char case_why[192];
+
 static int transformed_copy(tessel_graph **out, const tessel_graph *g,
 			    const bench_opts *bo)
 {
@@ -138,8 +142,9 @@ static int transformed_copy(tessel_graph **out, const tessel_graph *g,
 				    ? bo->kind_factor[kind] : 1;
 		span *= bo->span_scale * f;
 		if (!rc && span > TESSEL_MAX_SPAN) {
-			cli_error("bench: a span of %lld steps is above the limit %d",
-				  (long long)span, TESSEL_MAX_SPAN);
+			snprintf(case_why, sizeof case_why,
+				 "block \"%s\": a span of %lld steps is above the limit %d",
+				 name, (long long)span, TESSEL_MAX_SPAN);
 			rc = TESSEL_ERANGE;
 		}
 		if (!rc)
@@ -224,6 +229,7 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 	char name[32];
 	snprintf(name, sizeof name, "%s%s", c->preset,
 		 c->infer ? "-inf" : c->label ? c->label : "");
+	case_why[0] = '\0';
 	int rc = tessel_preset(&g, c->preset, c->devices, c->infer, c->memory);
 	if (!rc && transforms(bo)) {
 		tessel_graph *t = NULL;
@@ -250,7 +256,7 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 	if (rc) {
 		printf("%-14s %3d %6lld %4lld  failed: %s\n", name, c->devices,
 		       (long long)c->memory, (long long)c->nmicros,
-		       tessel_error_last());
+		       case_why[0] ? case_why : tessel_error_last());
 	} else {
 		int64_t peak = 0;
 		for (int d = 0; d < c->devices; d++) {
@@ -292,6 +298,14 @@ static int run_case(const bench_case *c, const bench_opts *bo)
 static int64_t cached_tight(const char *path, const char *preset, int devices)
 {
 	FILE *f = path ? fopen(path, "r") : NULL;
+	struct stat st;
+	/* (a regular file, checked again as opened; a cache of more than
+	 * 16 MiB is not one this program wrote) */
+	if (f && (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
+		  st.st_size > ((off_t)16 << 20))) {
+		fclose(f);
+		f = NULL;
+	}
 	if (!f)
 		return 0;
 	char line[256], name[64];
@@ -423,7 +437,18 @@ static int apply_bench_option(void *args, int c, const char *arg)
 		return cli_parse_int(&bo->max_devices, "--max-devices", arg, 1,
 				     TESSEL_MAX_DEVICES);
 	case 'p': bo->preset = arg; return 0;
-	case 'c': bo->tight_file = arg; return 0;
+	case 'c': {
+		/* a file of lines, or one to be made: not a device, a FIFO or
+		 * a folder (/dev/zero would be read for ever) */
+		struct stat st;
+		if (!*arg || (stat(arg, &st) == 0 && !S_ISREG(st.st_mode))) {
+			cli_error("bench: --tight-cache: %s%s", *arg ? arg : "",
+				  *arg ? " is not a regular file" : "empty file name");
+			return CLI_EXIT_USAGE;
+		}
+		bo->tight_file = arg;
+		return 0;
+	}
 	case 'k':
 		return cli_parse_int(&bo->span_scale, "--span-scale", arg, 1,
 				     TESSEL_MAX_SPAN);

@@ -156,8 +156,15 @@ int cli_parse_real(double *out, const char *option, const char *arg,
 	v = strtod(arg, &end);
 	/* decimal only: strtod also reads hexadecimal ("0x1p3") */
 	if (end == arg || *end || isspace((unsigned char)arg[0]) ||
-	    strpbrk(arg, "xX") || !isfinite(v) || (errno == ERANGE && v != 0.0)) {
+	    strpbrk(arg, "xX") || !isfinite(v)) {
 		cli_error("%s: '%s' is not a number", option, arg);
+		return -1;
+	}
+	/* (a number so small that a double holds 0 is not 0: refused; a
+	 * subnormal one is taken as a double holds it) */
+	if (errno == ERANGE && v == 0.0) {
+		cli_error("%s: %s is too small for a double (it would be taken as 0)",
+			  option, arg);
 		return -1;
 	}
 	if (v < min || v > max || (max_open && v >= max)) {
@@ -190,8 +197,10 @@ int cli_parse_seconds(int64_t *out_ms, const char *option, const char *arg)
 		cli_error("%s: '%s' is not a number of seconds", option, arg);
 		return -1;
 	}
-	if (errno == ERANGE && s != 0.0) {
-		cli_error("%s: %s is out of range", option, arg);
+	/* (one so small that a double holds 0 would mean no limit) */
+	if (errno == ERANGE && s == 0.0) {
+		cli_error("%s: %s is too small for a double (it would be taken as 0, no limit)",
+			  option, arg);
 		return -1;
 	}
 	if (s < 0.0 || s > max_seconds) {
@@ -457,6 +466,24 @@ static char *resolved_name(const char *path)
 	free(dir);
 	free(real);
 	return out;
+}
+
+int cli_check_folder(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return 0;
+	char *dir = strndup(path, (size_t)(slash - path) + (slash == path));
+	struct stat st;
+	int rc = 0;
+	if (!dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		cli_error("%s: %s", path, !dir ? strerror(ENOMEM)
+			  : stat(dir, &st) != 0 ? strerror(errno)
+						  : strerror(ENOTDIR));
+		rc = -1;
+	}
+	free(dir);
+	return rc;
 }
 
 int cli_same_output(const char *a, const char *b)

@@ -859,7 +859,7 @@ int cli_compare(int argc, char **argv)
 		else
 			printf(" %lld", (long long)f.limit[d]);
 	}
-	printf("%s; durations %s; extra latency %g\n", same ? " per device" : "",
+	printf("%s; durations %s; extra latency %.15g\n", same ? " per device" : "",
 	       a.durations ? a.durations : "the placement's", a.latency);
 	printf("%-24s %10s %9s %8s  %s\n", "schedule", "makespan", "bubble %",
 	       "speedup", "peak memory per device");
@@ -886,7 +886,7 @@ int cli_compare(int argc, char **argv)
 		else
 			snprintf(speed, sizeof speed, "%.2fx",
 				 r->makespan / rows[0].makespan);
-		printf("%-24s %10.6g %9.1f %8s  ", r->name, r->makespan,
+		printf("%-24s %10.15g %9.1f %8s  ", r->name, r->makespan,
 		       r->bubble, speed);
 		int over = 0;
 		for (int d = 0; d < f.D; d++) {

@@ -336,12 +336,14 @@ static int explore_model(const tessel_model *m, const struct explore_args *a,
 			print_table(ex, m, unit, munit,
 				    a->top ? (size_t)a->top : (size_t)-1);
 		}
+		/* the standard output first: when it cannot be written, no
+		 * file is */
+		if (cli_flush_stdout() && !status)
+			status = CLI_EXIT_USAGE;
 		if (!status && !rc)
 			status = write_best(ex, a);
 		if (!status && rc)
 			status = CLI_EXIT_FAIL;
-		if (cli_flush_stdout() && !status)
-			status = CLI_EXIT_USAGE;
 	}
 	/* interrupted: 130 (SIGINT) or 143 (SIGTERM), as tessel search, once
 	 * what was done is written (a failed write says so: 2) */
@@ -368,6 +370,26 @@ int cli_explore(int argc, char **argv)
 		cli_error("explore: --output and --placement name the same file, %s: give each its own",
 			  a.placement);
 		return CLI_EXIT_USAGE;
+	}
+	if (a.schedules && !a.json) {
+		cli_error("explore: --schedules is for --format json (the table has no schedules)");
+		return CLI_EXIT_USAGE;
+	}
+	/* checked before the exploration, not after it: a file name, not the
+	 * standard output (it holds the table), in a folder that exists */
+	const char *outs[2] = {a.output, a.placement};
+	const char *names[2] = {"--output", "--placement"};
+	for (int k = 0; k < 2; k++) {
+		if (!outs[k])
+			continue;
+		if (!*outs[k] || cli_is_stdin(outs[k])) {
+			cli_error("explore: %s: %s", names[k],
+				  *outs[k] ? "the standard output holds the table: give a file"
+					   : "empty file name");
+			return CLI_EXIT_USAGE;
+		}
+		if (cli_check_folder(outs[k]))
+			return CLI_EXIT_USAGE;
 	}
 	char *text = NULL;
 	size_t length = 0;

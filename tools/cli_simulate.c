@@ -172,10 +172,10 @@ static void print_result(const tessel_simulation *sim, int64_t ndevices,
 
 	if (!unit)
 		unit = "";
-	printf("makespan %.10g%s%s\n", sim_figure(sim, TESSEL_SIM_MAKESPAN, 0),
+	printf("makespan %.15g%s%s\n", sim_figure(sim, TESSEL_SIM_MAKESPAN, 0),
 	       sp, unit);
 	for (int d = 0; d < ndevices; d++)
-		printf("device %d: busy %.10g%s%s, idle %.10g%s%s, peak memory %.10g\n",
+		printf("device %d: busy %.15g%s%s, idle %.15g%s%s, peak memory %.15g\n",
 		       d, sim_figure(sim, TESSEL_SIM_BUSY, d), sp, unit,
 		       sim_figure(sim, TESSEL_SIM_IDLE, d), sp, unit,
 		       sim_figure(sim, TESSEL_SIM_PEAK_MEMORY, d));

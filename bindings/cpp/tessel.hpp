@@ -60,6 +60,10 @@
 #ifndef TESSEL_HPP
 #define TESSEL_HPP
 
+#if !defined(__cplusplus) || __cplusplus < 201703L
+#error "tessel.hpp needs C++17 or later (e.g. -std=c++17)"
+#endif
+
 #include <tessel.h>
 
 #include <atomic>
@@ -69,6 +73,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <memory>
@@ -184,6 +189,16 @@ public:
 	template <class U, std::enable_if_t<std::is_floating_point_v<U>, int> = 0>
 	Real(U value) : value_(static_cast<double>(value))
 	{
+		// a long double a double does not hold (0.1L, 1e-4000L) is
+		// refused, not rounded (since 1.8.8); NaN is left to the library
+		if constexpr (sizeof(U) > sizeof(double)) {
+			if (value == value && static_cast<U>(value_) != value)
+				throw Error(TESSEL_ERANGE,
+					    "tessel: a real argument: the long double " +
+						    std::to_string(value) +
+						    " has no exact double: give a double to "
+						    "accept the nearest");
+		}
 	}
 	template <class U, std::enable_if_t<std::is_integral_v<U> && !std::is_same_v<U, bool>, int> = 0>
 	Real(U value) : value_(static_cast<double>(value))
@@ -204,6 +219,18 @@ public:
 
 private:
 	double value_;
+};
+
+// An element of a braced list of integers ({0, 1}) or of reals
+// ({1.5, 2.0}): as Exact and Real, and a bool does not compile, where a
+// std::vector<int> or std::vector<double> would take it (since 1.8.8).
+struct IntItem : Exact<int> {
+	using Exact<int>::Exact;
+	IntItem(bool) = delete;
+};
+struct RealItem : Real {
+	using Real::Real;
+	RealItem(bool) = delete;
 };
 
 // A flag: a bool, and nothing C++ would convert to one without a word (an
@@ -446,6 +473,14 @@ public:
 		auto held = lock();
 		detail::check(tessel_graph_place(get(), gid, devices.data(), devices.size()),
 			      "tessel_graph_place");
+	}
+
+	// place(b, {0, 1}): each device an integer as Exact takes it; {true}
+	// does not compile (since 1.8.8)
+	void place(detail::Exact<int> gid, std::initializer_list<detail::IntItem> devices)
+	{
+		std::vector<int> ids(devices.begin(), devices.end());
+		place(gid, ids);
 	}
 
 	template <class G, class D, detail::if_integers<G, D> = 0>
@@ -849,6 +884,13 @@ inline double pick_step(const std::vector<double> &values)
 	detail::check(tessel_pick_step(&step, values.data(), values.size()),
 		      "tessel_pick_step");
 	return step;
+}
+
+// pick_step({1.5, 3}): each value as Real takes it; {true} does not compile
+// (since 1.8.8)
+inline double pick_step(std::initializer_list<detail::RealItem> values)
+{
+	return pick_step(std::vector<double>(values.begin(), values.end()));
 }
 
 // ---------------------------------------------------------------------------
@@ -1910,6 +1952,12 @@ public:
 		if (k.error)
 			std::rethrow_exception(k.error);
 		detail::check(rc, "tessel_schedule_write");
+		// what the stream still buffers reaches its device, or the
+		// failure is said (since 1.8.8)
+		os.flush();
+		if (!os.good())
+			throw Error(TESSEL_EIO, "tessel_schedule_write: the stream failed "
+						"when flushed");
 	}
 
 	// The C schedule (borrowed); throws tessel::Error for an empty handle.

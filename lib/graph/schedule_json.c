@@ -356,6 +356,7 @@ TESSEL_API int tessel_schedule_to_json(char **out,
 
 /* Figures of the top level, all optional (0 when absent). */
 typedef struct figures {
+	long long nsteps;
 	long long period, resource_bound, lower_bound, depth, rep_k;
 	long long rep_begin, rep_end;
 	int period_optimal;
@@ -534,11 +535,11 @@ static int read_optimal(figures *f, const json_t *root)
 
 static int read_figures(figures *f, const json_t *root)
 {
-	long long nsteps = 0;
 	int rc;
 
 	memset(f, 0, sizeof *f);
-	rc = tsl_json_member_int(&nsteps, root, "nsteps", 0, 0, LLONG_MAX, "");
+	f->nsteps = -1;
+	rc = tsl_json_member_int(&f->nsteps, root, "nsteps", 0, 0, LLONG_MAX, "");
 	if (!rc)
 		rc = read_period(f, root);
 	if (!rc)
@@ -795,6 +796,62 @@ static void set_figures(tessel_schedule *s, const figures *f)
 	s->proof_work = f->proof_work;
 }
 
+/* The figures a file gives that its entries decide, checked against
+ * them (since 1.8.8; before, a file claiming them otherwise was read as
+ * it claimed): "nsteps" the makespan, the repetend within it, "period"
+ * at least what one micro-batch's blocks take on a device for each of
+ * the repetend's micro-batches, "peak_memory" the peak each device
+ * reaches. */
+static int check_figures(const tessel_schedule *s, const figures *f,
+			 const json_t *root)
+{
+	const tessel_graph *g = s->graph;
+	int64_t makespan = tsl_schedule_makespan(s);
+	if (f->nsteps >= 0 && f->nsteps != makespan)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"nsteps\" is %lld, but the entries end at step %lld (the makespan)",
+				 f->nsteps, (long long)makespan);
+	if (f->rep_end > makespan)
+		return tsl_error(TESSEL_EPARSE,
+				 "\"repetend\" [%lld, %lld] ends after the makespan %lld",
+				 f->rep_begin, f->rep_end, (long long)makespan);
+	if (f->period > 0) {
+		int64_t most = 0;
+		int at = 0;
+		int64_t *busy = tsl_calloc((size_t)g->ndevices, sizeof *busy);
+		if (!busy)
+			return tsl_error_nomem();
+		for (int b = 0; b < g->nblocks; b++)
+			for (int k = 0; k < g->blocks[b].ndevices; k++)
+				busy[g->blocks[b].devices[k]] += g->blocks[b].span;
+		for (int d = 0; d < g->ndevices; d++)
+			if (busy[d] > most) {
+				most = busy[d];
+				at = d;
+			}
+		tsl_free(busy);
+		long long k = f->rep_k > 0 ? f->rep_k : 1;
+		if ((double)f->period < (double)most * (double)k)
+			return tsl_error(TESSEL_EPARSE,
+					 "\"period\" %lld is below the %lld steps device %d's blocks take for %lld micro-batch%s: no repetend has it",
+					 f->period, (long long)(most * k), at, k,
+					 k == 1 ? "" : "es");
+	}
+	json_t *a = json_object_get(root, "peak_memory");
+	for (int d = 0; a && d < g->ndevices; d++) {
+		int64_t peak = 0;
+		int rc = tessel_schedule_peak_memory(&peak, s, d);
+		if (rc)
+			return rc;
+		json_int_t v = json_integer_value(json_array_get(a, (size_t)d));
+		if (v != peak)
+			return tsl_error(TESSEL_EPARSE,
+					 "\"peak_memory\"[%d] is %lld, but the entries reach %lld on device %d",
+					 d, (long long)v, (long long)peak, d);
+	}
+	return TSL_OK;
+}
+
 /* The placement first (everything else is checked against it). */
 static int read_placement(tessel_graph **g, const json_t *root)
 {
@@ -846,6 +903,8 @@ static int schedule_from_jansson(tessel_schedule **out, const json_t *root,
 	if (!rc)
 		rc = read_entries(s, blocks, parts);
 	tessel_graph_free(g);
+	if (!rc)
+		rc = check_figures(s, &f, root);
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;

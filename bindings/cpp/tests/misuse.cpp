@@ -9,6 +9,7 @@
 #include <tessel.hpp>
 
 #include <atomic>
+#include <fstream>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -143,6 +144,25 @@ static_assert(!adds_block_with<double>::value && !adds_block_with<float>::value 
 	      "a double, a float or a bool is not converted to an int");
 static_assert(places_on<int>::value && places_on<unsigned>::value && !places_on<double>::value,
 	      "place takes an integer device");
+template <class B, class = void>
+struct places_on_list_of : std::false_type {
+};
+template <class B>
+struct places_on_list_of<B, std::void_t<decltype(std::declval<tessel::Graph &>().place(0, {std::declval<B>()}))>>
+	: std::true_type {
+};
+template <class B, class = void>
+struct picks_step_of_list_of : std::false_type {
+};
+template <class B>
+struct picks_step_of_list_of<B, std::void_t<decltype(tessel::pick_step({std::declval<B>()}))>> : std::true_type {
+};
+static_assert(places_on_list_of<int>::value && places_on_list_of<unsigned>::value &&
+		      !places_on_list_of<bool>::value,
+	      "a braced list of devices takes integers, not a bool (since 1.8.8)");
+static_assert(picks_step_of_list_of<double>::value && picks_step_of_list_of<int>::value &&
+		      !picks_step_of_list_of<bool>::value,
+	      "a braced list of times takes numbers, not a bool (since 1.8.8)");
 static_assert(reads_recompute_of<int>::value && reads_recompute_of<const char *>::value &&
 		      reads_recompute_of<std::string>::value && !reads_recompute_of<double>::value,
 	      "recompute by id or by name");
@@ -743,6 +763,24 @@ int main()
 	raises("a double parameter given an integer beyond 2^53", TESSEL_ERANGE, "no exact double", [&] {
 		auto g = small_graph();
 		g.set_step((int64_t(1) << 53) + 1);
+	});
+	raises("a double parameter given a long double no double holds", TESSEL_ERANGE, "no exact double", [&] {
+		auto g = small_graph();
+		g.set_step(0.1L);
+	});
+	works("a double parameter given a long double a double holds", [&] {
+		auto g = small_graph();
+		g.set_step(0.5L);
+		require(g.step() == 0.5, "0.5L taken as 0.5");
+		require(tessel::pick_step({1.5, 3}) > 0, "a braced list of reals");
+	});
+	raises("a stream that fails once flushed", TESSEL_EIO, "flushed", [&] {
+		auto g = small_graph();
+		tessel::SearchOptions o{4};
+		auto s = tessel::search(g, o);
+		std::ofstream full("/dev/full");
+		require(full.good(), "/dev/full opens");
+		s.write(full, TESSEL_FORMAT_TEXT);
 	});
 	works("a double parameter given an integer a double holds", [&] {
 		auto g = small_graph();

@@ -86,6 +86,11 @@ def _config(settings):
     if library:
         if not isinstance(library, str):
             raise ValueError("libtessel: give one path")
+        if not os.path.isabs(library):
+            # (the build runs in another folder than the one pip was run
+            # in, and the package is imported from others still)
+            raise ValueError("libtessel: give an absolute path, not %r"
+                             % library)
         text = re.sub(r"^LIBRARY: Optional\[str\] = None$",
                       "LIBRARY: Optional[str] = %r" % library, text,
                       flags=re.M)
@@ -164,6 +169,11 @@ def build_wheel(wheel_directory, config_settings=None,
 def build_editable(wheel_directory, config_settings=None,
                    metadata_directory=None):
     """A wheel whose .pth file puts this source tree on sys.path."""
+    if (config_settings or {}).get("libtessel"):
+        # the source tree's tessel/_config.py is the one imported
+        raise ValueError("libtessel: an editable install imports the source "
+                         "tree as it is; set TESSEL_LIBRARY to the library "
+                         "instead")
     pth = ("%s\n" % ROOT).encode("utf-8")
     return _write_wheel(wheel_directory, [("__editable__.tessel.pth", pth)],
                         _project())

@@ -264,8 +264,8 @@ def _candidates() -> Iterator[str]:
                 here, os.path.relpath(_config.LIBRARY, _config.PACKAGE_DIR)))
             if os.path.exists(beside):
                 yield beside
-        if os.path.exists(_config.LIBRARY):
-            yield _config.LIBRARY
+        # (tried also when it is gone: the error then names it)
+        yield _config.LIBRARY
     found = ctypes.util.find_library("tessel")
     if found:
         yield found

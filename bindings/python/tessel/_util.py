@@ -48,6 +48,38 @@ def _lock_of(obj: "Handle") -> Any:
     return lock
 
 
+def _cond_of(obj: "Handle") -> Any:
+    """A condition on the lock of ``obj``'s family: what waits for the
+    calls under way on an object of the family to end."""
+    while obj._owner is not None:
+        obj = obj._owner
+    cond = obj.__dict__.get("_family_cond")
+    if cond is None:
+        lock = _lock_of(obj)
+        with _LOCK_INIT:
+            cond = obj.__dict__.get("_family_cond")
+            if cond is None:
+                cond = threading.Condition(lock)
+                obj.__dict__["_family_cond"] = cond
+    return cond
+
+
+@contextlib.contextmanager
+def unlocked(obj: "Handle") -> Iterator[None]:
+    """The family's lock, held (at any depth) by this thread, released
+    for the block and taken again after it: for a file object a C call on
+    the object calls, which may wait for another thread that reads the
+    object meanwhile (the call marks the object busy, :meth:`Handle._busy_enter`,
+    so that no thread changes or closes it before the call ends)."""
+    lock = _lock_of(obj)
+    state = lock._release_save() if lock._is_owned() else None
+    try:
+        yield
+    finally:
+        if state is not None:
+            lock._acquire_restore(state)
+
+
 def _locked(func: Any) -> Any:
     @functools.wraps(func)
     def call(self: "Handle", *args: Any, **kwargs: Any) -> Any:
@@ -130,9 +162,54 @@ class Handle:
     #: True: every public method runs under the family's lock.
     _thread_safe = False
     #: C calls under way on this object that call back into Python (a
-    #: writer's file object): it can be read, but neither changed
-    #: (:meth:`_h_change`) nor closed, from those callbacks.
-    _busy = 0
+    #: writer's file object), by thread (ident: count): it can be read,
+    #: but neither changed (:meth:`_h_change`) nor closed from those
+    #: callbacks; another thread's change or close waits for them to end.
+    _busy_by: "Optional[dict]" = None
+
+    @property
+    def _busy(self) -> bool:
+        return bool(self._busy_by)
+
+    def _busy_enter(self) -> None:
+        """A C call on this object that calls back into Python begins
+        (with the family's lock held)."""
+        if self._busy_by is None:
+            self._busy_by = {}
+        me = threading.get_ident()
+        self._busy_by[me] = self._busy_by.get(me, 0) + 1
+
+    def _busy_leave(self) -> None:
+        """It ends (with the family's lock held): a change or a close
+        waiting for it goes on."""
+        me = threading.get_ident()
+        assert self._busy_by is not None
+        left = self._busy_by[me] - 1
+        if left:
+            self._busy_by[me] = left
+        else:
+            del self._busy_by[me]
+        if not self._busy_by and self._thread_safe:
+            with _cond_of(self):
+                _cond_of(self).notify_all()
+
+    def _not_busy(self, doing: str) -> None:
+        """Before a change or a close: ValueError from a callback of a
+        call under way on this object; the end of such calls of other
+        threads waited for (with the family's lock held, released while
+        waiting)."""
+        if not self._busy_by:
+            return
+        if threading.get_ident() in self._busy_by or not self._thread_safe:
+            raise ValueError("this %s cannot be %s from a callback of a "
+                             "call under way on it (%s it once the call has "
+                             "returned)" % (self._what(), doing,
+                                            "change" if doing == "changed"
+                                            else "close"))
+        if self._thread_safe:
+            cond = _cond_of(self)
+            with cond:
+                cond.wait_for(lambda: not self._busy_by)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -189,12 +266,9 @@ class Handle:
         (a writer's file object, which runs under the object's lock on
         the writing thread), so that what the call reads stays as it was
         when the call began."""
-        handle = self._h()
-        if self._busy:
-            raise ValueError("this %s cannot be changed from a callback of "
-                             "a call under way on it (change it once the "
-                             "call has returned)" % self._what())
-        return handle
+        self._h()
+        self._not_busy("changed")
+        return self._h()
 
     def _what(self) -> str:
         return "tessel.%s" % type(self).__name__
@@ -223,11 +297,9 @@ class Handle:
             self._close()
 
     def _close(self) -> None:
-        if self._busy:
-            # (the lock is the thread's own: a callback of a C call on
-            # this object, which still uses it)
-            raise ValueError("this %s cannot be closed from a callback of a "
-                             "call under way on it" % self._what())
+        # (from a callback of a C call on this object, which still uses
+        # it: refused; another thread's call: waited for)
+        self._not_busy("closed")
         dependents, self._dependents = self._dependents, None
         if dependents is not None:
             for dependent in list(dependents):
@@ -281,10 +353,12 @@ def text_arg(value: Any, what: str, none: bool = False,
     """
     if value is None and none:
         return None
+    # (a subclass's text as it holds it, not what an override of encode
+    # or __bytes__ would make of it)
     if isinstance(value, str):
-        data = value.encode("utf-8")
+        data = str.encode(value, "utf-8")
     elif isinstance(value, bytes):
-        data = value
+        data = bytes(memoryview(value))
     else:
         raise TypeError("%s must be str or bytes, not %s"
                         % (what, _type_name(value)))
@@ -379,6 +453,12 @@ def double_arg(value: Any, what: str) -> float:
     if is_bool(value) or not isinstance(value, numbers.Real):
         raise TypeError("%s must be a number, not %s"
                         % (what, _type_name(value)))
+    # a subclass of float or int by the value it holds, not by an
+    # override of __float__
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, int):
+        value = int.__int__(value)
     number = float(value)
     # an integer a double cannot hold exactly (beyond 2**53) is refused,
     # not rounded to a neighbour
@@ -386,6 +466,12 @@ def double_arg(value: Any, what: str) -> float:
         raise ValueError("%s %d has no exact double (integers beyond 2**53 "
                          "are rounded): give a float to accept the nearest"
                          % (what, int(value)))
+    # likewise another kind of number (a Fraction, a Decimal) a double
+    # does not hold exactly (NaN is left to the library's check)
+    if number == number and not isinstance(value, numbers.Integral) and \
+            value != number:
+        raise ValueError("%s %s has no exact double: give float(%s) to "
+                         "accept the nearest" % (what, value, value))
     return number
 
 

@@ -6,8 +6,8 @@ from typing import (Any, Dict, Iterable, List, NamedTuple, Optional, Tuple,
 
 from ._lib import graph_p, lib
 from ._util import (Handle, Number, bool_arg, data_arg, double_arg,
-                    enum_value, int64_arg, int_arg, path_arg, size_arg,
-                    take_string, text_arg)
+                    enum_value, int64_arg, int_arg, path_arg, sigint_deferred,
+                    size_arg, take_string, text_arg)
 from .errors import ExistsError, NotFoundError, RangeError, check, check_file
 
 __all__ = ["Graph", "KINDS", "presets", "pick_step", "UNLIMITED",
@@ -252,14 +252,19 @@ class Graph(Handle):
             finally:
                 lib.tessel_graph_free(scratch)
         gid = ctypes.c_int()
-        check(lib.tessel_graph_add_block(
-            ctypes.byref(gid), self._hw(), text_arg(name, "block name"),
-            enum_value(kind, KINDS, "kind"), int_arg(span, "span"),
-            int_arg(memory, "memory")))
-        if ids is not None:
-            self.place(gid.value, ids)
-        for before in waits:
-            self.add_dep(before, gid.value)
+        # the block, its placement and its dependencies (checked above)
+        # are made together: Ctrl-C waits for the end, then is raised
+        with sigint_deferred() as sigint:
+            check(lib.tessel_graph_add_block(
+                ctypes.byref(gid), self._hw(), text_arg(name, "block name"),
+                enum_value(kind, KINDS, "kind"), int_arg(span, "span"),
+                int_arg(memory, "memory")))
+            if ids is not None:
+                self.place(gid.value, ids)
+            for before in waits:
+                self.add_dep(before, gid.value)
+        if sigint.is_set():
+            raise KeyboardInterrupt
         return gid.value
 
     def place(self, gid: Block, devices: Iterable[int]) -> None:

@@ -16,7 +16,7 @@ from typing import (Any, Callable, Dict, Iterator, List, Mapping,
 
 from ._lib import (PROGRESS_FN, WRITE_FN, action_iter_p, action_p, entry_p, graph_p,
                    iter_p, lib, options_p, schedule_p, simulation_p)
-from ._util import (Handle, Number, bool_arg, data_arg, double_arg, is_bool,
+from ._util import (Handle, Number, bool_arg, data_arg, double_arg, is_bool, unlocked,
                     enum_value, int64_arg, int_arg, path_arg, seconds_to_ms,
                     sigint_deferred, take_string, uint64_arg)
 from .errors import (ITEROVER, NotFoundError, RangeError, TesselError, check,
@@ -989,45 +989,69 @@ class Schedule(Handle):
     def _write_to(self, f: Any, code: int, step_us: float) -> None:
         text = isinstance(f, io.TextIOBase)
         failure: List[BaseException] = []
+        sigint = threading.Event()  # (sigint_deferred's, below)
+
+        def write_all(data: bytes) -> None:
+            if text:
+                f.write(data.decode("utf-8"))
+                return
+            # a raw stream (a pipe, a socket, an unbuffered file) may
+            # take only part of the data, or none when it would block;
+            # another writer that returns no count took it all
+            raw = isinstance(f, io.RawIOBase)
+            view = data
+            while len(view):
+                n = f.write(view)
+                if n is None and raw:
+                    raise BlockingIOError(
+                        errno.EAGAIN, "the stream would block: "
+                        "%d bytes of the export not written" % len(view))
+                if isinstance(n, bool) or not isinstance(n, int) or n >= len(view):
+                    break
+                if n <= 0:
+                    raise OSError(errno.EIO, "the stream took %r of %d bytes"
+                                  % (n, len(view)))
+                view = view[n:]
 
         def put(payload: Any, data: bytes, length: int) -> int:
             try:
+                if sigint.is_set():
+                    raise KeyboardInterrupt
                 if len(data) != length:
                     raise ValueError("a piece of the export was cut short")
-                if text:
-                    f.write(data.decode("utf-8"))
-                    return 0
-                # a raw stream (a pipe, a socket, an unbuffered file) may
-                # take only part of the data, or none when it would block;
-                # another writer that returns no count took it all
-                raw = isinstance(f, io.RawIOBase)
-                view = data
-                while len(view):
-                    n = f.write(view)
-                    if n is None and raw:
-                        raise BlockingIOError(
-                            errno.EAGAIN, "the stream would block: "
-                            "%d bytes of the export not written" % len(view))
-                    if isinstance(n, bool) or not isinstance(n, int) or n >= len(view):
-                        break
-                    if n <= 0:
-                        raise OSError(errno.EIO, "the stream took %r of %d bytes"
-                                      % (n, len(view)))
-                    view = view[n:]
+                # the file object runs without the family's lock: a
+                # thread that drains it may read this schedule meanwhile
+                # (a change or a close waits for the write to end)
+                with unlocked(self):
+                    write_all(data)
                 return 0
             except BaseException as exc:  # raised again below
                 failure.append(exc)
                 return 1
 
         callback = WRITE_FN(put)
-        self._busy += 1
+        self._busy_enter()
         try:
-            rc = lib.tessel_schedule_write(self._h(), code, step_us, callback,
-                                           None)
+            # Ctrl-C ends the export at the next piece and is raised once
+            # the call has returned (Python's handler would raise it in the
+            # callback before its try, and ctypes would lose it)
+            with sigint_deferred() as sigint:
+                rc = lib.tessel_schedule_write(self._h(), code, step_us,
+                                               callback, None)
+                if not rc and not failure:
+                    flush = getattr(f, "flush", None)
+                    if callable(flush):
+                        try:
+                            with unlocked(self):
+                                flush()
+                        except BaseException as exc:
+                            failure.append(exc)
         finally:
-            self._busy -= 1
+            self._busy_leave()
         if failure:
             raise failure[0]
+        if sigint.is_set():
+            raise KeyboardInterrupt
         check(rc)
 
     # -- iteration --------------------------------------------------------

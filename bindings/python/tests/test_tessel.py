@@ -563,6 +563,67 @@ class SearchTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             s.write(12, "json")
 
+    def test_write_interrupted_and_drained(self):
+        """Ctrl-C while a write runs ends it at the next piece and is
+        raised once the C call has returned (never lost in the callback,
+        never a piece dropped without a word); the file object runs
+        without the schedule's lock, so a thread that drains a pipe and
+        reads the schedule meanwhile does not wait for ever; a write to a
+        file object ends with its flush (1.8.7: a partial file renamed
+        into place, a bogus I/O error, or both threads stuck)."""
+        s = tessel.search(tessel.Graph.preset("vshape", devices=8, memory=12),
+                          micro_batches=64)
+        whole = s.to_svg().encode()
+
+        class Interrupter:
+            def __init__(self):
+                self.calls = 0
+                self.data = b""
+            def write(self, data):
+                self.calls += 1
+                if self.calls == 2:
+                    os.kill(os.getpid(), signal.SIGINT)
+                self.data += bytes(data)
+                return len(data)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            f = Interrupter()
+            with self.assertRaises(KeyboardInterrupt):
+                s.write(f, "svg")
+            self.assertLess(len(f.data), len(whole))
+            self.assertTrue(whole.startswith(f.data))
+        # a consumer thread that drains the pipe and reads the schedule
+        import threading
+        r, w = os.pipe()
+        got = []
+        def consume():
+            with os.fdopen(r, "rb") as pipe:
+                while True:
+                    chunk = pipe.read(65536)
+                    if not chunk:
+                        break
+                    got.append((s.makespan, len(chunk)))
+        reader = threading.Thread(target=consume)
+        reader.start()
+        with os.fdopen(w, "wb") as pipe:
+            s.write(pipe, "svg")
+        reader.join(120)
+        self.assertFalse(reader.is_alive())
+        self.assertEqual(sum(n for _, n in got), len(whole))
+        self.assertTrue(all(m == s.makespan for m, _ in got))
+
+        class Flushed(io.RawIOBase):
+            def __init__(self):
+                self.flushed = 0
+            def writable(self):
+                return True
+            def write(self, data):
+                return len(data)
+            def flush(self):
+                self.flushed += 1
+        f = Flushed()
+        s.write(f, "json")
+        self.assertEqual(f.flushed, 1)
+
     def test_actions(self):
         s = self.schedule
         actions = list(s.actions(1))
