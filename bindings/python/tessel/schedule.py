@@ -990,6 +990,13 @@ class Schedule(Handle):
         text = isinstance(f, io.TextIOBase)
         failure: List[BaseException] = []
         sigint = threading.Event()  # (sigint_deferred's, below)
+        # True while the file object writes: Ctrl-C then raises there (a
+        # write blocked on a full pipe ends), inside put's try
+        in_write = [False]
+
+        def on_sigint() -> None:
+            if in_write[0]:
+                raise KeyboardInterrupt
 
         def write_all(data: bytes) -> None:
             if text:
@@ -1023,7 +1030,11 @@ class Schedule(Handle):
                 # thread that drains it may read this schedule meanwhile
                 # (a change or a close waits for the write to end)
                 with unlocked(self):
-                    write_all(data)
+                    in_write[0] = True
+                    try:
+                        write_all(data)
+                    finally:
+                        in_write[0] = False
                 return 0
             except BaseException as exc:  # raised again below
                 failure.append(exc)
@@ -1035,7 +1046,7 @@ class Schedule(Handle):
             # Ctrl-C ends the export at the next piece and is raised once
             # the call has returned (Python's handler would raise it in the
             # callback before its try, and ctypes would lose it)
-            with sigint_deferred() as sigint:
+            with sigint_deferred(on_sigint) as sigint:
                 rc = lib.tessel_schedule_write(self._h(), code, step_us,
                                                callback, None)
                 if not rc and not failure:
