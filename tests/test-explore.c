@@ -248,6 +248,11 @@ static void test_progress_stops(void **state)
 	assert_int_equal(with, 2);
 	/* not called again once it asked to stop */
 	assert_int_equal(calls, 2);
+	/* nor with two threads, whose other report may wait meanwhile */
+	calls = 0;
+	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 2));
+	TH_OK(tessel_explore_run(ex, o));
+	assert_int_equal(calls, 2);
 	tessel_options_free(o);
 	tessel_explore_free(ex);
 }

@@ -751,6 +751,7 @@ struct watch {
 	int tty;                     /* stderr is a terminal: one line, redrawn */
 	int line_open;               /* the redrawn line is on the screen */
 	int signo;                   /* the signal that stopped the search */
+	int ended;                   /* the search ended: a signal is ignored */
 	int done;                    /* the watcher is to end */
 	sigset_t set;
 	pthread_t thread;
@@ -866,6 +867,11 @@ static void on_signal(struct watch *w, int signo)
 	int first;
 
 	pthread_mutex_lock(&w->lock);
+	if (w->ended) {
+		/* the result is being written: written whole */
+		pthread_mutex_unlock(&w->lock);
+		return;
+	}
 	first = !w->signo;
 	if (first)
 		w->signo = signo;
@@ -1014,6 +1020,7 @@ static int run_sweep(tessel_graph *g, const struct search_args *a,
 	if (watching) {
 		pthread_mutex_lock(&w->lock);
 		signo = w->signo;
+		w->ended = 1;
 		w->progress = 0;
 		close_line(w);
 		pthread_mutex_unlock(&w->lock);
@@ -1073,6 +1080,7 @@ static int run_search(const struct search_args *a)
 	if (watching) {
 		pthread_mutex_lock(&w.lock);
 		signo = w.signo;
+		w.ended = 1;
 		w.progress = 0; /* the watcher's reminders end here */
 		close_line(&w);
 		pthread_mutex_unlock(&w.lock);

@@ -70,6 +70,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -187,18 +188,8 @@ private:
 class Real {
 public:
 	template <class U, std::enable_if_t<std::is_floating_point_v<U>, int> = 0>
-	Real(U value) : value_(static_cast<double>(value))
+	Real(U value) : value_(to_double(value))
 	{
-		// a long double a double does not hold (0.1L, 1e-4000L) is
-		// refused, not rounded (since 1.8.8); NaN is left to the library
-		if constexpr (sizeof(U) > sizeof(double)) {
-			if (value == value && static_cast<U>(value_) != value)
-				throw Error(TESSEL_ERANGE,
-					    "tessel: a real argument: the long double " +
-						    std::to_string(value) +
-						    " has no exact double: give a double to "
-						    "accept the nearest");
-		}
 	}
 	template <class U, std::enable_if_t<std::is_integral_v<U> && !std::is_same_v<U, bool>, int> = 0>
 	Real(U value) : value_(static_cast<double>(value))
@@ -218,6 +209,29 @@ public:
 	operator double() const { return value_; }
 
 private:
+	// a long double a double does not hold (0.1L, 1e-4000L, 1e400L) is
+	// refused, not rounded (since 1.8.8); NaN and infinities are left to
+	// the library
+	template <class U>
+	static double to_double(U value)
+	{
+		if constexpr (sizeof(U) > sizeof(double)) {
+			constexpr U most = static_cast<U>(std::numeric_limits<double>::max());
+			bool finite = value == value && value != std::numeric_limits<U>::infinity() &&
+				      value != -std::numeric_limits<U>::infinity();
+			if (finite && (value > most || value < -most ||
+				       static_cast<U>(static_cast<double>(value)) != value)) {
+				char text[64];
+				std::snprintf(text, sizeof text, "%.21Lg", static_cast<long double>(value));
+				throw Error(TESSEL_ERANGE, std::string("tessel: a real argument: the long double ") +
+								   text +
+								   " has no exact double: give a double to "
+								   "accept the nearest");
+			}
+		}
+		return static_cast<double>(value);
+	}
+
 	double value_;
 };
 

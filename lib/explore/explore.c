@@ -396,6 +396,9 @@ static void report(run_ctx *r, tsl_candidate *c)
 	if (!stopping(ex) && ex->fn)
 		stop = ex->fn(c->plan.family, c->time, c->work, c->why, done,
 			      (size_t)r->total, ex->payload) != 0;
+	/* (before the next report may begin: it is not called again) */
+	if (stop)
+		atomic_store(&ex->stop, 1);
 	pthread_mutex_unlock(&ex->report_lock);
 	if (stop || free_asked(ex)) {
 		pthread_mutex_lock(&ex->lock);

@@ -425,11 +425,25 @@ static int64_t keys_peak(const sched_key *keys, size_t n,
 	return peak;
 }
 
+/* An entry on device d is offloaded. */
+static int device_offloads(const tessel_schedule *s, int d)
+{
+	for (size_t i = s->dev_off[d]; i < s->dev_off[d + 1]; i++)
+		for (int64_t m = 0; m < s->nmicros; m++)
+			if (tsl_entry_at(s, s->dev_list[i], m)->choice ==
+			    TESSEL_CHOICE_OFFLOAD)
+				return 1;
+	return 0;
+}
+
+/* (with copies, by their events; without, by steps: the same peak for a
+ * valid schedule, and one rule for a schedule with and without copies
+ * made once, so that a schedule written and read back has its peaks) */
 static int device_peak(int64_t *out, const tessel_schedule *s, int d)
 {
 	sched_key *keys = NULL;
 	size_t n = 0;
-	if (s->copies)
+	if (s->copies && device_offloads(s, d))
 		return tsl_schedule_copy_peak(out, s, d);
 	int rc = device_keys(&keys, &n, s, d);
 	if (rc)

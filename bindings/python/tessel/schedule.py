@@ -1041,24 +1041,31 @@ class Schedule(Handle):
                 return 1
 
         callback = WRITE_FN(put)
-        self._busy_enter()
-        try:
-            # Ctrl-C ends the export at the next piece and is raised once
-            # the call has returned (Python's handler would raise it in the
-            # callback before its try, and ctypes would lose it)
-            with sigint_deferred(on_sigint) as sigint:
+        # Ctrl-C ends the export at the next piece, or in the file object
+        # (its write or its flush), and is raised once the call has
+        # returned (Python's handler would raise it in the callback before
+        # its try, and ctypes would lose it); the busy mark is left under
+        # the same handler, so that no Ctrl-C leaves it behind
+        with sigint_deferred(on_sigint) as sigint:
+            self._busy_enter()
+            try:
                 rc = lib.tessel_schedule_write(self._h(), code, step_us,
                                                callback, None)
-                if not rc and not failure:
-                    flush = getattr(f, "flush", None)
-                    if callable(flush):
-                        try:
-                            with unlocked(self):
+                in_write[0] = False
+                flush = getattr(f, "flush", None)
+                if not rc and not failure and callable(flush):
+                    try:
+                        with unlocked(self):
+                            in_write[0] = True
+                            try:
                                 flush()
-                        except BaseException as exc:
-                            failure.append(exc)
-        finally:
-            self._busy_leave()
+                            finally:
+                                in_write[0] = False
+                    except BaseException as exc:
+                        failure.append(exc)
+            finally:
+                in_write[0] = False
+                self._busy_leave()
         if failure:
             raise failure[0]
         if sigint.is_set():

@@ -624,6 +624,27 @@ class SearchTest(unittest.TestCase):
         s.write(f, "json")
         self.assertEqual(f.flushed, 1)
 
+    def test_written_reads_back(self):
+        """A schedule written reads back, also one whose entries overlap
+        (for the validator to say so) after an offload was set and taken
+        back (1.8.8 reads the figures back against the entries: the peak
+        was then written by the copies' events, read by steps)."""
+        g = tessel.Graph(1)
+        f = g.add_block("F", "forward", 1, 5, devices=[0])
+        x = g.add_block("X", "forward", 1, -3, devices=[0])
+        b = g.add_block("B", "backward", 1, -5, devices=[0], after=[f])
+        g.set_offload(f, b, 5, 1)
+        s = tessel.Schedule.empty(g, 1)
+        s.set_step(f, 0, 0)
+        s.set_step(x, 0, 0)
+        s.set_step(b, 0, 5)
+        s.set_choice(f, 0, "offload", 1, 3)
+        s.set_choice(f, 0, "keep")
+        r = tessel.Schedule.from_json(s.to_json())
+        self.assertEqual(r.peak_memory(0), s.peak_memory(0))
+        with self.assertRaises(tessel.ViolationError):
+            r.validate()
+
     def test_actions(self):
         s = self.schedule
         actions = list(s.actions(1))
