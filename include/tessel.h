@@ -1202,8 +1202,9 @@ typedef struct tessel_explore tessel_explore;
  * has no schedule), and how many of `total` are done. Return nonzero to
  * stop the exploration (the candidates done so far are kept). Once the
  * exploration stops (this return, tessel_options_cancel on its options,
- * from the callback too, or tessel_explore_free) the callback is not
- * called again (since 1.8.8). */
+ * from the callback too, or tessel_explore_free) no call of the callback
+ * begins (since 1.8.8); a call another thread began before may still be
+ * under way. */
 typedef int (*tessel_explore_fn)(const char *family, double time,
 				 int64_t work, const char *reason, size_t done,
 				 size_t total, void *payload);

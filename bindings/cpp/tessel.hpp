@@ -41,7 +41,10 @@
 //   compile. A parameter of C type double takes any floating-point value
 //   and an integer a double holds exactly; a larger integer (2^53 + 1)
 //   throws tessel::Error (TESSEL_ERANGE) and a bool does not compile
-//   (since 1.8.6).
+//   (since 1.8.6); so does a long double a double does not hold exactly
+//   (0.1L, 1e400L: TESSEL_ERANGE, since 1.8.8). A braced list of devices
+//   (place(b, {0, 1})) or of times (pick_step({1.5, 3})) takes the same,
+//   and {true} does not compile (since 1.8.8).
 // - SearchOptions holds every option of tessel.h with the library's
 //   defaults (those of the tessel command line), a progress callback
 //   (std::function) and a CancelToken; its integer fields take integers

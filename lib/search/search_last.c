@@ -122,8 +122,9 @@ static int search_heuristic_mode(tessel_schedule **u, const tessel_graph *g,
 	return rc;
 }
 
-/* The search in heuristic mode on a thread of its own, started before
- * the search of the graph (tsl_fast_begin): its deadlines carry a meter
+/* The search in heuristic mode on a thread of its own, started once the
+ * search of the graph made its first schedule, unless that is optimal
+ * (tsl_fast_begin): its deadlines carry a meter
  * of its own (from zero), so what it does depends on nothing done beside
  * it, and a stop flag of its own, set when its result is no longer wanted
  * (or the search was cancelled). */
