@@ -773,6 +773,9 @@ expect_stderr_has 'No such file or directory'
 run explore "$DATA/model-small.json" --fast -q --format json -o -
 expect_refused 2
 expect_stderr_has 'standard output'
+run explore "$DATA/model-small.json" --fast -q -p "$TMP"
+expect_refused 2
+expect_stderr_has 'Is a directory'
 run explore "$DATA/vshape-4dev.json"
 expect_status 2
 expect_stderr_has 'unit'

@@ -18,7 +18,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -386,6 +388,11 @@ int cli_explore(int argc, char **argv)
 			cli_error("explore: %s: %s", names[k],
 				  *outs[k] ? "the standard output holds the table: give a file"
 					   : "empty file name");
+			return CLI_EXIT_USAGE;
+		}
+		struct stat st;
+		if (stat(outs[k], &st) == 0 && S_ISDIR(st.st_mode)) {
+			cli_error("%s: %s", outs[k], strerror(EISDIR));
 			return CLI_EXIT_USAGE;
 		}
 		if (cli_check_folder(outs[k]))
