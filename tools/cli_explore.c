@@ -39,8 +39,8 @@ static const char explore_usage[] =
 	"                            shared by the candidates (default: each\n"
 	"                            candidate its own default budget)\n"
 	"  -t, --time-limit SECONDS  wall-clock cap of the whole exploration\n"
-	"  -j, --threads N           candidates searched at a time (default:\n"
-	"                            all cores)\n"
+	"  -j, --threads N           candidates searched at a time, 0 .. 256\n"
+	"                            (default and 0: all cores)\n"
 	"  -k, --top K               show the K best candidates in the table\n"
 	"                            (default: all; the JSON lists all)\n"
 	"  -f, --format FORMAT       text (default) or json\n"
@@ -95,7 +95,7 @@ static int apply(void *p, int c, const char *arg)
 						     1000000000000LL)
 				     : 0;
 	case 't': return cli_parse_seconds(&a->time_ms, "--time-limit", arg);
-	case 'j': return cli_parse_int(&a->threads, "--threads", arg, 1, 256);
+	case 'j': return cli_parse_int(&a->threads, "--threads", arg, 0, 256);
 	case 'k': return cli_parse_int(&a->top, "--top", arg, 1, 1000);
 	case 'f':
 		if (strcmp(arg, "text") == 0 || strcmp(arg, "json") == 0) {
