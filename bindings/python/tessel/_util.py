@@ -110,11 +110,20 @@ def sigint_deferred(on_sigint: Optional[Callable[[], Any]] = None
     is)."""
     event = threading.Event()
     previous = None
+    handling = [False]
 
     def handler(signum: int, frame: Any) -> None:
-        event.set()
-        if on_sigint is not None:
-            on_sigint()
+        # (a signal that comes while the handler runs is that one's:
+        # nested handlers under a flood of signals would recurse)
+        if handling[0]:
+            return
+        handling[0] = True
+        try:
+            event.set()
+            if on_sigint is not None:
+                on_sigint()
+        finally:
+            handling[0] = False
 
     if threading.current_thread() is threading.main_thread():
         try:

@@ -624,6 +624,27 @@ def _join(thread: threading.Thread) -> None:
             pass
 
 
+class _WriteState:
+    """A write under way (Schedule._write_to): its Ctrl-C, and whether its
+    file object is writing."""
+
+    def __init__(self) -> None:
+        # (plain flags: the signal handler sets them without a lock)
+        self.sigint = [False]
+        self.in_write = [False]
+
+
+_WRITES = threading.local()
+
+
+def _write_stack() -> List[_WriteState]:
+    """The writes under way on this thread, the innermost last."""
+    stack = getattr(_WRITES, "stack", None)
+    if stack is None:
+        stack = _WRITES.stack = []
+    return stack
+
+
 class Schedule(Handle):
     """A schedule: every block of every micro-batch with its start step.
 
@@ -990,12 +1011,19 @@ class Schedule(Handle):
         text = isinstance(f, io.TextIOBase)
         failure: List[BaseException] = []
         sigint = threading.Event()  # (sigint_deferred's, below)
-        # True while the file object writes: Ctrl-C then raises there (a
-        # write blocked on a full pipe ends), inside put's try
-        in_write = [False]
+        # this write's Ctrl-C, and whether its file object is writing: a
+        # Ctrl-C then raises there (a write blocked on a full pipe ends),
+        # inside put's try. The writes under way on this thread (one
+        # inside another's file object) form a stack: the handler of the
+        # outermost tells the innermost, the one whose callback runs.
+        me = _WriteState()
+        stack = _write_stack()
+        in_write = me.in_write
 
         def on_sigint() -> None:
-            if in_write[0]:
+            top = stack[-1] if stack else me
+            top.sigint[0] = True
+            if top.in_write[0]:
                 raise KeyboardInterrupt
 
         def write_all(data: bytes) -> None:
@@ -1022,7 +1050,7 @@ class Schedule(Handle):
 
         def put(payload: Any, data: bytes, length: int) -> int:
             try:
-                if sigint.is_set():
+                if me.sigint[0]:
                     raise KeyboardInterrupt
                 if len(data) != length:
                     raise ValueError("a piece of the export was cut short")
@@ -1046,6 +1074,7 @@ class Schedule(Handle):
         # returned (Python's handler would raise it in the callback before
         # its try, and ctypes would lose it); the busy mark is left under
         # the same handler, so that no Ctrl-C leaves it behind
+        stack.append(me)
         with sigint_deferred(on_sigint) as sigint:
             self._busy_enter()
             try:
@@ -1066,9 +1095,10 @@ class Schedule(Handle):
             finally:
                 in_write[0] = False
                 self._busy_leave()
+                stack.pop()
         if failure:
             raise failure[0]
-        if sigint.is_set():
+        if sigint.is_set() or me.sigint[0]:
             raise KeyboardInterrupt
         check(rc)
 
