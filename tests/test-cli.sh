@@ -856,6 +856,33 @@ expect_refused 2
 run bench --suite full --preset no-such-preset
 expect_refused 2
 expect_stderr_has "no preset named 'no-such-preset'"
-pass "bench: options of other suites, unknown preset"
+for spans in " 1,2,3" "1, 2,3" "+1,2,3" "1,2,3 " "1,2" "1,2,3," "0,2,3" "1,2,1000001"; do
+	run bench --kind-spans "$spans" --max-devices 2 --fast
+	expect_refused 2
+	expect_stderr_has "kind-spans: expected three integers"
+done
+pass "bench: options of other suites, unknown preset, malformed --kind-spans"
+
+# memory running out while reading an input is no fault of the input: exit
+# status 1 (as for a file), not 2 (not under the sanitizers, which reserve
+# more address space than the limit leaves)
+if ! ldd "$TESSEL" 2>/dev/null | grep -q -e libasan -e libtsan; then
+	for src in stdin file; do
+		LAST="tessel search ($src of 200 MB, address space 150 MB)"
+		if [ $src = stdin ]; then
+			(ulimit -v 150000 && yes | head -c 200000000 |
+				"$TESSEL" search - -q -o /dev/null) >"$OUT" 2>"$ERR"
+		else
+			yes | head -c 200000000 >"$TMP/big.txt"
+			(ulimit -v 150000 &&
+				"$TESSEL" search "$TMP/big.txt" -q -o /dev/null) >"$OUT" 2>"$ERR"
+		fi
+		STATUS=$?
+		rm -f "$TMP/big.txt"
+		expect_status 1
+		expect_stderr_has "out of memory"
+	done
+	pass "an input too large for memory: exit status 1 from a file or the standard input"
+fi
 
 echo "all cli tests passed"

@@ -93,7 +93,9 @@ int cli_write_export(const char *path, const struct tessel_schedule *s,
 /* Read the whole file at `path` ("-": the standard input) into *out
  * (NUL-terminated, release with free) and its size into *length. On failure
  * (also a NUL byte in it: no text holds one, and /dev/zero ends there)
- * print "tessel: <path>: <reason>" and return -1. */
+ * print "tessel: <path>: <reason>" and return the exit status:
+ * CLI_EXIT_FAIL when memory ran out (nobody's input), else
+ * CLI_EXIT_USAGE. 0 on success. */
 int cli_read_file(char **out, size_t *length, const char *path);
 
 /* Create directory `dir` unless it exists; 0, or -1 with the reason

@@ -1,6 +1,8 @@
 /* tessel bench: run a fixed suite of searches and print one row per case. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -407,12 +409,25 @@ struct bench_args {
 
 static int kind_spans_option(bench_opts *bo, const char *arg)
 {
-	long long f[3];
-	int used = 0;
-	if (sscanf(arg, "%lld,%lld,%lld%n", &f[0], &f[1], &f[2], &used) != 3 ||
-	    arg[used] != '\0' || f[0] < 1 || f[1] < 1 || f[2] < 1 ||
-	    f[0] > TESSEL_MAX_SPAN || f[1] > TESSEL_MAX_SPAN ||
-	    f[2] > TESSEL_MAX_SPAN) {
+	int64_t f[3];
+	const char *p = arg;
+	int ok = 1;
+	/* three runs of digits (no sign, no blank) separated by commas */
+	for (int k = 0; k < 3 && ok; k++) {
+		size_t n = strspn(p, "0123456789");
+		char digits[24];
+		ok = n > 0 && n < sizeof digits && p[n] == (k < 2 ? ',' : '\0');
+		if (ok) {
+			memcpy(digits, p, n);
+			digits[n] = '\0';
+			errno = 0;
+			long long v = strtoll(digits, NULL, 10);
+			ok = errno == 0 && v >= 1 && v <= TESSEL_MAX_SPAN;
+			f[k] = v;
+			p += n + 1;
+		}
+	}
+	if (!ok) {
 		cli_error("--kind-spans: expected three integers 1 .. %d "
 			  "separated by commas, got '%s'", TESSEL_MAX_SPAN, arg);
 		return -1;

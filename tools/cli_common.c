@@ -537,7 +537,7 @@ int cli_read_file(char **out, size_t *length, const char *path)
 	*out = NULL;
 	if (!f) {
 		cli_error("%s: %s", path, strerror(errno));
-		return -1;
+		return CLI_EXIT_USAGE;
 	}
 	buf = malloc(cap);
 	errno = 0;
@@ -552,7 +552,7 @@ int cli_read_file(char **out, size_t *length, const char *path)
 			free(buf);
 			if (!from_stdin)
 				fclose(f);
-			return -1;
+			return CLI_EXIT_USAGE;
 		}
 		len += n;
 		if (cap - len - 1 == 0) {
@@ -568,12 +568,13 @@ int cli_read_file(char **out, size_t *length, const char *path)
 		}
 	}
 	if (!buf || ferror(f)) {
+		int status = !buf ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 		cli_error("%s: %s", name, !buf ? "out of memory"
 					 : errno ? strerror(errno) : "read error");
 		free(buf);
 		if (!from_stdin)
 			fclose(f);
-		return -1;
+		return status;
 	}
 	if (!from_stdin)
 		fclose(f);
@@ -594,8 +595,8 @@ int cli_load_graph(tessel_graph **out, const char *path)
 		rc = tessel_graph_from_file(out, path);
 		return rc ? cli_lib_error(rc, path) : 0;
 	}
-	if (cli_read_file(&text, &length, path))
-		return CLI_EXIT_USAGE;
+	if ((rc = cli_read_file(&text, &length, path)))
+		return rc;
 	rc = tessel_graph_from_json(out, text, length);
 	free(text);
 	return rc ? cli_lib_error(rc, "standard input") : 0;
@@ -612,8 +613,8 @@ int cli_load_schedule(tessel_schedule **out, const char *path)
 		rc = tessel_schedule_from_file(out, path);
 		return rc ? cli_lib_error(rc, path) : 0;
 	}
-	if (cli_read_file(&text, &length, path))
-		return CLI_EXIT_USAGE;
+	if ((rc = cli_read_file(&text, &length, path)))
+		return rc;
 	rc = tessel_schedule_from_json(out, text, length);
 	free(text);
 	return rc ? cli_lib_error(rc, "standard input") : 0;

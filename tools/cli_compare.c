@@ -811,10 +811,8 @@ int cli_compare(int argc, char **argv)
 	if (a.durations) {
 		char *text = NULL;
 		size_t len = 0;
-		if (cli_read_file(&text, &len, a.durations)) {
-			status = CLI_EXIT_USAGE;
+		if ((status = cli_read_file(&text, &len, a.durations)))
 			goto out;
-		}
 		rc = tessel_durations_from_json(&dur, g, text, len);
 		free(text);
 		if (rc) {

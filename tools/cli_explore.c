@@ -400,8 +400,9 @@ int cli_explore(int argc, char **argv)
 	}
 	char *text = NULL;
 	size_t length = 0;
-	if (cli_read_file(&text, &length, argv[optind]))
-		return CLI_EXIT_USAGE;
+	int rstatus = cli_read_file(&text, &length, argv[optind]);
+	if (rstatus)
+		return rstatus;
 	tessel_model *m = NULL;
 	int lrc = tessel_model_from_json(&m, text, length);
 	if (lrc) {

@@ -144,8 +144,8 @@ static int load_durations(double **out, size_t *count,
 		rc = tessel_graph_get(&nblocks, g, TESSEL_GRAPH_NBLOCKS);
 	if (rc)
 		return cli_lib_error(rc, "simulate");
-	if (cli_read_file(&text, &length, path))
-		return CLI_EXIT_USAGE;
+	if ((rc = cli_read_file(&text, &length, path)))
+		return rc;
 	rc = tessel_durations_from_json(out, g, text, length);
 	free(text);
 	if (rc)

@@ -148,9 +148,9 @@ static int load_reference(tessel_schedule **out, const char *path,
 
 	if (status)
 		return status;
-	if (cli_read_file(&text, &length, path)) {
+	if ((status = cli_read_file(&text, &length, path))) {
 		tessel_graph_free(g);
-		return CLI_EXIT_USAGE;
+		return status;
 	}
 	rc = tessel_schedule_from_reference_json(out, g, text, length);
 	free(text);
