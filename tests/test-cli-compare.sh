@@ -67,6 +67,15 @@ printf '%s\n' "$out" | grep -q '^# no published family' || fail "no note for a p
 "$T" compare nosuch >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown preset: not 2"
 "$T" compare vshape --latency -1 >/dev/null 2>&1; [ $? -eq 2 ] || fail "negative latency: not 2"
 "$T" compare --help | grep -q '^Usage: tessel compare' || fail "no help"
+# durations under which no schedule can be simulated (the times overflow):
+# refused as bad input, no table (was a table of '-' and exit status 0)
+printf '{"f0": 1.7976931348623157e308}\n' >"$dir/huge.json"
+"$T" compare "$dir/zb.json" -n 4 --fast --durations "$dir/huge.json" >"$dir/out" 2>"$dir/err"
+st=$?
+[ $st -eq 2 ] || fail "compare with overflowing durations: exit status $st, expected 2"
+[ ! -s "$dir/out" ] || fail "compare with overflowing durations printed a table"
+grep -q "huge.json: simulation: .*overflow" "$dir/err" || fail "compare with overflowing durations: $(cat "$dir/err")"
+
 # '-': the placement from the standard input, as a file gives it
 from_stdin=$("$T" compare - -n 4 --fast < "$dir/zb.json" | awk '/^tessel / { print $2 }')
 from_file=$("$T" compare "$dir/zb.json" -n 4 --fast | awk '/^tessel / { print $2 }')

@@ -138,7 +138,21 @@ expect_stderr_has 'too small'
 run bench --suite full --preset vshape --max-devices 4 --fast --tight-cache /dev/zero
 expect_refused 2
 expect_stderr_has 'not a regular file'
-pass "numbers too small for a double, and a cache that is a device, refused"
+# a cache's malformed lines are skipped with a warning (a device count that
+# would wrap, a limit with a sign or trailing junk), a record glued to a
+# line without its newline is not lost: the limit found goes on a line of
+# its own and is read back
+printf '# tight limits\nvshape 4294967300 5\nvshape 4 5junk\nvshape +4 +5\nmshape 2 3' >"$TMP/tight.txt"
+run bench --suite full --preset vshape --max-devices 4 --fast --tight-cache "$TMP/tight.txt"
+expect_status 0
+[ "$(grep -c 'warning: .*tight.txt: line [234] is not' "$ERR")" -eq 3 ] || fail "warnings: $(cat "$ERR")"
+expect_stdout_has 'vshape on 4 devices: tight memory limit 4 (proven minimal)'
+[ "$(tail -n 2 "$TMP/tight.txt")" = "mshape 2 3
+vshape 4 4" ] || fail "cache after: $(cat "$TMP/tight.txt")"
+run bench --suite full --preset vshape --max-devices 4 --fast --tight-cache "$TMP/tight.txt"
+expect_status 0
+expect_stdout_has "tight memory limit 4 (from $TMP/tight.txt)"
+pass "numbers too small for a double, a cache that is a device refused, a malformed cache"
 
 # ---------------------------------------------------------------- JSON, validate
 
@@ -452,7 +466,31 @@ run bench --suite zb --fast --data "$TMP/zb-bad.txt"
 expect_status 2
 expect_stderr_has 'a case name comes twice'
 [ -z "$(find "$TMP/zbw" -type f)" ] || fail "bench --write wrote from hostile data"
-pass "bench --suite zb --data: hostile case names, seconds and limits refused"
+# orders that are no permutation of the blocks: an op twice, an op missing,
+# a huge case whose orders are empty (refused as read, before anything its
+# size is made: 3 x 8192 x 100000 instances would be 20 GB)
+for edit in 's/^order 0 F0 F1 /order 0 F0 F0 /' 's/^order 3 \(.*\) W7$/order 3 \1/' \
+	's/^order \([0-9]\) .*/order \1/'; do
+	sed "$edit" "$TMP/zb-one.txt" >"$TMP/zb-bad.txt"
+	run bench --suite zb --fast --data "$TMP/zb-bad.txt"
+	expect_status 2
+	expect_stderr_has 'line [0-9]*: .*\(twice\|expected\)'
+done
+{
+	echo "case huge v 4096 100000 0"
+	printf 'stages'; i=0; while [ $i -lt 4096 ]; do printf ' %d' $i; i=$((i + 1)); done
+	while [ $i -gt 0 ]; do i=$((i - 1)); printf ' %d' $i; done; echo
+	for k in f b w; do
+		printf '%s' $k; i=0; while [ $i -lt 8192 ]; do printf ' 1'; i=$((i + 1)); done; echo
+	done
+	echo "comm 0"; echo "memory 1 -1 0 100"; echo "peer 1 0"
+	i=0; while [ $i -lt 4096 ]; do echo "order $i"; i=$((i + 1)); done
+	echo end
+} >"$TMP/zb-bad.txt"
+run bench --suite zb --fast --data "$TMP/zb-bad.txt"
+expect_status 2
+expect_stderr_has 'the orders hold 0 ops'
+pass "bench --suite zb --data: hostile case names, seconds, limits and orders refused"
 
 # ---------------------------------------------------------------- bad usage
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tessel.h"
@@ -56,7 +57,8 @@ static const char bench_usage[] =
 	"  --match TEXT           zb suite: only the cases whose name contains\n"
 	"                         TEXT (e.g. h_p8_, _mem1x_, _c30_)\n"
 	"  --data FILE            zb suite: the peer's orders (default: the\n"
-	"                         source tree's tests/data/zb-peer.txt)\n"
+	"                         source tree's tests/data/zb-peer.txt, else\n"
+	"                         the installed share/tessel/zb-peer.txt)\n"
 	"  --family NAME          published suite: only this family (gpipe,\n"
 	"                         1f1b, zb-h1, zb-h2, zb-v, v-half, v-min,\n"
 	"                         dualpipe, dualpipe-v, interleaved, chimera)\n"
@@ -296,32 +298,88 @@ static int run_case(const bench_case *c, const bench_opts *bo)
  * searches' limit). */
 #define TIGHT_TIME_LIMIT_MS 60000
 
-/* A tight limit recorded in the cache file: lines "PRESET D LIMIT". */
-static int64_t cached_tight(const char *path, const char *preset, int devices)
+/* A number of digits only (no sign, no blank) within 1 .. max: it, else 0. */
+static long long cache_number(const char *w, long long max)
 {
+	size_t n = strlen(w);
+	if (n == 0 || n > 18 || strspn(w, "0123456789") != n)
+		return 0;
+	long long v = strtoll(w, NULL, 10);
+	return v >= 1 && v <= max ? v : 0;
+}
+
+/* The cache file at `path`: *usable 1 when it can be read and appended to
+ * (a regular file of at most 16 MiB: a larger one is not one this program
+ * wrote), *ends_line 1 when it is empty or ends with a newline. The tight
+ * limit it records for (preset, devices), lines "PRESET D LIMIT" (the
+ * last such line wins), or 0. Comments (#) and blank lines are skipped; a
+ * malformed line (fields that are not a name, 1 .. TESSEL_MAX_DEVICES
+ * devices and a limit 1 .. 2^49 in digits, whose double, the "-gen"
+ * case's, a limit cannot be) is skipped with a warning. */
+static int64_t cached_tight(const char *path, const char *preset, int devices,
+			    int *usable, int *ends_line)
+{
+	/* (read once per preset and device count: its warnings given once) */
+	static int warned;
 	FILE *f = path ? fopen(path, "r") : NULL;
 	struct stat st;
-	/* (a regular file, checked again as opened; a cache of more than
-	 * 16 MiB is not one this program wrote) */
-	if (f && (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
-		  st.st_size > ((off_t)16 << 20))) {
-		fclose(f);
-		f = NULL;
-	}
+	*usable = 0;
+	*ends_line = 1;
 	if (!f)
 		return 0;
-	char line[256], name[64];
-	int d;
-	long long v;
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
+	    st.st_size > ((off_t)16 << 20)) {
+		if (!warned++)
+			cli_error("warning: bench: --tight-cache %s: not a regular file of "
+				  "at most 16 MiB: not read, not written", path);
+		fclose(f);
+		return 0;
+	}
+	*usable = 1;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long lineno = 0;
 	int64_t found = 0;
-	/* other lines (comments, anything malformed, a limit outside 1 ..
-	 * 2^49, whose double, the "-gen" case's, a limit cannot be) are
-	 * skipped */
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "%63s %d %lld", name, &d, &v) == 3 &&
-		    strcmp(name, preset) == 0 && d == devices && v > 0 &&
-		    v <= ((long long)1 << 49))
+	while ((n = getline(&line, &cap, f)) > 0) {
+		lineno++;
+		*ends_line = line[n - 1] == '\n';
+		if (memchr(line, '\0', (size_t)n)) {
+			if (!warned)
+				cli_error("warning: bench: --tight-cache %s: line %ld holds a NUL "
+					  "byte: not a cache this program wrote; not read, not written",
+					  path, lineno);
+			*usable = 0;
+			found = 0;
+			break;
+		}
+		char *w[4] = {NULL, NULL, NULL, NULL}, *save = NULL;
+		int nw = 0;
+		for (char *t = strtok_r(line, " \t\r\n", &save); t && nw < 4;
+		     t = strtok_r(NULL, " \t\r\n", &save))
+			w[nw++] = t;
+		if (nw == 0 || w[0][0] == '#')
+			continue;
+		long long d = nw == 3 ? cache_number(w[1], TESSEL_MAX_DEVICES) : 0;
+		long long v = nw == 3 ? cache_number(w[2], (long long)1 << 49) : 0;
+		if (!d || !v) {
+			if (!warned)
+				cli_error("warning: bench: --tight-cache %s: line %ld is not "
+					  "\"PRESET DEVICES LIMIT\" (positive integers): skipped",
+					  path, lineno);
+			continue;
+		}
+		if (strcmp(w[0], preset) == 0 && d == devices)
 			found = v;
+	}
+	if (ferror(f)) {
+		if (!warned)
+			cli_error("warning: bench: --tight-cache %s: %s: not written", path,
+				  strerror(errno));
+		*usable = 0;
+	}
+	warned = 1;
+	free(line);
 	fclose(f);
 	return found;
 }
@@ -329,7 +387,9 @@ static int64_t cached_tight(const char *path, const char *preset, int devices)
 static int64_t tight_memory(const char *preset, int devices,
 			    const bench_opts *bo)
 {
-	int64_t cached = cached_tight(bo->tight_file, preset, devices);
+	int usable = 0, ends_line = 1;
+	int64_t cached = cached_tight(bo->tight_file, preset, devices, &usable,
+				      &ends_line);
 	if (cached) {
 		printf("# %s on %d devices: tight memory limit %lld (from %s)\n",
 		       preset, devices, (long long)cached, bo->tight_file);
@@ -361,10 +421,20 @@ static int64_t tight_memory(const char *preset, int devices,
 	}
 	tessel_options_free(o);
 	tessel_graph_free(g);
-	FILE *f = mem && bo->tight_file ? fopen(bo->tight_file, "a") : NULL;
-	if (f) {
-		fprintf(f, "%s %d %lld\n", preset, devices, (long long)mem);
-		fclose(f);
+	/* appended on a line of its own; a cache that could not be read is
+	 * left as it is */
+	if (mem && bo->tight_file && (usable || access(bo->tight_file, F_OK))) {
+		FILE *f = fopen(bo->tight_file, "a");
+		int bad = !f;
+		if (f) {
+			bad |= fprintf(f, "%s%s %d %lld\n", ends_line ? "" : "\n", preset,
+				       devices, (long long)mem) < 0;
+			bad |= fclose(f) != 0;
+		}
+		if (bad)
+			cli_error("warning: bench: --tight-cache %s: %s: the limit of %s "
+				  "on %d devices not recorded", bo->tight_file,
+				  strerror(errno), preset, devices);
 	}
 	return mem;
 }
@@ -523,6 +593,11 @@ int cli_bench(int argc, char **argv)
 	const char *suite = a.suite, *family = a.family, *write_dir = a.write_dir;
 	const char *match = a.match, *data = a.data;
 	int data_given = a.data_given, time_limit_given = a.time_limit_given;
+#ifdef TESSEL_ZB_DATA_INSTALLED
+	/* the source tree's copy gone (an installed program): the installed */
+	if (!data_given && data && access(data, F_OK) != 0)
+		data = TESSEL_ZB_DATA_INSTALLED;
+#endif
 	if (optind < argc) {
 		cli_error("bench: unexpected argument '%s'", argv[optind]);
 		return CLI_EXIT_USAGE;

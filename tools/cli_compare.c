@@ -760,19 +760,22 @@ static int within_limits(const tessel_schedule *s, const struct flat *f)
 	return 1;
 }
 
-static void simulate_row(struct row *r, const double *dur, size_t count,
-			 double latency, int D)
+/* The row's schedule simulated under the durations: its makespan and
+ * bubble; on failure (the error code) the row loses its schedule and
+ * says why. */
+static int simulate_row(struct row *r, const double *dur, size_t count,
+			double latency, int D)
 {
 	tessel_simulation *sim = NULL;
 	if (!r->s)
-		return;
+		return TESSEL_OK;
 	int rc = tessel_simulate(&sim, r->s, dur, count, latency, 0, 0);
 	if (rc) {
 		snprintf(r->why, sizeof r->why, "simulation: %s",
 			 tessel_error_last());
 		tessel_schedule_free(r->s);
 		r->s = NULL;
-		return;
+		return rc;
 	}
 	double idle = 0, v = 0;
 	tessel_simulation_get(&r->makespan, sim, TESSEL_SIM_MAKESPAN, 0);
@@ -782,6 +785,7 @@ static void simulate_row(struct row *r, const double *dur, size_t count,
 	}
 	r->bubble = r->makespan > 0 ? 100.0 * idle / (D * r->makespan) : 0;
 	tessel_simulation_free(sim);
+	return TESSEL_OK;
 }
 
 int cli_compare(int argc, char **argv)
@@ -843,8 +847,21 @@ int cli_compare(int argc, char **argv)
 	greedy_row(&rows[nrows++], g, &f, POLICY_1F1B, a.time_ms);
 	size_t npub = published_rows(&rows[nrows], 12 - nrows, &f, g);
 	nrows += npub;
-	for (size_t i = 0; i < nrows; i++)
-		simulate_row(&rows[i], dur, count, a.latency, f.D);
+	/* libtessel's schedule, the reference of every speedup: when the
+	 * durations (or the latency) make it impossible to simulate, so are
+	 * the others' (the times overflow): bad input, nothing printed */
+	rc = simulate_row(&rows[0], dur, count, a.latency, f.D);
+	if (rc) {
+		cli_error("compare: %s: %s", a.durations ? a.durations : "the placement's durations",
+			  rows[0].why);
+		status = cli_exit_status(rc) == CLI_EXIT_OK ? CLI_EXIT_FAIL : cli_exit_status(rc);
+		goto out;
+	}
+	size_t simulated = 0, baselines = 0;
+	for (size_t i = 1; i < nrows; i++) {
+		baselines += rows[i].s != NULL;
+		simulated += rows[i].s && !simulate_row(&rows[i], dur, count, a.latency, f.D);
+	}
 
 	printf("# %s: %d devices, %lld micro-batches, memory limit",
 	       a.placement, f.D, (long long)a.micros);
@@ -903,6 +920,8 @@ int cli_compare(int argc, char **argv)
 	if (best_in > 0)
 		printf("# libtessel's speedup over the best baseline within the "
 		       "memory limits: %.2fx\n", best_in / rows[0].makespan);
+	else if (baselines > 0 && simulated == 0)
+		printf("# no baseline could be simulated\n");
 	else
 		printf("# no baseline within the memory limits\n");
 	if (best > 0)

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +188,56 @@ static int parse_op(zb_op *op, reader *r, const char *w, int64_t micros)
 	return TESSEL_OK;
 }
 
+/* The orders of c hold each block (kind, stage) of each micro-batch once,
+ * on its stage's device: checked when read, before anything the size of
+ * the case is made (whose size the file, holding every op, bounds). */
+static int check_orders(const zb_case *c, reader *r)
+{
+	uint64_t total = 0, expect = 3 * (uint64_t)c->nstages * (uint64_t)c->micros;
+	for (int d = 0; d < c->devices; d++)
+		total += c->len[d];
+	if (total != expect) {
+		char what[160];
+		snprintf(what, sizeof what,
+			 "the orders hold %llu ops; 3 x %d stages x %lld micro-batches = %llu expected",
+			 (unsigned long long)total, c->nstages, (long long)c->micros,
+			 (unsigned long long)expect);
+		return bad(r, what);
+	}
+	unsigned char *seen = calloc((size_t)expect, 1);
+	if (!seen)
+		return fail(r->why, r->whylen, TESSEL_ENOMEM, "out of memory");
+	int rc = TESSEL_OK;
+	for (int d = 0; d < c->devices && !rc; d++) {
+		int stage[2] = {-1, -1};
+		for (int s = 0; s < c->nstages; s++)
+			if (c->stage_device[s] == d)
+				stage[stage[0] < 0 ? 0 : 1] = s;
+		for (size_t i = 0; i < c->len[d] && !rc; i++) {
+			const zb_op *op = &c->ops[d][i];
+			int s = stage[op->second];
+			char what[120];
+			if (s < 0) {
+				snprintf(what, sizeof what, "device %d has no %s stage", d,
+					 op->second ? "second" : "first");
+				rc = bad(r, what);
+				break;
+			}
+			size_t at = ((size_t)op->kind * (size_t)c->nstages + (size_t)s) *
+				    (size_t)c->micros + (size_t)op->mb;
+			if (seen[at]) {
+				snprintf(what, sizeof what,
+					 "device %d's order holds %c%d of stage %d twice", d,
+					 "FBW"[op->kind], op->mb, s);
+				rc = bad(r, what);
+			}
+			seen[at] = 1;
+		}
+	}
+	free(seen);
+	return rc;
+}
+
 static int read_case(zb_case *c, reader *r)
 {
 	int64_t v = 0;
@@ -275,7 +326,7 @@ static int read_case(zb_case *c, reader *r)
 	rc = next_line(r);
 	if (rc <= 0 || strcmp(r->word[0], "end") || r->nword != 1)
 		return rc < 0 ? rc : bad(r, "end");
-	return TESSEL_OK;
+	return check_orders(c, r);
 }
 
 int zb_data_read(zb_data **out, const char *path, char *why, size_t whylen)
