@@ -89,7 +89,8 @@ run_suite() {
 	skipped=$((skipped + ${skip:-0}))
 }
 
-[ -d build ] || meson setup build >/dev/null || exit 1
+[ -f build/build.ninja ] || meson setup --reconfigure build >/dev/null 2>&1 ||
+	meson setup build >/dev/null || exit 1
 run_suite build
 mark "build and plain suite"
 if [ "$quality" -eq 1 ]; then

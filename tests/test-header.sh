@@ -60,5 +60,16 @@ int probe(const tessel::Schedule &s)
 }
 SRC
 echo "C++17: $CXX tessel.hpp"
-"$CXX" -std=c++17 -pedantic -Wall -Wextra -Werror -Wshadow -I"$inc" -I"$cppdir" -c "$tmp/w.cpp" -o "$tmp/w.o"
+"$CXX" -std=c++17 -pedantic -Wall -Wextra -Werror -Wshadow -Wold-style-cast \
+	-I"$inc" -I"$cppdir" -c "$tmp/w.cpp" -o "$tmp/w.o"
+echo "C++17 without exceptions: $CXX tessel.hpp refused with its own message"
+if "$CXX" -std=c++17 -fno-exceptions -I"$inc" -I"$cppdir" -c "$tmp/w.cpp" \
+	-o "$tmp/w.o" 2>"$tmp/noexc.txt"; then
+	echo "tessel.hpp compiled with -fno-exceptions" >&2
+	exit 1
+fi
+grep -q "compile with exceptions" "$tmp/noexc.txt" || {
+	cat "$tmp/noexc.txt" >&2
+	exit 1
+}
 echo "headers OK"

@@ -66,6 +66,9 @@
 #if !defined(__cplusplus) || __cplusplus < 201703L
 #error "tessel.hpp needs C++17 or later (e.g. -std=c++17)"
 #endif
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__cpp_exceptions)
+#error "tessel.hpp reports every failure as a tessel::Error exception: compile with exceptions (no -fno-exceptions), or use tessel.h"
+#endif
 
 #include <tessel.h>
 
@@ -1050,7 +1053,7 @@ struct SearchOptions {
 		int64_t lo = 0, hi = 0;
 		detail::check(tessel_options_bounds(&lo, &hi, TESSEL_OPT_TIME_LIMIT_MS),
 			      "tessel_options_bounds");
-		if (!(s == s) || s > (long double)hi / 1000 || s < -(long double)hi / 1000)
+		if (!(s == s) || s > static_cast<long double>(hi) / 1000 || s < -static_cast<long double>(hi) / 1000)
 			throw Error(TESSEL_ERANGE,
 				    "set_time_limit: the duration is not a number of "
 				    "seconds within a day");
@@ -1059,11 +1062,11 @@ struct SearchOptions {
 			/* (refused by tessel::search, as any negative
 			 * time_limit_ms: rounded down, never to 0) */
 			int64_t whole = static_cast<int64_t>(ms);
-			time_limit_ms = whole - ((long double)whole > ms ? 1 : 0);
+			time_limit_ms = whole - (static_cast<long double>(whole) > ms ? 1 : 0);
 			return *this;
 		}
 		int64_t whole = static_cast<int64_t>(ms);
-		time_limit_ms = whole + ((long double)whole < ms ? 1 : 0);
+		time_limit_ms = whole + (static_cast<long double>(whole) < ms ? 1 : 0);
 		return *this;
 	}
 

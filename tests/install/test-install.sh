@@ -59,6 +59,12 @@ case "$libdir" in "$dest"/*) ;; *) fail "libdir $libdir is outside $dest" ;; esa
 [ -e "$libdir/libtessel.so.1" ] || fail "libtessel.so.1 not in $libdir"
 [ -e "$libdir/libtessel.so" ] || fail "libtessel.so (dev link) not in $libdir"
 [ -x "$root/bin/tessel" ] || fail "tessel program not in $root/bin"
+[ -f "$root/share/tessel/zb-peer.txt" ] ||
+	fail "the peer's orders (tessel bench --suite zb) not in $root/share/tessel"
+# only a shared library installed: users need no Z3 or jansson files
+if ! find "$dest" -name 'libtessel.a' | grep -q .; then
+	! grep -q '^Requires.private' "$pc" || fail "libtessel.pc requires $(grep '^Requires.private' "$pc")"
+fi
 man=$(find "$dest" -path '*/man1/tessel.1*' | head -n 1)
 [ -n "$man" ] || fail "man page tessel.1 not installed"
 [ "$(pkgc --modversion)" = "$(sed -n "s/^ *version : '\(.*\)',/\1/p" "$src/meson.build" | head -n 1)" ] ||

@@ -111,8 +111,22 @@ def _package_files(settings):
         yield "%s/%s" % (PACKAGE, name), data
 
 
+def _license():
+    """The licence text: COPYING beside pyproject.toml (an sdist), else
+    the source tree's, two folders up; None when neither is there."""
+    for path in (os.path.join(ROOT, "COPYING"),
+                 os.path.join(ROOT, os.pardir, os.pardir, "COPYING")):
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                return f.read()
+    return None
+
+
 def _write_wheel(directory, files, project):
     info = _dist_info(project)
+    licence = _license()
+    if licence is not None:
+        files = list(files) + [("%s/COPYING" % info, licence)]
     files = list(files) + [
         ("%s/METADATA" % info, _metadata(project)),
         ("%s/WHEEL" % info, _wheel_file()),
@@ -198,6 +212,13 @@ def build_sdist(sdist_directory, config_settings=None):
             entry.mode = 0o644
             entry.mtime = 315532800
             archive.addfile(entry, io.BytesIO(data))
+        licence = _license()
+        if licence is not None:
+            entry = tarfile.TarInfo("%s/COPYING" % base)
+            entry.size = len(licence)
+            entry.mode = 0o644
+            entry.mtime = 315532800
+            archive.addfile(entry, io.BytesIO(licence))
         meta = _metadata(project)
         entry = tarfile.TarInfo("%s/PKG-INFO" % base)
         entry.size = len(meta)

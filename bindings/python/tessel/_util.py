@@ -398,10 +398,12 @@ def path_arg(value: Any, what: str = "path") -> bytes:
 def data_arg(value: Any, what: str) -> bytes:
     """JSON text (str, bytes or bytearray) as UTF-8 bytes; length is
     passed to C, so the text need not end in NUL."""
+    # the base classes' own conversions: a subclass's encode() or
+    # __bytes__ is not asked what the text is
     if isinstance(value, str):
-        return value.encode("utf-8")
+        return str.encode(value, "utf-8")
     if isinstance(value, (bytes, bytearray)):
-        return bytes(value)
+        return bytes(memoryview(value))
     raise TypeError("%s must be str or bytes (JSON text), not %s"
                     % (what, _type_name(value)))
 
@@ -468,7 +470,16 @@ def double_arg(value: Any, what: str) -> float:
         return float.__float__(value)
     if isinstance(value, int):
         value = int.__int__(value)
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        # (an int, a Fraction beyond the largest double: the message
+        # names the argument)
+        text = str(value)
+        if len(text) > 40:
+            text = text[:20] + "..." + text[-8:] + " (%d characters)" % len(text)
+        raise OverflowError("%s %s is beyond the largest double" % (what, text)) \
+            from None
     # an integer a double cannot hold exactly (beyond 2**53) is refused,
     # not rounded to a neighbour
     if isinstance(value, numbers.Integral) and int(value) != number:

@@ -1137,7 +1137,8 @@ class Schedule(Handle):
                  seed: int = 0) -> Dict[str, Any]:
         """Replay the schedule with real durations.
 
-        ``durations`` maps block names (or gids) to durations; blocks not
+        ``durations`` maps block names (or gids) to durations (a block
+        named twice, by name and by id, raises ValueError); blocks not
         named keep the placement's (its duration, else its span times the
         step, else its span). Times are in the placement's unit when it has
         a step, else in steps; the placement's latencies count too. Returns
@@ -1153,13 +1154,21 @@ class Schedule(Handle):
             graph = self.graph
             count = graph.blocks
             values = [graph.duration(g) for g in range(count)]
+            given: Dict[int, Any] = {}
             for key, value in durations.items():
                 gid = graph._gid(key)
                 if not 0 <= gid < count:
                     # as the library says it for any other block id
                     raise NotFoundError("block id %d out of range (graph "
                                         "has %d blocks)" % (gid, count))
-                values[gid] = double_arg(value, "duration")
+                if gid in given:
+                    # two keys of one block (its name and its id, a str
+                    # and bytes): which would win is no choice to make
+                    # silently (the JSON reader refuses a key twice)
+                    raise ValueError("durations name block %d twice (%r and "
+                                     "%r)" % (gid, given[gid], key))
+                given[gid] = key
+                values[gid] = double_arg(value, "duration of block %d" % gid)
             array = (ctypes.c_double * max(count, 1))(*values)
         lat = double_arg(latency, "latency")
         jit = double_arg(jitter, "jitter")

@@ -671,6 +671,29 @@ class SearchTest(unittest.TestCase):
         slower = s.simulate(durations={"f0": 3.0}, latency=0.5, jitter=0.1,
                             seed=3)
         self.assertGreater(slower["makespan"], plain["makespan"])
+        # one block named twice (its id and its name, a str and bytes):
+        # refused, not the later value silently
+        for twice in ({0: 3.0, "f0": 1.0}, {"f0": 3.0, b"f0": 1.0}):
+            with self.assertRaisesRegex(ValueError, "block 0 twice"):
+                s.simulate(durations=twice)
+        # beyond a double: the message names the block, not the digits
+        with self.assertRaisesRegex(OverflowError, "duration of block 0 .*characters"):
+            s.simulate(durations={"f0": 10 ** 400})
+
+    def test_text_subclass_conversions_not_asked(self):
+        # JSON text is the str's or bytes' own, whatever a subclass's
+        # encode() or __bytes__ answers
+        class Text(str):
+            def encode(self, *args, **kwargs):
+                return b"garbage"
+
+        class Data(bytes):
+            def __bytes__(self):
+                return b"garbage"
+        text = self.graph.to_json()
+        self.assertEqual(tessel.Graph.from_json(Text(text)).blocks, self.graph.blocks)
+        self.assertEqual(tessel.Graph.from_json(Data(text.encode())).blocks,
+                         self.graph.blocks)
 
     def test_min_memory(self):
         limit, proven = tessel.min_memory(self.graph)
