@@ -134,6 +134,15 @@ expect_stderr_has 'too small'
 run simulate "$DATA/vshape-4dev.json" --latency 1e-400
 expect_refused 2
 expect_stderr_has 'too small'
+# and too large: said so, not "not a number"
+run simulate "$DATA/vshape-4dev.json" --latency 1e309
+expect_refused 2
+expect_stderr_has 'latency: 1e309 is too large for a double'
+for us in 0 -1; do
+	run search --preset vshape --format trace --step-us "$us"
+	expect_refused 2
+	expect_stderr_has "step-us: $us is out of range (a number > 0)"
+done
 # a tight-limit cache that is not a regular file is refused, not read for ever
 run bench --suite full --preset vshape --max-devices 4 --fast --tight-cache /dev/zero
 expect_refused 2

@@ -156,8 +156,13 @@ int cli_parse_real(double *out, const char *option, const char *arg,
 	v = strtod(arg, &end);
 	/* decimal only: strtod also reads hexadecimal ("0x1p3") */
 	if (end == arg || *end || isspace((unsigned char)arg[0]) ||
-	    strpbrk(arg, "xX") || !isfinite(v)) {
+	    strpbrk(arg, "xX") || isnan(v)) {
 		cli_error("%s: '%s' is not a number", option, arg);
+		return -1;
+	}
+	/* (an infinity, or a number beyond the largest double) */
+	if (!isfinite(v)) {
+		cli_error("%s: %s is too large for a double", option, arg);
 		return -1;
 	}
 	/* (a number so small that a double holds 0 is not 0: refused; a

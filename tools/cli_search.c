@@ -270,10 +270,10 @@ static int format_option(struct search_args *a, const char *arg)
 static int step_us_option(struct search_args *a, const char *arg)
 {
 	double v = 0;
-	if (cli_parse_real(&v, "--step-us", arg, 0, INFINITY, 0))
+	if (cli_parse_real(&v, "--step-us", arg, -INFINITY, INFINITY, 0))
 		return -1;
 	if (!(v > 0)) {
-		cli_error("--step-us: '%s' is not a number > 0", arg);
+		cli_error("--step-us: %s is out of range (a number > 0)", arg);
 		return -1;
 	}
 	a->step_us = v;

@@ -128,9 +128,14 @@ static void heap_pop(heap *h)
  * with the device lists side by side (the graph's blocks are larger and
  * their device lists scattered over the heap: the cache misses of
  * reading them were a fifth of the time at 10^6 instances). */
+/* A block on more devices than this is "wide" (pblock.wide). */
+#define TSL_LIST_WIDE 8
+
 typedef struct pblock {
 	const int *devices;
 	int ndevices;
+	int wide;       /* on more than TSL_LIST_WIDE devices: its index among
+			 * such blocks (psg.wide_free), else -1 */
 	int span;
 	int memory;
 	int kind;
@@ -175,6 +180,11 @@ typedef struct psg {
 	tsl_succ succ;
 	pblock *blk;           /* per block */
 	int *devs;             /* the blocks' devices, blk[b].devices */
+	int64_t *wide_free;    /* per wide block: the latest free_at of its
+				* devices (free_at only grows, so a maximum
+				* kept as each grows is exact) */
+	int *dev_wide_start;   /* per device + 1: its wide blocks, */
+	int *dev_wide;         /* dev_wide[dev_wide_start[d] ..] */
 	int nomem;
 	int64_t work;          /* heap operations, charged in ticks */
 } psg;
@@ -185,6 +195,9 @@ static void psg_release(psg *p)
 	tsl_free(p->ready);
 	tsl_free(p->done);
 	tsl_free(p->free_at);
+	tsl_free(p->wide_free);
+	tsl_free(p->dev_wide_start);
+	tsl_free(p->dev_wide);
 	tsl_free(p->wake);
 	tsl_free(p->mem);
 	tsl_free(p->crit);
@@ -284,6 +297,10 @@ static void start(psg *p, int64_t id, int64_t t)
 	for (int k = 0; k < B->ndevices; k++) {
 		int e = B->devices[k];
 		p->free_at[e] = end;
+		if (p->dev_wide)
+			for (int x = p->dev_wide_start[e]; x < p->dev_wide_start[e + 1]; x++)
+				if (p->wide_free[p->dev_wide[x]] < end)
+					p->wide_free[p->dev_wide[x]] = end;
 		p->mem[e] += B->memory;
 		if (p->mem[e] > p->high)
 			p->high = p->mem[e];
@@ -371,6 +388,8 @@ static int flight_fits(const psg *p, const pblock *B, int64_t m)
 /* The latest time a device of B is busy until (t when all are free). */
 static int64_t devices_free(const psg *p, const pblock *B, int64_t t)
 {
+	if (B->wide >= 0) /* (its devices' maximum, kept as start sets them) */
+		return p->wide_free[B->wide] > t ? p->wide_free[B->wide] : t;
 	int64_t at = t;
 	for (int k = 0; k < B->ndevices; k++)
 		if (p->free_at[B->devices[k]] > at)
@@ -496,9 +515,40 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 	for (int b = 0; b < p->n; b++) {
 		const tsl_block *B = &g->blocks[b];
 		memcpy(p->devs + ndevs, B->devices, (size_t)B->ndevices * sizeof *p->devs);
-		p->blk[b] = (pblock){p->devs + ndevs, B->ndevices, B->span, B->memory,
-				     B->kind};
+		p->blk[b] = (pblock){p->devs + ndevs, B->ndevices, -1, B->span,
+				     B->memory, B->kind};
 		ndevs += (size_t)B->ndevices;
+	}
+	/* blocks on many devices: whether all are free is one look, not one
+	 * per device (each device's event looks at such a block, so the
+	 * looks would grow with the square of the devices) */
+	int nwide = 0;
+	size_t nwide_devs = 0;
+	for (int b = 0; b < p->n; b++)
+		if (p->blk[b].ndevices > TSL_LIST_WIDE) {
+			p->blk[b].wide = nwide++;
+			nwide_devs += (size_t)p->blk[b].ndevices;
+		}
+	if (nwide > 0) {
+		p->wide_free = tsl_calloc((size_t)nwide, sizeof *p->wide_free);
+		p->dev_wide_start = tsl_calloc((size_t)p->nd + 1, sizeof *p->dev_wide_start);
+		p->dev_wide = tsl_calloc(nwide_devs, sizeof *p->dev_wide);
+		if (!p->wide_free || !p->dev_wide_start || !p->dev_wide)
+			return tsl_error_nomem();
+		for (int b = 0; b < p->n; b++)
+			for (int k = 0; p->blk[b].wide >= 0 && k < p->blk[b].ndevices; k++)
+				p->dev_wide_start[p->blk[b].devices[k] + 1]++;
+		for (int d = 0; d < p->nd; d++)
+			p->dev_wide_start[d + 1] += p->dev_wide_start[d];
+		int *fill = tsl_calloc((size_t)p->nd, sizeof *fill);
+		if (!fill)
+			return tsl_error_nomem();
+		for (int b = 0; b < p->n; b++)
+			for (int k = 0; p->blk[b].wide >= 0 && k < p->blk[b].ndevices; k++) {
+				int e = p->blk[b].devices[k];
+				p->dev_wide[p->dev_wide_start[e] + fill[e]++] = p->blk[b].wide;
+			}
+		tsl_free(fill);
 	}
 	for (int b = 0; b < p->n; b++)
 		p->crit[b] = g->blocks[b].span + bnd->tail[b];

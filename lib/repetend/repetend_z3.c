@@ -1158,7 +1158,8 @@ int tsl_min_memory_z3(int64_t *out, int *proven, const tsl_stage *st,
 		rc = tsl_error(TESSEL_ETIMEOUT,
 			       "%s before any repetend of period %lld",
 			       tsl_z3_capped() ? "the solver memory cap was reached"
-					       : "time limit reached",
+			       : tsl_deadline_hard_passed(dl) ? "time limit reached"
+			       : "the work budget ran out",
 			       (long long)P);
 	else if (res < -1)
 		rc = res;
