@@ -426,6 +426,9 @@ int tsl_hshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl,
 		 * half of it finds */
 		int64_t cap = INT64_MAX, floor = 0;
 		for (int step = 0; step < (tighter ? TSL_HSHAPE_CAPS : 1) && !rc; step++) {
+			/* (the tighter caps within the work left) */
+			if (step > 0 && tsl_work_left(dl) <= 0)
+				break;
 			for (int j = 0; j < h.p; j++)
 				h.lim[j] = h.limit[j] < cap ? h.limit[j] : cap;
 			run(&h, f_required, variant, dl);

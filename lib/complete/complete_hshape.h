@@ -25,8 +25,9 @@
  * limits that changes what it does, down to half the memory its run
  * under the limits held (a greedy run may start more forwards than pay
  * when memory lets it): any limit then finds what each limit of at
- * least half of it finds with `tighter`. Time O(p * N) a run, at most
- * TSL_HSHAPE_CAPS runs a variant.
+ * least half of it finds with `tighter` (when the work left lets every
+ * cap run: the caps after the first stop when dl's work runs out). Time
+ * O(p * N) a run, at most TSL_HSHAPE_CAPS runs a variant.
  * The shortest variant's starts go to the schedule's entries and *found
  * is 1; *found is 0 (entries partly overwritten) when the graph is no such
  * pipeline or no variant kept the limits. TESSEL_ENOMEM, or
