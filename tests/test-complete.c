@@ -1230,7 +1230,7 @@ static void test_hshape_greedy(void **state)
 	tessel_schedule *s = NULL;
 	int found = 0;
 	TH_OK(tsl_schedule_alloc(&s, g, N));
-	TH_OK(tsl_hshape_schedule(s, &found, NULL, 0));
+	TH_OK(tsl_hshape_schedule(s, &found, NULL));
 	assert_int_equal(found, 1);
 	TH_OK(tsl_schedule_check(s, NULL));
 	check_latencies(s);
@@ -1253,7 +1253,7 @@ static void test_hshape_greedy(void **state)
 		order[i] = nb - 1 - i;
 	tessel_graph *h = reordered(g, order);
 	TH_OK(tsl_schedule_alloc(&t, h, N));
-	TH_OK(tsl_hshape_schedule(t, &found, NULL, 0));
+	TH_OK(tsl_hshape_schedule(t, &found, NULL));
 	assert_int_equal(found, 1);
 	assert_int_equal(tsl_schedule_makespan(t), lb);
 	tessel_schedule_free(t);
@@ -1268,7 +1268,7 @@ static void test_hshape_greedy(void **state)
 	for (size_t i = 0; i < sizeof gs / sizeof gs[0]; i++) {
 		found = 1;
 		TH_OK(tsl_schedule_alloc(&s, gs[i], 16));
-		TH_OK(tsl_hshape_schedule(s, &found, NULL, 0));
+		TH_OK(tsl_hshape_schedule(s, &found, NULL));
 		assert_int_equal(found, 0);
 		tessel_schedule_free(s);
 		tessel_graph_free(gs[i]);

@@ -33,19 +33,13 @@
 
 enum { HF, HB, HW }; /* the kinds, as that scheduler numbers them */
 
-/* The most runs of a variant: under the limits, then under tighter caps. */
-#define TSL_HSHAPE_CAPS 256
-
 typedef struct hshape {
 	const tessel_graph *g;
 	tessel_schedule *s;
 	int p, n;
 	int64_t N;
 	int *blk;          /* [kind * p + stage]: the block */
-	int64_t *limit;    /* [stage]: the device's limit (INT64_MAX / 4: none) */
-	int64_t *lim;      /* [stage]: this run's limit: at most limit[] */
-	int64_t *hi;       /* [stage]: this run's largest memory held to fit
-			    * lim[] (fits) */
+	int64_t *lim;      /* [stage]: the memory limit (INT64_MAX / 4: none) */
 	/* one run's state */
 	int64_t *endt;     /* [m * n + b]: end, -1 not placed */
 	int64_t *count;    /* [stage * 3 + kind]: placed */
@@ -83,20 +77,6 @@ static int64_t C(const hshape *h, int kind, int stage)
 	return b->ndeps > 0 ? tsl_dep_latency(h->g, b, 0) : 0;
 }
 
-/* Does memory x fit the stage's limit of this run? Every decision of a
- * run that depends on the limit is such a test, and hi[] keeps the
- * largest x that fitted: under any limits from hi[] up to lim[] the run
- * makes the same decisions (a test that failed, x > lim, fails there
- * too), so the next limit to try is below hi[]. */
-static int fits(hshape *h, int stage, int64_t x)
-{
-	if (x > h->lim[stage])
-		return 0;
-	if (x > h->hi[stage])
-		h->hi[stage] = x;
-	return 1;
-}
-
 static int64_t max_bubble(const hshape *h)
 {
 	return h->most;
@@ -116,7 +96,7 @@ static void put(hshape *h, int stage, int kind)
 	int b = h->blk[kind * h->p + stage];
 	const tsl_block *y = &h->g->blocks[b];
 	int64_t m = *c;
-	if (y->memory > 0 && !fits(h, stage, h->mem[stage] + y->memory)) {
+	if (y->memory > 0 && h->mem[stage] + y->memory > h->lim[stage]) {
 		h->failed = 1;
 		return;
 	}
@@ -153,7 +133,7 @@ static int w_left(const hshape *h, int stage)
 /* Weight blocks until `memory` more fits on the stage's device. */
 static void free_for(hshape *h, int stage, int64_t memory)
 {
-	while (!h->failed && memory > 0 && !fits(h, stage, h->mem[stage] + memory)) {
+	while (!h->failed && memory > 0 && h->mem[stage] + memory > h->lim[stage]) {
 		if (!w_left(h, stage)) {
 			h->failed = 1; /* no order of this run fits */
 			return;
@@ -203,7 +183,7 @@ static void run_first(hshape *h, int64_t *f_required, int bubble_first)
 		int64_t comm = C(h, HB, j);
 		const tsl_block *f = blk_of(h, HF, j);
 		while (cnt(h, j, HF) + f_required[j] < h->N &&
-		       fits(h, j, mem + f->memory)) {
+		       mem + f->memory <= h->lim[j]) {
 			if (bubble_first ? t + f->span > last_t + comm : t >= last_t + comm)
 				break;
 			mem += f->memory;
@@ -245,7 +225,7 @@ static void run_next(hshape *h, int64_t *f_required, int64_t i, int prioritize_b
 			const tsl_block *f = blk_of(h, HF, j), *w = blk_of(h, HW, j);
 			int64_t w_cost = 0, mem_with_w = h->mem[j] + f->memory;
 			for (int64_t k = cnt(h, j, HW);
-			     !fits(h, j, mem_with_w) && k < cnt(h, j, HB); k++) {
+			     mem_with_w > h->lim[j] && k < cnt(h, j, HB); k++) {
 				w_cost += w->span;
 				mem_with_w += w->memory;
 			}
@@ -309,8 +289,6 @@ static void run(hshape *h, int64_t *f_required, int variant, const tsl_deadline 
 	memset(h->cur, 0, (size_t)h->p * sizeof *h->cur);
 	memset(h->mem, 0, (size_t)h->p * sizeof *h->mem);
 	memset(h->bubble, 0, (size_t)h->p * sizeof *h->bubble);
-	for (int j = 0; j < h->p; j++)
-		h->hi[j] = INT64_MIN;
 	h->most = 0;
 	h->failed = 0;
 	run_first(h, f_required, bubble_first);
@@ -349,7 +327,7 @@ static int recognise(hshape *h)
 			break;
 		dev_seen[d] = 1;
 		int64_t lim = g->memory_limit[d];
-		h->limit[s] = lim == TESSEL_UNLIMITED ? INT64_MAX / 4 : lim;
+		h->lim[s] = lim == TESSEL_UNLIMITED ? INT64_MAX / 4 : lim;
 	}
 	tsl_free(dev_seen);
 	return ok;
@@ -358,9 +336,7 @@ static int recognise(hshape *h)
 static void hshape_release(hshape *h)
 {
 	tsl_free(h->blk);
-	tsl_free(h->limit);
 	tsl_free(h->lim);
-	tsl_free(h->hi);
 	tsl_free(h->endt);
 	tsl_free(h->count);
 	tsl_free(h->cur);
@@ -378,8 +354,7 @@ static int64_t makespan_of(const hshape *h)
 	return m;
 }
 
-int tsl_hshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl,
-			int tighter)
+int tsl_hshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
 	hshape h;
@@ -394,10 +369,8 @@ int tsl_hshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl,
 		return TSL_OK;
 	size_t p = (size_t)h.p, count = (size_t)h.n * (size_t)h.N;
 	h.blk = tsl_calloc(3 * p, sizeof *h.blk);
-	h.limit = tsl_calloc(p, sizeof *h.limit);
 	h.lim = tsl_calloc(p, sizeof *h.lim);
-	h.hi = tsl_calloc(p, sizeof *h.hi);
-	if (!h.blk || !h.limit || !h.lim || !h.hi) {
+	if (!h.blk || !h.lim) {
 		hshape_release(&h);
 		return tsl_error_nomem();
 	}
@@ -419,44 +392,21 @@ int tsl_hshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl,
 		rc = tsl_error_nomem();
 	int64_t best_makespan = INT64_MAX, charged = 0;
 	for (int variant = 0; variant < 8 && !rc; variant++) {
-		/* the variant under the devices' limits, then (tighter) under
-		 * every tighter cap that changes what it does (below the
-		 * memory its last run held to fit: fits), down to half what
-		 * the first run held: a limit finds what a tighter one down to
-		 * half of it finds */
-		int64_t cap = INT64_MAX, floor = 0;
-		for (int step = 0; step < (tighter ? TSL_HSHAPE_CAPS : 1) && !rc; step++) {
-			/* (the tighter caps within the work left) */
-			if (step > 0 && tsl_work_left(dl) <= 0)
-				break;
-			for (int j = 0; j < h.p; j++)
-				h.lim[j] = h.limit[j] < cap ? h.limit[j] : cap;
-			run(&h, f_required, variant, dl);
-			tsl_charge(dl, (h.puts - charged) / TSL_LIST_STEPS_PER_TICK);
-			charged = h.puts - (h.puts - charged) % TSL_LIST_STEPS_PER_TICK;
-			if (tsl_deadline_hard_passed(dl) ||
-			    (dl && dl->stop && atomic_load(dl->stop))) {
-				rc = TESSEL_ETIMEOUT;
-				break;
-			}
-			if (!h.failed) {
-				int64_t m = makespan_of(&h);
-				if (m < best_makespan) {
-					best_makespan = m;
-					*found = 1;
-					for (size_t i = 0; i < count; i++)
-						best[i] = s->entries[i].start;
-				}
-			}
-			int64_t high = INT64_MIN;
-			for (int j = 0; j < h.p; j++)
-				if (h.hi[j] > high)
-					high = h.hi[j];
-			if (step == 0)
-				floor = high / 2;
-			if (high <= 0 || high - 1 < floor)
-				break; /* no tighter cap above the floor changes a decision */
-			cap = high - 1;
+		run(&h, f_required, variant, dl);
+		tsl_charge(dl, (h.puts - charged) / TSL_LIST_STEPS_PER_TICK);
+		charged = h.puts - (h.puts - charged) % TSL_LIST_STEPS_PER_TICK;
+		if (tsl_deadline_hard_passed(dl) || (dl && dl->stop && atomic_load(dl->stop))) {
+			rc = TESSEL_ETIMEOUT;
+			break;
+		}
+		if (h.failed)
+			continue;
+		int64_t m = makespan_of(&h);
+		if (m < best_makespan) {
+			best_makespan = m;
+			*found = 1;
+			for (size_t i = 0; i < count; i++)
+				best[i] = s->entries[i].start;
 		}
 	}
 	if (*found && rc != TESSEL_ENOMEM)

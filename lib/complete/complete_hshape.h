@@ -21,19 +21,11 @@
  * block's and dependency's own; every instance starts as early as its
  * device's order allows, and the memory limits hold at every step (an
  * order that would break one is dropped).
- * With `tighter`, each variant also runs under every cap below the
- * limits that changes what it does, down to half the memory its run
- * under the limits held (a greedy run may start more forwards than pay
- * when memory lets it): any limit then finds what each limit of at
- * least half of it finds with `tighter` (when the work left lets every
- * cap run: the caps after the first stop when dl's work runs out). Time
- * O(p * N) a run, at most TSL_HSHAPE_CAPS runs a variant.
  * The shortest variant's starts go to the schedule's entries and *found
  * is 1; *found is 0 (entries partly overwritten) when the graph is no such
  * pipeline or no variant kept the limits. TESSEL_ENOMEM, or
  * TESSEL_ETIMEOUT (without a message) when dl's hard end passed or the
  * search was cancelled. Time O(p * N); charged to dl. */
-int tsl_hshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl,
-			int tighter);
+int tsl_hshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl);
 
 #endif

@@ -758,7 +758,7 @@ static int list_top_run(tessel_schedule *s, int *found, const tsl_stage *st,
 	 * greedy (none when the graph is no such pipeline) */
 	if (!rc) {
 		int hfound = 0;
-		rc = tsl_hshape_schedule(s, &hfound, dl, 1);
+		rc = tsl_hshape_schedule(s, &hfound, dl);
 		if (rc == TESSEL_ETIMEOUT)
 			rc = TSL_OK; /* the rules may still find one */
 		int64_t m = !rc && hfound ? tsl_schedule_makespan(s) : INT64_MAX;

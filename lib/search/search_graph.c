@@ -640,7 +640,7 @@ static int pipeline_shapes(tessel_schedule **s, int *have, best *b)
 	for (int shape = 0; shape < 2 && !rc; shape++) {
 		int found = 0;
 		rc = shape == 0 ? tsl_vshape_schedule(t, &found, b->dl)
-				: tsl_hshape_schedule(t, &found, b->dl, 0);
+				: tsl_hshape_schedule(t, &found, b->dl);
 		if (rc == TESSEL_ETIMEOUT)
 			rc = TSL_OK; /* (without a message) the schedule so far */
 		if (!rc && found &&
