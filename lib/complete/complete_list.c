@@ -12,7 +12,10 @@
  * weight block frees memory); a forward likewise, for the instances of
  * better rank (the backward pass then never waits for a forward begun
  * just before it arrived). An instance blocked only by a busy device
- * of its own lets d take instances that end before that device is free.
+ * of its own lets d take instances that end before that device is free;
+ * a device with nothing else to look at than a block on many devices
+ * (wide: more than TSL_LIST_WIDE) that waits for its others sleeps until
+ * they are all free, and then the first such device looks at it.
  * Every instance starts at its final time, so memory only ever grows by
  * what starts now: the limits hold at every step. The Zero Bubble
  * authors' greedy scheduler follows the same kind of rules on one
@@ -185,6 +188,13 @@ typedef struct psg {
 				* kept as each grows is exact) */
 	int *dev_wide_start;   /* per device + 1: its wide blocks, */
 	int *dev_wide;         /* dev_wide[dev_wide_start[d] ..] */
+	int *waits_for;        /* per device: the wide block it sleeps on
+				* (-1: none; see sleep_on) */
+	int64_t *watch;        /* per wide block: the time of its pending
+				* watch event (-1: none) */
+	heap *sleepers;        /* per wide block: devices that slept on it
+				* (those still asleep: waits_for) */
+	int nwide;
 	int nomem;
 	int64_t work;          /* heap operations, charged in ticks */
 } psg;
@@ -198,6 +208,11 @@ static void psg_release(psg *p)
 	tsl_free(p->wide_free);
 	tsl_free(p->dev_wide_start);
 	tsl_free(p->dev_wide);
+	for (int w = 0; p->sleepers && w < p->nwide; w++)
+		tsl_free(p->sleepers[w].a);
+	tsl_free(p->sleepers);
+	tsl_free(p->waits_for);
+	tsl_free(p->watch);
 	tsl_free(p->wake);
 	tsl_free(p->mem);
 	tsl_free(p->crit);
@@ -409,15 +424,67 @@ static void wake_at(psg *p, int d, int64_t when)
 	push(p, &p->events, when, d, d);
 }
 
+/* Device d, with nothing to look at but wide block w, which waits for its
+ * other devices, sleeps on it: one watch event of the block follows the
+ * latest end of its devices, and when they are all free, wakes the first
+ * sleeper (by device), which starts the block if it can. The other
+ * sleepers, looking at the same block at the same time, would do nothing
+ * the first did not: they sleep on. (Each sleeper looking again at every
+ * later end of a device of w, as wake_at would have it, made events that
+ * grew with the square of the devices.) */
+static void sleep_on(psg *p, int d, int w, int64_t when)
+{
+	if (p->waits_for[d] != w) {
+		p->waits_for[d] = w;
+		push(p, &p->sleepers[w], d, 0, d);
+	}
+	if (p->watch[w] < 0) {
+		/* (one pending watch: it moves on to the later end itself) */
+		p->watch[w] = when;
+		push(p, &p->events, when, -1 - (int64_t)w, -1 - (int64_t)w);
+	}
+}
+
+/* The watch event of wide block w at time t: its devices all free, wake
+ * its first sleeper now; else look again at their latest end. */
+static void watch_event(psg *p, int w, int64_t t)
+{
+	if (p->watch[w] != t)
+		return;
+	p->watch[w] = -1;
+	if (p->wide_free[w] > t) {
+		p->watch[w] = p->wide_free[w];
+		push(p, &p->events, p->wide_free[w], -1 - (int64_t)w, -1 - (int64_t)w);
+		return;
+	}
+	heap *h = &p->sleepers[w];
+	while (h->n > 0) {
+		int d = (int)h->a[0].id;
+		heap_pop(h);
+		p->work++;
+		if (p->waits_for[d] != w)
+			continue; /* woke since, for another reason */
+		p->waits_for[d] = -1;
+		push(p, &p->events, t, d, d);
+		return;
+	}
+}
+
 /* The event of device d at time t: start the best instance that can. */
 static void serve(psg *p, int d, int64_t t)
 {
 	if (p->free_at[d] > t)
 		return; /* busy: an event of its end follows */
+	if (p->waits_for)
+		p->waits_for[d] = -1; /* (sleeps again below if still so) */
 	promote(p, d, t);
 	int64_t until = INT64_MAX; /* instances must end by then (a blocked
 				    * better one waits for its devices) */
 	int memory_held = 0;
+	/* a wide block waiting for its devices: whether it was all there
+	 * was to look at (then sleep on it, else come back then) */
+	int wide_wait = -1, others = 0;
+	int64_t wide_when = 0;
 	for (int r = 0; r < NRANKS; r++) {
 		heap *h = &p->ranked[d * NRANKS + r];
 		while (h->n > 0 && p->done[h->a[0].id])
@@ -426,16 +493,25 @@ static void serve(psg *p, int d, int64_t t)
 			continue;
 		int64_t id = h->a[0].id;
 		const pblock *B = &p->blk[id % p->n];
-		if (t + B->span > until)
+		if (t + B->span > until) {
+			others = 1;
 			continue;
+		}
 		int64_t when = devices_free(p, B, t);
 		if (when > t) {
 			/* its other devices are busy: come back then */
-			wake_at(p, d, when);
+			if (B->wide >= 0 && wide_wait < 0) {
+				wide_wait = B->wide;
+				wide_when = when;
+			} else {
+				others = 1;
+				wake_at(p, d, when);
+			}
 			if (when < until)
 				until = when;
 			continue;
 		}
+		others = 1;
 		if (!memory_fits(p, B, id)) {
 			memory_held = 1;
 			continue;
@@ -464,6 +540,12 @@ static void serve(psg *p, int d, int64_t t)
 		heap_pop(h);
 		start(p, id, t);
 		return;
+	}
+	if (wide_wait >= 0) {
+		if (others)
+			wake_at(p, d, wide_when);
+		else
+			sleep_on(p, d, wide_wait, wide_when);
 	}
 }
 
@@ -533,8 +615,17 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 		p->wide_free = tsl_calloc((size_t)nwide, sizeof *p->wide_free);
 		p->dev_wide_start = tsl_calloc((size_t)p->nd + 1, sizeof *p->dev_wide_start);
 		p->dev_wide = tsl_calloc(nwide_devs, sizeof *p->dev_wide);
-		if (!p->wide_free || !p->dev_wide_start || !p->dev_wide)
+		p->nwide = nwide;
+		p->waits_for = tsl_malloc((size_t)p->nd * sizeof *p->waits_for);
+		p->watch = tsl_malloc((size_t)nwide * sizeof *p->watch);
+		p->sleepers = tsl_calloc((size_t)nwide, sizeof *p->sleepers);
+		if (!p->wide_free || !p->dev_wide_start || !p->dev_wide ||
+		    !p->waits_for || !p->watch || !p->sleepers)
 			return tsl_error_nomem();
+		for (int d = 0; d < p->nd; d++)
+			p->waits_for[d] = -1;
+		for (int w = 0; w < nwide; w++)
+			p->watch[w] = -1;
 		for (int b = 0; b < p->n; b++)
 			for (int k = 0; p->blk[b].wide >= 0 && k < p->blk[b].ndevices; k++)
 				p->dev_wide_start[p->blk[b].devices[k] + 1]++;
@@ -628,7 +719,10 @@ static int list_scaled(tessel_schedule *s, const tsl_bounds *bnd,
 	while (!rc && p.events.n > 0) {
 		hent e = p.events.a[0];
 		heap_pop(&p.events);
-		serve(&p, (int)e.k2, e.k1);
+		if (e.k2 < 0)
+			watch_event(&p, (int)(-1 - e.k2), e.k1);
+		else
+			serve(&p, (int)e.k2, e.k1);
 		if (p.nomem) {
 			rc = tsl_error_nomem();
 			break;
