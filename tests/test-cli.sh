@@ -179,6 +179,15 @@ expect_ok
 expect_stdout_has '^valid: '
 pass "validate accepts the schedule search wrote"
 
+# blocks on 9 to 13 devices, heuristic mode: the passes after the repetend
+# was labelled moved its entries (1.8.9 wrote a repetend ending past the
+# makespan, which validate refused)
+run search "$DATA/wide-13dev.json" -n 12 --fast --format json --output "$TMP/wide.json"
+expect_status 0
+run validate "$TMP/wide.json"
+expect_ok
+pass "validate accepts a schedule of blocks on many devices"
+
 # a schedule from a pipe, and from a FIFO: read once, as it comes
 LAST="cat schedule | tessel validate /dev/stdin"
 cat "$SCHED" | "$TESSEL" validate /dev/stdin >"$OUT" 2>"$ERR"

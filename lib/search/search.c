@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "complete.h"
 #include "error.h"
 #include "options.h"
 #include "progress.h"
@@ -158,6 +159,10 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	}
 	s->search_us = tsl_now_us() - dl.start_us;
+	/* the repetend's steps as the entries now stand: the passes that
+	 * moved entries after the repetend was labelled (windows, restarts,
+	 * compaction) left it where it was, past the makespan at times */
+	tsl_repetend_range(s);
 	s->work = (meter.used + TSL_TICKS_PER_UNIT - 1) / TSL_TICKS_PER_UNIT;
 	s->proof_work = meter.exempt / TSL_TICKS_PER_UNIT;
 	/* the last report is the schedule returned (the improvements after
