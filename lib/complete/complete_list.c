@@ -188,6 +188,10 @@ typedef struct psg {
 				* kept as each grows is exact) */
 	int *dev_wide_start;   /* per device + 1: its wide blocks, */
 	int *dev_wide;         /* dev_wide[dev_wide_start[d] ..] */
+	int *conf_start;       /* per wide block + 1: the wide blocks that
+				* share a device with it (itself too), */
+	int *conf;             /* conf[conf_start[w] ..] (NULL: too many;
+				* start then goes device by device) */
 	int *waits_for;        /* per device: the wide block it sleeps on
 				* (-1: none; see sleep_on) */
 	int64_t *watch;        /* per wide block: the time of its pending
@@ -208,6 +212,8 @@ static void psg_release(psg *p)
 	tsl_free(p->wide_free);
 	tsl_free(p->dev_wide_start);
 	tsl_free(p->dev_wide);
+	tsl_free(p->conf_start);
+	tsl_free(p->conf);
 	for (int w = 0; p->sleepers && w < p->nwide; w++)
 		tsl_free(p->sleepers[w].a);
 	tsl_free(p->sleepers);
@@ -312,7 +318,7 @@ static void start(psg *p, int64_t id, int64_t t)
 	for (int k = 0; k < B->ndevices; k++) {
 		int e = B->devices[k];
 		p->free_at[e] = end;
-		if (p->dev_wide)
+		if (p->dev_wide && !(B->wide >= 0 && p->conf))
 			for (int x = p->dev_wide_start[e]; x < p->dev_wide_start[e + 1]; x++)
 				if (p->wide_free[p->dev_wide[x]] < end)
 					p->wide_free[p->dev_wide[x]] = end;
@@ -332,6 +338,11 @@ static void start(psg *p, int64_t id, int64_t t)
 				p->flying[e]--;
 		}
 	}
+	if (B->wide >= 0 && p->conf)
+		/* (each wide block once, not once per device they share) */
+		for (int x = p->conf_start[B->wide]; x < p->conf_start[B->wide + 1]; x++)
+			if (p->wide_free[p->conf[x]] < end)
+				p->wide_free[p->conf[x]] = end;
 	for (int k = p->succ.start[b]; k < p->succ.start[b + 1]; k++) {
 		int c = p->succ.block[k];
 		int64_t cid = m * p->n + c;
@@ -549,6 +560,101 @@ static void serve(psg *p, int d, int64_t t)
 	}
 }
 
+/* The most pairs of wide blocks kept in psg.conf, and the most steps
+ * finding them may take. */
+#define TSL_LIST_CONFLICTS ((int64_t)1 << 24)
+#define TSL_LIST_CONFLICT_STEPS ((int64_t)1 << 29)
+
+/* psg.conf: for each wide block, the wide blocks sharing a device with it,
+ * so that a wide block's start raises each of their wide_free once (device
+ * by device, a block on half of 2,048 devices, each device in 750 wide
+ * blocks, took 375,000 steps a start). Found by marking the wide blocks of
+ * each device, or by intersecting device sets as bits, whichever takes
+ * fewer steps; none when there would be too many pairs or steps. */
+static int build_conflicts(psg *p)
+{
+	int nw = p->nwide;
+	int64_t mark_steps = 0;
+	for (int d = 0; d < p->nd; d++) {
+		int64_t k = p->dev_wide_start[d + 1] - p->dev_wide_start[d];
+		mark_steps += k * k;
+	}
+	size_t words = ((size_t)p->nd + 63) / 64;
+	int64_t bit_steps = (int64_t)nw * nw * (int64_t)words;
+	if ((int64_t)nw * nw > TSL_LIST_CONFLICTS ||
+	    (mark_steps > TSL_LIST_CONFLICT_STEPS && bit_steps > TSL_LIST_CONFLICT_STEPS))
+		return TSL_OK;
+	int *first = tsl_calloc((size_t)nw + 1, sizeof *first);
+	int *list = tsl_reallocarray(NULL, (size_t)nw * (size_t)nw + 1, sizeof *list);
+	int *wblock = tsl_calloc((size_t)nw + 1, sizeof *wblock); /* wide -> block */
+	if (!first || !list || !wblock) {
+		tsl_free(first);
+		tsl_free(list);
+		tsl_free(wblock);
+		return tsl_error_nomem();
+	}
+	for (int b = 0; b < p->n; b++)
+		if (p->blk[b].wide >= 0)
+			wblock[p->blk[b].wide] = b;
+	size_t n = 0;
+	if (mark_steps <= bit_steps) {
+		int *stamp = tsl_calloc((size_t)nw + 1, sizeof *stamp);
+		if (!stamp) {
+			tsl_free(first);
+			tsl_free(list);
+			tsl_free(wblock);
+			return tsl_error_nomem();
+		}
+		for (int x = 0; x < nw; x++) {
+			first[x] = (int)n;
+			const pblock *B = &p->blk[wblock[x]];
+			for (int k = 0; k < B->ndevices; k++) {
+				int e = B->devices[k];
+				for (int y = p->dev_wide_start[e]; y < p->dev_wide_start[e + 1]; y++)
+					if (stamp[p->dev_wide[y]] != x + 1) {
+						stamp[p->dev_wide[y]] = x + 1;
+						list[n++] = p->dev_wide[y];
+					}
+			}
+		}
+		tsl_free(stamp);
+	} else {
+		uint64_t *bits = tsl_calloc((size_t)nw * words + 1, sizeof *bits);
+		if (!bits) {
+			tsl_free(first);
+			tsl_free(list);
+			tsl_free(wblock);
+			return tsl_error_nomem();
+		}
+		for (int x = 0; x < nw; x++) {
+			const pblock *B = &p->blk[wblock[x]];
+			for (int k = 0; k < B->ndevices; k++)
+				bits[(size_t)x * words + (size_t)B->devices[k] / 64] |=
+					(uint64_t)1 << (B->devices[k] % 64);
+		}
+		for (int x = 0; x < nw; x++) {
+			first[x] = (int)n;
+			const uint64_t *a = bits + (size_t)x * words;
+			for (int y = 0; y < nw; y++) {
+				const uint64_t *c = bits + (size_t)y * words;
+				size_t w = 0;
+				while (w < words && !(a[w] & c[w]))
+					w++;
+				if (w < words)
+					list[n++] = y;
+			}
+		}
+		tsl_free(bits);
+	}
+	first[nw] = (int)n;
+	tsl_free(wblock);
+	int *fit = tsl_reallocarray(list, n + 1, sizeof *list); /* (the room
+								 * not used) */
+	p->conf_start = first;
+	p->conf = fit ? fit : list;
+	return TSL_OK;
+}
+
 static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 		    const tsl_list_rule *rule, const tsl_deadline *dl,
 		    int64_t cap)
@@ -640,6 +746,9 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 				p->dev_wide[p->dev_wide_start[e] + fill[e]++] = p->blk[b].wide;
 			}
 		tsl_free(fill);
+		int crc = build_conflicts(p);
+		if (crc)
+			return crc;
 	}
 	for (int b = 0; b < p->n; b++)
 		p->crit[b] = g->blocks[b].span + bnd->tail[b];

@@ -1231,32 +1231,84 @@ int tsl_graph_check_structure(const tessel_graph *g)
 	return rc;
 }
 
+/* The most block pairs on a device tsl_graph_memory_need looks at (a
+ * block of positive delta against every block of its device): above it,
+ * the bound of each block alone (4,000 blocks, each on a quarter of 2,048
+ * devices, made 10^9 such pairs). */
+#define TSL_MEMORY_NEED_PAIRS ((int64_t)1 << 28)
+
 /* Lower bound on the memory one micro-batch needs on each device: right
  * after a block b with a positive delta starts, every block on the same
  * device that b (transitively) depends on has started, and at best every
  * unrelated block with a negative delta has too. For graphs too large for
- * the ancestor sets the bound uses b alone. need[d] is the largest over
- * the blocks of d (0 without one), at[d] that block (-1: none). */
+ * the ancestor sets, or with too many such pairs of blocks on a device
+ * (TSL_MEMORY_NEED_PAIRS), the bound uses b alone. need[d] is the largest
+ * over the blocks of d (0 without one), at[d] that block (-1: none). */
 int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g)
 {
-	int n = g->nblocks;
+	int n = g->nblocks, nd = g->ndevices;
 	int exact = n <= 4096;
 	size_t words = ((size_t)n + 63) / 64;
 	uint64_t *anc = NULL;
+	int *on = NULL, *on_start = NULL; /* per device: its blocks, by id */
+	int64_t *mem = NULL;
 	int *order = tsl_calloc((size_t)n + 1, sizeof *order);
 	if (!order)
 		return tsl_error_nomem();
 	int rc = tsl_graph_topo_order(order, g);
-	if (rc) {
-		tsl_free(order);
-		return rc;
+	if (rc)
+		goto out;
+	/* each block's memory once it ran (mem) and at its start (start):
+	 * they differ for an offload, which frees after the block */
+	mem = tsl_calloc(2 * (size_t)n + 1, sizeof *mem);
+	if (!mem) {
+		rc = tsl_error_nomem();
+		goto out;
+	}
+	int64_t *start = mem + n;
+	tsl_graph_cheapest_memory(mem, g);
+	tsl_graph_cheapest_start(start, mem, g);
+	if (exact) {
+		/* the pairs looked at: blocks on d times those of positive
+		 * start on d, over the devices */
+		int64_t *cnt = tsl_calloc(2 * (size_t)nd + 1, sizeof *cnt);
+		if (!cnt) {
+			rc = tsl_error_nomem();
+			goto out;
+		}
+		for (int v = 0; v < n; v++)
+			for (int k = 0; k < g->blocks[v].ndevices; k++) {
+				cnt[2 * g->blocks[v].devices[k]]++;
+				cnt[2 * g->blocks[v].devices[k] + 1] += start[v] > 0;
+			}
+		int64_t pairs = 0;
+		for (int d = 0; d < nd && exact; d++) {
+			pairs += cnt[2 * d] * cnt[2 * d + 1];
+			exact = pairs <= TSL_MEMORY_NEED_PAIRS;
+		}
+		if (exact) {
+			on_start = tsl_calloc((size_t)nd + 1, sizeof *on_start);
+			size_t total = 0;
+			for (int d = 0; d < nd; d++)
+				total += (size_t)cnt[2 * d];
+			on = tsl_calloc(total + 1, sizeof *on);
+			anc = tsl_calloc((size_t)n * words + 1, sizeof *anc);
+			if (!on_start || !on || !anc) {
+				tsl_free(cnt);
+				rc = tsl_error_nomem();
+				goto out;
+			}
+			for (int d = 0; d < nd; d++)
+				on_start[d + 1] = on_start[d] + (int)cnt[2 * d];
+			for (int d = 0; d < nd; d++)
+				cnt[2 * d] = on_start[d];
+			for (int v = 0; v < n; v++)
+				for (int k = 0; k < g->blocks[v].ndevices; k++)
+					on[cnt[2 * g->blocks[v].devices[k]]++] = v;
+		}
+		tsl_free(cnt);
 	}
 	if (exact) {
-		anc = tsl_calloc((size_t)n * words + 1, sizeof *anc);
-		if (!anc) {
-			tsl_free(order);
-			return tsl_error_nomem();
-		}
 		for (int k = 0; k < n; k++) {
 			int v = order[k];
 			uint64_t *row = anc + (size_t)v * words;
@@ -1270,21 +1322,10 @@ int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g)
 			}
 		}
 	}
-	for (int d = 0; d < g->ndevices; d++) {
+	for (int d = 0; d < nd; d++) {
 		need[d] = 0;
 		at[d] = -1;
 	}
-	/* each block's memory once it ran (mem) and at its start (start):
-	 * they differ for an offload, which frees after the block */
-	int64_t *mem = tsl_calloc(2 * (size_t)n + 1, sizeof *mem);
-	if (!mem) {
-		tsl_free(anc);
-		tsl_free(order);
-		return tsl_error_nomem();
-	}
-	int64_t *start = mem + n;
-	tsl_graph_cheapest_memory(mem, g);
-	tsl_graph_cheapest_start(start, mem, g);
 	for (int v = 0; v < n; v++) {
 		const tsl_block *b = &g->blocks[v];
 		if (start[v] <= 0)
@@ -1294,8 +1335,9 @@ int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g)
 			int64_t v_need = start[v];
 			if (exact) {
 				const uint64_t *row = anc + (size_t)v * words;
-				for (int u = 0; u < n; u++) {
-					if (u == v || !tsl_block_on_device(&g->blocks[u], d))
+				for (int x = on_start[d]; x < on_start[d + 1]; x++) {
+					int u = on[x];
+					if (u == v)
 						continue;
 					int is_anc = (row[u / 64] >> (u % 64)) & 1;
 					const uint64_t *urow = anc + (size_t)u * words;
@@ -1312,10 +1354,13 @@ int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g)
 			}
 		}
 	}
+out:
 	tsl_free(mem);
 	tsl_free(anc);
+	tsl_free(on);
+	tsl_free(on_start);
 	tsl_free(order);
-	return TSL_OK;
+	return rc;
 }
 
 /* Every device's limit at least what one micro-batch needs there. */
