@@ -37,13 +37,15 @@
  * a memory limit early is these passes alone: uncharged, 1,241 such rounds
  * over 2,688 instances took 70 ms for 24 units, 2.9 ms a unit */
 #define TSL_ORDER_ENTRIES_PER_TICK 64
-/* a step of serial schedule generation (an instance placed or a free
- * window looked at) */
+/* a step of serial schedule generation (an instance placed on one of its
+ * devices, or a free window looked at; on passes over more than 65,536
+ * instances a step costs more, complete_sgs.c) */
 #define TSL_SGS_STEPS_PER_TICK 12
 /* a block placed on the circles of a period by list scheduling */
 #define TSL_PLACEMENTS_PER_TICK 8
 /* an arc of a device's circle walked by a query (circle.c): a placement
- * on a crowded circle walks many */
+ * on a crowded circle walks many, and a block on many devices looks at
+ * each one's circle (TSL_ARC_LOOK_STEPS each) */
 #define TSL_ARC_STEPS_PER_TICK 128
 /* a visit of iterative modulo scheduling */
 #define TSL_IMS_VISITS_PER_TICK 4

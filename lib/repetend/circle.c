@@ -218,6 +218,7 @@ int tsl_circles_occupy(tsl_circles *c, const tsl_block *b, int owner,
 		       int64_t t)
 {
 	int64_t P = c->P, x = mod(t, P), end = x + b->span;
+	c->steps += (int64_t)(b->ndevices - 1) * TSL_ARC_LOOK_STEPS;
 	for (int k = 0; k < b->ndevices; k++) {
 		tsl_circle *cd = &c->dev[b->devices[k]];
 		int rc = insert_arc(cd, x, end < P ? end : P, owner);
@@ -233,6 +234,7 @@ void tsl_circles_vacate(tsl_circles *c, const tsl_block *b, int owner,
 			int64_t t)
 {
 	int64_t P = c->P, x = mod(t, P);
+	c->steps += (int64_t)(b->ndevices - 1) * TSL_ARC_LOOK_STEPS;
 	for (int k = 0; k < b->ndevices; k++) {
 		tsl_circle *cd = &c->dev[b->devices[k]];
 		remove_arc(cd, x, owner);
@@ -270,6 +272,7 @@ int64_t tsl_circles_fit(tsl_circles *c, const tsl_block *b, int64_t t)
 		return -1;
 	for (int moved = 1; moved;) {
 		moved = 0;
+		c->steps += (int64_t)(b->ndevices - 1) * TSL_ARC_LOOK_STEPS;
 		for (int k = 0; k < b->ndevices; k++) {
 			int64_t y = fit_one(&c->dev[b->devices[k]], P, mod(t, P),
 					    b->span, &c->steps);
@@ -302,9 +305,12 @@ static int free_at(const tsl_circle *cd, int64_t P, int64_t x, int64_t span,
 int tsl_circles_conflict(tsl_circles *c, const tsl_block *b, int64_t t)
 {
 	int64_t P = c->P, x = mod(t, P);
-	for (int k = 0; k < b->ndevices; k++)
+	for (int k = 0; k < b->ndevices; k++) {
+		if (k > 0)
+			c->steps += TSL_ARC_LOOK_STEPS;
 		if (!free_at(&c->dev[b->devices[k]], P, x, b->span, &c->steps))
 			return 1;
+	}
 	return 0;
 }
 
