@@ -83,13 +83,24 @@ typedef struct fast_start {
 	const tsl_deadline *dl, *fin_dl;
 	const tsl_shown *progress;
 	tsl_fast_job *job;
+	tsl_first first; /* a copy of the first schedule (s owned, NULL:
+			  * none), for the heuristic mode's search */
 } fast_start;
 
-static void start_fast(void *arg, int64_t first_makespan)
+static void start_fast(void *arg, const tsl_first *first)
 {
 	fast_start *f = arg;
-	if (!first_makespan || first_makespan > f->progress->lower_bound)
-		f->job = tsl_fast_begin(f->g, f->o, f->dl, f->fin_dl);
+	int64_t makespan = first->s ? tsl_schedule_makespan(first->s) : 0;
+	if (makespan && makespan <= f->progress->lower_bound)
+		return; /* optimal: the search ends with it */
+	/* the copy only when that search will run (without one, for want
+	 * of memory, it makes its own) */
+	f->first = *first;
+	f->first.s = NULL;
+	if (first->s && !f->o->fast && f->o->work_auto &&
+	    tsl_schedule_copy(&f->first.s, first->s))
+		f->first.s = NULL;
+	f->job = tsl_fast_begin(f->g, f->o, f->dl, f->fin_dl, &f->first);
 }
 
 /* The search of a graph without alternatives (tsl_search_plain). */
@@ -140,14 +151,15 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	tessel_schedule *s = NULL;
 	tsl_shown progress = {.dl = &fin_dl};
 	tessel_graph_lower_bound(&progress.lower_bound, g, o.nmicros);
-	fast_start fast = {g, &o, &dl, &fin_dl, &progress, NULL};
+	fast_start fast = {g, &o, &dl, &fin_dl, &progress, NULL, {0}};
 	tsl_after_first after = {start_fast, &fast};
-	rc = tsl_search_graph(&s, g, &o, &dl, &fin_dl, &progress, o.work_ticks, &after);
+	rc = tsl_search_graph(&s, g, &o, &dl, &fin_dl, &progress, o.work_ticks, &after, NULL);
 	if (!rc)
 		rc = tsl_search_last_candidates(&s, g, &o, &dl, &fin_dl, &all,
-						&progress, fast.job);
+						&progress, fast.job, &fast.first);
 	else
 		tsl_fast_abandon(fast.job);
+	tessel_schedule_free(fast.first.s);
 	/* (not once a progress callback asked to stop: the schedule as it
 	 * stands) */
 	if (!rc && !progress.halted && !tsl_options_cancelled(o.src))

@@ -90,6 +90,7 @@ typedef struct best {
 	int64_t first_us;     /* the first schedule's list scheduling and check */
 	int64_t first_makespan; /* of b->first */
 	int64_t first_ticks;   /* the work of its list scheduling */
+	int64_t first_all_ticks; /* the work of the first schedule in all */
 	int64_t nmicros;
 	finalist fin[TSL_FINALISTS];
 	int nfin;
@@ -699,7 +700,7 @@ static int serial_schedule(tessel_schedule **out, best *b)
 	return rc;
 }
 
-static int first_schedule(best *b)
+static int first_schedule(best *b, tsl_first *given)
 {
 	tessel_schedule *s = NULL;
 	if (tsl_options_cancelled(b->opts->src))
@@ -708,6 +709,20 @@ static int first_schedule(best *b)
 	 * has one to stop with */
 	if (b->progress)
 		b->progress->phase = "list";
+	if (given && given->s) {
+		/* made by a search of the same graph: taken as it is, its
+		 * work charged as if made here */
+		s = given->s;
+		given->s = NULL;
+		tsl_charge_ticks(b->dl, given->ticks);
+		b->first_ticks = given->list_ticks;
+		b->first_us = given->us;
+		b->first_all_ticks = given->ticks;
+		b->first = s;
+		b->first_makespan = tsl_schedule_makespan(s);
+		return settle(b, offer(b, s->period, s->rep_k, b->first_makespan,
+				      s->period_optimal), 1);
+	}
 	int64_t t0 = tsl_now_us();
 	tsl_stage st = stage_of(b, b->dl);
 	int64_t w0 = tsl_work_used(b->dl);
@@ -735,6 +750,7 @@ static int first_schedule(best *b)
 		rc = tsl_schedule_check(s, b->dl);
 	}
 	b->first_us = tsl_now_us() - t0;
+	b->first_all_ticks = tsl_work_used(b->dl) - w0;
 	if (rc == TESSEL_EINFEASIBLE || rc == TESSEL_ETIMEOUT ||
 	    rc == TESSEL_EVIOLATION) {
 		/* nothing to keep (a violation would be a fault of the list
@@ -1044,7 +1060,7 @@ static int find_schedule(tessel_schedule **out, best *b, tsl_repetend *rep)
 int tsl_search_graph(tessel_schedule **out, const tessel_graph *g,
 		     const tsl_opts *o, tsl_deadline *dl, tsl_deadline *fin_dl,
 		     tsl_shown *progress, int64_t budget,
-		     const tsl_after_first *after)
+		     const tsl_after_first *after, tsl_first *given)
 {
 	tsl_bounds bnd;
 	int rc = tsl_bounds_compute(&bnd, g);
@@ -1060,9 +1076,10 @@ int tsl_search_graph(tessel_schedule **out, const tessel_graph *g,
 	if (!rep.T)
 		rc = tsl_error_nomem();
 	if (!rc)
-		rc = first_schedule(&b);
+		rc = first_schedule(&b, given);
 	if (!rc && after)
-		after->fn(after->arg, b.first ? b.first_makespan : 0);
+		after->fn(after->arg, &(tsl_first){b.first, b.first_all_ticks,
+						   b.first_ticks, b.first_us});
 	/* the budget is for the phases after it: the first schedule is made
 	 * whatever it costs */
 	b.w0 = tsl_work_counted(dl);

@@ -50,7 +50,7 @@ static int search_without_limits(tessel_schedule **u, const tessel_graph *g,
 		rc = tessel_graph_set_memory_limit(free_g, TESSEL_ALL_DEVICES,
 						   TESSEL_UNLIMITED);
 	if (!rc)
-		rc = tsl_search_graph(u, free_g, o, &dl2, &fin2, NULL, share, NULL);
+		rc = tsl_search_graph(u, free_g, o, &dl2, &fin2, NULL, share, NULL, NULL);
 	tessel_graph_free(free_g);
 	if (rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED ||
 	    rc == TESSEL_EINFEASIBLE) {
@@ -88,10 +88,11 @@ static int keep_without_limits(tessel_schedule **s, tessel_schedule *u,
  * candidate too (the solver's phases share the budget differently and can
  * end a few steps above it). *u is that schedule, NULL when none came in
  * time or there is none to make (heuristic mode asked, or a budget of the
- * caller's). */
+ * caller's). first (may be NULL): the search's first schedule, taken as
+ * this one's (it is what this search would make first). */
 static int search_heuristic_mode(tessel_schedule **u, const tessel_graph *g,
 				 const tsl_opts *o, const tsl_deadline *dl,
-				 const tsl_deadline *fin_dl)
+				 const tsl_deadline *fin_dl, tsl_first *first)
 {
 	*u = NULL;
 	if (o->fast || !o->work_auto || tsl_deadline_time_left_ms(fin_dl) <= 0 ||
@@ -108,7 +109,7 @@ static int search_heuristic_mode(tessel_schedule **u, const tessel_graph *g,
 	tsl_deadline dl2 = *dl, fin2 = *fin_dl;
 	dl2.work_end = fin2.work_end = 0;
 	dl2.meter = fin2.meter = dl->meter ? &m : NULL;
-	int rc = tsl_search_graph(u, g, &f, &dl2, &fin2, NULL, f.work_ticks, NULL);
+	int rc = tsl_search_graph(u, g, &f, &dl2, &fin2, NULL, f.work_ticks, NULL, first);
 	if (dl->meter) {
 		dl->meter->used += m.used;
 		dl->meter->exempt += m.exempt;
@@ -137,6 +138,7 @@ struct tsl_fast_job {
 	atomic_int done;
 	pthread_t tid;
 	tessel_schedule *u;
+	tsl_first first; /* the search's first schedule (s owned) */
 	int rc;
 	char msg[TSL_REASON_LEN];
 };
@@ -144,7 +146,7 @@ struct tsl_fast_job {
 static void *run_fast_job(void *arg)
 {
 	tsl_fast_job *j = arg;
-	j->rc = search_heuristic_mode(&j->u, j->g, &j->o, &j->dl, &j->fin_dl);
+	j->rc = search_heuristic_mode(&j->u, j->g, &j->o, &j->dl, &j->fin_dl, &j->first);
 	if (j->rc)
 		snprintf(j->msg, sizeof j->msg, "%s", tessel_error_last());
 	atomic_store(&j->done, 1);
@@ -152,7 +154,8 @@ static void *run_fast_job(void *arg)
 }
 
 tsl_fast_job *tsl_fast_begin(const tessel_graph *g, const tsl_opts *o,
-			     const tsl_deadline *dl, const tsl_deadline *fin_dl)
+			     const tsl_deadline *dl, const tsl_deadline *fin_dl,
+			     tsl_first *first)
 {
 	if (o->fast || !o->work_auto || tsl_search_threads(o, 2) != 2 ||
 	    tsl_deadline_time_left_ms(fin_dl) <= 0 || tsl_options_cancelled(o->src))
@@ -168,10 +171,14 @@ tsl_fast_job *tsl_fast_begin(const tessel_graph *g, const tsl_opts *o,
 	atomic_init(&j->stop, 0);
 	atomic_init(&j->done, 0);
 	j->dl.stop = j->fin_dl.stop = &j->stop;
+	if (first)
+		j->first = *first;
 	if (pthread_create(&j->tid, NULL, run_fast_job, j)) {
 		tsl_free(j);
 		return NULL;
 	}
+	if (first)
+		first->s = NULL;
 	return j;
 }
 
@@ -198,6 +205,7 @@ void tsl_fast_abandon(tsl_fast_job *j)
 	atomic_store(&j->stop, 1);
 	pthread_join(j->tid, NULL);
 	tessel_schedule_free(j->u);
+	tessel_schedule_free(j->first.s);
 	tsl_free(j);
 }
 
@@ -224,7 +232,8 @@ static void charge_meter(const tsl_deadline *d, const tsl_meter *m,
 int tsl_search_last_candidates(tessel_schedule **s, const tessel_graph *g,
 			       const tsl_opts *o, const tsl_deadline *dl,
 			       const tsl_deadline *fin_dl, const tsl_deadline *all,
-			       tsl_shown *progress, tsl_fast_job *fj)
+			       tsl_shown *progress, tsl_fast_job *fj,
+			       tsl_first *first)
 {
 	int rc = TSL_OK;
 	int optimal = (*s)->makespan_optimal;
@@ -263,9 +272,10 @@ int tsl_search_last_candidates(tessel_schedule **s, const tessel_graph *g,
 			fj->u = NULL;
 		}
 		tessel_schedule_free(fj->u);
+		tessel_schedule_free(fj->first.s);
 		tsl_free(fj);
 	} else if (wanted) {
-		rc = search_heuristic_mode(&u, g, o, dl, fin_dl);
+		rc = search_heuristic_mode(&u, g, o, dl, fin_dl, first);
 	}
 	if (!rc && u && tsl_schedule_makespan(u) < tsl_schedule_makespan(*s)) {
 		tessel_schedule_free(*s);

@@ -3,6 +3,7 @@
 #ifndef TESSEL_SEARCH_LAST_H
 #define TESSEL_SEARCH_LAST_H
 
+#include "search_graph.h"
 #include "search_progress.h"
 #include "stage.h"
 #include "tessel.h"
@@ -14,10 +15,14 @@
  * may run (tsl_search_threads): it depends on nothing the search does.
  * NULL when it was not started (tsl_search_last_candidates then runs it
  * after the others). Ended by tsl_search_last_candidates or
- * tsl_fast_abandon. dl, fin_dl: the search's deadlines (copied). */
+ * tsl_fast_abandon. dl, fin_dl: the search's deadlines (copied). first:
+ * the search's first schedule (a copy), which the heuristic mode's search
+ * takes instead of making it again; first->s is taken (set to NULL) when
+ * the job starts. */
 typedef struct tsl_fast_job tsl_fast_job;
 tsl_fast_job *tsl_fast_begin(const tessel_graph *g, const tsl_opts *o,
-			     const tsl_deadline *dl, const tsl_deadline *fin_dl);
+			     const tsl_deadline *dl, const tsl_deadline *fin_dl,
+			     tsl_first *first);
 /* Stop the job, wait for it and drop it with its schedule; NULL: none. */
 void tsl_fast_abandon(tsl_fast_job *fj);
 
@@ -30,11 +35,14 @@ void tsl_fast_abandon(tsl_fast_job *fj);
  * meter, fj's too, when its schedule is wanted); all: the whole search's
  * budget and time limit. The schedule and the work are those of the
  * candidates run one after the other. fj (taken; NULL: none) is ended
- * here whatever the outcome. A cancel or a callback's stop leaves *s as
- * it stands (TSL_OK). TESSEL_ENOMEM, TESSEL_ESOLVER. */
+ * here whatever the outcome. first: as for tsl_fast_begin, for the
+ * heuristic mode's search run here (its s taken when it runs; NULL:
+ * none). A cancel or a callback's stop leaves *s as it stands (TSL_OK).
+ * TESSEL_ENOMEM, TESSEL_ESOLVER. */
 int tsl_search_last_candidates(tessel_schedule **s, const tessel_graph *g,
 			       const tsl_opts *o, const tsl_deadline *dl,
 			       const tsl_deadline *fin_dl, const tsl_deadline *all,
-			       tsl_shown *progress, tsl_fast_job *fj);
+			       tsl_shown *progress, tsl_fast_job *fj,
+			       tsl_first *first);
 
 #endif
