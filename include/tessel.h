@@ -696,9 +696,13 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
  * at a time, in the order of its blocks that needs least (of the orders
  * tried: topological, depth-first, smallest delta first; every block that
  * frees memory as early as it can). No solver, no time limit: O(blocks
- * log blocks + devices), and the ancestor sets of graphs of at most 4096
- * blocks for *out_proven (and at most 2^28 pairs, over the devices, of a
- * block there that takes memory and any block there: since 1.8.10). *out_proven (may be NULL) is 1 when no schedule
+ * log blocks + devices), and for *out_proven the ancestor sets of graphs
+ * of at most 4096 blocks, or past that (since 1.8.11) each device's
+ * blocks' ancestors among that device's blocks, while the blocks times
+ * the 64-bit words of a device's set, summed over the devices, are at
+ * most 2^24; either when at most 2^28 pairs, over the devices, of a block
+ * there that takes memory and any block there (since 1.8.10). Beyond
+ * those, each block alone. *out_proven (may be NULL) is 1 when no schedule
  * can do with less (the limit meets the lower bound tessel_graph_validate
  * checks: what one micro-batch needs when a block starts, or what
  * nmicros micro-batches leave behind), else 0. Compare tessel_min_memory:

@@ -274,6 +274,41 @@ static void test_memory_below_one_micro_batch(void **state)
 	tessel_graph_free(g);
 }
 
+/* Past 4,096 blocks the bound is still exact (each device's blocks'
+ * ancestors among them): a chain of 3,000 forwards (+1 each) round 512
+ * devices, then its backwards (-1 each), holds 6 on device 0 once its
+ * sixth forward starts. */
+static void test_memory_need_past_4096_blocks(void **state)
+{
+	(void)state;
+	enum { L = 3000, D = 512 };
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, D));
+	char name[32];
+	for (int i = 0; i < 2 * L; i++) {
+		int fwd = i < L, k = fwd ? i : 2 * L - 1 - i, d = k % D, gid;
+		snprintf(name, sizeof name, "%c%d", fwd ? 'f' : 'b', k);
+		TH_OK(tessel_graph_add_block(&gid, g, name,
+					     fwd ? TESSEL_KIND_FORWARD : TESSEL_KIND_BACKWARD,
+					     1, fwd ? 1 : -1));
+		TH_OK(tessel_graph_place(g, gid, &d, 1));
+		if (i)
+			TH_OK(tessel_graph_add_dep(g, gid - 1, gid));
+	}
+	TH_OK(tessel_graph_set_memory_limit(g, 0, 5));
+	th_expect_error(tessel_graph_validate(g), TESSEL_EINFEASIBLE,
+			"below the 6 that one micro-batch needs");
+	assert_non_null(strstr(tessel_error_last(), "\"f2560\""));
+	int64_t limit = 0;
+	int proven = 0;
+	TH_OK(tessel_graph_min_memory(&limit, &proven, g, 1));
+	assert_int_equal(limit, 6);
+	assert_int_equal(proven, 1);
+	TH_OK(tessel_graph_set_memory_limit(g, 0, 6));
+	TH_OK(tessel_graph_validate(g));
+	tessel_graph_free(g);
+}
+
 static void test_many_blocks(void **state)
 {
 	(void)state;
@@ -536,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_cycle_named),
 		cmocka_unit_test(test_memory_below_one_micro_batch),
 		cmocka_unit_test(test_min_memory_any_schedule),
+		cmocka_unit_test(test_memory_need_past_4096_blocks),
 		cmocka_unit_test(test_many_blocks),
 		cmocka_unit_test(test_errors_and_version),
 		cmocka_unit_test(test_step_and_durations),

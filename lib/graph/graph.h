@@ -76,7 +76,7 @@ int tsl_graph_memory_need(int64_t *need, int *at, const tessel_graph *g);
 /* What nmicros micro-batches leave behind within every device's limit: a
  * device whose blocks' memory deltas sum to c > 0 ends a run of nmicros
  * micro-batches holding nmicros * c. TESSEL_EINFEASIBLE naming the first
- * device where that is above its limit, else TSL_OK. */
+ * device where that is above its limit, TESSEL_ENOMEM, else TSL_OK. */
 int tsl_graph_check_leftover(const tessel_graph *g, int64_t nmicros);
 
 /* What a counted step of the heuristics is charged on g, in sixteenths of
