@@ -475,11 +475,12 @@ static void test_limit_below_need(void **state)
 	tessel_graph_free(g);
 }
 
-/* A placement whose every-alternative plan the heuristic finds no
- * repetend for and the solver is not used on, searched without a time
- * limit: no schedule is TESSEL_EINFEASIBLE with its reason, never
- * TESSEL_ETIMEOUT (there is no time limit to lengthen). */
-static const char no_repetend_json[] =
+/* A placement whose every-alternative plan has offloads whose reloads
+ * must wait for memory: one micro-batch at a time, a reload (which takes
+ * its memory back) taken as soon as its offload ended broke the limits,
+ * and no schedule was found; the mirrored orders of complete_serial.c
+ * take it just before its backward. */
+static const char reload_late_json[] =
 	"{\"devices\":4,\"memory_limit\":4,\"latency\":2,\"blocks\":[{\"name\":\"f0\""
 	",\"kind\":\"forward\",\"span\":1,\"memory\":2,\"devices\":[0],\"recompute\":"
 	"{\"backward\":\"b0\",\"saves\":2,\"extra\":1},\"offload\":{\"backward\":\"b0\""
@@ -510,11 +511,44 @@ static const char no_repetend_json[] =
 	"name\":\"b0\",\"kind\":\"backward\",\"span\":2,\"memory\":-2,\"devices\":[0],"
 	"\"after\":[\"b1\",\"f0\"]}]}";
 
+static void test_reload_late(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_from_json(&g, reload_late_json, sizeof reload_late_json - 1));
+	for (int64_t work = 0; work <= 300; work += 300) {
+		tessel_options *o = th_options(7);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 2));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 1));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, work));
+		tessel_schedule *s = NULL;
+		TH_OK(tessel_search(&s, g, o));
+		TH_OK(tessel_schedule_validate(s));
+		tessel_schedule_free(s);
+		tessel_options_free(o);
+	}
+	tessel_graph_free(g);
+}
+
+/* A placement accepted when read (its bound lets b2 free memory before
+ * b1 takes it) under which no order fits, every alternative taken, searched
+ * without a time limit: no schedule is TESSEL_EINFEASIBLE with its
+ * reason, never TESSEL_ETIMEOUT (there is no time limit to lengthen). */
+static const char no_schedule_json[] =
+	"{\"devices\":1,\"memory_limit\":1,\"blocks\":["
+	"{\"name\":\"a1\",\"kind\":\"forward\",\"span\":1,\"memory\":2,\"devices\":[0],"
+	"\"recompute\":{\"backward\":\"a2\",\"saves\":1,\"extra\":1}},"
+	"{\"name\":\"a2\",\"kind\":\"backward\",\"span\":1,\"memory\":-2,\"devices\":[0],"
+	"\"after\":[\"a1\"]},"
+	"{\"name\":\"b1\",\"kind\":\"forward\",\"span\":1,\"memory\":2,\"devices\":[0]},"
+	"{\"name\":\"b2\",\"kind\":\"backward\",\"span\":1,\"memory\":-2,\"devices\":[0],"
+	"\"after\":[\"b1\"]}]}";
+
 static void test_no_repetend_without_time_limit(void **state)
 {
 	(void)state;
 	tessel_graph *g = NULL;
-	TH_OK(tessel_graph_from_json(&g, no_repetend_json, sizeof no_repetend_json - 1));
+	TH_OK(tessel_graph_from_json(&g, no_schedule_json, sizeof no_schedule_json - 1));
 	for (int64_t work = 0; work <= 300; work += 300) {
 		tessel_options *o = th_options(7);
 		TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 2));
@@ -757,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_proof_with_alternatives),
 		cmocka_unit_test(test_search_offload_only),
 		cmocka_unit_test(test_limit_below_need),
+		cmocka_unit_test(test_reload_late),
 		cmocka_unit_test(test_no_repetend_without_time_limit),
 		cmocka_unit_test(test_anytime),
 		cmocka_unit_test(test_offload_counts_at_start),

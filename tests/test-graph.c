@@ -278,6 +278,33 @@ static void test_memory_below_one_micro_batch(void **state)
  * ancestors among them): a chain of 3,000 forwards (+1 each) round 512
  * devices, then its backwards (-1 each), holds 6 on device 0 once its
  * sixth forward starts. */
+/* A block that takes memory and is needed only late (as a reload before
+ * its backward) comes just before the block that needs it: r, ready with
+ * f2 and ranked before it (by position, by delta and as the last ready),
+ * taken at once holds f1 + r + f2 = 4; the mirrored orders hold 3 (f1, f2,
+ * b2, r, b1), the bound. */
+static void test_min_memory_takes_late(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, 1));
+	int f1 = add_on(g, "f1", 0, 1, -1);
+	int c = add_on(g, "c", 0, 0, f1);
+	int a = add_on(g, "a", 0, 0, f1);
+	int r = add_on(g, "r", 0, 1, c);
+	int f2 = add_on(g, "f2", 0, 2, a);
+	int b2 = add_on(g, "b2", 0, -2, f2);
+	int b1 = add_on(g, "b1", 0, -1, b2);
+	TH_OK(tessel_graph_add_dep(g, r, b1));
+	(void)add_on(g, "b0", 0, -1, b1);
+	int64_t limit = -1;
+	int proven = -1;
+	TH_OK(tessel_graph_min_memory(&limit, &proven, g, 1));
+	assert_int_equal(limit, 3);
+	assert_int_equal(proven, 1);
+	tessel_graph_free(g);
+}
+
 static void test_memory_need_past_4096_blocks(void **state)
 {
 	(void)state;
@@ -571,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_cycle_named),
 		cmocka_unit_test(test_memory_below_one_micro_batch),
 		cmocka_unit_test(test_min_memory_any_schedule),
+		cmocka_unit_test(test_min_memory_takes_late),
 		cmocka_unit_test(test_memory_need_past_4096_blocks),
 		cmocka_unit_test(test_many_blocks),
 		cmocka_unit_test(test_errors_and_version),

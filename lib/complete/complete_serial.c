@@ -16,7 +16,12 @@
  *   - topological (the blocks in breadth-first topological order),
  *   - last ready first (a depth-first walk: a branch is finished, and its
  *     memory freed, before the next begins),
- *   - smallest delta first.
+ *   - smallest delta first;
+ * then the same three mirrored: walked from the last blocks back with
+ * every delta negated, the order reversed, so that a block whose delta is
+ * >= 0 comes as late as the blocks after it allow (a reload, which takes
+ * its memory back, just before the backward that needs it, not as soon as
+ * the offload before it ended).
  * Finding the best order is NP-hard in general; tessel_graph_min_memory
  * says whether the result meets the lower bound of graph.c (what one
  * micro-batch needs when a block starts), and then it is the least. */
@@ -99,40 +104,53 @@ static void order_need(int64_t *need, const tessel_graph *g, const int *order,
 					  : need[d] + (nmicros - 1) * sum[d];
 }
 
-/* One rule's order into `order`. key: per-gid scratch; rank: the
- * topological position of each gid. */
+/* The walk of a rule: the blocks each block lets start (next: start and
+ * block arrays, as tsl_succ), how many must go before each (first), the
+ * sign of the deltas and the topological position of each block (rank).
+ * The forward walk follows the dependencies; the mirrored walk runs from
+ * the last blocks back to the first with every delta negated, so that a
+ * block that takes memory comes as late as the blocks after it allow. */
+typedef struct walk {
+	const int *start, *block;
+	const int *first;
+	int sign;
+	const int *rank;
+} walk;
+
+/* One rule's order into `order` (in the walk's direction). key: per-gid
+ * scratch; indeg: scratch. */
 static void order_by_rule(int *order, int rule, const tessel_graph *g,
-			  const tsl_succ *x, const int *rank, int *indeg,
-			  int64_t *key, heap *free_h, heap *take_h)
+			  const walk *w, int *indeg, int64_t *key,
+			  heap *free_h, heap *take_h)
 {
 	int n = g->nblocks, placed = 0;
 	int64_t clock = 0;
 	free_h->n = take_h->n = 0;
 	free_h->key = take_h->key = key;
 	for (int v = 0; v < n; v++)
-		indeg[v] = g->blocks[v].ndeps;
+		indeg[v] = w->first[v];
 	for (int i = 0; i < n; i++) {
 		int v = i;
 		if (indeg[v])
 			continue;
-		const tsl_block *b = &g->blocks[v];
+		int64_t m = w->sign * (int64_t)g->blocks[v].memory;
 		key[v] = rule == RULE_LIFO    ? -(clock++)
-			 : rule == RULE_DELTA ? (int64_t)b->memory * n + rank[v]
-					      : rank[v];
-		heap_push(b->memory <= 0 ? free_h : take_h, v);
+			 : rule == RULE_DELTA ? m * n + w->rank[v]
+					      : w->rank[v];
+		heap_push(m <= 0 ? free_h : take_h, v);
 	}
 	while (placed < n) {
 		int v = free_h->n ? heap_pop(free_h) : heap_pop(take_h);
 		order[placed++] = v;
-		for (int k = x->start[v]; k < x->start[v + 1]; k++) {
-			int w = x->block[k];
-			if (--indeg[w])
+		for (int k = w->start[v]; k < w->start[v + 1]; k++) {
+			int u = w->block[k];
+			if (--indeg[u])
 				continue;
-			const tsl_block *b = &g->blocks[w];
-			key[w] = rule == RULE_LIFO    ? -(clock++)
-				 : rule == RULE_DELTA ? (int64_t)b->memory * n + rank[w]
-						      : rank[w];
-			heap_push(b->memory <= 0 ? free_h : take_h, w);
+			int64_t m = w->sign * (int64_t)g->blocks[u].memory;
+			key[u] = rule == RULE_LIFO    ? -(clock++)
+				 : rule == RULE_DELTA ? m * n + w->rank[u]
+						      : w->rank[u];
+			heap_push(m <= 0 ? free_h : take_h, u);
 		}
 	}
 }
@@ -155,27 +173,62 @@ int tsl_serial_order(int *order, int64_t *need, const tessel_graph *g,
 	int n = g->nblocks, nd = g->ndevices;
 	tsl_succ x = {0};
 	int *topo = tsl_calloc((size_t)n + 1, sizeof *topo);
-	int *rank = tsl_calloc((size_t)n + 1, sizeof *rank);
+	int *rank = tsl_calloc(2 * (size_t)n + 1, sizeof *rank);
 	int *indeg = tsl_calloc((size_t)n + 1, sizeof *indeg);
 	int *trial = tsl_calloc((size_t)n + 1, sizeof *trial);
 	int *items = tsl_calloc(2 * (size_t)n + 2, sizeof *items);
 	int64_t *key = tsl_calloc((size_t)n + 1, sizeof *key);
 	int64_t *tneed = tsl_calloc((size_t)nd, sizeof *tneed);
 	int64_t *sum = tsl_calloc((size_t)nd, sizeof *sum);
-	int rc = topo && rank && indeg && trial && items && key && tneed && sum
-			 ? tsl_graph_topo_order(topo, g)
-			 : tsl_error_nomem();
+	/* the mirrored walk: each block's dependencies (pstart, pblock) and
+	 * successor count (nsucc); the forward one's dependency counts */
+	int *pstart = tsl_calloc((size_t)n + 1, sizeof *pstart);
+	int *nsucc = tsl_calloc((size_t)n + 1, sizeof *nsucc);
+	int *ndeps = tsl_calloc((size_t)n + 1, sizeof *ndeps);
+	int *pblock = NULL;
+	int rc = topo && rank && indeg && trial && items && key && tneed && sum &&
+			 pstart && nsucc && ndeps
+		 ? tsl_graph_topo_order(topo, g)
+		 : tsl_error_nomem();
 	if (!rc)
 		rc = tsl_succ_build(&x, g);
 	if (!rc) {
-		for (int i = 0; i < n; i++)
+		for (int v = 0; v < n; v++) {
+			ndeps[v] = g->blocks[v].ndeps;
+			pstart[v + 1] = pstart[v] + ndeps[v];
+			nsucc[v] = x.start[v + 1] - x.start[v];
+		}
+		pblock = tsl_calloc((size_t)pstart[n] + 1, sizeof *pblock);
+		if (!pblock)
+			rc = tsl_error_nomem();
+		for (int v = 0; v < n && !rc; v++)
+			memcpy(pblock + pstart[v], g->blocks[v].deps,
+			       (size_t)ndeps[v] * sizeof *pblock);
+		if (rc)
+			tsl_succ_release(&x);
+	}
+	if (!rc) {
+		int *mrank = rank + n;
+		for (int i = 0; i < n; i++) {
 			rank[topo[i]] = i;
+			mrank[topo[i]] = n - 1 - i;
+		}
 		heap free_h = {items, 0, key}, take_h = {items + n + 1, 0, key};
-		for (int rule = 0; rule < NRULES; rule++) {
-			order_by_rule(trial, rule, g, &x, rank, indeg, key,
+		const walk walks[2] = {{x.start, x.block, ndeps, 1, rank},
+				       {pstart, pblock, nsucc, -1, mrank}};
+		/* each rule forward, then each mirrored (its order reversed) */
+		for (int t = 0; t < 2 * NRULES; t++) {
+			const walk *w = &walks[t / NRULES];
+			order_by_rule(trial, t % NRULES, g, w, indeg, key,
 				      &free_h, &take_h);
+			if (w->sign < 0)
+				for (int i = 0, j = n - 1; i < j; i++, j--) {
+					int tmp = trial[i];
+					trial[i] = trial[j];
+					trial[j] = tmp;
+				}
 			order_need(tneed, g, trial, nmicros, sum);
-			if (rule == 0 || worse(need, tneed, nd)) {
+			if (t == 0 || worse(need, tneed, nd)) {
 				memcpy(order, trial, (size_t)n * sizeof *order);
 				memcpy(need, tneed, (size_t)nd * sizeof *need);
 			}
@@ -190,6 +243,10 @@ int tsl_serial_order(int *order, int64_t *need, const tessel_graph *g,
 	tsl_free(key);
 	tsl_free(tneed);
 	tsl_free(sum);
+	tsl_free(pstart);
+	tsl_free(pblock);
+	tsl_free(nsucc);
+	tsl_free(ndeps);
 	return rc;
 }
 
