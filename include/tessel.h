@@ -695,7 +695,9 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
  * declares recompute or offload alternatives may do with less): the memory of running one micro-batch
  * at a time, in the order of its blocks that needs least (of the orders
  * tried: topological, depth-first, smallest delta first; every block that
- * frees memory as early as it can). No solver, no time limit: O(blocks
+ * frees memory as early as it can; and since 1.8.11 the same three walked
+ * from the last blocks back, where every block that takes memory comes as
+ * late as it can). No solver, no time limit: O(blocks
  * log blocks + devices), and for *out_proven the ancestor sets of graphs
  * of at most 4096 blocks, or past that (since 1.8.11) each device's
  * blocks' ancestors among that device's blocks, while the blocks times
