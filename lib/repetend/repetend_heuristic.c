@@ -340,12 +340,23 @@ static int64_t ims_attempt_work(int n)
 	return n <= 10000 ? (int64_t)n * 40 : 400000 + (int64_t)n * 4;
 }
 
+/* Arcs walked on the circles worth a visit of iterative modulo
+ * scheduling (their rates, TSL_ARC_STEPS_PER_TICK and
+ * TSL_IMS_VISITS_PER_TICK). An attempt also ends once the arcs it walked
+ * are worth its whole bound of visits, so that visits that walk many (a
+ * block on hundreds of devices, each circle crowded, looked at for its
+ * next event) do not make an attempt unbounded: a 2,000-block pipeline on
+ * 1,024 devices, half of its blocks on hundreds of them, ran one attempt
+ * for minutes. */
+#define TSL_IMS_STEPS_PER_VISIT (TSL_ARC_STEPS_PER_TICK / TSL_IMS_VISITS_PER_TICK)
+
 /* The placement of iterative modulo scheduling within *budget visits
- * (what is left stays there): 1 placed, 0 not (work bound, deadline, or
- * no room). */
+ * (what is left stays there) and arcs worth as many: 1 placed, 0 not
+ * (work bound, deadline, or no room). */
 static int ims_attempt(heur *h, int64_t *budget)
 {
 	const tessel_graph *g = h->g;
+	int64_t steps0 = h->busy.steps, bound = *budget;
 	h->nheap = 0;
 	for (int k = 0; k < h->n; k++) {
 		h->pos[h->order[k]] = k;
@@ -356,7 +367,8 @@ static int ims_attempt(heur *h, int64_t *budget)
 	while (h->nheap > 0) {
 		/* the highest-priority block not placed */
 		int b = heap_pop(h);
-		if ((*budget)-- <= 0 || ((*budget & 255) == 0 && out_of_time(h)))
+		if ((*budget)-- <= 0 || ((*budget & 255) == 0 && out_of_time(h)) ||
+		    (h->busy.steps - steps0) / TSL_IMS_STEPS_PER_VISIT > bound)
 			return 0;
 		const tsl_block *B = &g->blocks[b];
 		if (B->span > h->P)

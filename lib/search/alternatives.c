@@ -1077,6 +1077,9 @@ static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 		tessel_error_clear();
 		return TSL_OK;
 	}
+	/* once a plan gave a schedule, the next ones need none of their own
+	 * at any cost */
+	share->held = best->s != NULL;
 	int rc = build_rc ? build_rc : tsl_search_plain(ds, d, options, share);
 	/* the work of a plan that found nothing counts too */
 	if (!build_rc)
@@ -1106,7 +1109,7 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 	tessel_graph *d = NULL;
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
-			   0, best->nmicros, 0, plan_work_cap(best, options), 0};
+			   0, best->nmicros, 0, plan_work_cap(best, options), 0, 0};
 	int rc = plan_graph(&d, g, choice);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
 	int moved = 0;
@@ -1173,7 +1176,7 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
 			   0, (best->nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT,
-			   plan_work_cap(best, options), 0};
+			   plan_work_cap(best, options), 0, 0};
 	int rc = tsl_plan_graph_k(&d, g, p);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
 	if (!rc && ds)

@@ -127,6 +127,7 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 			o.rlimit_cap = share->rlimit_cap;
 		if (share->time_limit_ms > 0)
 			o.time_limit_ms = share->time_limit_ms;
+		o.held = share->held;
 
 	}
 	/* With a time limit, the solver's part ends at 70% of it and the

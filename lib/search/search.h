@@ -21,6 +21,7 @@ typedef struct tsl_share {
 			   * of what is left of an explicit budget) */
 	int64_t work_spent; /* out: the work units the search spent, with a
 			     * schedule or without */
+	int held;         /* the caller holds a schedule already (tsl_opts.held) */
 } tsl_share;
 
 /* tessel_search of g ignoring any declared alternative, with share (NULL:

@@ -33,6 +33,11 @@ typedef struct tsl_opts {
 	unsigned rlimit_cap;   /* > 0: every solver check gets at most this
 				* much of Z3's resource count (the searches
 				* of repetends of several micro-batches) */
+	int held;              /* the caller holds a schedule already (a
+				* search inside the search): the heuristic's
+				* search for a first repetend ends at the
+				* work bound, as it does once a first
+				* schedule exists */
 	const tessel_options *src; /* for cancellation and progress; may be NULL */
 } tsl_opts;
 
