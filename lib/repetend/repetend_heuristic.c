@@ -343,15 +343,20 @@ static int64_t ims_attempt_work(int n)
 /* Arcs walked on the circles worth a visit of iterative modulo
  * scheduling (their rates, TSL_ARC_STEPS_PER_TICK and
  * TSL_IMS_VISITS_PER_TICK). An attempt also ends once the arcs it walked
- * are worth its whole bound of visits, so that visits that walk many (a
+ * are worth many times its bound of visits, so that visits that walk many (a
  * block on hundreds of devices, each circle crowded, looked at for its
  * next event) do not make an attempt unbounded: a 2,000-block pipeline on
  * 1,024 devices, half of its blocks on hundreds of them, ran one attempt
  * for minutes. */
 #define TSL_IMS_STEPS_PER_VISIT (TSL_ARC_STEPS_PER_TICK / TSL_IMS_VISITS_PER_TICK)
+/* How many times its bound of visits an attempt's arcs may be worth: at
+ * 1, nnshape on 64 devices (blocks on all of them) lost its repetend at
+ * the bound (1,326 steps for 1,276) */
+#define TSL_IMS_WALK_BOUNDS 16
 
 /* The placement of iterative modulo scheduling within *budget visits
- * (what is left stays there) and arcs worth as many: 1 placed, 0 not
+ * (what is left stays there) and arcs worth TSL_IMS_WALK_BOUNDS times as
+ * many: 1 placed, 0 not
  * (work bound, deadline, or no room). */
 static int ims_attempt(heur *h, int64_t *budget)
 {
@@ -368,7 +373,8 @@ static int ims_attempt(heur *h, int64_t *budget)
 		/* the highest-priority block not placed */
 		int b = heap_pop(h);
 		if ((*budget)-- <= 0 || ((*budget & 255) == 0 && out_of_time(h)) ||
-		    (h->busy.steps - steps0) / TSL_IMS_STEPS_PER_VISIT > bound)
+		    (h->busy.steps - steps0) / TSL_IMS_STEPS_PER_VISIT >
+			    TSL_IMS_WALK_BOUNDS * bound)
 			return 0;
 		const tsl_block *B = &g->blocks[b];
 		if (B->span > h->P)

@@ -865,7 +865,7 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	tsl_stage heuristic = stage_of(b, &hdl), solver = stage_of(b, b->dl);
 	if (!rc)
 		rc = tsl_repetend_heuristic(&hint, &guide, &heuristic, 0,
-					    b->first != NULL || o->held);
+					    o->held);
 	/* a period cap applies to the heuristic's repetend too */
 	if (!rc && o->max_period && hint.period > o->max_period)
 		rc = tsl_error(TESSEL_EINFEASIBLE,
