@@ -601,6 +601,68 @@ static void test_anytime(void **state)
 	tessel_graph_free(g);
 }
 
+/* Counts the reports of phase "heuristic" before the first with a
+ * schedule, and stops the search at that one. */
+static int stop_at_first_schedule(const tessel_progress *p, void *payload)
+{
+	int *seen = payload; /* [0]: a schedule seen, [1]: heuristic reports
+			      * before it, [2]: calls after it */
+	int64_t makespan = 0;
+	const char *phase = NULL;
+	TH_OK(tessel_progress_get(&makespan, p, TESSEL_PROGRESS_MAKESPAN));
+	TH_OK(tessel_progress_phase(&phase, p));
+	if (seen[0])
+		seen[2]++; /* (a call after the stop) */
+	else if (makespan > 0)
+		seen[0] = 1;
+	else if (phase && strcmp(phase, "heuristic") == 0)
+		seen[1]++;
+	return seen[0];
+}
+
+/* Anytime with alternatives: a placement whose every-activation-kept
+ * plan has no first schedule (list scheduling and one micro-batch at a
+ * time break device limits; only a repetend could fit) gets a first
+ * schedule from a plan that relieves memory before that plan's search for
+ * a repetend begins, and a stop there returns it, validated, with no
+ * call after the stop. */
+static void test_first_from_another_plan(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	char *text = th_read_file(th_data_path("alt-no-first.json"), &len);
+	assert_non_null(text);
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_from_json(&g, text, len));
+	free(text);
+	tessel_options *o = th_options(4);
+	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, 1));
+	/* the plan that keeps every activation alone: no first schedule,
+	 * its heuristic reports before any schedule */
+	int seen[3] = {0, 0, 0};
+	TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 0));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 50));
+	TH_OK(tessel_options_set_progress_fn(o, stop_at_first_schedule, seen));
+	tessel_schedule *s = NULL;
+	int rc = tessel_search(&s, g, o);
+	assert_true(rc == TESSEL_OK || rc == TESSEL_EINFEASIBLE);
+	tessel_schedule_free(s);
+	s = NULL;
+	assert_true(seen[1] > 0);
+	/* the search over the alternatives: a schedule first */
+	seen[0] = seen[1] = seen[2] = 0;
+	TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 1));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, TESSEL_WORK_AUTO));
+	TH_OK(tessel_search(&s, g, o));
+	TH_OK(tessel_schedule_validate(s));
+	assert_int_equal(seen[0], 1);
+	assert_int_equal(seen[1], 0);
+	assert_int_equal(seen[2], 0);
+	tessel_schedule_free(s);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 /* A progress callback that sets the options' micro-batches (to 1) while
  * the search runs: each plan of the alternatives is searched for the
  * micro-batches asked for when the search began, so the schedule has
@@ -794,6 +856,7 @@ int main(void)
 		cmocka_unit_test(test_reload_late),
 		cmocka_unit_test(test_no_repetend_without_time_limit),
 		cmocka_unit_test(test_anytime),
+		cmocka_unit_test(test_first_from_another_plan),
 		cmocka_unit_test(test_offload_counts_at_start),
 		cmocka_unit_test(test_options_changed_by_callback),
 	};

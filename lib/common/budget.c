@@ -8,6 +8,13 @@ int tsl_deadline_hard_passed(const tsl_deadline *d)
 	return d && d->hard_us && tsl_now_us() >= d->hard_us;
 }
 
+int tsl_deadline_must_stop(const tsl_deadline *d)
+{
+	return d && (tsl_deadline_hard_passed(d) ||
+		     (d->stop && atomic_load(d->stop)) ||
+		     (d->must_end && tsl_work_counted(d) >= d->must_end));
+}
+
 int64_t tsl_deadline_left_ms(const tsl_deadline *d)
 {
 	if (!d)

@@ -96,6 +96,11 @@ typedef struct tsl_deadline {
 				 * sixteenths (0: one tick): a graph's
 				 * dependencies make every visit of a block
 				 * cost more (tsl_graph_visit_weight) */
+	int64_t must_end;       /* 0: none; work that must be done (a first
+				 * schedule's list scheduling) also gives up
+				 * once the work counted reaches it: a search
+				 * that is itself a candidate only
+				 * (tsl_deadline_must_stop) */
 } tsl_deadline;
 
 /* Milliseconds left before the deadline: INT64_MAX without one (or when d
@@ -113,6 +118,10 @@ int tsl_deadline_time_passed(const tsl_deadline *d);
 
 /* Whether the hard end of d (if any) has passed; d may be NULL. */
 int tsl_deadline_hard_passed(const tsl_deadline *d);
+/* Whether work that must be done gives up: the hard end passed, a
+ * cancel came (d->stop), or the work counted reached d->must_end; d may
+ * be NULL. */
+int tsl_deadline_must_stop(const tsl_deadline *d);
 
 /* Charge `ticks` of work to d's meter (none: nothing happens), weighted
  * by d->visit_weight: the counted steps of every phase but the solver. */

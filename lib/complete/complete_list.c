@@ -808,7 +808,7 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 	 * entries a micro-batch: the time limit and a cancel hold here too) */
 	for (size_t i = 0; i < p->count && !p->nomem; i++) {
 		if ((i & 65535) == 65535 &&
-		    (tsl_deadline_hard_passed(dl) || (dl && dl->stop && atomic_load(dl->stop))))
+		    tsl_deadline_must_stop(dl))
 			return TESSEL_ETIMEOUT; /* no message: the caller goes on */
 		if (p->waiting[i] == 0)
 			make_pending(p, (int64_t)i);
@@ -839,8 +839,7 @@ static int list_scaled(tessel_schedule *s, const tsl_bounds *bnd,
 		if ((++looks & 4095) == 0) {
 			tsl_charge(dl, (p.work - charged) / TSL_LIST_STEPS_PER_TICK);
 			charged = p.work - (p.work - charged) % TSL_LIST_STEPS_PER_TICK;
-			if (tsl_deadline_hard_passed(dl) ||
-			    (dl && dl->stop && atomic_load(dl->stop)))
+			if (tsl_deadline_must_stop(dl))
 				rc = TESSEL_ETIMEOUT; /* no message: the caller goes on */
 		}
 	}

@@ -353,7 +353,30 @@ typedef struct relax_ctx {
 	size_t *order; /* device d's entries: order[off[d] .. off[d + 1]) */
 	size_t *off;
 	tsl_alt_event *copy; /* room for one device's copy events */
+	const tessel_options *src; /* a cancel ends the passes (may be NULL) */
+	int64_t end_us;     /* the time limit's end (0: none) */
+	int stopped;        /* the visits spent, the time limit or a cancel */
+	int halted;         /* of those, the time limit or a cancel */
+	int64_t changes;    /* choices the passes changed */
+	unsigned looks;     /* calls of relax_stopped (the clock is read
+			     * every 64th) */
 } relax_ctx;
+
+/* Whether the relaxation must end: its entry visits spent, the time
+ * limit passed or the search cancelled (looked at once per instance and
+ * per device walked; each pass keeps what it changed so far). */
+static int relax_stopped(relax_ctx *cx)
+{
+	if (cx->stopped)
+		return 1;
+	if (cx->visits >= ALT_RELAX_VISITS)
+		cx->stopped = 1;
+	else if ((cx->looks++ & 63) == 0 &&
+		 (tsl_options_cancelled(cx->src) ||
+		  (cx->end_us && tsl_now_us() >= cx->end_us)))
+		cx->stopped = cx->halted = 1;
+	return cx->stopped;
+}
 
 typedef struct relax_key {
 	int64_t start;
@@ -368,11 +391,15 @@ static int relax_key_cmp(const void *pa, const void *pb)
 	return (a->at > b->at) - (a->at < b->at);
 }
 
-/* cx's orders for the starts of s. */
+/* cx's orders for the starts of s: every entry once sorted by start
+ * (ties by index), then dealt to its devices in that order (a sort per
+ * device cost its entries' log on each of them: 37 million device entries
+ * of 512 devices took seconds). */
 static int relax_ctx_init(relax_ctx *cx, const tessel_schedule *s)
 {
 	const tessel_graph *g = s->graph;
-	size_t nd = (size_t)g->ndevices, total = 0, most = 0;
+	size_t nd = (size_t)g->ndevices;
+	size_t n = (size_t)g->nblocks * (size_t)s->nmicros, most = 0;
 	cx->off = tsl_calloc(nd + 1, sizeof *cx->off);
 	if (!cx->off)
 		return tsl_error_nomem();
@@ -381,27 +408,26 @@ static int relax_ctx_init(relax_ctx *cx, const tessel_schedule *s)
 		cx->off[d + 1] = cx->off[d] + m;
 		most = m > most ? m : most;
 	}
-	total = cx->off[nd];
-	cx->order = tsl_reallocarray(NULL, total + 1, sizeof *cx->order);
+	cx->order = tsl_reallocarray(NULL, cx->off[nd] + 1, sizeof *cx->order);
 	cx->copy = tsl_reallocarray(NULL, 2 * most + 1, sizeof *cx->copy);
-	relax_key *key = tsl_reallocarray(NULL, most + 1, sizeof *key);
-	if (!cx->order || !cx->copy || !key) {
+	relax_key *key = tsl_reallocarray(NULL, n + 1, sizeof *key);
+	size_t *fill = tsl_reallocarray(NULL, nd + 1, sizeof *fill);
+	if (!cx->order || !cx->copy || !key || !fill) {
 		tsl_free(key);
+		tsl_free(fill);
 		return tsl_error_nomem();
 	}
-	for (size_t d = 0; d < nd; d++) {
-		size_t k = 0;
-		for (size_t i = s->dev_off[d]; i < s->dev_off[d + 1]; i++)
-			for (int64_t m = 0; m < s->nmicros; m++) {
-				size_t at = (size_t)m * (size_t)g->nblocks +
-					    (size_t)s->dev_list[i];
-				key[k++] = (relax_key){s->entries[at].start, at};
-			}
-		qsort(key, k, sizeof *key, relax_key_cmp);
-		for (size_t i = 0; i < k; i++)
-			cx->order[cx->off[d] + i] = key[i].at;
+	for (size_t i = 0; i < n; i++)
+		key[i] = (relax_key){s->entries[i].start, i};
+	qsort(key, n, sizeof *key, relax_key_cmp);
+	memcpy(fill, cx->off, nd * sizeof *fill);
+	for (size_t i = 0; i < n; i++) {
+		const tsl_block *b = &g->blocks[s->entries[key[i].at].gid];
+		for (int k = 0; k < b->ndevices; k++)
+			cx->order[fill[b->devices[k]]++] = key[i].at;
 	}
 	tsl_free(key);
+	tsl_free(fill);
 	return TSL_OK;
 }
 
@@ -467,6 +493,10 @@ static int memory_fits(const tessel_schedule *s, const tsl_block *f,
 	for (int k = 0; k < f->ndevices; k++) {
 		int d = f->devices[k];
 		int64_t peak = 0, limit = s->graph->memory_limit[d];
+		/* (the bound looked at per device: a block on 512 devices
+		 * walked 37 million entries in one call) */
+		if (relax_stopped(cx))
+			return 0;
 		cx->visits += (int64_t)(s->dev_off[d + 1] - s->dev_off[d]) *
 			      s->nmicros;
 		if (limit == TESSEL_UNLIMITED)
@@ -506,8 +536,10 @@ static int try_offload(tessel_schedule *s, int gid, int64_t mid,
 	int rc = tsl_schedule_choose(s, gid, mid, TESSEL_CHOICE_OFFLOAD, off, rel);
 	if (rc)
 		return rc;
-	if (memory_fits(s, f, cx))
+	if (memory_fits(s, f, cx)) {
+		cx->changes++;
 		return 1;
+	}
 	rc = tsl_schedule_choose(s, gid, mid, old, -1, -1);
 	return rc ? rc : 0;
 }
@@ -522,8 +554,12 @@ static int try_keep(tessel_schedule *s, int gid, int64_t mid, relax_ctx *cx)
 	int64_t off = s->copies ? s->copies[2 * at] : -1;
 	int64_t rel = s->copies ? s->copies[2 * at + 1] : -1;
 	int rc = tsl_schedule_choose(s, gid, mid, TESSEL_CHOICE_KEEP, -1, -1);
-	if (rc || memory_fits(s, f, cx))
+	if (rc)
 		return rc;
+	if (memory_fits(s, f, cx)) {
+		cx->changes++;
+		return TSL_OK;
+	}
 	return tsl_schedule_choose(s, gid, mid, old, off, rel);
 }
 
@@ -688,13 +724,58 @@ static int retime_if_shorter(tessel_schedule **sp)
 	return rc;
 }
 
+/* Of the variants v[0 .. n) (n at most 5; NULL: none), each retimed when
+ * that validates and is no longer (retime_if_shorter), the shortest
+ * (the first on ties) into *best. Each variant's retimed makespan is
+ * found first, then the variants in the order of the makespan they may
+ * have are retimed again and checked until the first is confirmed: the
+ * choice of retiming and checking every variant, with one check where
+ * that made five (on a million instances over 512 devices a check took
+ * seconds, a retiming a fraction of that). */
+static int pick_retimed(tessel_schedule **v, int n, int *best)
+{
+	int64_t own[5], may[5];
+	int open[5] = {0}; /* 1: may[k] is the retiming's, not yet checked */
+	int rc = TSL_OK;
+	for (int k = 0; k < n && !rc; k++) {
+		if (!v[k])
+			continue;
+		tessel_schedule *t = NULL;
+		own[k] = may[k] = tsl_schedule_makespan(v[k]);
+		rc = tsl_schedule_copy(&t, v[k]);
+		if (!rc)
+			rc = retime(t);
+		if (!rc && tsl_schedule_makespan(t) <= own[k]) {
+			may[k] = tsl_schedule_makespan(t);
+			open[k] = 1;
+		}
+		tessel_schedule_free(t);
+	}
+	while (!rc) {
+		int k = -1;
+		for (int j = 0; j < n; j++)
+			if (v[j] && (k < 0 || may[j] < may[k]))
+				k = j;
+		if (k < 0 || !open[k]) {
+			*best = k < 0 ? 0 : k;
+			break;
+		}
+		tessel_schedule *was = v[k];
+		rc = retime_if_shorter(&v[k]);
+		open[k] = 0;
+		if (v[k] == was)
+			may[k] = own[k]; /* (it did not validate) */
+	}
+	return rc;
+}
+
 /* Every choice of s (in the order of v) that may become keep does. */
 static int pass_keep(tessel_schedule *s, const alt_inst *v, relax_ctx *cx,
 		     int backwards)
 {
 	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
 	int rc = TSL_OK;
-	for (size_t k = 0; k < n && !rc && cx->visits < ALT_RELAX_VISITS; k++) {
+	for (size_t k = 0; k < n && !rc && !relax_stopped(cx); k++) {
 		size_t i = backwards ? n - 1 - k : k;
 		if (tsl_entry_at(s, v[i].gid, v[i].mid)->choice != TESSEL_CHOICE_KEEP)
 			rc = try_keep(s, v[i].gid, v[i].mid, cx);
@@ -788,7 +869,7 @@ static int pass_keep_critical(tessel_schedule *s, const alt_inst *v,
 	}
 	if (!rc)
 		qsort(c, k, sizeof *c, crit_cmp);
-	for (size_t i = 0; !rc && i < k && cx->visits < ALT_RELAX_VISITS; i++)
+	for (size_t i = 0; !rc && i < k && !relax_stopped(cx); i++)
 		rc = try_keep(s, c[i].gid, c[i].mid, cx);
 	tsl_free(slack);
 	tsl_free(c);
@@ -803,7 +884,7 @@ static int pass_offload(tessel_schedule *s, const alt_inst *v,
 	const tessel_graph *g = s->graph;
 	size_t n = (size_t)g->nblocks * (size_t)s->nmicros;
 	int rc = TSL_OK;
-	for (size_t i = 0; i < n && !rc && cx->visits < ALT_RELAX_VISITS; i++) {
+	for (size_t i = 0; i < n && !rc && !relax_stopped(cx); i++) {
 		const tsl_block *f = &g->blocks[v[i].gid];
 		struct tessel_entry *e = tsl_entry_at(s, v[i].gid, v[i].mid);
 		if (e->choice == TESSEL_CHOICE_RECOMPUTE && f->of_backward >= 0) {
@@ -818,12 +899,12 @@ static int pass_offload(tessel_schedule *s, const alt_inst *v,
  * in start order, the latest first and the most critical first; with
  * offloads declared also keep then offload, and offload then keep; each
  * retimed; the shortest (ties: the first of them). */
-static int relax(tessel_schedule **sp)
+static int relax(tessel_schedule **sp, const tessel_options *src, int64_t end_us)
 {
 	tessel_schedule *v3[5] = {*sp, NULL, NULL, NULL, NULL};
 	const tessel_graph *g = (*sp)->graph;
 	alt_inst *v = NULL;
-	relax_ctx cx = {0};
+	relax_ctx cx = {.src = src, .end_us = end_us};
 	int offloads = 0;
 	for (int b = 0; b < g->nblocks; b++)
 		offloads |= g->blocks[b].of_backward >= 0;
@@ -832,33 +913,57 @@ static int relax(tessel_schedule **sp)
 		rc = relax_ctx_init(&cx, *sp);
 	if (!rc && offloads)
 		rc = tsl_schedule_copy(&v3[2], *sp);
+	/* the choices each variant's passes changed (0: the schedule as
+	 * given, which is retimed and checked once) */
+	int64_t ch[5] = {0}, c = 0;
 	if (!rc)
 		rc = tsl_schedule_copy(&v3[3], *sp);
+	c = cx.changes;
 	if (!rc)
 		rc = pass_keep(v3[3], v, &cx, 1);
+	ch[3] = cx.changes - c;
 	if (!rc)
 		rc = tsl_schedule_copy(&v3[4], *sp);
+	c = cx.changes;
 	if (!rc)
 		rc = pass_keep_critical(v3[4], v, &cx);
+	ch[4] = cx.changes - c;
+	c = cx.changes;
 	if (!rc)
 		rc = pass_keep(v3[0], v, &cx, 0);
+	ch[0] = ch[1] = cx.changes - c;
 	if (!rc && offloads)
 		rc = tsl_schedule_copy(&v3[1], v3[0]);
+	c = cx.changes;
 	if (!rc && offloads)
 		rc = pass_offload(v3[1], v, &cx);
+	ch[1] += cx.changes - c;
+	c = cx.changes;
 	if (!rc && offloads)
 		rc = pass_offload(v3[2], v, &cx);
 	if (!rc && offloads)
 		rc = pass_keep(v3[2], v, &cx, 0);
-	int best = 0;
+	ch[2] = cx.changes - c;
+	int best = 0, same = -1; /* same: the first variant as given */
 	for (int k = 0; k < 5 && !rc; k++) {
 		if (!v3[k])
 			continue;
-		rc = retime_if_shorter(&v3[k]);
-		if (!rc && tsl_schedule_makespan(v3[k]) <
-				   tsl_schedule_makespan(v3[best]))
+		if (!ch[k] && same >= 0) {
+			/* the same schedule as variant `same`: its retiming
+			 * and check again would change nothing */
+			tessel_schedule_free(v3[k]);
+			v3[k] = NULL;
+			continue;
+		}
+		if (!ch[k])
+			same = k;
+		/* (stopped by the time limit or a cancel: as they stand) */
+		if (cx.halted && tsl_schedule_makespan(v3[k]) <
+				 tsl_schedule_makespan(v3[best]))
 			best = k;
 	}
+	if (!rc && !cx.halted)
+		rc = pick_retimed(v3, 5, &best);
 	for (int k = 0; k < 5; k++)
 		if (k != best)
 			tessel_schedule_free(v3[k]);
@@ -871,11 +976,13 @@ static int relax(tessel_schedule **sp)
 /* The schedule of the placement g from the plan's schedule ds: the same
  * starts and figures, each instance of a relieved block with the plan's
  * choice, an offload's copies where the plan's copy blocks are (*out NULL
- * when it does not validate); relaxed (relax) when asked, *moved 1 when
+ * when it does not validate); relaxed (relax, until end_us when not 0 or
+ * a cancel of src) when asked, *moved 1 when
  * that moved a start. */
 static int plan_schedule(tessel_schedule **out, int *moved,
 			 const tessel_graph *g, const tessel_schedule *ds,
-			 const signed char *choice, int relaxed)
+			 const signed char *choice, int relaxed,
+			 const tessel_options *src, int64_t end_us)
 {
 	tessel_schedule *s = NULL;
 	*out = NULL;
@@ -920,7 +1027,7 @@ static int plan_schedule(tessel_schedule **out, int *moved,
 		}
 	}
 	if (!rc && relaxed)
-		rc = relax(&s);
+		rc = relax(&s, src, end_us);
 	for (int64_t m = 0; !rc && relaxed && m < ds->nmicros && !*moved; m++)
 		for (int b = 0; b < g->nblocks && !*moved; b++)
 			*moved = tsl_entry_at(s, b, m)->start != tsl_entry_at(ds, b, m)->start;
@@ -994,8 +1101,14 @@ typedef struct alt_best {
 			    * progress callback may change the options) */
 } alt_best;
 
-/* Search the plan `choice` with `per_mille` of the budget and keep its
- * schedule when it is the shortest so far. */
+/* When the time limit ends (0: none). */
+static int64_t search_end_us(const alt_best *best, const tessel_options *options)
+{
+	int64_t limit = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
+	return limit ? best->start_us + limit * 1000 : 0;
+}
+
+
 /* The time limit of a plan's search: the options' in proportion to the
  * plan's share of all plans', at most what is left of it (0: none). */
 static int64_t plan_time_limit(const alt_best *best,
@@ -1084,6 +1197,10 @@ static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 	/* the work of a plan that found nothing counts too */
 	if (!build_rc)
 		best->work += rc ? share->work_spent : (*ds)->work;
+	if (rc == TESSEL_EINFEASIBLE && share->first_only) {
+		tessel_error_clear(); /* (the plan's search may still find one) */
+		return TSL_OK;
+	}
 	if (plan_found_nothing(best, share, rc))
 		return TSL_OK;
 	if (!rc)
@@ -1102,19 +1219,89 @@ static int64_t plan_work_cap(const alt_best *best, const tessel_options *options
 	return w - best->work > 1 ? w - best->work : 1;
 }
 
+/* Stage firsts_elsewhere: when the first plan (every activation kept)
+ * has no first schedule of its own (its memory too tight for list
+ * scheduling and for one micro-batch at a time), the plans that relieve
+ * memory make theirs, the most relieved first, until one has one (a
+ * schedule in hand at the cost of a few list schedules: the first plan's
+ * search then needs no first repetend at any cost, and a time limit or a
+ * cancel from then on returns a schedule). */
+typedef struct alt_firsts {
+	alt_best *best;
+	const tessel_graph *g;
+	const tessel_options *options;
+	const int *rank;   /* the blocks with alternatives, ranked */
+	const int *upto;   /* plan p relieves rank[0 .. upto[p]) */
+	int steps;         /* the plans 1 .. steps */
+	int both;          /* and the all-offload plan */
+} alt_firsts;
+
+/* The search of the plan `choice` with `per_mille` of `total` (its
+ * share of the budget), its schedule mapped to the placement (relaxed
+ * when asked) and kept when it is the shortest so far. first_only: its
+ * first schedule alone (tsl_share.first_only), not relaxed. hook: NULL,
+ * or what the plan's search calls when it has no first schedule
+ * (tsl_share.no_first). */
+static int search_plan(alt_best *best, const tessel_graph *g,
+		       const tessel_options *options, const signed char *choice,
+		       int64_t per_mille, int64_t total, int relaxed,
+		       int first_only, alt_firsts *hook);
+
 static int run_plan(alt_best *best, const tessel_graph *g,
 		    const tessel_options *options, const signed char *choice,
 		    int64_t per_mille, int64_t total, int relaxed)
 {
+	return search_plan(best, g, options, choice, per_mille, total, relaxed,
+			   0, NULL);
+}
+
+static int firsts_elsewhere(void *arg, int *halted)
+{
+	alt_firsts *f = arg;
+	const tessel_graph *g = f->g;
+	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
+	int rc = choice ? TSL_OK : TESSEL_ENOMEM;
+	for (int p = f->both ? f->steps + 1 : f->steps;
+	     !rc && p >= 1 && !f->best->s && !f->best->halted &&
+	     !tsl_options_cancelled(f->options); p--) {
+		if (p <= f->steps && p < f->steps && f->upto[p] == f->upto[p + 1])
+			continue; /* (the same plan) */
+		for (int b = 0; b < g->nblocks; b++)
+			choice[b] = TESSEL_CHOICE_KEEP;
+		if (p > f->steps) {
+			for (int b = 0; b < g->nblocks; b++)
+				if (g->blocks[b].of_backward >= 0)
+					choice[b] = TESSEL_CHOICE_OFFLOAD;
+		} else {
+			for (int i = 0; i < f->upto[p]; i++)
+				choice[f->rank[i]] = (signed char)relief_of(&g->blocks[f->rank[i]]);
+		}
+		rc = search_plan(f->best, g, f->options, choice, 1000, 1000, 0, 1, NULL);
+	}
+	tsl_free(choice);
+	/* (an error of these searches, memory: as if none had one) */
+	if (rc)
+		tessel_error_clear();
+	*halted |= f->best->halted;
+	return f->best->s != NULL;
+}
+
+static int search_plan(alt_best *best, const tessel_graph *g,
+		       const tessel_options *options, const signed char *choice,
+		       int64_t per_mille, int64_t total, int relaxed,
+		       int first_only, alt_firsts *hook)
+{
 	tessel_graph *d = NULL;
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
-			   0, best->nmicros, 0, plan_work_cap(best, options), 0, 0};
+			   0, best->nmicros, 0, plan_work_cap(best, options), 0, 0,
+			   first_only, hook ? firsts_elsewhere : NULL, hook};
 	int rc = plan_graph(&d, g, choice);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
 	int moved = 0;
 	if (!rc && ds)
-		rc = plan_schedule(&s, &moved, g, ds, choice, relaxed);
+		rc = plan_schedule(&s, &moved, g, ds, choice, relaxed && !first_only,
+				   options, search_end_us(best, options));
 	if (!rc)
 		keep_if_shortest(best, &s, moved || takes_relief(g, choice));
 	tessel_schedule_free(s);
@@ -1176,13 +1363,13 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
 			   0, (best->nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT,
-			   plan_work_cap(best, options), 0, 0};
+			   plan_work_cap(best, options), 0, 0, 0, NULL, NULL};
 	int rc = tsl_plan_graph_k(&d, g, p);
 	rc = search_plan_graph(&ds, best, d, rc, options, &share);
 	if (!rc && ds)
 		rc = tsl_plan_schedule_k(&s, g, ds, p, best->nmicros);
 	if (!rc && s)
-		rc = relax(&s);
+		rc = relax(&s, options, search_end_us(best, options));
 	if (!rc && s && tsl_schedule_check(s, NULL) != TSL_OK) {
 		tessel_error_clear();
 		tessel_schedule_free(s);
@@ -1257,8 +1444,12 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		for (int p = 1; p <= steps; p++)
 			share[p] = share[p] * 1000 / total;
 	}
+	/* the first plan, with the others' first schedules when it has
+	 * none of its own (firsts_elsewhere) */
+	alt_firsts firsts = {&best, g, options, rank, upto, steps, both};
 	if (!rc)
-		rc = run_plan(&best, g, options, choice, keep_share, total, 1);
+		rc = search_plan(&best, g, options, choice, keep_share, total, 1, 0,
+				 steps > 0 || both ? &firsts : NULL);
 	int prev = 0;
 	for (int p = 1; p <= steps && !rc; p++) {
 		if (tsl_options_cancelled(options) || best.halted ||

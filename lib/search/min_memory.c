@@ -140,7 +140,7 @@ TESSEL_API int tessel_min_memory(int64_t *out, int *out_proven,
 	tsl_search_resolve(&o, options);
 	tsl_meter meter = {0};
 	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src),
-			   &meter, o.work_ticks, 0, tsl_graph_visit_weight(g)};
+			   &meter, o.work_ticks, 0, tsl_graph_visit_weight(g), 0};
 	if (o.time_limit_ms)
 		dl.end_us = dl.hard_us = dl.start_us + o.time_limit_ms * 1000;
 	tsl_bounds bnd;

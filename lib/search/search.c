@@ -79,9 +79,10 @@ int tsl_search_plain(tessel_schedule **out, const tessel_graph *g,
  * search ends with it, and a thread started would only be waited for). */
 typedef struct fast_start {
 	const tessel_graph *g;
-	const tsl_opts *o;
+	tsl_opts *o;      /* held set when share's no_first finds a schedule */
+	const tsl_share *share; /* NULL: none */
 	const tsl_deadline *dl, *fin_dl;
-	const tsl_shown *progress;
+	tsl_shown *progress; /* halted set by share's no_first */
 	tsl_fast_job *job;
 	tsl_first first; /* a copy of the first schedule (s owned, NULL:
 			  * none), for the heuristic mode's search */
@@ -90,6 +91,12 @@ typedef struct fast_start {
 static void start_fast(void *arg, const tsl_first *first)
 {
 	fast_start *f = arg;
+	/* no first schedule: the caller may find one elsewhere (another
+	 * plan's), so that a first repetend is not needed at any cost */
+	if (!first->s && f->share && f->share->no_first && !f->o->held &&
+	    !tsl_options_cancelled(f->o->src))
+		f->o->held = f->share->no_first(f->share->no_first_arg,
+						&f->progress->halted);
 	int64_t makespan = first->s ? tsl_schedule_makespan(first->s) : 0;
 	if (makespan && makespan <= f->progress->lower_bound)
 		return; /* optimal: the search ends with it */
@@ -128,6 +135,7 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 		if (share->time_limit_ms > 0)
 			o.time_limit_ms = share->time_limit_ms;
 		o.held = share->held;
+		o.first_only = share->first_only;
 
 	}
 	/* With a time limit, the solver's part ends at 70% of it and the
@@ -138,7 +146,7 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	 * search without the memory limits may use what they left. */
 	tsl_meter meter = {0};
 	tsl_deadline dl = {tsl_now_us(), 0, 0, tsl_options_stop_flag(o.src),
-			   &meter, 0, 0, tsl_graph_visit_weight(g)};
+			   &meter, 0, 0, tsl_graph_visit_weight(g), 0};
 	tsl_deadline fin_dl = dl, all = dl;
 	if (o.time_limit_ms) {
 		dl.end_us = dl.start_us + o.time_limit_ms * 700;
@@ -152,10 +160,11 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	tessel_schedule *s = NULL;
 	tsl_shown progress = {.dl = &fin_dl};
 	tessel_graph_lower_bound(&progress.lower_bound, g, o.nmicros);
-	fast_start fast = {g, &o, &dl, &fin_dl, &progress, NULL, {0}};
+	fast_start fast = {g, &o, share, &dl, &fin_dl, &progress, NULL, {0}};
 	tsl_after_first after = {start_fast, &fast};
-	rc = tsl_search_graph(&s, g, &o, &dl, &fin_dl, &progress, o.work_ticks, &after, NULL);
-	if (!rc)
+	rc = tsl_search_graph(&s, g, &o, &dl, &fin_dl, &progress, o.work_ticks,
+			      o.first_only ? NULL : &after, NULL);
+	if (!rc && !o.first_only)
 		rc = tsl_search_last_candidates(&s, g, &o, &dl, &fin_dl, &all,
 						&progress, fast.job, &fast.first);
 	else
@@ -163,7 +172,8 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	tessel_schedule_free(fast.first.s);
 	/* (not once a progress callback asked to stop: the schedule as it
 	 * stands) */
-	if (!rc && !progress.halted && !tsl_options_cancelled(o.src))
+	if (!rc && !progress.halted && !tsl_options_cancelled(o.src) &&
+	    !o.first_only)
 		rc = tsl_published_candidates(&s, g, o.nmicros, &all);
 	if (share)
 		share->work_spent = (meter.used + TSL_TICKS_PER_UNIT - 1) / TSL_TICKS_PER_UNIT;

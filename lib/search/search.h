@@ -22,6 +22,17 @@ typedef struct tsl_share {
 	int64_t work_spent; /* out: the work units the search spent, with a
 			     * schedule or without */
 	int held;         /* the caller holds a schedule already (tsl_opts.held) */
+	int first_only;   /* the search ends with its first schedule (list
+			   * scheduling, the pipeline shapes or one
+			   * micro-batch at a time; tsl_opts.first_only):
+			   * TESSEL_EINFEASIBLE when there is none */
+	/* NULL, or called once when the search made no first schedule (its
+	 * memory too tight for list scheduling and for one micro-batch at a
+	 * time): 1 when the caller now holds a schedule (found elsewhere),
+	 * and the search then goes on as with `held`; *halted set when a
+	 * progress callback asked to stop meanwhile (the search then stops) */
+	int (*no_first)(void *arg, int *halted);
+	void *no_first_arg;
 } tsl_share;
 
 /* tessel_search of g ignoring any declared alternative, with share (NULL:

@@ -1078,13 +1078,21 @@ int tsl_search_graph(tessel_schedule **out, const tessel_graph *g,
 		rc = tsl_error_nomem();
 	if (!rc)
 		rc = first_schedule(&b, given);
+	/* a search that is a candidate only, whose first schedule gave up at
+	 * its bound (tsl_deadline.must_end): nothing more */
+	if (!rc && !b.first && dl->must_end && tsl_deadline_must_stop(dl))
+		rc = tsl_error(TESSEL_ETIMEOUT, "work bound reached before a first schedule");
 	if (!rc && after)
 		after->fn(after->arg, &(tsl_first){b.first, b.first_all_ticks,
 						   b.first_ticks, b.first_us});
 	/* the budget is for the phases after it: the first schedule is made
 	 * whatever it costs */
 	b.w0 = tsl_work_counted(dl);
-	if (!rc)
+	if (!rc && o->first_only && !b.first)
+		rc = tsl_error(TESSEL_EINFEASIBLE,
+			       "no first schedule: list scheduling and the micro-batches "
+			       "one at a time break a memory limit");
+	else if (!rc && !o->first_only)
 		rc = find_schedule(&s, &b, &rep);
 	/* every schedule returned has passed the validator: each candidate
 	 * was checked when it was made (a completion, the list schedule),
@@ -1120,6 +1128,7 @@ int tsl_search_graph(tessel_schedule **out, const tessel_graph *g,
 	/* (a walk over every entry: 1.6 10^6 of them take 15 ms) */
 	int64_t makespan = !rc && s ? tsl_schedule_makespan(s) : 0;
 	if (b.first && ((!rc && s && b.first_makespan < makespan) ||
+			(!rc && !s && o->first_only) ||
 			((rc == TESSEL_ETIMEOUT || rc == TESSEL_ECANCELLED) && !s) ||
 			/* no repetend within the memory limits (the first
 			 * schedule has none to keep to a period cap) */

@@ -38,6 +38,8 @@ typedef struct tsl_opts {
 				* search for a first repetend ends at the
 				* work bound, as it does once a first
 				* schedule exists */
+	int first_only;        /* the search ends with its first schedule
+				* (tsl_share.first_only) */
 	const tessel_options *src; /* for cancellation and progress; may be NULL */
 } tsl_opts;
 
