@@ -1219,13 +1219,13 @@ static int64_t plan_work_cap(const alt_best *best, const tessel_options *options
 	return w - best->work > 1 ? w - best->work : 1;
 }
 
-/* Stage firsts_elsewhere: when the first plan (every activation kept)
- * has no first schedule of its own (its memory too tight for list
- * scheduling and for one micro-batch at a time), the plans that relieve
- * memory make theirs, the most relieved first, until one has one (a
- * schedule in hand at the cost of a few list schedules: the first plan's
- * search then needs no first repetend at any cost, and a time limit or a
- * cancel from then on returns a schedule). */
+/* Stage firsts_elsewhere: when a plan's search has no first schedule of
+ * its own (its memory too tight for list scheduling and for one
+ * micro-batch at a time) and no plan gave a schedule yet, the plans after
+ * it that relieve more memory make theirs, the most relieved first, until
+ * one has one (once per search: a schedule in hand at the cost of a few
+ * list schedules; that plan's search then needs no first repetend at any
+ * cost, and a time limit or a cancel from then on returns a schedule). */
 typedef struct alt_firsts {
 	alt_best *best;
 	const tessel_graph *g;
@@ -1233,7 +1233,10 @@ typedef struct alt_firsts {
 	const int *rank;   /* the blocks with alternatives, ranked */
 	const int *upto;   /* plan p relieves rank[0 .. upto[p]) */
 	int steps;         /* the plans 1 .. steps */
-	int both;          /* and the all-offload plan */
+	int both;          /* and the all-offload plan (steps + 1) */
+	int current;       /* the plan searched (0: all-keep): the plans
+			    * after it are tried */
+	int done;          /* tried once already */
 } alt_firsts;
 
 /* The search of the plan `choice` with `per_mille` of `total` (its
@@ -1255,14 +1258,23 @@ static int run_plan(alt_best *best, const tessel_graph *g,
 			   0, NULL);
 }
 
+/* f when its search may still run (no plan gave a schedule, not run
+ * yet, some plan after the current one), else NULL. */
+static alt_firsts *first_hook(alt_firsts *f)
+{
+	int last = f->both ? f->steps + 1 : f->steps;
+	return f->best->s || f->done || f->current >= last ? NULL : f;
+}
+
 static int firsts_elsewhere(void *arg, int *halted)
 {
 	alt_firsts *f = arg;
 	const tessel_graph *g = f->g;
 	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
 	int rc = choice ? TSL_OK : TESSEL_ENOMEM;
+	f->done = 1;
 	for (int p = f->both ? f->steps + 1 : f->steps;
-	     !rc && p >= 1 && !f->best->s && !f->best->halted &&
+	     !rc && p > f->current && !f->best->s && !f->best->halted &&
 	     !tsl_options_cancelled(f->options); p--) {
 		if (p <= f->steps && p < f->steps && f->upto[p] == f->upto[p + 1])
 			continue; /* (the same plan) */
@@ -1444,12 +1456,12 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		for (int p = 1; p <= steps; p++)
 			share[p] = share[p] * 1000 / total;
 	}
-	/* the first plan, with the others' first schedules when it has
-	 * none of its own (firsts_elsewhere) */
-	alt_firsts firsts = {&best, g, options, rank, upto, steps, both};
+	/* each plan, while no plan gave a schedule, with the first schedules
+	 * of those after it when it has none of its own (firsts_elsewhere) */
+	alt_firsts firsts = {&best, g, options, rank, upto, steps, both, 0, 0};
 	if (!rc)
 		rc = search_plan(&best, g, options, choice, keep_share, total, 1, 0,
-				 steps > 0 || both ? &firsts : NULL);
+				 first_hook(&firsts));
 	int prev = 0;
 	for (int p = 1; p <= steps && !rc; p++) {
 		if (tsl_options_cancelled(options) || best.halted ||
@@ -1460,7 +1472,9 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		for (int i = prev; i < upto[p]; i++)
 			choice[rank[i]] = (signed char)relief_of(&g->blocks[rank[i]]);
 		prev = upto[p];
-		rc = run_plan(&best, g, options, choice, share[p], total, 1);
+		firsts.current = p;
+		rc = search_plan(&best, g, options, choice, share[p], total, 1, 0,
+				 first_hook(&firsts));
 	}
 	/* pairs: between two ranked plans, the larger one in even
 	 * micro-batches and the smaller in odd ones (plan_copies.c), while
