@@ -70,7 +70,7 @@ static void charge_steps(heur *h)
 
 /* Past the deadline: its end once a repetend is known, else its hard end
  * (when it has one: finding any repetend may take longer than improving
- * it), or a cancel. */
+ * it) or its must_end (when it has one), or a cancel. */
 static int out_of_time(heur *h)
 {
 	if (h->stopped)
@@ -84,6 +84,10 @@ static int out_of_time(heur *h)
 	if (past && first && h->dl && !h->dl->hard_us &&
 	    !tsl_deadline_time_passed(h->dl))
 		past = 0;
+	/* a first repetend too ends at the deadline's must_end (a first
+	 * schedule stands in for it) */
+	if (first && h->dl && h->dl->must_end && tsl_deadline_must_stop(h->dl))
+		past = 1;
 	if (past || tsl_options_cancelled(h->src))
 		h->stopped = 1;
 	return h->stopped;

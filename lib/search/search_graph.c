@@ -42,6 +42,11 @@
 /* Work bound of the local search, in instance visits (deterministic). */
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
 #define TSL_FAST_EFFORT ((int64_t)300000)
+/* How many times the work budget the heuristic's search for a first
+ * repetend may spend (from the phases' start) once the first schedule
+ * exists (within the alternatives search once a plan gave a schedule:
+ * the phase's share, tsl_opts.held). */
+#define TSL_FIRST_REPETEND_BUDGETS 2
 /* The phases after the first schedule, in order, with where each ends in
  * percent of the search's work budget, with the solver and in heuristic
  * mode (as the time limit's 70 % and 95 % end the solver's part and the
@@ -862,6 +867,12 @@ static int find_repetends(best *b, tsl_repetend *rep, tessel_schedule **kept,
 	int rc = hint.T && guide.T ? enter(b, PH_HEURISTIC)
 				    : tsl_error_nomem();
 	tsl_deadline hdl = heuristic_deadline(b);
+	/* with a first schedule in hand, a first repetend is not worth any
+	 * cost: its search ends at TSL_FIRST_REPETEND_BUDGETS times the
+	 * budget (a 8,000-block pipeline on 512 devices, its first schedule
+	 * made, looked for one for minutes) */
+	if (b->first && b->w > 0 && !o->held)
+		hdl.must_end = b->w0 + TSL_FIRST_REPETEND_BUDGETS * b->w;
 	tsl_stage heuristic = stage_of(b, &hdl), solver = stage_of(b, b->dl);
 	if (!rc)
 		rc = tsl_repetend_heuristic(&hint, &guide, &heuristic, 0,
