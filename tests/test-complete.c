@@ -609,7 +609,7 @@ static void spoil_and_repair(const char *preset, int D, int64_t memory,
 	o.threads = 1;
 	/* no deadline: each check is bounded by Z3's resource count alone,
 	 * so the result is the same on a slow machine or under valgrind */
-	tsl_deadline dl = {tsl_now_us(), 0, 0, NULL, NULL, 0, 0, 0};
+	tsl_deadline dl = {tsl_now_us(), 0, 0, NULL, NULL, 0, 0, 0, 0};
 	TH_OK(tsl_complete_window_z3(s, &(tsl_stage){s->graph, &bnd, &o, &dl}));
 	TH_OK(tessel_schedule_validate(s));
 	print_message("%s D=%d memory %lld N=%lld, gap at %.0f%%: %lld, spoilt "
@@ -693,7 +693,7 @@ static int64_t solver_period(const tessel_graph *g, int64_t nmicros, int64_t uni
 	o.minimize_depth = 1;
 	o.threads = 1;
 	tsl_meter m = {0};
-	tsl_deadline dl = {tsl_now_us(), 0, 0, NULL, &m, units * TSL_TICKS_PER_UNIT, 0, 0};
+	tsl_deadline dl = {tsl_now_us(), 0, 0, NULL, &m, units * TSL_TICKS_PER_UNIT, 0, 0, 0};
 	int rc = tsl_repetend_z3(&rep, &(tsl_stage){g, &bnd, &o, &dl}, NULL, NULL, NULL, NULL);
 	assert_true(rc == TESSEL_OK || rc == TESSEL_ETIMEOUT || rc == TESSEL_EINFEASIBLE);
 	int64_t period = rc == TESSEL_OK && rep.optimal ? rep.period : 0;
@@ -839,7 +839,7 @@ static void test_deadline_large(void **state)
 	double plain_time = seconds_since(t0);
 	int64_t plain_makespan = tsl_schedule_makespan(plain_s);
 
-	tsl_deadline past = {tsl_now_us() - 2000000, tsl_now_us() - 1000000, 0, NULL, NULL, 0, 0, 0};
+	tsl_deadline past = {tsl_now_us() - 2000000, tsl_now_us() - 1000000, 0, NULL, NULL, 0, 0, 0, 0};
 	t0 = tsl_now_us();
 	tessel_schedule *s = complete(g, &rep, N, 5000000, &past, &lb);
 	double past_time = seconds_since(t0);
@@ -850,7 +850,7 @@ static void test_deadline_large(void **state)
 	check_latencies(s);
 	tessel_schedule_free(s);
 
-	tsl_deadline soon = {tsl_now_us(), tsl_now_us() + 100000, 0, NULL, NULL, 0, 0, 0};
+	tsl_deadline soon = {tsl_now_us(), tsl_now_us() + 100000, 0, NULL, NULL, 0, 0, 0, 0};
 	t0 = tsl_now_us();
 	s = complete(g, &rep, N, 5000000, &soon, &lb);
 	double soon_time = seconds_since(t0);

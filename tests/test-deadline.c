@@ -56,7 +56,7 @@ static double since(int64_t t0)
 static tsl_deadline past(tsl_meter *meter)
 {
 	int64_t now = tsl_now_us();
-	tsl_deadline d = {now - 2000000, now - 1000000, now - 1000000, NULL, meter, 0, 0, 0};
+	tsl_deadline d = {now - 2000000, now - 1000000, now - 1000000, NULL, meter, 0, 0, 0, 0};
 	return d;
 }
 
@@ -290,7 +290,7 @@ static void test_solver_stops(void **state)
 	rep.T = calloc((size_t)bnd.nblocks, sizeof *rep.T);
 	tsl_opts o = plain_opts();
 	int64_t t0 = tsl_now_us();
-	tsl_deadline dl = {t0, t0 + 200000, t0 + 200000, NULL, NULL, 0, 0, 0};
+	tsl_deadline dl = {t0, t0 + 200000, t0 + 200000, NULL, NULL, 0, 0, 0, 0};
 	int n = 0;
 	int rc = tsl_repetend_z3(&rep, &(tsl_stage){g, &bnd, &o, &dl}, NULL, NULL,
 				 count_candidates, &n);
@@ -300,7 +300,7 @@ static void test_solver_stops(void **state)
 	assert_true(secs < 0.2 + TH_LIMIT_SLACK);
 	/* and with a work budget instead: it ends at it, on any machine */
 	tsl_meter m = {0};
-	tsl_deadline wl = {tsl_now_us(), 0, 0, NULL, &m, 200 * TSL_TICKS_PER_UNIT, 0, 0};
+	tsl_deadline wl = {tsl_now_us(), 0, 0, NULL, &m, 200 * TSL_TICKS_PER_UNIT, 0, 0, 0};
 	n = 0;
 	rc = tsl_repetend_z3(&rep, &(tsl_stage){g, &bnd, &o, &wl}, NULL, NULL, count_candidates, &n);
 	print_message("solver with 200 work units: %lld ticks, rc %d, %d repetends\n",
@@ -472,7 +472,7 @@ static void test_visit_weight(void **state)
 	assert_int_equal(w, 16 * (10 * n + n * (n - 1) / 2) / (14 * n));
 	assert_true(w > 16 * 7);
 	tsl_meter m = {0};
-	tsl_deadline d = {tsl_now_us(), 0, 0, NULL, &m, 0, 0, w};
+	tsl_deadline d = {tsl_now_us(), 0, 0, NULL, &m, 0, 0, w, 0};
 	tsl_charge(&d, 160);
 	assert_int_equal(m.used, 160 * w / 16);
 	tsl_charge_ticks(&d, 100);

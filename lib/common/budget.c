@@ -5,7 +5,13 @@
 
 int tsl_deadline_hard_passed(const tsl_deadline *d)
 {
-	return d && d->hard_us && tsl_now_us() >= d->hard_us;
+	if (!d)
+		return 0;
+	/* a search that is a candidate only (must_end set) gives up its
+	 * work that must be done at a stop too */
+	if (d->must_end && d->stop && atomic_load(d->stop))
+		return 1;
+	return d->hard_us && tsl_now_us() >= d->hard_us;
 }
 
 int tsl_deadline_must_stop(const tsl_deadline *d)

@@ -98,9 +98,11 @@ typedef struct tsl_deadline {
 				 * cost more (tsl_graph_visit_weight) */
 	int64_t must_end;       /* 0: none; work that must be done (a first
 				 * schedule's list scheduling) also gives up
-				 * once the work counted reaches it: a search
-				 * that is itself a candidate only
-				 * (tsl_deadline_must_stop) */
+				 * once the work counted reaches it, and all
+				 * of it at a stop (tsl_deadline_hard_passed):
+				 * a search that is itself a candidate only
+				 * (tsl_deadline_must_stop; INT64_MAX: at a
+				 * stop alone) */
 } tsl_deadline;
 
 /* Milliseconds left before the deadline: INT64_MAX without one (or when d
@@ -116,7 +118,8 @@ int64_t tsl_deadline_time_left_ms(const tsl_deadline *d);
  * work spent: what ends work that must be done when d has no hard end. */
 int tsl_deadline_time_passed(const tsl_deadline *d);
 
-/* Whether the hard end of d (if any) has passed; d may be NULL. */
+/* Whether the hard end of d (if any) has passed, or, in a search that is
+ * a candidate only (d->must_end set), a stop came; d may be NULL. */
 int tsl_deadline_hard_passed(const tsl_deadline *d);
 /* Whether work that must be done gives up: the hard end passed, a
  * cancel came (d->stop), or the work counted reached d->must_end; d may

@@ -115,6 +115,10 @@ static int search_heuristic_mode(tessel_schedule **u, const tessel_graph *g,
 	tsl_meter m = {0};
 	tsl_deadline dl2 = *dl, fin2 = *fin_dl;
 	dl2.work_end = fin2.work_end = 0;
+	/* a candidate only: a stop ends even its work that must be done (a
+	 * completion of a million instances went on for seconds after a
+	 * cancel) */
+	dl2.must_end = fin2.must_end = INT64_MAX;
 	dl2.meter = fin2.meter = dl->meter ? &m : NULL;
 	int rc = tsl_search_graph(u, g, &f, &dl2, &fin2, NULL, f.work_ticks, NULL, first);
 	if (dl->meter) {
