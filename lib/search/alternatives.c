@@ -10,6 +10,10 @@
  *                     longer; an offload's copies become blocks on the
  *                     devices' copy channels (devices of their own) and
  *                     its memory moves at markers of one step;
+ *   firsts_elsewhere- while no plan gave a schedule, for a plan whose
+ *                     search has no first schedule of its own: the first
+ *                     schedules of the plans after it, the most relieved
+ *                     first, until one has one (once per search);
  *   tsl_search_plain- the plain search of that graph, with its share of the
  *                     work budget (the plans: all-keep, the cheapest
  *                     1/8, 2/8, ... 7/8 (the quarters with the larger
