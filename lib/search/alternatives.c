@@ -19,6 +19,11 @@
  *                     1/8, 2/8, ... 7/8 (the quarters with the larger
  *                     shares; 1, 2, ... blocks with fewer than 8) and
  *                     all of the blocks relieved; shares at ALT_STEPS);
+ *   plans_within_reach - under the default budget, once a plan's first
+ *                     schedule alone took more work than its share, the
+ *                     plans between with at most that share are not
+ *                     begun (the pairs likewise among themselves); the
+ *                     plan relieving every block always is;
  *   plan_schedule   - the schedule of the placement with the plan's choices
  *                     per instance, an offload's copies where the plan put
  *                     them (the markers dropped);
@@ -1103,6 +1108,10 @@ typedef struct alt_best {
 	int64_t nmicros;   /* the micro-batches asked for, read once when the
 			    * search began: every plan searches these (a
 			    * progress callback may change the options) */
+	int64_t over_share; /* the largest share (per mille) of a plan whose
+			     * first schedule alone took more work than the
+			     * plan was given (0: none; plans_within_reach) */
+	int64_t over_pairs; /* the same of the plans of two micro-batches */
 } alt_best;
 
 /* When the time limit ends (0: none). */
@@ -1177,10 +1186,13 @@ static int takes_relief(const tessel_graph *g, const signed char *choice)
 /* The plain search of a plan's graph d, which the plan's builder returned
  * with build_rc (a graph the plan cannot have, copy channels beyond the
  * devices' limit or a name taken: not tried), with `share`: *ds its
- * schedule, NULL when the plan found nothing; its work counted in best. */
+ * schedule, NULL when the plan found nothing; its work counted in best,
+ * and its first schedule's against its share (pair: a plan of two
+ * micro-batches; plans_within_reach). */
 static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 			     const tessel_graph *d, int build_rc,
-			     const tessel_options *options, tsl_share *share)
+			     const tessel_options *options, tsl_share *share,
+			     int pair)
 {
 	*ds = NULL;
 	if (build_rc && build_rc != TESSEL_ENOMEM) {
@@ -1201,6 +1213,11 @@ static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 	/* the work of a plan that found nothing counts too */
 	if (!build_rc)
 		best->work += rc ? share->work_spent : (*ds)->work;
+	/* plans like this one cost as much again to begin */
+	int64_t *over = pair ? &best->over_pairs : &best->over_share;
+	if (!build_rc && share->work_given > 0 &&
+	    share->first_work > share->work_given && share->per_mille > *over)
+		*over = share->per_mille;
 	if (rc == TESSEL_EINFEASIBLE && share->first_only) {
 		tessel_error_clear(); /* (the plan's search may still find one) */
 		return TSL_OK;
@@ -1311,9 +1328,9 @@ static int search_plan(alt_best *best, const tessel_graph *g,
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
 			   0, best->nmicros, 0, plan_work_cap(best, options), 0, 0,
-			   first_only, hook ? firsts_elsewhere : NULL, hook};
+			   first_only, hook ? firsts_elsewhere : NULL, hook, 0, 0};
 	int rc = plan_graph(&d, g, choice);
-	rc = search_plan_graph(&ds, best, d, rc, options, &share);
+	rc = search_plan_graph(&ds, best, d, rc, options, &share, 0);
 	int moved = 0;
 	if (!rc && ds)
 		rc = plan_schedule(&s, &moved, g, ds, choice, relaxed && !first_only,
@@ -1367,6 +1384,21 @@ static int out_of_work(const alt_best *best, const tessel_options *options)
 	return best->s && w > 0 && best->work >= w;
 }
 
+/* Stage plans_within_reach: under the default budget, a plan whose first
+ * schedule alone took more work than it was given shows what the plans
+ * of a share as small cost to begin (the plans' graphs differ little):
+ * the plans between all-keep and all-relieved with at most that share
+ * are then not begun, and so for the pairs among themselves (a placement of 400 blocks on 1,024
+ * devices at 128 micro-batches: each such plan took 2,700 to 5,300 units
+ * for its first schedule against a share of 520 to 1,330, 3 s a plan).
+ * The plan relieving every block is always searched (the choice is never
+ * longer than it), and so is the all-offload plan. A budget set
+ * explicitly bounds the plans begun instead (out_of_work). */
+static int within_reach(int64_t over, int autob, int64_t per_mille, int last)
+{
+	return !autob || last || per_mille > over;
+}
+
 /* A plan of two micro-batches (plan_copies.c): its graph of k copies
  * searched with `per_mille` of the budget, k micro-batches as one, the
  * schedule mapped back to g's micro-batches, relaxed, and kept when it
@@ -1379,9 +1411,9 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 	tessel_schedule *ds = NULL, *s = NULL;
 	tsl_share share = {per_mille, plan_time_limit(best, options, per_mille, total),
 			   0, (best->nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT,
-			   plan_work_cap(best, options), 0, 0, 0, NULL, NULL};
+			   plan_work_cap(best, options), 0, 0, 0, NULL, NULL, 0, 0};
 	int rc = tsl_plan_graph_k(&d, g, p);
-	rc = search_plan_graph(&ds, best, d, rc, options, &share);
+	rc = search_plan_graph(&ds, best, d, rc, options, &share, 1);
 	if (!rc && ds)
 		rc = tsl_plan_schedule_k(&s, g, ds, p, best->nmicros);
 	if (!rc && s)
@@ -1476,6 +1508,8 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		for (int i = prev; i < upto[p]; i++)
 			choice[rank[i]] = (signed char)relief_of(&g->blocks[rank[i]]);
 		prev = upto[p];
+		if (!within_reach(best.over_share, autob, share[p], upto[p] == na))
+			continue;
 		firsts.current = p;
 		rc = search_plan(&best, g, options, choice, share[p], total, 1, 0,
 				 first_hook(&firsts));
@@ -1498,6 +1532,8 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 			break;
 		if (upto[p] == upto[p - 1])
 			continue;
+		if (!within_reach(best.over_pairs, autob, pair_share, 0))
+			break;
 		memset(pair.choice, 0, (size_t)2 * (size_t)g->nblocks);
 		for (int i = 0; i < upto[p]; i++)
 			if (relief_of(&g->blocks[rank[i]]) == TESSEL_CHOICE_RECOMPUTE)

@@ -136,7 +136,7 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 			o.time_limit_ms = share->time_limit_ms;
 		o.held = share->held;
 		o.first_only = share->first_only;
-
+		share->work_given = o.work_ticks / TSL_TICKS_PER_UNIT;
 	}
 	/* With a time limit, the solver's part ends at 70% of it and the
 	 * final compaction at 95%, leaving time to check and return. */
@@ -175,8 +175,10 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 	if (!rc && !progress.halted && !tsl_options_cancelled(o.src) &&
 	    !o.first_only)
 		rc = tsl_published_candidates(&s, g, o.nmicros, &all);
-	if (share)
+	if (share) {
 		share->work_spent = (meter.used + TSL_TICKS_PER_UNIT - 1) / TSL_TICKS_PER_UNIT;
+		share->first_work = fast.first.ticks / TSL_TICKS_PER_UNIT;
+	}
 	if (rc) {
 		tessel_schedule_free(s);
 		return rc;

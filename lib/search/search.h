@@ -33,6 +33,11 @@ typedef struct tsl_share {
 	 * progress callback asked to stop meanwhile (the search then stops) */
 	int (*no_first)(void *arg, int *halted);
 	void *no_first_arg;
+	int64_t work_given; /* out: the work units the search was given
+			     * (its share of its default budget, or of
+			     * the budget set) */
+	int64_t first_work; /* out: the work units its first schedule took
+			     * (0: none made) */
 } tsl_share;
 
 /* tessel_search of g ignoring any declared alternative, with share (NULL:
