@@ -2,7 +2,7 @@
 """Large placements: search time, peak memory and validity.
 
 Usage: python3 scripts/bench-large.py [--tessel PATH] [--sizes 1000,10000,100000]
-           [--devices 16,256,4096] [--time-limit 20] [--modes fast,limit,first]
+           [--devices 16,256,4096] [--time-limit 20] [--modes fast,limit,default,first]
            [--micro-batches N] [--keep DIR] [--busy N]
 
 Generates two families of placements, deterministically (a fixed seed per
@@ -13,7 +13,8 @@ placement, Python's random.Random):
            before, on one device drawn at random (one block in 20 on 2 to 4
            devices at once), span 1 .. 3, memory 0.
 Each placement is searched with `tessel search --fast` ("fast") and with
-`tessel search --time-limit T` ("limit"), under /usr/bin/time; the schedule
+`tessel search --time-limit T` ("limit"), under /usr/bin/time (mode
+"default", not by default: the default budget without a time limit); the schedule
 found is checked with `tessel validate`. Mode "first" (not by default)
 measures the anytime start instead: tessel.search through the Python
 binding, with the library next to --tessel (../lib), stopped by its
@@ -176,8 +177,9 @@ def bench(a):
                 if not a.keep and os.path.exists(out):
                     os.remove(out)
                 continue
-            extra = ["--fast"] if mode == "fast" else [
-                "--time-limit", a.time_limit]
+            extra = (["--fast"] if mode == "fast" else
+                     [] if mode == "default" else
+                     ["--time-limit", a.time_limit])
             rc, secs, rss, err = run([a.tessel, "search", pl, "-n",
                                       a.micro_batches, "--format", "json",
                                       "-o", out] + extra)
@@ -200,7 +202,7 @@ def bench(a):
                 if msg:
                     print("# %s %d %d %s: %s" % (fam, n, d, mode, msg[0]))
             over = "-"
-            if searched is not None and mode != "fast":
+            if searched is not None and mode == "limit":
                 over = "%+.3f" % (searched - float(a.time_limit))
             print("%s %d %d %s %.2f %d %d %s %s %s %s" % (
                 fam, n, d, mode, secs, rss, rc, valid, span,
