@@ -96,7 +96,8 @@ static const char search_usage[] =
 	"                            best schedule's period, makespan and gap to\n"
 	"                            the lower bound; on a terminal one line kept\n"
 	"                            up to date, otherwise a line per change and\n"
-	"                            every 5 s a reminder\n"
+	"                            every 5 s a reminder (its work as of the\n"
+	"                            last report)\n"
 	"  -q, --quiet               no progress report\n"
 	"  -h, --help                show this help and exit\n"
 	"  -V, --version             show the version and exit\n"
@@ -744,6 +745,7 @@ struct watch {
 	int progress;                /* print progress */
 	struct timespec start;
 	double last_line;            /* elapsed seconds at the last line */
+	double reported;             /* elapsed seconds at the last report */
 	int have;                    /* a schedule was reported */
 	int64_t period, k, makespan, lower_bound, work, work_limit;
 	int proven;
@@ -790,8 +792,10 @@ static void print_best(const struct watch *w)
 
 /* One progress line (caller holds w->lock): the time, the phase, the work
  * spent of the budget, the best schedule. On a terminal the line is
- * redrawn in place; otherwise a line per change. */
-static void print_line(struct watch *w)
+ * redrawn in place; otherwise a line per change. A reminder (reminder:
+ * no report since the last line) says when the figures were reported:
+ * the work is counted at the library's reports, not in between. */
+static void print_line(struct watch *w, int reminder)
 {
 	w->last_line = elapsed(w);
 	if (w->tty)
@@ -803,6 +807,8 @@ static void print_line(struct watch *w)
 			(long long)w->work_limit);
 	else
 		fprintf(stderr, ", work %lld", (long long)w->work);
+	if (reminder && w->reported > 0)
+		fprintf(stderr, " as of %.1f s", w->reported);
 	fputs(": ", stderr);
 	print_best(w);
 	if (w->tty) {
@@ -843,8 +849,9 @@ static int on_progress(const tessel_progress *p, void *payload)
 		tessel_progress_get(&proven, p, TESSEL_PROGRESS_PERIOD_PROVEN);
 		w->proven = proven != 0;
 	}
+	w->reported = elapsed(w);
 	if (w->progress && !w->signo)
-		print_line(w);
+		print_line(w, 0);
 	pthread_mutex_unlock(&w->lock);
 	return 0;
 }
@@ -899,7 +906,7 @@ static void reminder(struct watch *w)
 	 * reminder every REMINDER_SECONDS */
 	if (w->progress && !w->signo &&
 	    elapsed(w) - w->last_line >= (w->tty ? 1.0 : REMINDER_SECONDS))
-		print_line(w);
+		print_line(w, 1);
 	pthread_mutex_unlock(&w->lock);
 }
 
