@@ -308,6 +308,52 @@ static void test_overlap_same_start(void **state)
 	tessel_graph_free(g);
 }
 
+/* The entries are sorted by start one of two ways: counted when the starts
+ * span at most twice the entries, merged otherwise. The violations found
+ * first are the same: the schedules of test_overlap_same_start and
+ * test_memory_gpipe with their last entry (b0 of the last micro-batch,
+ * which nothing follows) moved far out, past twice the 64 entries. */
+static void test_sort_paths_agree(void **state)
+{
+	(void)state;
+	for (int far = 0; far < 2; far++) {
+		tessel_graph *g = vshape(4, limit4);
+		int64_t *st = plan(4, 8, 0);
+		tessel_schedule *s = make(g, 4, 8, st, -1, -1);
+		if (far)
+			TH_OK(tessel_schedule_set_step(s, 7, 7, 100000));
+		TH_OK(tessel_schedule_validate(s));
+		TH_OK(tessel_schedule_set_step(s, 0, 1, 0));
+		EXPECT_VIOLATION(s, "device 0", "two blocks",
+				 "'f0' (gid 0) micro-batch 0",
+				 "'f0' (gid 0) micro-batch 1 starts at step 0");
+		/* two entries of one start, in the other order in memory
+		 * (b0 of micro-batch 0 is entry 7, f0 of micro-batch 1
+		 * entry 8) than by block: f0's comes first */
+		int64_t x = st[7];
+		TH_OK(tessel_schedule_set_step(s, 0, 1, x));
+		char runs[96], starts[96];
+		snprintf(runs, sizeof runs,
+			 "'f0' (gid 0) micro-batch 1 runs steps %lld..%lld",
+			 (long long)x, (long long)x);
+		snprintf(starts, sizeof starts,
+			 "'b0' (gid 7) micro-batch 0 starts at step %lld",
+			 (long long)x);
+		EXPECT_VIOLATION(s, "device 0", "two blocks", runs, starts);
+		tessel_schedule_free(s);
+		free(st);
+		st = plan(4, 8, 1);
+		s = make(g, 4, 8, st, -1, -1);
+		if (far)
+			TH_OK(tessel_schedule_set_step(s, 7, 7, 100000));
+		EXPECT_VIOLATION(s, "memory", "device 0", "5 at step 4",
+				 "limit 4", "'f0' (gid 0) micro-batch 4");
+		tessel_schedule_free(s);
+		free(st);
+		tessel_graph_free(g);
+	}
+}
+
 /* The schedule is valid except on device 3, where the last backward starts
  * while the last forward still runs (its dependency breaks too, but the
  * overlap is found first). */
@@ -643,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_unplaced_first),
 		cmocka_unit_test(test_overlap_same_start),
+		cmocka_unit_test(test_sort_paths_agree),
 		cmocka_unit_test(test_overlap_one_device),
 		cmocka_unit_test(test_overlap_multi_device),
 		cmocka_unit_test(test_dep_broken),

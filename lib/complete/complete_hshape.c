@@ -354,6 +354,11 @@ static int64_t makespan_of(const hshape *h)
 	return m;
 }
 
+int tsl_hshape_possible(const tessel_graph *g)
+{
+	return g->ndevices >= 2 && g->nblocks == 3 * g->ndevices;
+}
+
 int tsl_hshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
@@ -365,7 +370,7 @@ int tsl_hshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl)
 	h.p = g->ndevices;
 	h.n = g->nblocks;
 	h.N = s->nmicros;
-	if (h.p < 2 || h.n != 3 * h.p || h.N < 1)
+	if (!tsl_hshape_possible(g) || h.N < 1)
 		return TSL_OK;
 	size_t p = (size_t)h.p, count = (size_t)h.n * (size_t)h.N;
 	h.blk = tsl_calloc(3 * p, sizeof *h.blk);

@@ -492,6 +492,11 @@ static int64_t makespan_of(const vshape *v)
 	return m;
 }
 
+int tsl_vshape_possible(const tessel_graph *g)
+{
+	return g->ndevices >= 2 && g->nblocks == 6 * g->ndevices;
+}
+
 int tsl_vshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl)
 {
 	const tessel_graph *g = s->graph;
@@ -504,7 +509,7 @@ int tsl_vshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl)
 	v.p = g->ndevices;
 	v.n = g->nblocks;
 	v.N = s->nmicros;
-	if (v.p < 2 || v.n != 6 * v.p || v.N < 1)
+	if (!tsl_vshape_possible(g) || v.N < 1)
 		return TSL_OK;
 	size_t p = (size_t)v.p, count = (size_t)v.n * (size_t)v.N;
 	v.blk = tsl_calloc(6 * p, sizeof *v.blk);

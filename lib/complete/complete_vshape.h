@@ -26,6 +26,11 @@
  * pipeline or no variant kept the limits. TESSEL_ENOMEM, or
  * TESSEL_ETIMEOUT (without a message) when dl's hard end passed or the
  * search was cancelled. Time O(rounds * p * N); charged to dl. */
+/* 0 when g cannot be such a pipeline by its counts alone (6p blocks on
+ * p >= 2 devices): a test in constant time, before a schedule is
+ * allocated for tsl_vshape_schedule. */
+int tsl_vshape_possible(const tessel_graph *g);
+
 int tsl_vshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl);
 
 #endif

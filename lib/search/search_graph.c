@@ -641,6 +641,8 @@ static int search_groups(best *b, const tessel_graph *g, const tsl_opts *o,
  * allocated, its entries whatever) or it is shorter; *have is then 1. */
 static int pipeline_shapes(tessel_schedule **s, int *have, best *b)
 {
+	if (!tsl_vshape_possible(b->g) && !tsl_hshape_possible(b->g))
+		return TSL_OK; /* (no schedule allocated in vain) */
 	tessel_schedule *t = NULL;
 	int rc = tsl_schedule_alloc_until(&t, b->g, b->nmicros, b->dl);
 	for (int shape = 0; shape < 2 && !rc; shape++) {

@@ -24,7 +24,8 @@
  * (at one step: the offloads' ends, then the block, then the reloads).
  * These effects are recomputed here from the entries' choices, not read
  * from the figures the schedule keeps.
- * Cost: O(n log n + E) for n entries and E (entry, device) pairs. */
+ * Cost: O(n log n + E) for n entries and E (entry, device) pairs; O(n + E)
+ * when the starts span at most 2n steps (sorted by counting). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,44 @@ static int v_sort(v_key *a, v_key *tmp, size_t n, const tsl_deadline *dl)
 		a[k++] = v_less(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
 	while (i < half)
 		a[k++] = tmp[i++];
+	return 0;
+}
+
+/* The n entries of s as keys sorted by (start, tie) into keys (tmp:
+ * n / 2 + 1 keys of room). A counting sort by start where the starts
+ * span at most 2n steps (a first schedule's, say: its makespan is far
+ * below its entries), the entries put in tie order so that it is
+ * stable; else the keys in the entries' order in memory, merge sorted.
+ * Returns 1 when the hard end of dl (may be NULL) passed. */
+static int v_sort_entries(v_key *keys, v_key *tmp, const tessel_schedule *s,
+			  size_t n, const tsl_deadline *dl)
+{
+	int64_t last = 0;
+	for (size_t k = 0; k < n; k++)
+		if (s->entries[k].start > last)
+			last = s->entries[k].start;
+	size_t *at = n > 16 && (uint64_t)last <= 2 * (uint64_t)n
+		     ? tsl_calloc((size_t)last + 2, sizeof *at) : NULL;
+	const tessel_graph *g = s->graph;
+	if (!at) {
+		size_t k = 0;
+		for (int64_t m = 0; m < s->nmicros; m++)
+			for (int b = 0; b < g->nblocks; b++, k++)
+				keys[k] = (v_key){s->entries[k].start,
+						  (int64_t)b * s->nmicros + m};
+		return v_sort(keys, tmp, n, dl);
+	}
+	for (size_t k = 0; k < n; k++)
+		at[s->entries[k].start + 1]++;
+	for (int64_t t = 0; t <= last; t++)
+		at[t + 1] += at[t];
+	for (int b = 0; b < g->nblocks; b++)
+		for (int64_t m = 0; m < s->nmicros; m++) {
+			int64_t start = tsl_entry_at(s, b, m)->start;
+			keys[at[start]++] = (v_key){start,
+						    (int64_t)b * s->nmicros + m};
+		}
+	tsl_free(at);
 	return 0;
 }
 
@@ -171,12 +210,6 @@ static int64_t v_span(const tessel_schedule *s, const v_alt *alt, int b,
 		      int64_t m)
 {
 	return s->graph->blocks[b].span + (alt->span ? alt->span[v_at(s, b, m)] : 0);
-}
-
-static int64_t v_mem(const tessel_schedule *s, const v_alt *alt, int b,
-		     int64_t m)
-{
-	return s->graph->blocks[b].memory + (alt->mem ? alt->mem[v_at(s, b, m)] : 0);
 }
 
 static void v_alt_release(v_alt *alt)
@@ -311,6 +344,35 @@ static int v_copy_events(v_event **out, size_t *count, const tessel_schedule *s,
 	return TSL_OK;
 }
 
+/* What the sweep of v_check_devices reads of a block, packed: one array
+ * in gid order with the device lists side by side (read in start order,
+ * the graph's blocks and their scattered device lists were most of the
+ * sweep's cache misses). */
+typedef struct v_packed {
+	int span, memory;
+	int ndevices;
+	size_t first; /* its devices: devs[first ..] */
+} v_packed;
+
+static int v_pack_blocks(v_packed **pk, int **devs, const tessel_graph *g)
+{
+	size_t total = 0;
+	for (int b = 0; b < g->nblocks; b++)
+		total += (size_t)g->blocks[b].ndevices;
+	*pk = tsl_reallocarray(NULL, (size_t)g->nblocks + 1, sizeof **pk);
+	*devs = tsl_reallocarray(NULL, total + 1, sizeof **devs);
+	if (!*pk || !*devs)
+		return tsl_error_nomem();
+	size_t at = 0;
+	for (int b = 0; b < g->nblocks; b++) {
+		const tsl_block *B = &g->blocks[b];
+		(*pk)[b] = (v_packed){B->span, B->memory, B->ndevices, at};
+		memcpy(*devs + at, B->devices, (size_t)B->ndevices * sizeof **devs);
+		at += (size_t)B->ndevices;
+	}
+	return TSL_OK;
+}
+
 /* The state of each device in the sweep of v_check_devices: its last
  * entry, its running memory and the first violation of each kind. */
 typedef struct v_device {
@@ -341,17 +403,17 @@ static int v_check_devices(const tessel_schedule *s, v_memory *mv,
 	v_key *tmp = tsl_reallocarray(NULL, n / 2 + 1, sizeof *tmp);
 	v_device *dev = tsl_calloc((size_t)g->ndevices + 1, sizeof *dev);
 	v_event *ev = NULL;
+	v_packed *pk = NULL;
+	int *devs = NULL;
 	int rc = keys && tmp && dev ? TSL_OK : tsl_error_nomem();
 	if (!rc)
 		rc = v_copy_events(&ev, &nc, s, alt);
 	if (rc)
 		goto out;
-	size_t k = 0;
-	for (int b = 0; b < g->nblocks; b++)
-		for (int64_t m = 0; m < s->nmicros; m++)
-			keys[k++] = (v_key){tsl_entry_at(s, b, m)->start,
-					    (int64_t)b * s->nmicros + m};
-	if (v_sort(keys, tmp, n, dl)) {
+	rc = v_pack_blocks(&pk, &devs, g);
+	if (rc)
+		goto out;
+	if (v_sort_entries(keys, tmp, s, n, dl)) {
 		rc = v_timeout(s);
 		goto out;
 	}
@@ -367,12 +429,15 @@ static int v_check_devices(const tessel_schedule *s, v_memory *mv,
 		int64_t tie = entry ? keys[i].tie : ev[c].tie;
 		int b = (int)(tie / s->nmicros);
 		int64_t m = tie % s->nmicros;
-		const tsl_block *B = &g->blocks[b];
+		const v_packed *B = &pk[b];
+		const int *on = devs + B->first;
 		int64_t step = entry ? keys[i].start : ev[c].start;
-		int64_t delta = entry ? v_mem(s, alt, b, m) : ev[c].delta;
-		int64_t span = entry ? v_span(s, alt, b, m) : 0;
+		int64_t delta = !entry ? ev[c].delta
+			      : B->memory + (alt->mem ? alt->mem[v_at(s, b, m)] : 0);
+		int64_t span = !entry ? 0
+			     : B->span + (alt->span ? alt->span[v_at(s, b, m)] : 0);
 		for (int j = 0; j < B->ndevices; j++) {
-			v_device *x = &dev[B->devices[j]];
+			v_device *x = &dev[on[j]];
 			if (entry) {
 				if (x->prev.start >= 0 && !x->overlap &&
 				    x->prev.start + x->prev_span > keys[i].start) {
@@ -385,7 +450,7 @@ static int v_check_devices(const tessel_schedule *s, v_memory *mv,
 				x->prev_span = span;
 			}
 			x->sum += delta;
-			v_memory_note(&x->mem, s, B->devices[j], tie, step, x->sum);
+			v_memory_note(&x->mem, s, on[j], tie, step, x->sum);
 		}
 		if (entry)
 			i++;
@@ -408,6 +473,8 @@ out:
 	tsl_free(tmp);
 	tsl_free(dev);
 	tsl_free(ev);
+	tsl_free(pk);
+	tsl_free(devs);
 	return rc;
 }
 
