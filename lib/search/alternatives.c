@@ -22,8 +22,10 @@
  *   plans_within_reach - under the default budget, once a plan's first
  *                     schedule alone took more work than its share, the
  *                     plans between with at most that share are not
- *                     begun (the pairs likewise among themselves); the
- *                     plan relieving every block always is;
+ *                     begun (the pairs likewise among themselves), nor
+ *                     any plan between or pair once the plans begun
+ *                     spent ALT_AUTO_CEILING units in all; the plan
+ *                     relieving every block always is;
  *   plan_schedule   - the schedule of the placement with the plan's choices
  *                     per instance, an offload's copies where the plan put
  *                     them (the markers dropped);
@@ -91,6 +93,15 @@
  * micro-batches (about a fifth of a second here): its model is twice the
  * placement's, and Z3 spends more time per unit of its count on it. */
 #define ALT_PAIR_RLIMIT 250000u
+/* Under the default budget, the work (units) of the plans begun after
+ * which no other plan between all-keep and all-relieved and no pair is
+ * begun (plans_within_reach): about 50 s of one core by the unit's
+ * measure, far above what placements of a few thousand instances spend
+ * (at most 20,017 units on 49 such with recompute and offload declared,
+ * 4 to 8 devices), reached by those of millions of instances, where
+ * every plan's list scheduling, relaxation and validation are passes over
+ * millions of entries (a plan took 3 to 22 s at 2.4 million instances). */
+#define ALT_AUTO_CEILING ((int64_t)50000)
 /* Entry visits the relaxation of one schedule may spend. */
 #define ALT_RELAX_VISITS ((int64_t)20000000)
 
@@ -1391,12 +1402,18 @@ static int out_of_work(const alt_best *best, const tessel_options *options)
  * are then not begun, and so for the pairs among themselves (a placement of 400 blocks on 1,024
  * devices at 128 micro-batches: each such plan took 2,700 to 5,300 units
  * for its first schedule against a share of 520 to 1,330, 3 s a plan).
- * The plan relieving every block is always searched (the choice is never
+ * Nor is any plan between or pair once the plans begun spent
+ * ALT_AUTO_CEILING units in all (9,441 blocks on 64 devices at 256
+ * micro-batches: 17 plans, 166,336 units, 142 s; now all-keep, the
+ * cheapest eighth and all-relieved, 101,311 units, 56 s, the same
+ * schedule). The plan relieving every block is always searched (the choice is never
  * longer than it), and so is the all-offload plan. A budget set
  * explicitly bounds the plans begun instead (out_of_work). */
-static int within_reach(int64_t over, int autob, int64_t per_mille, int last)
+static int within_reach(const alt_best *best, int64_t over, int autob,
+			int64_t per_mille, int last)
 {
-	return !autob || last || per_mille > over;
+	return !autob || last ||
+	       (per_mille > over && best->work < ALT_AUTO_CEILING);
 }
 
 /* A plan of two micro-batches (plan_copies.c): its graph of k copies
@@ -1508,7 +1525,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		for (int i = prev; i < upto[p]; i++)
 			choice[rank[i]] = (signed char)relief_of(&g->blocks[rank[i]]);
 		prev = upto[p];
-		if (!within_reach(best.over_share, autob, share[p], upto[p] == na))
+		if (!within_reach(&best, best.over_share, autob, share[p], upto[p] == na))
 			continue;
 		firsts.current = p;
 		rc = search_plan(&best, g, options, choice, share[p], total, 1, 0,
@@ -1532,7 +1549,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 			break;
 		if (upto[p] == upto[p - 1])
 			continue;
-		if (!within_reach(best.over_pairs, autob, pair_share, 0))
+		if (!within_reach(&best, best.over_pairs, autob, pair_share, 0))
 			break;
 		memset(pair.choice, 0, (size_t)2 * (size_t)g->nblocks);
 		for (int i = 0; i < upto[p]; i++)
