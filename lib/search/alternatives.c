@@ -1405,7 +1405,7 @@ static int out_of_work(const alt_best *best, const tessel_options *options)
  * Nor is any plan between or pair once the plans begun spent
  * ALT_AUTO_CEILING units in all (9,441 blocks on 64 devices at 256
  * micro-batches: 17 plans, 166,336 units, 142 s; now all-keep, the
- * cheapest eighth and all-relieved, 101,311 units, 56 s, the same
+ * cheapest eighth and all-relieved, 101,311 units, 56 to 62 s, the same
  * schedule). The plan relieving every block is always searched (the choice is never
  * longer than it), and so is the all-offload plan. A budget set
  * explicitly bounds the plans begun instead (out_of_work). */
