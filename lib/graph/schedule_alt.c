@@ -13,6 +13,7 @@
 #include "error.h"
 #include "graph.h"
 #include "graph_alt.h"
+#include "sort.h"
 #include "util.h"
 
 /* Undo (sign -1) or apply (sign 1) the effect of entry e's recompute. */
@@ -127,14 +128,27 @@ int tsl_schedule_copy_peak(int64_t *out, const tessel_schedule *s, int d)
 						      blk->of_saves};
 		}
 	}
-	qsort(ev, n, sizeof *ev, tsl_alt_event_cmp);
+	/* (step, order, tie) as tsl_alt_event_cmp has it: order before the
+	 * tie, an entry index below nblocks x nmicros */
+	uint64_t span = (uint64_t)g->nblocks * (uint64_t)s->nmicros;
+	tsl_sort_rec *r = tsl_reallocarray(NULL, n + 1, sizeof *r);
+	int rc = r ? TSL_OK : tsl_error_nomem();
+	for (size_t i = 0; !rc && i < n; i++)
+		r[i] = (tsl_sort_rec){tsl_sort_key(ev[i].step),
+				      (uint64_t)ev[i].order * span +
+					      (uint64_t)ev[i].tie, i};
+	if (!rc)
+		rc = tsl_sort_recs(r, n);
 	int64_t sum = 0, peak = 0;
-	for (size_t i = 0; i < n; i++) {
-		sum += ev[i].delta;
+	for (size_t i = 0; !rc && i < n; i++) {
+		sum += ev[r[i].at].delta;
 		if (sum > peak)
 			peak = sum;
 	}
+	tsl_free(r);
 	tsl_free(ev);
+	if (rc)
+		return rc;
 	*out = peak;
 	return TSL_OK;
 }

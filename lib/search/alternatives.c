@@ -64,6 +64,7 @@
 #include "schedule_alt.h"
 #include "search.h"
 #include "search_opts.h"
+#include "sort.h"
 #include "util.h"
 #include "validate.h"
 
@@ -398,19 +399,6 @@ static int relax_stopped(relax_ctx *cx)
 	return cx->stopped;
 }
 
-typedef struct relax_key {
-	int64_t start;
-	size_t at;
-} relax_key;
-
-static int relax_key_cmp(const void *pa, const void *pb)
-{
-	const relax_key *a = pa, *b = pb;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return (a->at > b->at) - (a->at < b->at);
-}
-
 /* cx's orders for the starts of s: every entry once sorted by start
  * (ties by index), then dealt to its devices in that order (a sort per
  * device cost its entries' log on each of them: 37 million device entries
@@ -430,16 +418,19 @@ static int relax_ctx_init(relax_ctx *cx, const tessel_schedule *s)
 	}
 	cx->order = tsl_reallocarray(NULL, cx->off[nd] + 1, sizeof *cx->order);
 	cx->copy = tsl_reallocarray(NULL, 2 * most + 1, sizeof *cx->copy);
-	relax_key *key = tsl_reallocarray(NULL, n + 1, sizeof *key);
+	tsl_sort_rec *key = tsl_reallocarray(NULL, n + 1, sizeof *key);
 	size_t *fill = tsl_reallocarray(NULL, nd + 1, sizeof *fill);
-	if (!cx->order || !cx->copy || !key || !fill) {
+	int rc = cx->order && cx->copy && key && fill ? TSL_OK
+						      : tsl_error_nomem();
+	for (size_t i = 0; !rc && i < n; i++)
+		key[i] = (tsl_sort_rec){tsl_sort_key(s->entries[i].start), i, i};
+	if (!rc)
+		rc = tsl_sort_recs(key, n);
+	if (rc) {
 		tsl_free(key);
 		tsl_free(fill);
-		return tsl_error_nomem();
+		return rc;
 	}
-	for (size_t i = 0; i < n; i++)
-		key[i] = (relax_key){s->entries[i].start, i};
-	qsort(key, n, sizeof *key, relax_key_cmp);
 	memcpy(fill, cx->off, nd * sizeof *fill);
 	for (size_t i = 0; i < n; i++) {
 		const tsl_block *b = &g->blocks[s->entries[key[i].at].gid];
@@ -589,27 +580,30 @@ typedef struct alt_inst {
 	int64_t mid;
 } alt_inst;
 
-static int inst_cmp(const void *pa, const void *pb)
-{
-	const alt_inst *a = pa, *b = pb;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->gid != b->gid)
-		return a->gid < b->gid ? -1 : 1;
-	return (a->mid > b->mid) - (a->mid < b->mid);
-}
-
 /* Every instance of s in start order (ties by block, micro-batch). */
 static int instances(alt_inst **out, const tessel_schedule *s)
 {
 	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros;
 	alt_inst *v = tsl_reallocarray(NULL, n + 1, sizeof *v);
-	if (!v)
-		return tsl_error_nomem();
-	for (size_t i = 0; i < n; i++)
-		v[i] = (alt_inst){s->entries[i].start, s->entries[i].gid,
-				  s->entries[i].mid};
-	qsort(v, n, sizeof *v, inst_cmp);
+	tsl_sort_rec *r = tsl_reallocarray(NULL, n + 1, sizeof *r);
+	int rc = v && r ? TSL_OK : tsl_error_nomem();
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		r[i] = (tsl_sort_rec){tsl_sort_key(e->start),
+				      (uint64_t)e->gid * (uint64_t)s->nmicros +
+					      (uint64_t)e->mid, i};
+	}
+	if (!rc)
+		rc = tsl_sort_recs(r, n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct tessel_entry *e = &s->entries[r[i].at];
+		v[i] = (alt_inst){e->start, e->gid, e->mid};
+	}
+	tsl_free(r);
+	if (rc) {
+		tsl_free(v);
+		return rc;
+	}
 	*out = v;
 	return TSL_OK;
 }
@@ -623,34 +617,36 @@ typedef struct alt_item {
 	size_t at;       /* entry index */
 } alt_item;
 
-static int item_cmp(const void *pa, const void *pb)
-{
-	const alt_item *a = pa, *b = pb;
-	if (a->event != b->event)
-		return a->event < b->event ? -1 : 1;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	return (a->at > b->at) - (a->at < b->at);
-}
-
 /* The items of s in the order their memory moves (as the validator
  * counts them). */
 static int items_of(alt_item **out, size_t *count, const tessel_schedule *s)
 {
 	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros, k = 0;
 	alt_item *it = tsl_reallocarray(NULL, 3 * n + 1, sizeof *it);
-	if (!it)
-		return tsl_error_nomem();
-	for (size_t i = 0; i < n; i++) {
+	tsl_sort_rec *r = tsl_reallocarray(NULL, 3 * n + 1, sizeof *r);
+	int rc = it && r ? TSL_OK : tsl_error_nomem();
+	/* by event, then kind, then entry index (tie: kind x n + index) */
+	for (size_t i = 0; !rc && i < n; i++) {
 		const struct tessel_entry *e = &s->entries[i];
-		it[k++] = (alt_item){e->start, 1, i};
+		r[k++] = (tsl_sort_rec){tsl_sort_key(e->start), n + i, 1};
 		if (e->choice != TESSEL_CHOICE_OFFLOAD)
 			continue;
-		it[k++] = (alt_item){s->copies[2 * i] +
-				     s->graph->blocks[e->gid].of_transfer, 0, i};
-		it[k++] = (alt_item){s->copies[2 * i + 1], 2, i};
+		r[k++] = (tsl_sort_rec){tsl_sort_key(s->copies[2 * i] +
+				     s->graph->blocks[e->gid].of_transfer), i, 0};
+		r[k++] = (tsl_sort_rec){tsl_sort_key(s->copies[2 * i + 1]),
+					2 * n + i, 2};
 	}
-	qsort(it, k, sizeof *it, item_cmp);
+	if (!rc)
+		rc = tsl_sort_recs(r, k);
+	for (size_t j = 0; !rc && j < k; j++) {
+		size_t i = r[j].tie - (size_t)r[j].at * n;
+		it[j] = (alt_item){tsl_sort_value(r[j].key), (int)r[j].at, i};
+	}
+	tsl_free(r);
+	if (rc) {
+		tsl_free(it);
+		return rc;
+	}
 	*out = it;
 	*count = k;
 	return TSL_OK;
