@@ -125,6 +125,50 @@ static void heap_pop(heap *h)
 		h->a[i] = last;
 }
 
+/* A binary min-heap of one-word keys: the events (psg.ev_keys). */
+typedef struct kheap {
+	uint64_t *a;
+	size_t n, cap;
+} kheap;
+
+static int kheap_push(kheap *h, uint64_t k)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 16;
+		uint64_t *a = tsl_reallocarray(h->a, cap, sizeof *a);
+		if (!a)
+			return -1;
+		h->a = a;
+		h->cap = cap;
+	}
+	size_t i = h->n++;
+	while (i > 0 && k < h->a[(i - 1) / 2]) {
+		h->a[i] = h->a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->a[i] = k;
+	return 0;
+}
+
+static void kheap_pop(kheap *h)
+{
+	uint64_t last = h->a[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->a[c + 1] < h->a[c])
+			c++;
+		if (h->a[c] >= last)
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n > 0)
+		h->a[i] = last;
+}
+
 #define NRANKS 3
 
 /* What list scheduling reads of a block, packed: one array in gid order
@@ -173,7 +217,14 @@ typedef struct psg {
 	heap *pending_better;  /* per device: the same, of the kinds ranked
 				* before forward (forward_in_gaps only) */
 	heap *ranked;          /* per device and rank: (micro-batch, -crit, id) */
-	heap events;           /* (time, device) */
+	/* the events: (time, device), a watch event's device being
+	 * -1 - its wide block; one word each, time << ev_shift | (device
+	 * + nwide), the same order in one comparison (ev_packed 0: a
+	 * heap of pairs, when such words could overflow) */
+	int ev_packed;
+	int ev_shift;
+	kheap ev_keys;
+	heap events;
 	int64_t *need;         /* per device and micro-batch: memory its
 				* instances not started still take */
 	int64_t *oldest;       /* per device: earliest micro-batch with need */
@@ -199,7 +250,7 @@ typedef struct psg {
 				* (-1: none; see sleep_on) */
 	int64_t *watch;        /* per wide block: the time of its pending
 				* watch event (-1: none) */
-	heap *sleepers;        /* per wide block: devices that slept on it
+	kheap *sleepers;       /* per wide block: devices that slept on it
 				* (those still asleep: waits_for) */
 	int nwide;
 	int *wide_block;       /* per wide block: its gid */
@@ -240,6 +291,7 @@ static void psg_release(psg *p)
 	tsl_free(p->pending);
 	tsl_free(p->ranked);
 	tsl_free(p->events.a);
+	tsl_free(p->ev_keys.a);
 	tsl_free(p->need);
 	tsl_free(p->oldest);
 	tsl_free(p->left);
@@ -258,6 +310,40 @@ static void push(psg *p, heap *h, int64_t k1, int64_t k2, int64_t id)
 		p->nomem = 1;
 }
 
+/* Event (t, who): who a device, or -1 - w for wide block w's watch. */
+static void push_event(psg *p, int64_t t, int64_t who)
+{
+	p->work++;
+	if (p->ev_packed) {
+		uint64_t key = (uint64_t)t << p->ev_shift | (uint64_t)(who + p->nwide);
+		if (kheap_push(&p->ev_keys, key))
+			p->nomem = 1;
+	} else if (heap_push(&p->events, (hent){t, who, who})) {
+		p->nomem = 1;
+	}
+}
+
+/* Whether an event is due. */
+static int has_event(const psg *p)
+{
+	return p->ev_packed ? p->ev_keys.n > 0 : p->events.n > 0;
+}
+
+/* The next event into *t, *who. */
+static void pop_event(psg *p, int64_t *t, int64_t *who)
+{
+	if (p->ev_packed) {
+		uint64_t key = p->ev_keys.a[0];
+		kheap_pop(&p->ev_keys);
+		*t = (int64_t)(key >> p->ev_shift);
+		*who = (int64_t)(key & (((uint64_t)1 << p->ev_shift) - 1)) - p->nwide;
+		return;
+	}
+	*t = p->events.a[0].k1;
+	*who = p->events.a[0].k2;
+	heap_pop(&p->events);
+}
+
 /* Instance id has every dependency started: waiting on its devices until
  * it is ready. */
 static void make_pending(psg *p, int64_t id)
@@ -273,7 +359,7 @@ static void make_pending(psg *p, int64_t id)
 		 * e's end (pushed when that started, not yet served: ready is
 		 * later than now) promotes it. Charged as the push it was. */
 		if (p->ready[id] > p->free_at[e] || p->free_at[e] == 0)
-			push(p, &p->events, p->ready[id], e, e);
+			push_event(p, p->ready[id], e);
 		else
 			p->work++;
 	}
@@ -327,13 +413,15 @@ static void start(psg *p, int64_t id, int64_t t)
 		int e = B->devices[k];
 		p->free_at[e] = end;
 		if (p->dev_wide && !(B->wide >= 0 && p->conf))
-			for (int x = p->dev_wide_start[e]; x < p->dev_wide_start[e + 1]; x++)
-				if (p->group_free[p->dev_wide[x]] < end)
-					p->group_free[p->dev_wide[x]] = end;
+			/* (stored either way: no branch to mispredict) */
+			for (int x = p->dev_wide_start[e]; x < p->dev_wide_start[e + 1]; x++) {
+				int64_t *f = &p->group_free[p->dev_wide[x]];
+				*f = *f < end ? end : *f;
+			}
 		p->mem[e] += B->memory;
 		if (p->mem[e] > p->high)
 			p->high = p->mem[e];
-		push(p, &p->events, end, e, e);
+		push_event(p, end, e);
 		if (p->need && B->memory > 0)
 			p->need[(size_t)e * (size_t)p->N + (size_t)m] -= B->memory;
 		if (p->left && B->kind != TESSEL_KIND_WEIGHT) {
@@ -348,9 +436,10 @@ static void start(psg *p, int64_t id, int64_t t)
 	}
 	if (B->wide >= 0 && p->conf)
 		/* (each group once, not once per device they share) */
-		for (int x = p->conf_start[B->group]; x < p->conf_start[B->group + 1]; x++)
-			if (p->group_free[p->conf[x]] < end)
-				p->group_free[p->conf[x]] = end;
+		for (int x = p->conf_start[B->group]; x < p->conf_start[B->group + 1]; x++) {
+			int64_t *f = &p->group_free[p->conf[x]];
+			*f = *f < end ? end : *f;
+		}
 	for (int k = p->succ.start[b]; k < p->succ.start[b + 1]; k++) {
 		int c = p->succ.block[k];
 		int64_t cid = m * p->n + c;
@@ -440,7 +529,7 @@ static void wake_at(psg *p, int d, int64_t when)
 	if (p->wake[d] == when)
 		return;
 	p->wake[d] = when;
-	push(p, &p->events, when, d, d);
+	push_event(p, when, d);
 }
 
 /* Device d, with nothing to look at but wide block w, which waits for its
@@ -455,12 +544,14 @@ static void sleep_on(psg *p, int d, int w, int64_t when)
 {
 	if (p->waits_for[d] != w) {
 		p->waits_for[d] = w;
-		push(p, &p->sleepers[w], d, 0, d);
+		p->work++;
+		if (kheap_push(&p->sleepers[w], (uint64_t)d))
+			p->nomem = 1;
 	}
 	if (p->watch[w] < 0) {
 		/* (one pending watch: it moves on to the later end itself) */
 		p->watch[w] = when;
-		push(p, &p->events, when, -1 - (int64_t)w, -1 - (int64_t)w);
+		push_event(p, when, -1 - (int64_t)w);
 	}
 }
 
@@ -474,18 +565,18 @@ static void watch_event(psg *p, int w, int64_t t)
 	int64_t busy = p->group_free[p->blk[p->wide_block[w]].group];
 	if (busy > t) {
 		p->watch[w] = busy;
-		push(p, &p->events, busy, -1 - (int64_t)w, -1 - (int64_t)w);
+		push_event(p, busy, -1 - (int64_t)w);
 		return;
 	}
-	heap *h = &p->sleepers[w];
+	kheap *h = &p->sleepers[w];
 	while (h->n > 0) {
-		int d = (int)h->a[0].id;
-		heap_pop(h);
+		int d = (int)h->a[0];
+		kheap_pop(h);
 		p->work++;
 		if (p->waits_for[d] != w)
 			continue; /* woke since, for another reason */
 		p->waits_for[d] = -1;
-		push(p, &p->events, t, d, d);
+		push_event(p, t, d);
 		return;
 	}
 }
@@ -863,6 +954,24 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 				p->left[(size_t)d * (size_t)p->N + (size_t)m] = p->on_device[d];
 		}
 	}
+	/* every event's time is at most the sum over the instances of
+	 * span and longest latency after it (an event follows a start by
+	 * at most those, and each instance starts once, later than the
+	 * start its own event followed): one word holds the events when
+	 * that sum fits above the devices' bits */
+	uint64_t who_count = (uint64_t)p->nd + (uint64_t)p->nwide;
+	while (((uint64_t)1 << p->ev_shift) < who_count)
+		p->ev_shift++;
+	uint64_t horizon = 1, most = ((uint64_t)1 << (63 - p->ev_shift)) - 1;
+	uint64_t N = (uint64_t)(p->N > 0 ? p->N : 1);
+	for (int b = 0; b < p->n && horizon <= most; b++) {
+		int64_t lat = 0;
+		for (int k = p->succ.start[b]; k < p->succ.start[b + 1]; k++)
+			lat = p->succ.lat[k] > lat ? p->succ.lat[k] : lat;
+		uint64_t per = (uint64_t)g->blocks[b].span + (uint64_t)lat;
+		horizon = per > (most - horizon) / N ? most + 1 : horizon + per * N;
+	}
+	p->ev_packed = horizon <= most;
 	for (size_t i = 0; i < p->count; i++)
 		p->waiting[i] = g->blocks[i % (size_t)p->n].ndeps;
 	/* (a block on many devices without dependencies makes many
@@ -886,13 +995,13 @@ static int list_scaled(tessel_schedule *s, const tsl_bounds *bnd,
 	psg p;
 	int rc = psg_init(&p, s, bnd, rule, dl, cap);
 	int64_t looks = 0, charged = 0;
-	while (!rc && p.events.n > 0) {
-		hent e = p.events.a[0];
-		heap_pop(&p.events);
-		if (e.k2 < 0)
-			watch_event(&p, (int)(-1 - e.k2), e.k1);
+	while (!rc && has_event(&p)) {
+		int64_t t, who;
+		pop_event(&p, &t, &who);
+		if (who < 0)
+			watch_event(&p, (int)(-1 - who), t);
 		else
-			serve(&p, (int)e.k2, e.k1);
+			serve(&p, (int)who, t);
 		if (p.nomem) {
 			rc = tsl_error_nomem();
 			break;
