@@ -742,17 +742,24 @@ static int retime_if_shorter(tessel_schedule **sp)
 
 /* Of the variants v[0 .. n) (n at most 5; NULL: none), each retimed when
  * that validates and is no longer (retime_if_shorter), the shortest
- * (the first on ties) into *best. Each variant's retimed makespan is
+ * (the first on ties) into *best, and *checked 1 when that variant was
+ * validated here (it is its retiming). Each variant's retimed makespan is
  * found first, then the variants in the order of the makespan they may
- * have are retimed again and checked until the first is confirmed: the
- * choice of retiming and checking every variant, with one check where
- * that made five (on a million instances over 512 devices a check took
- * seconds, a retiming a fraction of that). */
-static int pick_retimed(tessel_schedule **v, int n, int *best)
+ * have are checked (retimed again: but the leading one's retiming is
+ * kept from the first round) until the first is confirmed: the choice of
+ * retiming and checking every variant, with one check where that made
+ * five (on a million instances over 512 devices a check took seconds, a
+ * retiming a fraction of that). */
+static int pick_retimed(tessel_schedule **v, int n, int *best, int *checked)
 {
 	int64_t own[5], may[5];
 	int open[5] = {0}; /* 1: may[k] is the retiming's, not yet checked */
+	int valid[5] = {0}; /* 1: v[k] is its retiming, validated */
+	tessel_schedule *lead = NULL; /* the retiming of variant lead_k, the
+				       * least `may` so far (the first on ties) */
+	int lead_k = -1;
 	int rc = TSL_OK;
+	*checked = 0;
 	for (int k = 0; k < n && !rc; k++) {
 		if (!v[k])
 			continue;
@@ -764,6 +771,12 @@ static int pick_retimed(tessel_schedule **v, int n, int *best)
 		if (!rc && tsl_schedule_makespan(t) <= own[k]) {
 			may[k] = tsl_schedule_makespan(t);
 			open[k] = 1;
+			if (lead_k < 0 || may[k] < may[lead_k]) {
+				tessel_schedule_free(lead);
+				lead = t;
+				lead_k = k;
+				t = NULL;
+			}
 		}
 		tessel_schedule_free(t);
 	}
@@ -774,14 +787,30 @@ static int pick_retimed(tessel_schedule **v, int n, int *best)
 				k = j;
 		if (k < 0 || !open[k]) {
 			*best = k < 0 ? 0 : k;
+			*checked = k >= 0 && valid[k];
 			break;
 		}
 		tessel_schedule *was = v[k];
-		rc = retime_if_shorter(&v[k]);
+		if (k == lead_k) {
+			/* (retime_if_shorter with the retiming made above) */
+			if (tsl_schedule_check(lead, NULL) == TSL_OK &&
+			    tsl_schedule_makespan(lead) <= own[k]) {
+				tessel_schedule_free(v[k]);
+				v[k] = lead;
+				lead = NULL;
+			}
+			tessel_error_clear();
+			lead_k = -1;
+		} else {
+			rc = retime_if_shorter(&v[k]);
+		}
 		open[k] = 0;
 		if (v[k] == was)
 			may[k] = own[k]; /* (it did not validate) */
+		else
+			valid[k] = 1;
 	}
+	tessel_schedule_free(lead);
 	return rc;
 }
 
@@ -914,8 +943,10 @@ static int pass_offload(tessel_schedule *s, const alt_inst *v,
 /* The relaxation of s (see the file's head): keep where memory allows,
  * in start order, the latest first and the most critical first; with
  * offloads declared also keep then offload, and offload then keep; each
- * retimed; the shortest (ties: the first of them). */
-static int relax(tessel_schedule **sp, const tessel_options *src, int64_t end_us)
+ * retimed; the shortest (ties: the first of them); *checked 1 when that
+ * one was validated on the way (its caller's check would repeat it). */
+static int relax(tessel_schedule **sp, int *checked, const tessel_options *src,
+		 int64_t end_us)
 {
 	tessel_schedule *v3[5] = {*sp, NULL, NULL, NULL, NULL};
 	const tessel_graph *g = (*sp)->graph;
@@ -978,8 +1009,9 @@ static int relax(tessel_schedule **sp, const tessel_options *src, int64_t end_us
 				 tsl_schedule_makespan(v3[best]))
 			best = k;
 	}
+	*checked = 0;
 	if (!rc && !cx.halted)
-		rc = pick_retimed(v3, 5, &best);
+		rc = pick_retimed(v3, 5, &best, checked);
 	for (int k = 0; k < 5; k++)
 		if (k != best)
 			tessel_schedule_free(v3[k]);
@@ -1042,12 +1074,13 @@ static int plan_schedule(tessel_schedule **out, int *moved,
 			copy += 4;
 		}
 	}
+	int checked = 0; /* (validated by the relaxation already) */
 	if (!rc && relaxed)
-		rc = relax(&s, src, end_us);
+		rc = relax(&s, &checked, src, end_us);
 	for (int64_t m = 0; !rc && relaxed && m < ds->nmicros && !*moved; m++)
 		for (int b = 0; b < g->nblocks && !*moved; b++)
 			*moved = tsl_entry_at(s, b, m)->start != tsl_entry_at(ds, b, m)->start;
-	if (!rc && tsl_schedule_check(s, NULL) != TSL_OK) {
+	if (!rc && !checked && tsl_schedule_check(s, NULL) != TSL_OK) {
 		tessel_error_clear();
 		tessel_schedule_free(s);
 		return TSL_OK;
@@ -1429,9 +1462,10 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 	rc = search_plan_graph(&ds, best, d, rc, options, &share, 1);
 	if (!rc && ds)
 		rc = tsl_plan_schedule_k(&s, g, ds, p, best->nmicros);
+	int checked = 0; /* (validated by the relaxation already) */
 	if (!rc && s)
-		rc = relax(&s, options, search_end_us(best, options));
-	if (!rc && s && tsl_schedule_check(s, NULL) != TSL_OK) {
+		rc = relax(&s, &checked, options, search_end_us(best, options));
+	if (!rc && s && !checked && tsl_schedule_check(s, NULL) != TSL_OK) {
 		tessel_error_clear();
 		tessel_schedule_free(s);
 		s = NULL;
