@@ -1176,6 +1176,83 @@ static void test_list_forward_in_gaps(void **state)
 	tessel_graph_free(g);
 }
 
+/* A pipeline of D = 10 devices, forward, backward and weight blocks per
+ * device, with a block on every device (wide: more than TSL_LIST_WIDE)
+ * between the passes; every span and the latency times `scale`. */
+static tessel_graph *wide_pipeline(int64_t scale)
+{
+	enum { D = 10 };
+	tessel_graph *g = NULL;
+	TH_OK(tessel_graph_new(&g, D));
+	static const tessel_kind kinds[3] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD,
+					     TESSEL_KIND_WEIGHT};
+	static const int64_t span[3] = {156, 271, 197}, mem[3] = {7, -4, -3};
+	for (int k = 0; k < 3; k++)
+		for (int d = 0; d < D; d++) {
+			char name[16];
+			int id = 0;
+			snprintf(name, sizeof name, "%c%d", "fbw"[k], d);
+			TH_OK(tessel_graph_add_block(&id, g, name, kinds[k],
+						     span[k] * scale, mem[k]));
+			TH_OK(tessel_graph_place(g, id, &d, 1));
+		}
+	int x = 0, all[D];
+	for (int d = 0; d < D; d++)
+		all[d] = d;
+	TH_OK(tessel_graph_add_block(&x, g, "x", TESSEL_KIND_FORWARD, 50 * scale, 0));
+	TH_OK(tessel_graph_place(g, x, all, D));
+	for (int d = 0; d < D; d++) {
+		if (d > 0)
+			TH_OK(tessel_graph_add_dep(g, d - 1, d));
+		TH_OK(tessel_graph_add_dep(g, d == D - 1 ? x : D + d + 1, D + d));
+		TH_OK(tessel_graph_add_dep(g, D + d, 2 * D + d));
+	}
+	TH_OK(tessel_graph_add_dep(g, D - 1, x));
+	TH_OK(tessel_graph_set_latency(g, 60 * scale));
+	TH_OK(tessel_graph_set_memory_limit(g, TESSEL_ALL_DEVICES, 40));
+	return g;
+}
+
+/* List scheduling keeps its events in a ring of time buckets when spans
+ * and latencies are short, in a heap when they are long: the same
+ * placement with every time 1,000 times longer (spans of 156,000 steps
+ * and more, past the ring) must give every rule the same decisions, so
+ * each start 1,000 times later. */
+static void test_list_events_ring_and_heap(void **state)
+{
+	(void)state;
+	enum { N = 12 };
+	tessel_graph *g1 = wide_pipeline(1), *gk = wide_pipeline(1000);
+	tsl_bounds b1, bk;
+	TH_OK(tsl_bounds_compute(&b1, g1));
+	TH_OK(tsl_bounds_compute(&bk, gk));
+	tsl_stage st1 = {g1, &b1, NULL, NULL}, stk = {gk, &bk, NULL, NULL};
+	tessel_schedule *s1 = NULL, *sk = NULL;
+	TH_OK(tsl_schedule_alloc(&s1, g1, N));
+	TH_OK(tsl_schedule_alloc(&sk, gk, N));
+	size_t n = (size_t)g1->nblocks * N;
+	int ran = 0;
+	for (int r = 0; r < TSL_LIST_NRULES; r++) {
+		int rc1 = tsl_list_schedule(s1, &st1, &tsl_list_rules[r]);
+		int rck = tsl_list_schedule(sk, &stk, &tsl_list_rules[r]);
+		assert_int_equal(rc1, rck);
+		if (rc1)
+			continue;
+		ran++;
+		TH_OK(tsl_schedule_check(s1, NULL));
+		TH_OK(tsl_schedule_check(sk, NULL));
+		for (size_t i = 0; i < n; i++)
+			assert_true(sk->entries[i].start == 1000 * s1->entries[i].start);
+	}
+	assert_true(ran > 0);
+	tessel_schedule_free(s1);
+	tessel_schedule_free(sk);
+	tsl_bounds_release(&b1);
+	tsl_bounds_release(&bk);
+	tessel_graph_free(g1);
+	tessel_graph_free(gk);
+}
+
 /* An H pipeline (one stage per device, forward, backward and weight
  * blocks, stage d on device d) of D devices: F/B/W spans `mid` on the
  * inner stages, `end` on the first and last; memory +6, -5, -1; latency
@@ -1287,6 +1364,7 @@ int main(void)
 		cmocka_unit_test(test_vshape_rounds),
 		cmocka_unit_test(test_list_top),
 		cmocka_unit_test(test_list_forward_in_gaps),
+		cmocka_unit_test(test_list_events_ring_and_heap),
 		cmocka_unit_test(test_hshape_greedy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

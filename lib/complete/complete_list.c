@@ -17,7 +17,10 @@
  * (wide: more than TSL_LIST_WIDE) that waits for its others sleeps until
  * they are all free, and then the first such device looks at it.
  * Every instance starts at its final time, so memory only ever grows by
- * what starts now: the limits hold at every step. The Zero Bubble
+ * what starts now: the limits hold at every step. The events wait in a
+ * ring of time buckets (every event pending is at most the longest span
+ * and latency after the one served), or beyond a few thousand steps in a
+ * heap of one-word keys; ties of time go by device, either way. The Zero Bubble
  * authors' greedy scheduler follows the same kind of rules on one
  * pipeline; these work on any placement. */
 #include <stdatomic.h>
@@ -169,6 +172,184 @@ static void kheap_pop(kheap *h)
 		h->a[i] = last;
 }
 
+/* The events as a ring of time buckets, when every event pending lies
+ * within `W` (a power of two) steps of the one being served: an end
+ * follows its start by a span, a ready time an end by a latency, and a
+ * look again or a watch falls on one of those. A bucket holds the events
+ * of one time as a list (nodes: who, the next node); a bit per bucket
+ * says it holds any, so the next time is found a word of 64 buckets at a
+ * step. The events of the time being served are taken out sorted by who
+ * (cur), where a later event of that same time goes in its place. */
+/* The most buckets of the ring. */
+#define TSL_LIST_RING ((uint64_t)4096)
+
+typedef struct enode {
+	int32_t who;  /* device + nwide (a watch: its wide block's index
+		       * below nwide) */
+	int32_t next; /* the next node of its bucket or the free list; -1 */
+} enode;
+
+typedef struct ering {
+	int64_t now;     /* the time served (its bucket taken out: opened) */
+	int opened;
+	uint64_t mask;   /* W - 1 */
+	int32_t *head;   /* per bucket: its first node, -1 none */
+	uint64_t *bits;  /* per bucket: a bit, set when it holds nodes */
+	enode *node;
+	size_t nnode, capnode;
+	int32_t free;    /* the first free node, -1 none */
+	int32_t *cur;    /* now's events not yet served: cur[icur .. ncur) */
+	size_t icur, ncur, capcur;
+	size_t n;        /* events held */
+} ering;
+
+static int ering_init(ering *r, uint64_t w)
+{
+	memset(r, 0, sizeof *r);
+	r->mask = w - 1;
+	r->free = -1;
+	r->head = tsl_malloc((size_t)w * sizeof *r->head);
+	r->bits = tsl_calloc((size_t)(w + 63) / 64, sizeof *r->bits);
+	if (!r->head || !r->bits)
+		return -1;
+	memset(r->head, 0xff, (size_t)w * sizeof *r->head); /* all -1 */
+	return 0;
+}
+
+static void ering_release(ering *r)
+{
+	tsl_free(r->head);
+	tsl_free(r->bits);
+	tsl_free(r->node);
+	tsl_free(r->cur);
+}
+
+static int ering_push(ering *r, int64_t t, int32_t who)
+{
+	if (r->opened && t == r->now) {
+		/* (a later event of the time served: into its place) */
+		if (r->ncur == r->capcur) {
+			size_t cap = r->capcur ? 2 * r->capcur : 16;
+			int32_t *a = tsl_reallocarray(r->cur, cap, sizeof *a);
+			if (!a)
+				return -1;
+			r->cur = a;
+			r->capcur = cap;
+		}
+		size_t i = r->ncur++;
+		while (i > r->icur && r->cur[i - 1] > who) {
+			r->cur[i] = r->cur[i - 1];
+			i--;
+		}
+		r->cur[i] = who;
+		r->n++;
+		return 0;
+	}
+	int32_t k = r->free;
+	if (k >= 0) {
+		r->free = r->node[k].next;
+	} else {
+		if (r->nnode == r->capnode) {
+			size_t cap = r->capnode ? 2 * r->capnode : 64;
+			enode *a = cap <= INT32_MAX ? tsl_reallocarray(r->node, cap, sizeof *a)
+						    : NULL;
+			if (!a)
+				return -1;
+			r->node = a;
+			r->capnode = cap;
+		}
+		k = (int32_t)r->nnode++;
+	}
+	size_t b = (size_t)((uint64_t)t & r->mask);
+	r->node[k] = (enode){who, r->head[b]};
+	r->head[b] = k;
+	r->bits[b / 64] |= (uint64_t)1 << (b % 64);
+	r->n++;
+	return 0;
+}
+
+static int cmp_who(const void *x, const void *y)
+{
+	int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* Take bucket b (time t) out into cur, sorted; 0 or -1. */
+static int ering_open(ering *r, size_t b, int64_t t)
+{
+	size_t count = 0;
+	for (int32_t k = r->head[b]; k >= 0; k = r->node[k].next)
+		count++;
+	if (count > r->capcur) {
+		int32_t *a = tsl_reallocarray(r->cur, count, sizeof *a);
+		if (!a)
+			return -1;
+		r->cur = a;
+		r->capcur = count;
+	}
+	size_t i = 0;
+	int32_t k = r->head[b];
+	while (k >= 0) {
+		int32_t next = r->node[k].next;
+		r->cur[i++] = r->node[k].who;
+		r->node[k].next = r->free;
+		r->free = k;
+		k = next;
+	}
+	r->head[b] = -1;
+	r->bits[b / 64] &= ~((uint64_t)1 << (b % 64));
+	if (count <= 32) {
+		for (size_t x = 1; x < count; x++) {
+			int32_t v = r->cur[x];
+			size_t y = x;
+			for (; y > 0 && r->cur[y - 1] > v; y--)
+				r->cur[y] = r->cur[y - 1];
+			r->cur[y] = v;
+		}
+	} else {
+		qsort(r->cur, count, sizeof *r->cur, cmp_who);
+	}
+	r->icur = 0;
+	r->ncur = count;
+	r->now = t;
+	r->opened = 1;
+	return 0;
+}
+
+/* The next event (r->n > 0) into *t, *who; 0 or -1. */
+static int ering_pop(ering *r, int64_t *t, int32_t *who)
+{
+	if (r->icur == r->ncur) {
+		size_t b = (size_t)((uint64_t)r->now & r->mask);
+		int64_t at = r->now;
+		if (r->opened || r->head[b] < 0) {
+			/* the first bucket after now holding events (every
+			 * time pending is below now + W) */
+			size_t w = r->mask + 1, start = (b + 1) & r->mask;
+			size_t word = start / 64;
+			uint64_t bits = r->bits[word] & (~(uint64_t)0 << (start % 64));
+			size_t walked = 0;
+			while (!bits) {
+				word = word + 1 < (w + 63) / 64 ? word + 1 : 0;
+				bits = r->bits[word];
+				if (++walked > (w + 63) / 64 + 1)
+					return -1; /* (none: cannot happen with n > 0) */
+			}
+			size_t nb = word * 64 + (size_t)__builtin_ctzll(bits);
+			at = r->now + (int64_t)((nb - b) & r->mask);
+			if (nb == b)
+				at = r->now + (int64_t)w;
+			b = nb;
+		}
+		if (ering_open(r, b, at))
+			return -1;
+	}
+	*t = r->now;
+	*who = r->cur[r->icur++];
+	r->n--;
+	return 0;
+}
+
 #define NRANKS 3
 
 /* What list scheduling reads of a block, packed: one array in gid order
@@ -225,6 +406,8 @@ typedef struct psg {
 	int ev_shift;
 	kheap ev_keys;
 	heap events;
+	int ev_ringed;  /* the events in a ring of time buckets instead */
+	ering ev_ring;
 	int64_t *need;         /* per device and micro-batch: memory its
 				* instances not started still take */
 	int64_t *oldest;       /* per device: earliest micro-batch with need */
@@ -292,6 +475,7 @@ static void psg_release(psg *p)
 	tsl_free(p->ranked);
 	tsl_free(p->events.a);
 	tsl_free(p->ev_keys.a);
+	ering_release(&p->ev_ring);
 	tsl_free(p->need);
 	tsl_free(p->oldest);
 	tsl_free(p->left);
@@ -314,7 +498,10 @@ static void push(psg *p, heap *h, int64_t k1, int64_t k2, int64_t id)
 static void push_event(psg *p, int64_t t, int64_t who)
 {
 	p->work++;
-	if (p->ev_packed) {
+	if (p->ev_ringed) {
+		if (ering_push(&p->ev_ring, t, (int32_t)(who + p->nwide)))
+			p->nomem = 1;
+	} else if (p->ev_packed) {
 		uint64_t key = (uint64_t)t << p->ev_shift | (uint64_t)(who + p->nwide);
 		if (kheap_push(&p->ev_keys, key))
 			p->nomem = 1;
@@ -326,12 +513,21 @@ static void push_event(psg *p, int64_t t, int64_t who)
 /* Whether an event is due. */
 static int has_event(const psg *p)
 {
+	if (p->ev_ringed)
+		return p->ev_ring.n > 0;
 	return p->ev_packed ? p->ev_keys.n > 0 : p->events.n > 0;
 }
 
 /* The next event into *t, *who. */
 static void pop_event(psg *p, int64_t *t, int64_t *who)
 {
+	if (p->ev_ringed) {
+		int32_t w = 0;
+		if (ering_pop(&p->ev_ring, t, &w))
+			p->nomem = 1;
+		*who = (int64_t)w - p->nwide;
+		return;
+	}
 	if (p->ev_packed) {
 		uint64_t key = p->ev_keys.a[0];
 		kheap_pop(&p->ev_keys);
@@ -972,6 +1168,25 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 		horizon = per > (most - horizon) / N ? most + 1 : horizon + per * N;
 	}
 	p->ev_packed = horizon <= most;
+	/* the ring: W above the longest span and latency (an event pushed
+	 * is at most that after the one served), at most TSL_LIST_RING
+	 * buckets: the walk to the next time reads a word of 64 buckets a
+	 * step, and the times walked are at most the spans of the
+	 * instances, so at most TSL_LIST_RING / 64 words an instance (the
+	 * heap of words beyond: spans of thousands of steps) */
+	int64_t far = 0, lat_most = 0;
+	for (int b = 0; b < p->n; b++)
+		far = g->blocks[b].span > far ? g->blocks[b].span : far;
+	for (int k = 0; k < p->succ.start[p->n]; k++)
+		lat_most = p->succ.lat[k] > lat_most ? p->succ.lat[k] : lat_most;
+	uint64_t W = 64;
+	while (W <= (uint64_t)far + (uint64_t)lat_most && W <= TSL_LIST_RING)
+		W *= 2;
+	if (W <= TSL_LIST_RING && p->nd + p->nwide < INT32_MAX / 2) {
+		if (ering_init(&p->ev_ring, W))
+			return tsl_error_nomem();
+		p->ev_ringed = 1;
+	}
 	for (size_t i = 0; i < p->count; i++)
 		p->waiting[i] = g->blocks[i % (size_t)p->n].ndeps;
 	/* (a block on many devices without dependencies makes many
@@ -998,6 +1213,10 @@ static int list_scaled(tessel_schedule *s, const tsl_bounds *bnd,
 	while (!rc && has_event(&p)) {
 		int64_t t, who;
 		pop_event(&p, &t, &who);
+		if (p.nomem) {
+			rc = tsl_error_nomem();
+			break;
+		}
 		if (who < 0)
 			watch_event(&p, (int)(-1 - who), t);
 		else
