@@ -2,7 +2,8 @@
  * libtessel_internal), against a plain reference written here: insertion
  * by (key, tie), stable. Keys of every width (so that every digit pass
  * runs and every pass may be skipped), signed keys through tsl_sort_key,
- * many ties, few records (insertion) and many, and a failed allocation
+ * many ties, ties already in order, few records (insertion) and many,
+ * and a failed allocation
  * (the records as they were). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,7 +54,8 @@ static void reference(tsl_sort_rec *a, size_t n)
 }
 
 /* n records with keys below 2^key_bits and ties below 2^tie_bits (64:
- * any), signed keys when `sign`; sorted both ways, compared. */
+ * any; 0: each record's place, ties in order), signed keys when `sign`;
+ * sorted both ways, compared. */
 static void check_case(size_t n, int key_bits, int tie_bits, int sign,
 		       uint64_t seed)
 {
@@ -66,10 +68,12 @@ static void check_case(size_t n, int key_bits, int tie_bits, int sign,
 		uint64_t k = next_random(&x), t = next_random(&x);
 		if (key_bits < 64)
 			k &= ((uint64_t)1 << key_bits) - 1;
-		if (tie_bits < 64)
+		if (tie_bits == 0)
+			t = i;
+		else if (tie_bits < 64)
 			t &= ((uint64_t)1 << tie_bits) - 1;
 		if (sign)
-			k = tsl_sort_key((int64_t)k - ((int64_t)1 << (key_bits - 1)));
+			k = tsl_sort_key((int64_t)(k - ((uint64_t)1 << (key_bits - 1))));
 		a[i] = (tsl_sort_rec){k, t, i};
 	}
 	memcpy(r, a, n * sizeof *a);
@@ -96,6 +100,10 @@ static void test_sort_matches_reference(void **state)
 				check_case(sizes[s], bits[k], bits[t], 0, seed++);
 	for (size_t k = 1; k < sizeof bits / sizeof bits[0]; k++)
 		check_case(5000, bits[k], 2, 1, seed++);
+	/* ties in order: the passes on the key alone */
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (size_t k = 0; k < sizeof bits / sizeof bits[0]; k++)
+			check_case(sizes[s], bits[k], 0, k % 2, seed++);
 }
 
 static void test_sort_signed_keys(void **state)

@@ -1,7 +1,8 @@
 /* Stage: common. A stable sort of (key, tie, at) records: least
  * significant digit first (radix), 11 bits a digit, the tie's digits
  * before the key's; a digit that is the same in every record costs no
- * pass, so keys below 2^22 (steps, entry indices) take two passes each.
+ * pass, so keys below 2^22 (steps, entry indices) take two passes each,
+ * and ties already in order none.
  * Few records go through insertion. Contract: a[0 .. n) ends ascending
  * by (key, tie), records equal in both in the order they came. */
 #include "sort.h"
@@ -53,11 +54,16 @@ int tsl_sort_recs(tsl_sort_rec *a, size_t n)
 		tsl_free(b);
 		return tsl_error_nomem();
 	}
+	/* records made in the order of their ties (an entry index, say)
+	 * need no pass on the tie: the passes on the key keep that order */
+	int tie_sorted = 1;
+	for (size_t i = 1; i < n && tie_sorted; i++)
+		tie_sorted = a[i - 1].tie <= a[i].tie;
 	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < 2 * DIGITS; k++)
+		for (int k = tie_sorted ? DIGITS : 0; k < 2 * DIGITS; k++)
 			count[(size_t)k * BUCKETS + digit(&a[i], k)]++;
 	tsl_sort_rec *src = a, *dst = b;
-	for (int k = 0; k < 2 * DIGITS; k++) {
+	for (int k = tie_sorted ? DIGITS : 0; k < 2 * DIGITS; k++) {
 		size_t *c = count + (size_t)k * BUCKETS;
 		if (c[digit(&src[0], k)] == n)
 			continue; /* the same in every record: no order to add */

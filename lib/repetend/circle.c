@@ -343,24 +343,55 @@ int tsl_circle_overlaps(tsl_circles *c, int d, int64_t t, int64_t span,
 	return count;
 }
 
+/* The least positive (v - q) mod P over the arcs' starts (ends 0) or
+ * ends (ends 1) v of cd (not empty), P when every one is q mod P. The
+ * starts lie in [0, P) and the ends in (0, P], both ascending (an end of
+ * P, the last arc's at most, counts as 0): the least v above q mod P
+ * when there is one, else the least v, one turn later. A binary search
+ * and a step or two, not a walk over the arcs. */
+static int64_t least_after(const tsl_circle *cd, int64_t P, int64_t q, int ends)
+{
+	q = mod(q, P);
+	const tsl_arc *last = &cd->chunk[cd->nchunks - 1][cd->len[cd->nchunks - 1] - 1];
+	tsl_circle_pos p = first_ending_after(cd, q);
+	int64_t above = -1; /* the least v above q, -1: none */
+	if (tsl_circle_valid(cd, p)) {
+		const tsl_arc *a = tsl_circle_at(cd, p);
+		if (ends) {
+			if (a->end < P)
+				above = a->end;
+		} else if (a->start > q) {
+			above = a->start;
+		} else {
+			/* (a holds q: the next starts after its end) */
+			p = tsl_circle_step(cd, p);
+			if (tsl_circle_valid(cd, p))
+				above = tsl_circle_at(cd, p)->start;
+		}
+	}
+	if (above >= 0)
+		return above - q;
+	const tsl_arc *first = tsl_circle_at(cd, tsl_circle_begin(cd));
+	int64_t least = ends ? (last->end == P ? 0 : first->end) : first->start;
+	return least < q ? least + P - q : P;
+}
+
 int64_t tsl_circles_next_event(tsl_circles *c, const tsl_block *b,
 			       int64_t t)
 {
 	int64_t P = c->P, x = mod(t, P), best = P;
 	for (int k = 0; k < b->ndevices; k++) {
 		const tsl_circle *cd = &c->dev[b->devices[k]];
+		/* (charged as the walk over its arcs it replaces) */
 		c->steps += cd->n;
-		for (tsl_circle_pos p = tsl_circle_begin(cd); tsl_circle_valid(cd, p);
-		     p = tsl_circle_step(cd, p)) {
-			const tsl_arc *a = tsl_circle_at(cd, p);
-			int64_t ends[4] = {
-				a->start, a->end, a->start - b->span, a->end - b->span,
-			};
-			for (int j = 0; j < 4; j++) {
-				int64_t y = mod(ends[j] - x, P);
-				if (y > 0 && y < best)
-					best = y;
-			}
+		if (cd->n == 0)
+			continue;
+		/* an arc's start or end at x + y, or a start of the block
+		 * ending there: y after x, or after x + span */
+		for (int j = 0; j < 4; j++) {
+			int64_t y = least_after(cd, P, j < 2 ? x : x + b->span, j & 1);
+			if (y < best)
+				best = y;
 		}
 	}
 	return t + best;
