@@ -16,6 +16,7 @@
 #include "graph_json.h"
 #include "json_util.h"
 #include "schedule.h"
+#include "sort.h"
 #include "util.h"
 
 #define FORMAT_NAME "tessel-schedule"
@@ -32,18 +33,6 @@ static const char *const phase_names[] = { "warmup", "repetend", "cooldown" };
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                    */
 /* ------------------------------------------------------------------------ */
-
-static int cmp_entry(const void *pa, const void *pb)
-{
-	const struct tessel_entry *a = *(const struct tessel_entry *const *)pa;
-	const struct tessel_entry *b = *(const struct tessel_entry *const *)pb;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->gid != b->gid)
-		return a->gid < b->gid ? -1 : 1;
-	return (a->mid > b->mid) - (a->mid < b->mid);
-}
 
 /* Every entry placed and with a known phase. */
 static int check_complete(const tessel_schedule *s)
@@ -72,14 +61,27 @@ static int sorted_entries(const struct tessel_entry ***out,
 			  const tessel_schedule *s)
 {
 	size_t n = (size_t)(s->nmicros * s->graph->nblocks);
-	const struct tessel_entry **v = tsl_reallocarray(NULL, n, sizeof *v);
+	const struct tessel_entry **v = tsl_reallocarray(NULL, n + 1, sizeof *v);
+	tsl_sort_rec *r = tsl_reallocarray(NULL, n + 1, sizeof *r);
 
 	*out = NULL;
-	if (!v)
-		return tsl_error_nomem();
-	for (size_t i = 0; i < n; i++)
-		v[i] = &s->entries[i];
-	qsort(v, n, sizeof *v, cmp_entry);
+	int rc = v && r ? TSL_OK : tsl_error_nomem();
+	/* (by radix: the tie, block then micro-batch, is unique) */
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct tessel_entry *e = &s->entries[i];
+		r[i] = (tsl_sort_rec){tsl_sort_key(e->start),
+				      (uint64_t)e->gid * (uint64_t)s->nmicros +
+					      (uint64_t)e->mid, i};
+	}
+	if (!rc)
+		rc = tsl_sort_recs(r, n);
+	for (size_t i = 0; !rc && i < n; i++)
+		v[i] = &s->entries[r[i].at];
+	tsl_free(r);
+	if (rc) {
+		tsl_free(v);
+		return rc;
+	}
 	*out = v;
 	return TSL_OK;
 }
