@@ -29,7 +29,7 @@ typedef struct built {
 static int try_build(built *b, pub_family f, int D, int64_t N, int F, int B,
 		     int W, int chunks)
 {
-	pub_params p = {D, N, F, B, W, chunks, 0};
+	pub_params p = {D, N, F, B, W, chunks, 0, NULL, NULL};
 	char why[512];
 	memset(b, 0, sizeof *b);
 	int rc = pub_order_build(&b->order, f, &p, why, sizeof why);
@@ -178,7 +178,7 @@ static void test_latency(void **state)
 {
 	(void)state;
 	for (int f = 0; f < PUB_NFAMILIES; f++) {
-		pub_params p = {4, 16, 1, 2, 1, 2, 0};
+		pub_params p = {4, 16, 1, 2, 1, 2, 0, NULL, NULL};
 		pub_order *o = NULL;
 		tessel_schedule *s0 = NULL, *s2 = NULL;
 		char why[512];
@@ -445,7 +445,7 @@ static void test_refusals(void **state)
 	pub_order *o = NULL;
 	tessel_schedule *s = NULL;
 	char why[512];
-	pub_params p = {4, 16, 1, 2, 1, 2, 0};
+	pub_params p = {4, 16, 1, 2, 1, 2, 0, NULL, NULL};
 	pub_family f;
 
 	assert_int_equal(pub_family_find(&f, "zb-h1"), 0);
@@ -536,7 +536,7 @@ static void test_public_api(void **state)
 		TH_OK(tessel_schedule_validate(s));
 		pub_family fam;
 		assert_int_equal(pub_family_find(&fam, name), 0);
-		pub_params p = {D, N, 1, 2, 1, 2, 0};
+		pub_params p = {D, N, 1, 2, 1, 2, 0, NULL, NULL};
 		pub_order *o = NULL;
 		char why[256];
 		TH_OK(pub_order_build(&o, fam, &p, why, sizeof why));

@@ -77,7 +77,7 @@ static double seconds_since(const struct timespec *t0)
 static void build_case(pub_order **order, tessel_schedule **pub,
 		       int64_t *limit, const pcase *c)
 {
-	pub_params p = {c->D, c->N, c->f, c->b, c->w, c->chunks, 0};
+	pub_params p = {c->D, c->N, c->f, c->b, c->w, c->chunks, 0, NULL, NULL};
 	char why[512];
 	TH_OK(pub_order_build(order, c->family, &p, why, sizeof why));
 	TH_OK(pub_order_schedule(pub, limit, *order, why, sizeof why));

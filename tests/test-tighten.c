@@ -88,7 +88,7 @@ typedef struct tcase {
 
 static void tighten_case(const tcase *c)
 {
-	pub_params p = {c->D, 2 * c->D, c->f, c->b, c->w, 0, 0};
+	pub_params p = {c->D, 2 * c->D, c->f, c->b, c->w, 0, 0, NULL, NULL};
 	pub_order *order = NULL;
 	tessel_schedule *pub = NULL;
 	char why[512];
@@ -172,7 +172,7 @@ static void test_tighten_published(void **state)
 static void test_tighten_at_bound(void **state)
 {
 	(void)state;
-	pub_params p = {4, 8, 1, 2, 0, 0, 0};
+	pub_params p = {4, 8, 1, 2, 0, 0, 0, NULL, NULL};
 	pub_order *order = NULL;
 	tessel_schedule *pub = NULL;
 	char why[512];

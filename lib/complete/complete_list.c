@@ -201,16 +201,25 @@ typedef struct ering {
 	int32_t *cur;    /* now's events not yet served: cur[icur .. ncur) */
 	size_t icur, ncur, capcur;
 	size_t n;        /* events held */
+	/* the sort of a large bucket by counting: who ranges over
+	 * [0, nwho); per who its count (0 between sorts) and a bit when
+	 * it is nonzero */
+	int32_t nwho;
+	uint32_t *count;
+	uint64_t *seen;
 } ering;
 
-static int ering_init(ering *r, uint64_t w)
+static int ering_init(ering *r, uint64_t w, int32_t nwho)
 {
 	memset(r, 0, sizeof *r);
 	r->mask = w - 1;
 	r->free = -1;
+	r->nwho = nwho;
 	r->head = tsl_malloc((size_t)w * sizeof *r->head);
 	r->bits = tsl_calloc((size_t)(w + 63) / 64, sizeof *r->bits);
-	if (!r->head || !r->bits)
+	r->count = tsl_calloc((size_t)nwho, sizeof *r->count);
+	r->seen = tsl_calloc(((size_t)nwho + 63) / 64, sizeof *r->seen);
+	if (!r->head || !r->bits || !r->count || !r->seen)
 		return -1;
 	memset(r->head, 0xff, (size_t)w * sizeof *r->head); /* all -1 */
 	return 0;
@@ -222,6 +231,8 @@ static void ering_release(ering *r)
 	tsl_free(r->bits);
 	tsl_free(r->node);
 	tsl_free(r->cur);
+	tsl_free(r->count);
+	tsl_free(r->seen);
 }
 
 static int ering_push(ering *r, int64_t t, int32_t who)
@@ -274,6 +285,40 @@ static int cmp_who(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* cur[0 .. count) sorted (every who in [0, nwho)): by counting when the
+ * words of marks between the least and the most who are at most four
+ * per event (each who counted and marked, then the marks read a word at
+ * a time), else by qsort. */
+static void ering_sort(ering *r, size_t count)
+{
+	int32_t lo = INT32_MAX, hi = -1;
+	for (size_t i = 0; i < count; i++) {
+		int32_t v = r->cur[i];
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	if ((size_t)(hi / 64 - lo / 64) > 4 * count) {
+		qsort(r->cur, count, sizeof *r->cur, cmp_who);
+		return;
+	}
+	for (size_t i = 0; i < count; i++) {
+		int32_t v = r->cur[i];
+		r->count[v]++;
+		r->seen[v / 64] |= (uint64_t)1 << (v % 64);
+	}
+	size_t i = 0;
+	for (int32_t word = lo / 64; word <= hi / 64; word++) {
+		uint64_t bits = r->seen[word];
+		r->seen[word] = 0;
+		for (; bits; bits &= bits - 1) {
+			int32_t v = word * 64 + __builtin_ctzll(bits);
+			for (uint32_t c = r->count[v]; c > 0; c--)
+				r->cur[i++] = v;
+			r->count[v] = 0;
+		}
+	}
+}
+
 /* Take bucket b (time t) out into cur, sorted; 0 or -1. */
 static int ering_open(ering *r, size_t b, int64_t t)
 {
@@ -307,7 +352,7 @@ static int ering_open(ering *r, size_t b, int64_t t)
 			r->cur[y] = v;
 		}
 	} else {
-		qsort(r->cur, count, sizeof *r->cur, cmp_who);
+		ering_sort(r, count);
 	}
 	r->icur = 0;
 	r->ncur = count;
@@ -1183,7 +1228,7 @@ static int psg_init(psg *p, tessel_schedule *s, const tsl_bounds *bnd,
 	while (W <= (uint64_t)far + (uint64_t)lat_most && W <= TSL_LIST_RING)
 		W *= 2;
 	if (W <= TSL_LIST_RING && p->nd + p->nwide < INT32_MAX / 2) {
-		if (ering_init(&p->ev_ring, W))
+		if (ering_init(&p->ev_ring, W, (int32_t)(p->nd + p->nwide)))
 			return tsl_error_nomem();
 		p->ev_ringed = 1;
 	}

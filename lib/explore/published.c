@@ -217,6 +217,14 @@ static int chain_build(chain *c, tessel_graph *g, const char *prefix,
 	return rc;
 }
 
+/* TESSEL_EINVAL when the caller does not want the order of o's placement
+ * (pub_params.wanted), else TESSEL_OK. */
+static int unwanted(const pub_order *o, const pub_params *p)
+{
+	return p->wanted && !p->wanted(o->graph, p->wanted_arg) ? TESSEL_EINVAL
+								 : TESSEL_OK;
+}
+
 /* A plain pipeline: stage s on device s. */
 static int plain_chain(chain *c, pub_order *o, int split, const pub_params *p)
 {
@@ -225,6 +233,8 @@ static int plain_chain(chain *c, pub_order *o, int split, const pub_params *p)
 		c->dev[s] = s;
 	if (!rc)
 		rc = chain_build(c, o->graph, "", 0, split, p);
+	if (!rc)
+		rc = unwanted(o, p);
 	return rc;
 }
 
@@ -238,6 +248,8 @@ static int v_chain(chain *c, pub_order *o, const pub_params *p)
 		c->dev[s] = s < D ? s : 2 * D - 1 - s;
 	if (!rc)
 		rc = chain_build(c, o->graph, "", 0, 1, p);
+	if (!rc)
+		rc = unwanted(o, p);
 	return rc;
 }
 
@@ -258,6 +270,8 @@ static int two_chains(chain c[2], pub_order *o, int split, const pub_params *p)
 		rc = chain_build(&c[0], o->graph, "", 0, split, p);
 	if (!rc)
 		rc = chain_build(&c[1], o->graph, "r", D, split, p);
+	if (!rc)
+		rc = unwanted(o, p);
 	return rc;
 }
 
@@ -1081,6 +1095,8 @@ static int gen_interleaved(pub_order *o, const pub_params *p, char *why,
 		c.dev[s] = s % D;
 	if (!rc)
 		rc = chain_build(&c, o->graph, "", 0, 0, p);
+	if (!rc)
+		rc = unwanted(o, p);
 	for (int d = 0; d < D && !rc; d++) {
 		int64_t warm = N == D ? total
 				      : 2 * (int64_t)(D - 1 - d) + (int64_t)(v - 1) * D;

@@ -55,6 +55,12 @@ typedef struct pub_params {
 			     * w is ignored by the families without a split */
 	int chunks;         /* interleaved 1F1B: chunks per device (>= 2) */
 	int latency;        /* latency of every dependency, in steps */
+	/* NULL, or asked once the placement is built, before the order is
+	 * (which can cost far more: the V greedy orders grow with D^2 N):
+	 * 0 ends the build with TESSEL_EINVAL, the order not made (a caller
+	 * that wants the order only for a placement like its own) */
+	int (*wanted)(const tessel_graph *placement, const void *arg);
+	const void *wanted_arg;
 } pub_params;
 
 /* One entry of a device's order: block `gid` of micro-batch `micro` (of

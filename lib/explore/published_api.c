@@ -83,7 +83,7 @@ TESSEL_API int tessel_published(tessel_schedule **out, const char *family,
 	if (rc)
 		return rc;
 	pub_params p = {devices, micro_batches, forward, backward, weight,
-			chunks, latency};
+			chunks, latency, NULL, NULL};
 	pub_order *o = NULL;
 	char why[512] = "";
 	rc = pub_order_build(&o, fam, &p, why, sizeof why);
@@ -120,6 +120,12 @@ static int same_structure(const tessel_graph *a, const tessel_graph *b)
 	return 1;
 }
 
+/* pub_params.wanted: a placement of placement's structure (arg). */
+static int like_placement(const tessel_graph *built, const void *arg)
+{
+	return same_structure(built, arg);
+}
+
 /* The span of the first block of `kind` in g, 0 when none. */
 static int first_span(const tessel_graph *g, int kind)
 {
@@ -146,7 +152,8 @@ TESSEL_API int tessel_published_on(tessel_schedule **out,
 			pub_family_pairs(fam) ? 2 * micro_batches : micro_batches,
 			first_span(placement, TESSEL_KIND_FORWARD),
 			first_span(placement, TESSEL_KIND_BACKWARD),
-			first_span(placement, TESSEL_KIND_WEIGHT), 0, 0};
+			first_span(placement, TESSEL_KIND_WEIGHT), 0, 0,
+			like_placement, placement};
 	if (p.w < 1 && !pub_family_splits(fam))
 		p.w = 1;
 	int last = fam == PUB_INTERLEAVED ? MAX_CHUNKS : 0;

@@ -13,8 +13,14 @@ int tsl_circles_init(tsl_circles *c, int ndevices)
 {
 	memset(c, 0, sizeof *c);
 	c->dev = tsl_calloc((size_t)ndevices, sizeof *c->dev);
-	if (!c->dev)
+	c->known = tsl_calloc((size_t)ndevices + 1, sizeof *c->known);
+	if (!c->dev || !c->known) {
+		tsl_free(c->dev);
+		tsl_free(c->known);
+		c->dev = NULL;
+		c->known = NULL;
 		return tsl_error_nomem();
+	}
 	c->ndevices = ndevices;
 	return TSL_OK;
 }
@@ -30,6 +36,7 @@ void tsl_circles_release(tsl_circles *c)
 			tsl_free(c->dev[d].spare);
 		}
 	tsl_free(c->dev);
+	tsl_free(c->known);
 	memset(c, 0, sizeof *c);
 }
 
@@ -265,23 +272,35 @@ static int64_t fit_one(const tsl_circle *cd, int64_t P, int64_t x,
 	return -1;
 }
 
+/* The devices are looked at in turns until none moves t. A device known
+ * to be free at the current t (it moved t there, or was found free at
+ * it) is not searched again: its answer would be 0, found at the first
+ * arc, and that one step is charged as the search would have been. */
 int64_t tsl_circles_fit(tsl_circles *c, const tsl_block *b, int64_t t)
 {
 	int64_t P = c->P, t0 = t;
 	if (b->span > P)
 		return -1;
+	int64_t *known = c->known;
+	for (int k = 0; k < b->ndevices; k++)
+		known[k] = -1; /* (t >= 0) */
 	for (int moved = 1; moved;) {
 		moved = 0;
 		c->steps += (int64_t)(b->ndevices - 1) * TSL_ARC_LOOK_STEPS;
 		for (int k = 0; k < b->ndevices; k++) {
-			int64_t y = fit_one(&c->dev[b->devices[k]], P, mod(t, P),
-					    b->span, &c->steps);
+			const tsl_circle *cd = &c->dev[b->devices[k]];
+			if (known[k] == t) {
+				c->steps += cd->n > 0;
+				continue;
+			}
+			int64_t y = fit_one(cd, P, mod(t, P), b->span, &c->steps);
 			if (y < 0)
 				return -1;
 			if (y > 0) {
 				t += y;
 				moved = 1;
 			}
+			known[k] = t;
 		}
 		if (t - t0 >= P)
 			return -1;

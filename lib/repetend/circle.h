@@ -79,6 +79,10 @@ typedef struct tsl_circles {
 	 * TSL_ARC_LOOK_STEPS each (what charges a block's placement covers
 	 * one device: a block on many devices costs one look per device) */
 	int64_t steps;
+	/* tsl_circles_fit's scratch: per device of the block placed (by
+	 * its index in the block's list), the start at which that device
+	 * is known to be free (ndevices entries) */
+	int64_t *known;
 } tsl_circles;
 
 /* Allocate empty circles for `ndevices` devices; TESSEL_ENOMEM. */
