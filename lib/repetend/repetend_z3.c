@@ -552,10 +552,12 @@ static int deeper_alternatives(model *m, tsl_repetend *rep,
 
 /* First check at a period guided by a repetend that ignores memory: assume
  * its device orders, dropping those in each unsatisfiable core, for a few
- * bounded rounds. 1 sat, 0 unsat, -1 undecided. */
+ * bounded rounds, all of them within `units` of Z3's resource count when
+ * it is not 0. 1 sat, 0 unsat, -1 undecided. */
 static int guided_check(model *m, const tsl_deadline *dl,
-			const tsl_repetend *guide)
+			const tsl_repetend *guide, unsigned units)
 {
+	uint64_t w0 = units ? tsl_z3_work(&m->z) : 0;
 	Z3_ast *lits = tsl_calloc((size_t)m->npairs + 1, sizeof *lits);
 	if (!lits)
 		return tsl_error_nomem();
@@ -570,8 +572,15 @@ static int guided_check(model *m, const tsl_deadline *dl,
 	for (int round = 0; round < 8 && nl > 0; round++) {
 		if (tsl_deadline_left_ms(dl) <= 0 || tsl_options_cancelled(m->z.opts->src))
 			break;
-		int r = tsl_z3_check(&m->z, dl, scaled(TSL_DEPTH_RLIMIT, m),
-				     (unsigned)nl, lits);
+		unsigned each = scaled(TSL_DEPTH_RLIMIT, m);
+		if (units) { /* the rounds together within units */
+			uint64_t spent = tsl_z3_work(&m->z) - w0;
+			if (spent >= units)
+				break;
+			if (units - spent < each)
+				each = (unsigned)(units - spent);
+		}
+		int r = tsl_z3_check(&m->z, dl, each, (unsigned)nl, lits);
 		if (r < 0)
 			break; /* undecided or failed: the plain check decides */
 		if (r == 1) {
@@ -641,12 +650,19 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		}
 		if (units_left && *units_left < units)
 			units = (unsigned)*units_left;
+		uint64_t w0 = tsl_z3_work(&m.z);
 		if (guide && guide->period == P && (!units_left || units > 0))
-			res = guided_check(&m, dl, guide);
+			res = guided_check(&m, dl, guide, units);
 		/* undecided: on in the same solver, which keeps what the
-		 * guided rounds learnt */
-		if (res == -1 && (!units_left || units > 0))
-			res = model_check(&m, dl, units);
+		 * guided rounds learnt, with what they left of units (when
+		 * bounded: the guided rounds and the check together) */
+		unsigned rest = units;
+		if (units) {
+			uint64_t spent = tsl_z3_work(&m.z) - w0;
+			rest = spent >= units ? 0 : (unsigned)(units - spent);
+		}
+		if (res == -1 && (!units_left || units > 0) && (!units || rest > 0))
+			res = model_check(&m, dl, rest);
 		if (units_left) {
 			uint64_t used = tsl_z3_work(&m.z);
 			*units_left = used < *units_left ? *units_left - used : 0;
