@@ -25,6 +25,26 @@
  * the other phases 0.46 us a tick. */
 #define TSL_TICKS_PER_RLIMIT ((int64_t)2)
 
+/* A resource unit takes longer on a larger model. Measured alone, per
+ * unit, by the model's terms (tsl_z3.terms): V pipelines under the memory
+ * of one micro-batch a stage, 0.6 us on 16 devices (1,219 terms), 1.0 us
+ * on 32 (2,435), 2.9 us on 64 (4,867) and 30 us on 128 (9,731); the
+ * xshape preset on 64 devices 4.5 us (3,075); the models of `tessel bench
+ * --suite zb`, at most 2,692 terms, 0.2 to 0.7 us. Above TSL_RLIMIT_TERMS
+ * terms a unit is charged (terms / TSL_RLIMIT_TERMS)^3 times
+ * TSL_TICKS_PER_RLIMIT ticks (28 times at 9,731), so that the work bounds
+ * of the solver hold its time on large models too. */
+#define TSL_RLIMIT_TERMS ((int64_t)3200)
+
+static inline int64_t tsl_ticks_per_rlimit(int64_t terms)
+{
+	if (terms <= TSL_RLIMIT_TERMS)
+		return TSL_TICKS_PER_RLIMIT;
+	int64_t t = terms < 1000000 ? terms : 1000000; /* (no overflow) */
+	int64_t f = t * t / TSL_RLIMIT_TERMS * t / TSL_RLIMIT_TERMS / TSL_RLIMIT_TERMS;
+	return TSL_TICKS_PER_RLIMIT * (f > 1 ? f : 1);
+}
+
 /* What a counted step of each phase is charged, in ticks (per so many
  * steps where one is cheaper than a tick). */
 /* an instance visited by a compaction's ASAP pass or its local search */

@@ -633,21 +633,84 @@ static int vlay_mem(vlay *v, int s)
 	return peak;
 }
 
-/* The entry of all devices and types that comes next (slot, then device,
- * then type), or -1 when every entry is done. */
-static int vlay_next_all(vlay *v, int (*p)[VT_TYPES], int *s_out, int *k_out)
+/* The entries of all devices and types in the order they come (slot,
+ * then device, then type): a heap of each device and type's next entry,
+ * one word each, slot << 16 | device << 3 | type (D <= 1024, slots below
+ * 2^31), so that taking the next costs a log of S * ntypes, not a look at
+ * every device and type. An entry's slot is read when it becomes its
+ * stream's next: the caller may move an entry once it has been taken. */
+typedef struct vqueue {
+	uint64_t *a;
+	size_t n;
+} vqueue;
+
+static void vq_push(vqueue *q, uint64_t key)
 {
-	int bt = INT32_MAX, bs = -1, bk = -1;
+	size_t i = q->n++;
+	while (i > 0 && q->a[(i - 1) / 2] > key) {
+		q->a[i] = q->a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	q->a[i] = key;
+}
+
+static uint64_t vq_pop(vqueue *q)
+{
+	uint64_t top = q->a[0], last = q->a[--q->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= q->n)
+			break;
+		if (c + 1 < q->n && q->a[c + 1] < q->a[c])
+			c++;
+		if (q->a[c] >= last)
+			break;
+		q->a[i] = q->a[c];
+		i = c;
+	}
+	if (q->n > 0)
+		q->a[i] = last;
+	return top;
+}
+
+static uint64_t vq_key(vlay *v, int s, int k, int m)
+{
+	return (uint64_t)(uint32_t)*vt(v, s, k, m) << 16 | (uint64_t)s << 3 |
+	       (uint64_t)k;
+}
+
+/* The queue of v's entries from the first of each stream; TESSEL_ENOMEM. */
+static int vq_init(vqueue *q, vlay *v)
+{
+	q->n = 0;
+	q->a = malloc(((size_t)v->S * VT_TYPES + 1) * sizeof *q->a);
+	if (!q->a)
+		return TESSEL_ENOMEM;
 	for (int s = 0; s < v->S; s++)
 		for (int k = 0; k < v->ntypes; k++)
-			if (p[s][k] < v->len[k] && *vt(v, s, k, p[s][k]) < bt) {
-				bt = *vt(v, s, k, p[s][k]);
-				bs = s;
-				bk = k;
-			}
-	*s_out = bs;
-	*k_out = bk;
-	return bs < 0 ? -1 : bt;
+			if (v->len[k] > 0)
+				vq_push(q, vq_key(v, s, k, 0));
+	return TESSEL_OK;
+}
+
+/* The next entry: its device and type, its slot returned, -1 when every
+ * entry is done; p[s][k] is its index (the caller counts it taken). */
+static int vq_next(vqueue *q, vlay *v, int (*p)[VT_TYPES], int *s_out,
+		   int *k_out)
+{
+	if (q->n == 0) {
+		*s_out = *k_out = -1;
+		return -1;
+	}
+	uint64_t key = vq_pop(q);
+	int s = (int)((key >> 3) & 0x1fff), k = (int)(key & 7);
+	int m = p[s][k];
+	if (m + 1 < v->len[k])
+		vq_push(q, vq_key(v, s, k, m + 1));
+	*s_out = s;
+	*k_out = k;
+	return (int)(key >> 16);
 }
 
 /* Execute the layout as early as possible with unit spans, in slot order
@@ -663,11 +726,14 @@ static int vlay_eager(vlay *v, vlay *out)
 	memset(&endv, 0, sizeof endv);
 	if (!rc && (!p || !dev_end))
 		rc = TESSEL_ENOMEM;
+	vqueue q = {NULL, 0};
 	if (!rc)
 		rc = vlay_copy(&endv, v);
+	if (!rc)
+		rc = vq_init(&q, v);
 	while (!rc) {
 		int s, k;
-		if (vlay_next_all(v, p, &s, &k) < 0)
+		if (vq_next(&q, v, p, &s, &k) < 0)
 			break;
 		int m = p[s][k]++;
 		int dep = 0;
@@ -685,6 +751,7 @@ static int vlay_eager(vlay *v, vlay *out)
 		*vt(&endv, s, k, m) = dep + 1;
 		dev_end[s] = dep + 1;
 	}
+	free(q.a);
 	free(endv.t);
 	free(p);
 	free(dev_end);
@@ -702,6 +769,107 @@ static int vlay_kth_backward(vlay *v, int s, int mb)
 			slot = *vt(v, s, 3, j++);
 	}
 	return slot;
+}
+
+/* Device s's memory slot by slot as vlay_mem walks it, to try one
+ * entry at earlier slots (vprof_try) without a walk of the whole device
+ * at each: what each slot holds, the memory and the backwards waiting for
+ * an idle slot after each slot, and the peaks up to and from each. */
+typedef struct vprof {
+	int bound;        /* the last slot used */
+	signed char *at;  /* per slot: the type there, -1 idle */
+	int *cur, *pend;  /* after each slot */
+	int *pre, *suf;   /* the most memory after a slot <= i, >= i */
+} vprof;
+
+static int vprof_alloc(vprof *pf, int width)
+{
+	memset(pf, 0, sizeof *pf);
+	pf->at = malloc((size_t)width + 1);
+	pf->cur = malloc(((size_t)width + 1) * sizeof *pf->cur);
+	pf->pend = malloc(((size_t)width + 1) * sizeof *pf->pend);
+	pf->pre = malloc(((size_t)width + 1) * sizeof *pf->pre);
+	pf->suf = malloc(((size_t)width + 2) * sizeof *pf->suf);
+	return pf->at && pf->cur && pf->pend && pf->pre && pf->suf ? TESSEL_OK
+								   : TESSEL_ENOMEM;
+}
+
+static void vprof_free(vprof *pf)
+{
+	free(pf->at);
+	free(pf->cur);
+	free(pf->pend);
+	free(pf->pre);
+	free(pf->suf);
+}
+
+/* One slot of vlay_mem's walk: type t there (-1: idle). */
+static void vprof_step(int t, int has_w, int *cur, int *pend)
+{
+	static const int delta[5] = {1, 1, 0, 0, -1};
+	if (t < 0) {
+		if (!has_w && *pend) {
+			(*cur)--;
+			(*pend)--;
+		}
+		return;
+	}
+	*cur += delta[t];
+	if (t == 2 || t == 3)
+		(*pend)++;
+}
+
+/* Build pf for device s of v; -1 when its slots are not each of one
+ * entry within [0, width) (vlay_mem's walk then counts them its own way:
+ * the caller walks), else 0. */
+static int vprof_build(vprof *pf, vlay *v, int s, int width)
+{
+	if (v->ntypes > 5)
+		return -1;
+	int bound = vlay_bound(v, s, v->ntypes);
+	if (bound >= width)
+		return -1;
+	memset(pf->at, 0xff, (size_t)bound + 1);
+	for (int k = 0; k < v->ntypes; k++)
+		for (int m = 0; m < v->len[k]; m++) {
+			int x = *vt(v, s, k, m);
+			if (x < 0 || pf->at[x] >= 0)
+				return -1;
+			pf->at[x] = (signed char)k;
+		}
+	int has_w = v->ntypes > 4, cur = 0, pend = 0, peak = 0;
+	for (int i = 0; i <= bound; i++) {
+		vprof_step(pf->at[i], has_w, &cur, &pend);
+		peak = cur > peak ? cur : peak;
+		pf->cur[i] = cur;
+		pf->pend[i] = pend;
+		pf->pre[i] = peak;
+	}
+	pf->suf[bound + 1] = INT32_MIN;
+	for (int i = bound; i >= 0; i--)
+		pf->suf[i] = pf->cur[i] > pf->suf[i + 1] ? pf->cur[i] : pf->suf[i + 1];
+	pf->bound = bound;
+	return 0;
+}
+
+/* vlay_mem of the device of pf with its entry of type k moved from slot
+ * `from` to the idle slot a < from: the walk from a only until its state
+ * is again the one pf has after the same slot, past `from` (the slots
+ * after are the same). */
+static int vprof_try(const vprof *pf, int has_w, int k, int a, int from)
+{
+	int cur = a > 0 ? pf->cur[a - 1] : 0, pend = a > 0 ? pf->pend[a - 1] : 0;
+	int peak = a > 0 ? pf->pre[a - 1] : 0;
+	for (int i = a; i <= pf->bound; i++) {
+		vprof_step(i == a ? k : i == from ? -1 : pf->at[i], has_w, &cur, &pend);
+		peak = cur > peak ? cur : peak;
+		if (i >= from && cur == pf->cur[i] && pend == pf->pend[i]) {
+			if (pf->suf[i + 1] > peak)
+				peak = pf->suf[i + 1];
+			break;
+		}
+	}
+	return peak;
 }
 
 /* Squeeze the warm-up (with the weight blocks, consider_w) and the
@@ -726,12 +894,18 @@ static int vlay_reorder(vlay *in, int consider_w, vlay *out, char *why,
 		if (mem > cur_mem)
 			cur_mem = mem;
 	}
+	vqueue q = {NULL, 0};
+	vprof pf;
+	int pf_dev = -1, walk = 0; /* the device pf is of, -1 none */
 	p = calloc((size_t)S, sizeof *p);
 	occupied = calloc((size_t)S * (size_t)width, 1);
+	rc = vprof_alloc(&pf, width);
 	if (!p || !occupied)
 		rc = TESSEL_ENOMEM;
+	if (!rc)
+		rc = vq_init(&q, &v);
 	while (!rc) {
-		int s, k, next = vlay_next_all(&v, p, &s, &k);
+		int s, k, next = vq_next(&q, &v, p, &s, &k);
 		if (next < 0)
 			break;
 		int m = p[s][k]++;
@@ -762,11 +936,26 @@ static int vlay_reorder(vlay *in, int consider_w, vlay *out, char *why,
 				  dep, next);
 			break;
 		}
+		/* (each free slot tried on the profile of s with the
+		 * entry where it is, or by a walk when that is not one
+		 * entry a slot) */
 		int ok = 0;
 		for (int slot = dep; slot < next && !ok; slot++)
 			if (!occupied[(size_t)s * (size_t)width + (size_t)slot]) {
-				*vt(&v, s, k, m) = slot;
-				ok = vlay_mem(&v, s) <= cur_mem;
+				/* (kept while no entry of s moves) */
+				if (pf_dev != s) {
+					walk = vprof_build(&pf, &v, s, width) < 0;
+					pf_dev = s;
+				}
+				if (walk) {
+					*vt(&v, s, k, m) = slot;
+					ok = vlay_mem(&v, s) <= cur_mem;
+				} else if (vprof_try(&pf, v.ntypes > 4, k, slot, next) <= cur_mem) {
+					*vt(&v, s, k, m) = slot;
+					ok = 1;
+				}
+				if (ok || walk)
+					pf_dev = -1;
 			}
 		if (!ok)
 			*vt(&v, s, k, m) = next;
@@ -776,6 +965,8 @@ static int vlay_reorder(vlay *in, int consider_w, vlay *out, char *why,
 		vlay_put_w_all(&v, 0);
 	if (!rc)
 		rc = vlay_eager(&v, out);
+	vprof_free(&pf);
+	free(q.a);
 	free(p);
 	free(occupied);
 	free(v.t);

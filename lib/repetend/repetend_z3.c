@@ -644,9 +644,11 @@ static int try_period(tsl_repetend *rep, const tessel_graph *g,
 		/* a budget of all such checks, first set from this one's */
 		if (units_left && *units_left == UINT64_MAX) {
 			*units_left = (uint64_t)TSL_PERIOD_CHECKS * units;
-			if (opts->proof_ticks > 0 &&
-			    *units_left > (uint64_t)opts->proof_ticks)
-				*units_left = (uint64_t)opts->proof_ticks;
+			/* (a large model's units cost more: budget.h) */
+			int64_t most = opts->proof_ticks /
+				       (tsl_ticks_per_rlimit(m.z.terms) / TSL_TICKS_PER_RLIMIT);
+			if (opts->proof_ticks > 0 && *units_left > (uint64_t)most)
+				*units_left = (uint64_t)(most > 1 ? most : 1);
 		}
 		if (units_left && *units_left < units)
 			units = (unsigned)*units_left;

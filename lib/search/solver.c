@@ -235,11 +235,12 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 	int64_t left = tsl_deadline_left_ms(dl);
 	if (left <= 0 || tsl_options_cancelled(z->opts->src))
 		return -1;
-	/* the check gets at most the work left (TSL_TICKS_PER_RLIMIT ticks
+	/* the check gets at most the work left (tsl_ticks_per_rlimit ticks
 	 * a resource unit), and is charged what it spent */
+	int64_t per = tsl_ticks_per_rlimit(z->terms);
 	int64_t work = tsl_work_left(dl);
 	if (work != INT64_MAX)
-		work /= TSL_TICKS_PER_RLIMIT;
+		work /= per;
 	if (work < UINT32_MAX - 1 && (rlimit == 0 || (uint64_t)work < rlimit))
 		rlimit = work > 1 ? (unsigned)work : 1;
 	uint64_t before = dl && dl->meter ? tsl_z3_work(z) : 0;
@@ -263,7 +264,7 @@ int tsl_z3_check(tsl_z3 *z, const tsl_deadline *dl, unsigned rlimit,
 	if (dl && dl->meter) {
 		uint64_t after = tsl_z3_work(z);
 		tsl_charge_ticks(dl, after > before
-				       ? (int64_t)(after - before) * TSL_TICKS_PER_RLIMIT
+				       ? (int64_t)(after - before) * per
 				       : 0);
 	}
 	if (z3_failed) {
