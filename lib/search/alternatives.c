@@ -399,6 +399,13 @@ static int relax_stopped(relax_ctx *cx)
 	return cx->stopped;
 }
 
+/* Whether the passes are over: stopped, or their visits spent (what
+ * relax_stopped would find first, without its look at the clock). */
+static int spent(const relax_ctx *cx)
+{
+	return cx->stopped || cx->visits >= ALT_RELAX_VISITS;
+}
+
 /* cx's orders for the starts of s: every entry once sorted by start
  * (ties by index), then dealt to its devices in that order (a sort per
  * device cost its entries' log on each of them: 37 million device entries
@@ -958,10 +965,11 @@ static int relax(tessel_schedule **sp, int *checked, const tessel_options *src,
 	int rc = instances(&v, *sp);
 	if (!rc)
 		rc = relax_ctx_init(&cx, *sp);
-	if (!rc && offloads)
-		rc = tsl_schedule_copy(&v3[2], *sp);
 	/* the choices each variant's passes changed (0: the schedule as
-	 * given, which is retimed and checked once) */
+	 * given, which is retimed and checked once). A variant is not made
+	 * once the passes are spent (spent): its passes would change
+	 * nothing, and neither would those of the schedule as given after
+	 * it, so it would be dropped below as the same schedule. */
 	int64_t ch[5] = {0}, c = 0;
 	if (!rc)
 		rc = tsl_schedule_copy(&v3[3], *sp);
@@ -969,26 +977,29 @@ static int relax(tessel_schedule **sp, int *checked, const tessel_options *src,
 	if (!rc)
 		rc = pass_keep(v3[3], v, &cx, 1);
 	ch[3] = cx.changes - c;
-	if (!rc)
+	if (!rc && !spent(&cx))
 		rc = tsl_schedule_copy(&v3[4], *sp);
 	c = cx.changes;
-	if (!rc)
+	if (!rc && v3[4])
 		rc = pass_keep_critical(v3[4], v, &cx);
 	ch[4] = cx.changes - c;
+	/* (the schedule as given, before its own pass) */
+	if (!rc && offloads && !spent(&cx))
+		rc = tsl_schedule_copy(&v3[2], *sp);
 	c = cx.changes;
 	if (!rc)
 		rc = pass_keep(v3[0], v, &cx, 0);
 	ch[0] = ch[1] = cx.changes - c;
-	if (!rc && offloads)
+	if (!rc && offloads && !spent(&cx))
 		rc = tsl_schedule_copy(&v3[1], v3[0]);
 	c = cx.changes;
-	if (!rc && offloads)
+	if (!rc && v3[1])
 		rc = pass_offload(v3[1], v, &cx);
 	ch[1] += cx.changes - c;
 	c = cx.changes;
-	if (!rc && offloads)
+	if (!rc && v3[2])
 		rc = pass_offload(v3[2], v, &cx);
-	if (!rc && offloads)
+	if (!rc && v3[2])
 		rc = pass_keep(v3[2], v, &cx, 0);
 	ch[2] = cx.changes - c;
 	int best = 0, same = -1; /* same: the first variant as given */
