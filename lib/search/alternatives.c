@@ -96,13 +96,22 @@
 #define ALT_PAIR_RLIMIT 250000u
 /* Under the default budget, the work (units) of the plans begun after
  * which no other plan between all-keep and all-relieved and no pair is
- * begun (plans_within_reach): about 50 s of one core by the unit's
+ * begun (plans_within_reach): about 40 s of one core by the unit's
  * measure, far above what placements of a few thousand instances spend
  * (at most 20,017 units on 49 such with recompute and offload declared,
  * 4 to 8 devices), reached by those of millions of instances, where
  * every plan's list scheduling, relaxation and validation are passes over
- * millions of entries (a plan took 3 to 22 s at 2.4 million instances). */
-#define ALT_AUTO_CEILING ((int64_t)50000)
+ * millions of entries (a plan took 3 to 22 s at 2.4 million instances).
+ * What the plans still to come surely cost is held back from it: the
+ * all-relieved plan (and the all-offload one) as much as the all-keep
+ * plan took. */
+#define ALT_AUTO_CEILING ((int64_t)40000)
+/* Instances of the placement per unit counted against the ceiling for
+ * each plan begun: mapping its schedule back to the placement, relaxing
+ * and validating it are passes over every instance that its search's
+ * work does not count (9,408 blocks on 64 devices at 64 and 256
+ * micro-batches: 0.6 to 2.7 s a plan, 0.9 to 1.1 us an instance). */
+#define ALT_PASS_INSTANCES_PER_UNIT ((int64_t)1000)
 /* Entry visits the relaxation of one schedule may spend. */
 #define ALT_RELAX_VISITS ((int64_t)20000000)
 
@@ -1163,6 +1172,11 @@ typedef struct alt_best {
 			     * first schedule alone took more work than the
 			     * plan was given (0: none; plans_within_reach) */
 	int64_t over_pairs; /* the same of the plans of two micro-batches */
+	int64_t keep_work; /* the work of the all-keep plan (0: before it) */
+	int64_t passes;    /* units of the passes over each plan's schedule
+			    * (ALT_PASS_INSTANCES_PER_UNIT), not in work:
+			    * counted against ALT_AUTO_CEILING only */
+	int64_t pass_units; /* those of one plan */
 } alt_best;
 
 /* When the time limit ends (0: none). */
@@ -1262,8 +1276,10 @@ static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 	share->held = best->s != NULL;
 	int rc = build_rc ? build_rc : tsl_search_plain(ds, d, options, share);
 	/* the work of a plan that found nothing counts too */
-	if (!build_rc)
+	if (!build_rc) {
 		best->work += rc ? share->work_spent : (*ds)->work;
+		best->passes += best->pass_units;
+	}
 	/* plans like this one cost as much again to begin */
 	int64_t *over = pair ? &best->over_pairs : &best->over_share;
 	if (!build_rc && share->work_given > 0 &&
@@ -1442,18 +1458,29 @@ static int out_of_work(const alt_best *best, const tessel_options *options)
  * are then not begun, and so for the pairs among themselves (a placement of 400 blocks on 1,024
  * devices at 128 micro-batches: each such plan took 2,700 to 5,300 units
  * for its first schedule against a share of 520 to 1,330, 3 s a plan).
- * Nor is any plan between or pair once the plans begun spent
- * ALT_AUTO_CEILING units in all (9,441 blocks on 64 devices at 256
- * micro-batches: 17 plans, 166,336 units, 142 s; now all-keep, the
- * cheapest eighth and all-relieved, 101,311 units, 56 to 62 s, the same
- * schedule). The plan relieving every block is always searched (the choice is never
- * longer than it), and so is the all-offload plan. A budget set
- * explicitly bounds the plans begun instead (out_of_work). */
+ * Nor is any plan between or pair begun once the plans begun spent,
+ * with the passes over their schedules, ALT_AUTO_CEILING units in all
+ * less `reserve`, what the plans that are always searched after it will
+ * cost (9,441 blocks on 64 devices at 256 micro-batches: 17 plans,
+ * 166,336 units, 142 s; then all-keep, the cheapest eighth and
+ * all-relieved, 101,311 units, 56 to 62 s, the same schedule). The plan
+ * relieving every block is always searched (the choice is never longer
+ * than it), and so is the all-offload plan. A budget set explicitly
+ * bounds the plans begun instead (out_of_work). */
 static int within_reach(const alt_best *best, int64_t over, int autob,
-			int64_t per_mille, int last)
+			int64_t per_mille, int last, int64_t reserve)
 {
 	return !autob || last ||
-	       (per_mille > over && best->work < ALT_AUTO_CEILING);
+	       (per_mille > over &&
+		best->work + best->passes + reserve < ALT_AUTO_CEILING);
+}
+
+/* What a plan that is always searched is held to cost
+ * (plans_within_reach): what the all-keep plan took, with the passes
+ * over its schedule. */
+static int64_t plan_reserve(const alt_best *best)
+{
+	return best->keep_work + best->pass_units;
 }
 
 /* A plan of two micro-batches (plan_copies.c): its graph of k copies
@@ -1513,6 +1540,8 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	int64_t t0 = tsl_now_us();
 	int *rank = NULL, na = 0;
 	alt_best best = {.start_us = t0, .nmicros = nmicros};
+	best.pass_units = (int64_t)g->nblocks * nmicros /
+			  ALT_PASS_INSTANCES_PER_UNIT;
 	int autob = !options ||
 		    options->value[TESSEL_OPT_WORK_LIMIT] == TESSEL_WORK_AUTO;
 	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
@@ -1556,6 +1585,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	if (!rc)
 		rc = search_plan(&best, g, options, choice, keep_share, total, 1, 0,
 				 first_hook(&firsts));
+	best.keep_work = best.work;
 	int prev = 0;
 	for (int p = 1; p <= steps && !rc; p++) {
 		if (tsl_options_cancelled(options) || best.halted ||
@@ -1566,7 +1596,8 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 		for (int i = prev; i < upto[p]; i++)
 			choice[rank[i]] = (signed char)relief_of(&g->blocks[rank[i]]);
 		prev = upto[p];
-		if (!within_reach(&best, best.over_share, autob, share[p], upto[p] == na))
+		if (!within_reach(&best, best.over_share, autob, share[p], upto[p] == na,
+				  plan_reserve(&best) * (1 + both)))
 			continue;
 		firsts.current = p;
 		rc = search_plan(&best, g, options, choice, share[p], total, 1, 0,
@@ -1590,7 +1621,8 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 			break;
 		if (upto[p] == upto[p - 1])
 			continue;
-		if (!within_reach(&best, best.over_pairs, autob, pair_share, 0))
+		if (!within_reach(&best, best.over_pairs, autob, pair_share, 0,
+				  both ? plan_reserve(&best) : 0))
 			break;
 		memset(pair.choice, 0, (size_t)2 * (size_t)g->nblocks);
 		for (int i = 0; i < upto[p]; i++)
