@@ -202,8 +202,9 @@ int tsl_serial_order(int *order, int64_t *need, const tessel_graph *g,
 		if (!pblock)
 			rc = tsl_error_nomem();
 		for (int v = 0; v < n && !rc; v++)
-			memcpy(pblock + pstart[v], g->blocks[v].deps,
-			       (size_t)ndeps[v] * sizeof *pblock);
+			if (ndeps[v]) /* (a block without dependencies may have no list) */
+				memcpy(pblock + pstart[v], g->blocks[v].deps,
+				       (size_t)ndeps[v] * sizeof *pblock);
 		if (rc)
 			tsl_succ_release(&x);
 	}
