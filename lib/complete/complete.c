@@ -297,6 +297,20 @@ static void load_starts(tessel_schedule *s, const int64_t *src, size_t count)
 		s->entries[i].start = src[i];
 }
 
+/* Whether `passes` passes of serial generation over s's instances, begun
+ * now, may end within the work budget left: with no more work left than
+ * they surely charge before their last look at the deadline
+ * (tsl_sgs_pass_least_ticks), they would be cut there and their result
+ * dropped, so the caller begins none. Depends on no clock. */
+static int passes_fit(const tessel_schedule *s, int passes, const tsl_deadline *dl)
+{
+	int64_t left = tsl_work_left(dl);
+	if (left == INT64_MAX || dl->exempt)
+		return 1;
+	int64_t least = tsl_sgs_pass_least_ticks(s->graph, s->nmicros, dl);
+	return left > least * passes;
+}
+
 /* One forward-backward round: every instance as late as its successors
  * and devices allow (by decreasing finish), then as early as possible again
  * (by start); both keep the memory limits (complete_sgs.c). */
@@ -329,7 +343,7 @@ static int forward_backward_rounds(tessel_schedule *s, tsl_inst *seq,
 	int rounds = effort >= TSL_FBI_FULL_EFFORT ? 6 : effort > 0 ? 1 : 0;
 	for (int round = 0; round < rounds && !rc; round++) {
 		int64_t best = tsl_schedule_makespan(s);
-		if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
+		if (best <= bound || tsl_deadline_left_ms(dl) <= 0 || !passes_fit(s, 2, dl))
 			break;
 		save_starts(kept, s, count);
 		rc = justify_right_then_left(s, seq, count, dl);
@@ -460,7 +474,8 @@ static int perturb_rounds(tessel_schedule *s, tsl_inst *seq, size_t count,
 	int rc = TSL_OK;
 	int64_t longest = 0; /* microseconds of the longest round */
 	for (int round = 0; round < TSL_PERTURB_MAX_ROUNDS && work > 0 && !rc; round++) {
-		if (best <= bound || tsl_deadline_left_ms(dl) <= 0)
+		/* (a round is three generations and two backward passes) */
+		if (best <= bound || tsl_deadline_left_ms(dl) <= 0 || !passes_fit(s, 5, dl))
 			break;
 		/* no round that might not end before the deadline: what
 		 * follows (the check of the result) needs its time */
@@ -783,7 +798,7 @@ int tsl_complete(tessel_schedule *s, const tsl_repetend *rep,
 	 * many instances: the forward-backward round below only (it runs
 	 * the same serial generation, from the compaction) */
 	if (effort > 0 && best > bound && count <= TSL_PERIODIC_SGS_MAX &&
-	    tsl_deadline_left_ms(dl) > 0) {
+	    tsl_deadline_left_ms(dl) > 0 && passes_fit(s, 1, dl)) {
 		save_starts(kept, s, count);
 		rc = periodic_order(seq, s, rep, dl);
 		if (!rc)

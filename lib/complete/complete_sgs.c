@@ -393,6 +393,42 @@ static int deadline_due(sgs_meter *m, const tsl_deadline *dl)
 	return tsl_deadline_left_ms(dl) <= 0;
 }
 
+int64_t tsl_sgs_pass_least_ticks(const tessel_graph *g, int64_t nmicros,
+				  const tsl_deadline *dl)
+{
+	sgs_ctx c;
+	if (!g || nmicros <= 0 || ctx_init(&c, g))
+		return 0;
+	/* an instance's steps: one, one more per further device, its
+	 * window's looks (one on one device or a set, else at least one a
+	 * device: common_window) and one per set it touches (take_window) */
+	int64_t per = 0, widest = 0;
+	for (int b = 0; b < g->nblocks; b++) {
+		int64_t n = g->blocks[b].ndevices;
+		int64_t looks = c.block_set[b] >= 0 || n == 1 ? 1 : n;
+		int64_t steps = n + looks + __builtin_popcount(c.touches[b]);
+		per += steps;
+		widest = steps > widest ? steps : widest;
+	}
+	ctx_release(&c);
+	if (per > INT64_MAX / 256 / nmicros)
+		return INT64_MAX / 256;
+	int64_t steps = per * nmicros;
+	size_t count = (size_t)g->nblocks * (size_t)nmicros;
+	/* not counted: the steps after the last look (fewer than
+	 * TSL_SGS_DEADLINE_WORK before the last instance begins, then at
+	 * least that instance's), and what each charge rounds down, once
+	 * a look and once at the end */
+	int64_t looks = steps / TSL_SGS_DEADLINE_WORK + 2;
+	int64_t ticks = (steps - TSL_SGS_DEADLINE_WORK - widest) / TSL_SGS_STEPS_PER_TICK - looks;
+	if (ticks <= 0)
+		return 0;
+	ticks = ticks * step_weight(count) / 16 - looks;
+	if (dl && dl->visit_weight > 16 && ticks > 0)
+		ticks = ticks * dl->visit_weight / 16 - looks;
+	return ticks > 0 ? ticks : 0;
+}
+
 int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	    const tsl_deadline *dl)
 {

@@ -21,6 +21,15 @@
 int tsl_sgs(tessel_schedule *s, const tsl_inst *prio, size_t count,
 	    const tsl_deadline *dl);
 
+/* The least work, in ticks, that one pass of tsl_sgs or tsl_sgs_backward
+ * over all nmicros micro-batches of g's instances charges through dl (may
+ * be NULL) before its last look at the deadline: a pass begun with at most
+ * this much work left ends in TESSEL_ETIMEOUT, so a caller that would drop
+ * such a result need not begin it. Depends on g, nmicros and dl's weight
+ * only (no clock). */
+int64_t tsl_sgs_pass_least_ticks(const tessel_graph *g, int64_t nmicros,
+				  const tsl_deadline *dl);
+
 /* The mirror image: take the instances in `prio` (successors
  * first, e.g. by decreasing finish) and place each as late as its
  * successors (their start minus the latency) and free windows allow, then

@@ -20,6 +20,7 @@
 #include "complete_hshape.h"
 #include "complete_list.h"
 #include "complete_serial.h"
+#include "complete_sgs.h"
 #include "complete_vshape.h"
 #include "complete_window_z3.h"
 #include "error.h"
@@ -42,6 +43,12 @@
 /* Work bound of the local search, in instance visits (deterministic). */
 #define TSL_COMPACT_EFFORT ((int64_t)5000000)
 #define TSL_FAST_EFFORT ((int64_t)300000)
+/* The least work of a forward-backward round (its two passes of serial
+ * generation) is below what one takes: by a 16th to a 5th on the
+ * placements of scripts/bench-alt-large.py. A finalist is given work
+ * beyond the phase's end for one round only when that holds the least
+ * work and a TSL_ROUND_MARGIN-th of it more. */
+#define TSL_ROUND_MARGIN 16
 /* How many times the work budget the heuristic's search for a first
  * repetend may spend (from the phases' start) once the first schedule
  * exists (within the alternatives search once a plan gave a schedule:
@@ -347,6 +354,7 @@ static int consider_tightened(best *b, tsl_repetend *rep, const tsl_stage *st)
 typedef struct job {
 	best *b;
 	int first, step;          /* finalists first, first + step, ... */
+	int count;                /* ... below count */
 	tessel_schedule **result; /* per finalist */
 	int *rc;                  /* per finalist */
 	char (*msg)[TSL_REASON_LEN];         /* per finalist: error message */
@@ -358,7 +366,7 @@ static void *run_job(void *arg)
 {
 	job *j = arg;
 	best *b = j->b;
-	for (int i = j->first; i < b->nfin; i += j->step) {
+	for (int i = j->first; i < j->count; i += j->step) {
 		/* cancelled: none (the first one's plain completion stands) */
 		if (tsl_options_cancelled(b->opts->src)) {
 			j->rc[i] = TESSEL_ECANCELLED;
@@ -395,7 +403,6 @@ static int finish(tessel_schedule **out, best *b)
 	int rcs[TSL_FINALISTS] = {0};
 	char msg[TSL_FINALISTS][TSL_REASON_LEN] = {""};
 	int64_t spent[TSL_FINALISTS] = {0};
-	int nthreads = tsl_search_threads(b->opts, b->nfin);
 	job jobs[TSL_FINALISTS];
 	pthread_t tid[TSL_FINALISTS];
 	int started[TSL_FINALISTS] = {0};
@@ -403,10 +410,32 @@ static int finish(tessel_schedule **out, best *b)
 	if (b->nfin == 0)
 		return TSL_OK; /* no candidate survived: the caller says why */
 	/* the work left shared out evenly */
+	int count = b->nfin;
 	int64_t left = tsl_work_left(b->fin_dl);
-	int64_t share = left == INT64_MAX ? 0 : left / b->nfin > 0 ? left / b->nfin : 1;
+	int64_t share = left == INT64_MAX ? 0 : left / count > 0 ? left / count : 1;
+	/* a share that pays for no forward-backward round of the local
+	 * search (two passes of serial generation, their least work:
+	 * tsl_sgs_pass_least_ticks) gets none of it: then the best
+	 * finalist alone, with what two rounds least take, beyond the
+	 * phase's end up to the budget's (the phases after it have the
+	 * rest), when that is TSL_ROUND_MARGIN more than one round's
+	 * least work. The others' plain completions are no shorter than
+	 * its. */
+	int64_t round = share ? 2 * tsl_sgs_pass_least_ticks(b->g, b->nmicros, b->fin_dl) : 0;
+	if (b->w && round > 0 && share <= round) {
+		int64_t counted = tsl_work_counted(b->fin_dl), end = b->w0 + b->w;
+		if (round <= (end - counted) / 2)
+			end = counted + 2 * round;
+		if (end - counted > round + round / TSL_ROUND_MARGIN &&
+		    end > b->fin_dl->work_end) {
+			b->fin_dl->work_end = end;
+			count = 1;
+			share = end - counted;
+		}
+	}
+	int nthreads = tsl_search_threads(b->opts, count);
 	for (int t = 0; t < nthreads; t++) {
-		jobs[t] = (job){b, t, nthreads, result, rcs, msg, spent, share};
+		jobs[t] = (job){b, t, nthreads, count, result, rcs, msg, spent, share};
 		if (t > 0)
 			started[t] = pthread_create(&tid[t], NULL, run_job, &jobs[t]) == 0;
 	}
