@@ -802,6 +802,107 @@ static void test_windows_repair(void **state)
 	spoil_and_repair("mshape", 4, 6, 6, 0.03);
 }
 
+/* ---- the least work of a pass ---- */
+
+/* One pass of tsl_sgs (forward) or tsl_sgs_backward over s in order seq,
+ * metered with visit weight vw and a work end (0: none): its return code,
+ * *charged the ticks it charged. */
+static int metered_pass(int64_t *charged, tessel_schedule *s, const tsl_inst *seq,
+			size_t count, int backward, int vw, int64_t work_end)
+{
+	tsl_meter m = {0};
+	tsl_deadline dl = {tsl_now_us(), 0, 0, NULL, &m, work_end, 0, vw, 0};
+	int rc = backward ? tsl_sgs_backward(s, seq, count, &dl) : tsl_sgs(s, seq, count, &dl);
+	*charged = m.used;
+	return rc;
+}
+
+/* tsl_sgs_pass_least_ticks is what a pass charges at least, and close to
+ * it (a pass's own count of steps, on pipelines and on tensor-parallel
+ * blocks that share devices, forward and backward, weighted or not); and
+ * a pass begun with no more work left than that ends in TESSEL_ETIMEOUT,
+ * as its contract says. */
+static void test_sgs_least_work(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *preset;
+		int devices;
+	} cases[] = {{"vshape", 8}, {"mshape", 16}, {"xshape", 16}};
+	int64_t N = th_under_checker() ? 64 : 512;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		tessel_graph *g = NULL;
+		TH_OK(tessel_preset(&g, cases[c].preset, cases[c].devices, 0, TESSEL_UNLIMITED));
+		TH_OK(tessel_graph_set_latency(g, 1));
+		size_t count = (size_t)g->nblocks * (size_t)N;
+		tsl_inst *seq = calloc(count, sizeof *seq);
+		assert_non_null(seq);
+		tessel_schedule *s = NULL;
+		TH_OK(tsl_schedule_alloc(&s, g, N));
+		/* micro-batch by micro-batch, each in the order of its blocks'
+		 * depths: dependencies first */
+		size_t i = 0;
+		for (int64_t m = 0; m < N; m++) {
+			int *depth = calloc((size_t)g->nblocks, sizeof *depth);
+			assert_non_null(depth);
+			int deepest = 0;
+			for (int changed = 1; changed;) {
+				changed = 0;
+				for (int b = 0; b < g->nblocks; b++)
+					for (int k = 0; k < g->blocks[b].ndeps; k++)
+						if (depth[g->blocks[b].deps[k]] + 1 > depth[b]) {
+							depth[b] = depth[g->blocks[b].deps[k]] + 1;
+							deepest = depth[b] > deepest ? depth[b] : deepest;
+							changed = 1;
+						}
+			}
+			for (int d = 0; d <= deepest; d++)
+				for (int b = 0; b < g->nblocks; b++)
+					if (depth[b] == d)
+						seq[i++] = (tsl_inst){b, m};
+			free(depth);
+		}
+		assert_int_equal(i, count);
+		for (int backward = 0; backward < 2; backward++) {
+			if (backward) { /* successors first: the forward pass's reverse */
+				TH_OK(metered_pass(&(int64_t){0}, s, seq, count, 0, 0, 0));
+				for (size_t x = 0; x < count / 2; x++) {
+					tsl_inst t = seq[x];
+					seq[x] = seq[count - 1 - x];
+					seq[count - 1 - x] = t;
+				}
+			}
+			for (int vw = 16; vw <= 40; vw += 24) {
+				int64_t charged = 0, again = 0;
+				tsl_meter m = {0};
+				tsl_deadline dl = {0, 0, 0, NULL, &m, 0, 0, vw, 0};
+				int64_t least = tsl_sgs_pass_least_ticks(g, N, &dl);
+				TH_OK(metered_pass(&charged, s, seq, count, backward, vw, 0));
+				print_message("%s on %d devices, %lld micro-batches, %s, weight %d/16: "
+					      "charged %lld ticks, least %lld\n",
+					      cases[c].preset, cases[c].devices, (long long)N,
+					      backward ? "backward" : "forward", vw,
+					      (long long)charged, (long long)least);
+				assert_true(least > 0);
+				assert_true(least <= charged);
+				assert_true(least * 2 >= charged);
+				/* no more left than the least: cut */
+				assert_int_equal(metered_pass(&again, s, seq, count, backward, vw, least),
+						 TESSEL_ETIMEOUT);
+				/* restore a complete schedule for the next pass */
+				if (backward)
+					TH_OK(metered_pass(&again, s, seq, count, 1, vw, 0));
+				else
+					TH_OK(metered_pass(&again, s, seq, count, 0, vw, 0));
+				assert_int_equal(again, charged);
+			}
+		}
+		free(seq);
+		tessel_schedule_free(s);
+		tessel_graph_free(g);
+	}
+}
+
 /* ---- deadlines on a large instance ---- */
 
 static double seconds_since(int64_t t0)
@@ -1357,6 +1458,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pipeline_latency),
 		cmocka_unit_test(test_sgs_against_plain),
+		cmocka_unit_test(test_sgs_least_work),
 		cmocka_unit_test(test_gapset_against_model),
 		cmocka_unit_test(test_windows_repair),
 		cmocka_unit_test(test_any_block_order),

@@ -46,20 +46,62 @@
 
 #define span_of tsl_problem_span
 
-static int cmp_desc(const void *x, const void *y)
+/* An instance by its start, for the window's selection. */
+typedef struct late {
+	int64_t start;
+	size_t i;
+} late;
+
+static int cmp_late_desc(const void *x, const void *y)
 {
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return a < b ? 1 : a > b ? -1 : 0;
+	const late *a = x, *b = y;
+	if (a->start != b->start)
+		return a->start < b->start ? 1 : -1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Heap of the latest starts, the earliest of them at the root. */
+static void late_sift_down(late *h, size_t n, size_t k)
+{
+	for (;;) {
+		size_t l = 2 * k + 1, m = k;
+		if (l < n && h[l].start < h[m].start)
+			m = l;
+		if (l + 1 < n && h[l + 1].start < h[m].start)
+			m = l + 1;
+		if (m == k)
+			return;
+		late t = h[k];
+		h[k] = h[m];
+		h[m] = t;
+		k = m;
+	}
 }
 
 /* T0: the earliest start such that the instances starting at T0 or later
  * stay within the window's size; INT64_MAX when even the last step's
- * instances do not. */
-static int64_t window_start(const tsl_problem *p, int64_t *sorted)
+ * instances do not. One pass keeps the TSL_WINDOW_MAX_INSTANCES + 1
+ * latest starts (a heap): every instance starting after the earliest of
+ * them is among them, and a step that reaches that earliest start makes
+ * the window too large. */
+static int64_t window_start(const tsl_problem *p)
 {
 	const tessel_graph *g = p->g;
-	memcpy(sorted, p->start, p->n * sizeof *sorted);
-	qsort(sorted, p->n, sizeof *sorted, cmp_desc);
+	enum { KEEP = TSL_WINDOW_MAX_INSTANCES + 1 };
+	late h[KEEP];
+	size_t nh = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		if (nh < KEEP) {
+			h[nh++] = (late){p->start[i], i};
+			if (nh == KEEP)
+				for (size_t k = KEEP / 2; k-- > 0;)
+					late_sift_down(h, KEEP, k);
+		} else if (p->start[i] > h[0].start) {
+			h[0] = (late){p->start[i], i};
+			late_sift_down(h, KEEP, 0);
+		}
+	}
+	qsort(h, nh, sizeof *h, cmp_late_desc);
 	int64_t *count = tsl_calloc((size_t)g->ndevices, sizeof *count);
 	if (!count)
 		return INT64_MAX;
@@ -67,19 +109,17 @@ static int64_t window_start(const tsl_problem *p, int64_t *sorted)
 	 * an over-estimate, which only shrinks the window) */
 	int64_t t0 = INT64_MAX, pairs = 0;
 	size_t taken = 0;
-	while (taken < p->n) {
-		int64_t t = sorted[taken];
+	while (taken < nh) {
+		int64_t t = h[taken].start;
 		size_t end = taken;
 		int64_t add = 0;
 		/* all instances at step t together */
-		while (end < p->n && sorted[end] == t)
+		while (end < nh && h[end].start == t)
 			end++;
 		if (end > TSL_WINDOW_MAX_INSTANCES)
 			break;
-		for (size_t i = 0; i < p->n; i++) {
-			if (p->start[i] != t)
-				continue;
-			const tsl_block *B = &g->blocks[i % (size_t)g->nblocks];
+		for (size_t x = taken; x < end; x++) {
+			const tsl_block *B = &g->blocks[h[x].i % (size_t)g->nblocks];
 			for (int k = 0; k < B->ndevices; k++)
 				add += count[B->devices[k]]++;
 		}
@@ -101,11 +141,7 @@ static int solve_window(int *improved, tsl_problem *p, int64_t lb,
 			const tsl_opts *opts, const tsl_deadline *dl, int *checks)
 {
 	*improved = 0;
-	int64_t *sorted = tsl_reallocarray(NULL, p->n, sizeof *sorted);
-	if (!sorted)
-		return tsl_error_nomem();
-	int64_t t0 = window_start(p, sorted);
-	tsl_free(sorted);
+	int64_t t0 = window_start(p);
 	if (t0 == INT64_MAX)
 		return TSL_OK;
 	int64_t best = 0;
