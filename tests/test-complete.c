@@ -829,8 +829,12 @@ static void test_sgs_least_work(void **state)
 		const char *preset;
 		int devices;
 	} cases[] = {{"vshape", 8}, {"mshape", 16}, {"xshape", 16}};
-	int64_t N = th_under_checker() ? 64 : 512;
-	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+	/* (fewer micro-batches leave the least work within the steps a pass
+	 * may take after its last look: 0; under a slow checker, the first
+	 * placement only) */
+	int64_t N = 512;
+	size_t ncases = th_under_checker() ? 1 : sizeof cases / sizeof cases[0];
+	for (size_t c = 0; c < ncases; c++) {
 		tessel_graph *g = NULL;
 		TH_OK(tessel_preset(&g, cases[c].preset, cases[c].devices, 0, TESSEL_UNLIMITED));
 		TH_OK(tessel_graph_set_latency(g, 1));
