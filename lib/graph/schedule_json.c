@@ -66,13 +66,14 @@ static int sorted_entries(const struct tessel_entry ***out,
 
 	*out = NULL;
 	int rc = v && r ? TSL_OK : tsl_error_nomem();
-	/* (by radix: the tie, block then micro-batch, is unique) */
-	for (size_t i = 0; !rc && i < n; i++) {
-		const struct tessel_entry *e = &s->entries[i];
-		r[i] = (tsl_sort_rec){tsl_sort_key(e->start),
-				      (uint64_t)e->gid * (uint64_t)s->nmicros +
-					      (uint64_t)e->mid, i};
-	}
+	/* (by radix: the tie, block then micro-batch, is unique; the
+	 * records are made in its order, so the sort needs no pass on it) */
+	size_t nb = (size_t)s->graph->nblocks, j = 0;
+	for (size_t b = 0; !rc && b < nb; b++)
+		for (size_t m = 0; m < (size_t)s->nmicros; m++, j++) {
+			size_t i = m * nb + b;
+			r[j] = (tsl_sort_rec){tsl_sort_key(s->entries[i].start), j, i};
+		}
 	if (!rc)
 		rc = tsl_sort_recs(r, n);
 	for (size_t i = 0; !rc && i < n; i++)

@@ -603,12 +603,14 @@ static int instances(alt_inst **out, const tessel_schedule *s)
 	alt_inst *v = tsl_reallocarray(NULL, n + 1, sizeof *v);
 	tsl_sort_rec *r = tsl_reallocarray(NULL, n + 1, sizeof *r);
 	int rc = v && r ? TSL_OK : tsl_error_nomem();
-	for (size_t i = 0; !rc && i < n; i++) {
-		const struct tessel_entry *e = &s->entries[i];
-		r[i] = (tsl_sort_rec){tsl_sort_key(e->start),
-				      (uint64_t)e->gid * (uint64_t)s->nmicros +
-					      (uint64_t)e->mid, i};
-	}
+	/* made in the order of their ties (block, then micro-batch): the
+	 * sort then needs no pass on them */
+	size_t nb = (size_t)s->graph->nblocks, j = 0;
+	for (size_t b = 0; !rc && b < nb; b++)
+		for (size_t m = 0; m < (size_t)s->nmicros; m++, j++) {
+			size_t i = m * nb + b;
+			r[j] = (tsl_sort_rec){tsl_sort_key(s->entries[i].start), j, i};
+		}
 	if (!rc)
 		rc = tsl_sort_recs(r, n);
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -641,17 +643,21 @@ static int items_of(alt_item **out, size_t *count, const tessel_schedule *s)
 	alt_item *it = tsl_reallocarray(NULL, 3 * n + 1, sizeof *it);
 	tsl_sort_rec *r = tsl_reallocarray(NULL, 3 * n + 1, sizeof *r);
 	int rc = it && r ? TSL_OK : tsl_error_nomem();
-	/* by event, then kind, then entry index (tie: kind x n + index) */
+	/* by event, then kind, then entry index (tie: kind x n + index);
+	 * made in the order of their ties (the offloads, the entries, the
+	 * reloads), so that the sort needs no pass on them */
 	for (size_t i = 0; !rc && i < n; i++) {
 		const struct tessel_entry *e = &s->entries[i];
-		r[k++] = (tsl_sort_rec){tsl_sort_key(e->start), n + i, 1};
-		if (e->choice != TESSEL_CHOICE_OFFLOAD)
-			continue;
-		r[k++] = (tsl_sort_rec){tsl_sort_key(s->copies[2 * i] +
-				     s->graph->blocks[e->gid].of_transfer), i, 0};
-		r[k++] = (tsl_sort_rec){tsl_sort_key(s->copies[2 * i + 1]),
-					2 * n + i, 2};
+		if (e->choice == TESSEL_CHOICE_OFFLOAD)
+			r[k++] = (tsl_sort_rec){tsl_sort_key(s->copies[2 * i] +
+					     s->graph->blocks[e->gid].of_transfer), i, 0};
 	}
+	for (size_t i = 0; !rc && i < n; i++)
+		r[k++] = (tsl_sort_rec){tsl_sort_key(s->entries[i].start), n + i, 1};
+	for (size_t i = 0; !rc && i < n; i++)
+		if (s->entries[i].choice == TESSEL_CHOICE_OFFLOAD)
+			r[k++] = (tsl_sort_rec){tsl_sort_key(s->copies[2 * i + 1]),
+						2 * n + i, 2};
 	if (!rc)
 		rc = tsl_sort_recs(r, k);
 	for (size_t j = 0; !rc && j < k; j++) {
