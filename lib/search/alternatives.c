@@ -767,8 +767,8 @@ static int retime_if_shorter(tessel_schedule **sp)
  * (the first on ties) into *best, and *checked 1 when that variant was
  * validated here (it is its retiming). Each variant's retimed makespan is
  * found first, then the variants in the order of the makespan they may
- * have are checked (retimed again: but the leading one's retiming is
- * kept from the first round) until the first is confirmed: the choice of
+ * have are checked (retimed again: but the two leading ones' retimings
+ * are kept from the first round) until the first is confirmed: the choice of
  * retiming and checking every variant, with one check where that made
  * five (on a million instances over 512 devices a check took seconds, a
  * retiming a fraction of that). */
@@ -777,9 +777,11 @@ static int pick_retimed(tessel_schedule **v, int n, int *best, int *checked)
 	int64_t own[5], may[5];
 	int open[5] = {0}; /* 1: may[k] is the retiming's, not yet checked */
 	int valid[5] = {0}; /* 1: v[k] is its retiming, validated */
-	tessel_schedule *lead = NULL; /* the retiming of variant lead_k, the
-				       * least `may` so far (the first on ties) */
-	int lead_k = -1;
+	/* the retimings of the two variants of least `may` so far (the
+	 * first on ties), kept for their checks: the leading one's check
+	 * fails at times, and the next one's retiming was then made again */
+	tessel_schedule *kept[5] = {NULL};
+	int nkept = 0;
 	int rc = TSL_OK;
 	*checked = 0;
 	for (int k = 0; k < n && !rc; k++) {
@@ -793,10 +795,19 @@ static int pick_retimed(tessel_schedule **v, int n, int *best, int *checked)
 		if (!rc && tsl_schedule_makespan(t) <= own[k]) {
 			may[k] = tsl_schedule_makespan(t);
 			open[k] = 1;
-			if (lead_k < 0 || may[k] < may[lead_k]) {
-				tessel_schedule_free(lead);
-				lead = t;
-				lead_k = k;
+			/* the kept one of the larger `may` (the later on ties) */
+			int w = -1;
+			for (int j = 0; j < k; j++)
+				if (kept[j] && (w < 0 || may[j] >= may[w]))
+					w = j;
+			if (nkept < 2 || may[k] < may[w]) {
+				if (nkept == 2) {
+					tessel_schedule_free(kept[w]);
+					kept[w] = NULL;
+					nkept--;
+				}
+				kept[k] = t;
+				nkept++;
 				t = NULL;
 			}
 		}
@@ -813,16 +824,17 @@ static int pick_retimed(tessel_schedule **v, int n, int *best, int *checked)
 			break;
 		}
 		tessel_schedule *was = v[k];
-		if (k == lead_k) {
+		if (kept[k]) {
 			/* (retime_if_shorter with the retiming made above) */
-			if (tsl_schedule_check(lead, NULL) == TSL_OK &&
-			    tsl_schedule_makespan(lead) <= own[k]) {
+			if (tsl_schedule_check(kept[k], NULL) == TSL_OK &&
+			    tsl_schedule_makespan(kept[k]) <= own[k]) {
 				tessel_schedule_free(v[k]);
-				v[k] = lead;
-				lead = NULL;
+				v[k] = kept[k];
+			} else {
+				tessel_schedule_free(kept[k]);
 			}
+			kept[k] = NULL;
 			tessel_error_clear();
-			lead_k = -1;
 		} else {
 			rc = retime_if_shorter(&v[k]);
 		}
@@ -832,7 +844,8 @@ static int pick_retimed(tessel_schedule **v, int n, int *best, int *checked)
 		else
 			valid[k] = 1;
 	}
-	tessel_schedule_free(lead);
+	for (int k = 0; k < n; k++)
+		tessel_schedule_free(kept[k]);
 	return rc;
 }
 
@@ -977,6 +990,22 @@ static int relax(tessel_schedule **sp, int *checked, const tessel_options *src,
 	int offloads = 0;
 	for (int b = 0; b < g->nblocks; b++)
 		offloads |= g->blocks[b].of_backward >= 0;
+	/* every instance keeps its activation (the all-keep plan): no pass
+	 * changes a choice that is keep, so that every variant is the
+	 * schedule as given, retimed once (its orders, copies and passes
+	 * took seconds at millions of instances, for nothing) */
+	size_t n = (size_t)g->nblocks * (size_t)(*sp)->nmicros, kept = 0;
+	while (kept < n && (*sp)->entries[kept].choice == TESSEL_CHOICE_KEEP)
+		kept++;
+	if (kept == n) {
+		int best = 0;
+		*checked = 0;
+		if (tsl_options_cancelled(src) || (end_us && tsl_now_us() >= end_us))
+			return TSL_OK; /* (as the passes would stop: as it stands) */
+		int rc = pick_retimed(v3, 5, &best, checked);
+		*sp = v3[0];
+		return rc;
+	}
 	int rc = instances(&v, *sp);
 	if (!rc)
 		rc = relax_ctx_init(&cx, *sp);
