@@ -663,6 +663,69 @@ static void test_first_from_another_plan(void **state)
 	tessel_graph_free(g);
 }
 
+/* The schedule of g under the default budget (no time limit) on
+ * `threads` threads: with two, each plan's search in heuristic mode runs
+ * beside its search and the finalists are completed two at a time. New. */
+static tessel_schedule *search_threads(const tessel_graph *g, int64_t nmicros,
+				       int64_t threads)
+{
+	tessel_options *o = th_options(nmicros);
+	TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, TESSEL_WORK_AUTO));
+	TH_OK(tessel_options_set(o, TESSEL_OPT_THREADS, threads));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_search(&s, g, o));
+	TH_OK(tessel_schedule_validate(s));
+	tessel_options_free(o);
+	return s;
+}
+
+/* The same schedule, entry by entry, and the same work on one thread as
+ * on two over the plans of the alternatives: what runs beside depends on
+ * nothing the rest does; also where the all-keep plan has no first
+ * schedule of its own (alt-no-first.json, another plan's stands in). */
+static void test_threads_same_schedule(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	char *text = th_read_file(th_data_path("alt-no-first.json"), &len);
+	assert_non_null(text);
+	tessel_graph *graphs[3] = {pipeline(3, 12, 1, 1), pipeline(4, 16, 1, 0), NULL};
+	TH_OK(tessel_graph_from_json(&graphs[2], text, len));
+	free(text);
+	const int64_t nmicros[3] = {6, 8, 4};
+	for (int k = 0; k < 3; k++) {
+		tessel_schedule *one = search_threads(graphs[k], nmicros[k], 1);
+		tessel_schedule *two = search_threads(graphs[k], nmicros[k], 2);
+		assert_int_equal(th_sched(one, TESSEL_SCHED_MAKESPAN),
+				 th_sched(two, TESSEL_SCHED_MAKESPAN));
+		assert_int_equal(th_sched(one, TESSEL_SCHED_WORK),
+				 th_sched(two, TESSEL_SCHED_WORK));
+		tessel_iter *a = NULL, *b = NULL;
+		const tessel_entry *ea = NULL, *eb = NULL;
+		TH_OK(tessel_iter_new(&a, one, TESSEL_ALL_DEVICES));
+		TH_OK(tessel_iter_new(&b, two, TESSEL_ALL_DEVICES));
+		int n = 0;
+		for (;;) {
+			int ra = tessel_iter_next(&ea, a), rb = tessel_iter_next(&eb, b);
+			assert_int_equal(ra, rb);
+			if (ra != TESSEL_OK)
+				break;
+			const tessel_entry_attr attrs[] = {
+				TESSEL_ENTRY_START, TESSEL_ENTRY_CHOICE,
+				TESSEL_ENTRY_OFFLOAD_START, TESSEL_ENTRY_RELOAD_START};
+			for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+				assert_int_equal(th_entry(ea, attrs[i]), th_entry(eb, attrs[i]));
+			n++;
+		}
+		assert_true(n > 0);
+		tessel_iter_free(a);
+		tessel_iter_free(b);
+		tessel_schedule_free(one);
+		tessel_schedule_free(two);
+		tessel_graph_free(graphs[k]);
+	}
+}
+
 /* A progress callback that sets the options' micro-batches (to 1) while
  * the search runs: each plan of the alternatives is searched for the
  * micro-batches asked for when the search began, so the schedule has
@@ -859,6 +922,7 @@ int main(void)
 		cmocka_unit_test(test_first_from_another_plan),
 		cmocka_unit_test(test_offload_counts_at_start),
 		cmocka_unit_test(test_options_changed_by_callback),
+		cmocka_unit_test(test_threads_same_schedule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
