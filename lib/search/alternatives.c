@@ -82,8 +82,9 @@
  * (TESSEL_WORK_AUTO) the all-keep plan and the plan relieving every block
  * get the whole default budget each, as the searches with
  * TESSEL_OPT_ALTERNATIVES 0 and 2 do (so the choice is never longer than
- * either), each quarter and the all-offload plan a quarter of it, each
- * other plan between and each pair a tenth. */
+ * either while both fit within ALT_AUTO_TOTAL), each quarter and the
+ * all-offload plan a quarter of it, each other plan between and each pair
+ * a tenth. */
 #define ALT_KEEP_SHARE 400
 #define ALT_PLAN_SHARE 150
 #define ALT_EXTRA_SHARE 60
@@ -106,6 +107,19 @@
  * all-relieved plan (and the all-offload one) as much as the all-keep
  * plan took. */
 #define ALT_AUTO_CEILING ((int64_t)40000)
+/* Under the default budget, the most the plans may spend in all, with
+ * the passes over their schedules: about a minute of one core by the
+ * unit's measure. Each plan gets its own default budget (its share of it)
+ * while that leaves as much; else what the plans before it left, at
+ * least ALT_AUTO_LEAST. Below about 5 million instances the all-keep
+ * and the all-relieved plans get their whole default budgets within it
+ * (9,408 blocks at 512 micro-batches: 24,301 and 33,210 units, with the
+ * passes 58,000); at 1,024 micro-batches they took 104,000 units, 58 to
+ * 60 s. */
+#define ALT_AUTO_TOTAL ((int64_t)60000)
+/* The least a plan begun gets under the default budget (units): the
+ * default base of a search (TSL_WORK_BASE, search_opts.c). */
+#define ALT_AUTO_LEAST ((int64_t)5000)
 /* Instances of the placement per unit counted against the ceiling for
  * each plan begun: mapping its schedule back to the placement, relaxing
  * and validating it are passes over every instance that its search's
@@ -1331,12 +1345,18 @@ static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 	return rc;
 }
 
-/* The most a plan may spend of a work budget set explicitly: what the
- * plans before it left (at least 1; 0: no budget set, the share alone). */
+/* The most a plan may spend: of a work budget set explicitly, what the
+ * plans before it left (at least 1); under the default budget, what they
+ * left of ALT_AUTO_TOTAL with the passes over their schedules, at least
+ * ALT_AUTO_LEAST (0: no budget, the share alone). */
 static int64_t plan_work_cap(const alt_best *best, const tessel_options *options)
 {
 	int64_t w = options ? options->value[TESSEL_OPT_WORK_LIMIT]
 			    : TESSEL_WORK_AUTO;
+	if (w == TESSEL_WORK_AUTO) {
+		int64_t left = ALT_AUTO_TOTAL - best->work - best->passes;
+		return left > ALT_AUTO_LEAST ? left : ALT_AUTO_LEAST;
+	}
 	if (w <= 0)
 		return 0;
 	return w - best->work > 1 ? w - best->work : 1;

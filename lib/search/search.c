@@ -126,8 +126,10 @@ static int search_plain(tessel_schedule **out, const tessel_graph *g,
 		if (o.work_ticks < TSL_TICKS_PER_UNIT)
 			o.work_ticks = TSL_TICKS_PER_UNIT;
 		o.proof_ticks = o.proof_ticks / 1000 * share->per_mille;
-		if (share->work_cap > 0 && o.work_ticks / TSL_TICKS_PER_UNIT > share->work_cap)
+		if (share->work_cap > 0 && o.work_ticks / TSL_TICKS_PER_UNIT > share->work_cap) {
 			o.work_ticks = share->work_cap * TSL_TICKS_PER_UNIT;
+			o.work_capped = o.work_auto;
+		}
 		if (share->work_cap > 0 && o.proof_ticks / TSL_TICKS_PER_UNIT > share->work_cap)
 			o.proof_ticks = share->work_cap * TSL_TICKS_PER_UNIT;
 		if (share->rlimit_cap)

@@ -108,6 +108,10 @@ static int search_heuristic_mode(tessel_schedule **u, const tessel_graph *g,
 	tsl_opts f = *o;
 	f.fast = 1;
 	tsl_search_auto_budget(&f, g);
+	/* never more than the search beside it when its budget was capped
+	 * (alternatives.c: the plans' default budgets in all) */
+	if (o->work_capped && f.work_ticks > o->work_ticks)
+		f.work_ticks = o->work_ticks;
 	/* counted on a meter of its own from zero, as a search in heuristic
 	 * mode alone counts (its phases' bounds are read off the meter), its
 	 * own budget alone bounding it; charged to dl's meter after: what it

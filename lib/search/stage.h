@@ -27,6 +27,9 @@ typedef struct tsl_opts {
 	int max_group;         /* largest k of a repetend of k micro-batches */
 	int64_t work_ticks;    /* the work budget (ticks, budget.h); 0: none */
 	int work_auto;         /* the default budget: it grows with the graph */
+	int work_capped;       /* work_ticks is the default budget cut to a
+				* cap (tsl_share.work_cap): the heuristic
+				* mode's search beside it gets no more */
 	int64_t proof_ticks;   /* > 0 (default budget only): the most the
 				* solver's checks below a known period may
 				* spend beside the budget (repetend_z3.c) */
