@@ -1226,6 +1226,10 @@ typedef struct alt_best {
 			    * (ALT_PASS_INSTANCES_PER_UNIT), not in work:
 			    * counted against ALT_AUTO_CEILING only */
 	int64_t pass_units; /* those of one plan */
+	int total_cap;     /* the search over the plans under the default
+			    * budget: ALT_AUTO_TOTAL bounds them in all
+			    * (plan_work_cap; not the single plan of
+			    * TESSEL_OPT_ALTERNATIVES 0 and 2) */
 } alt_best;
 
 /* When the time limit ends (0: none). */
@@ -1348,12 +1352,15 @@ static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 /* The most a plan may spend: of a work budget set explicitly, what the
  * plans before it left (at least 1); under the default budget, what they
  * left of ALT_AUTO_TOTAL with the passes over their schedules, at least
- * ALT_AUTO_LEAST (0: no budget, the share alone). */
+ * ALT_AUTO_LEAST (0: no budget, or the default one of a single plan: the
+ * share alone). */
 static int64_t plan_work_cap(const alt_best *best, const tessel_options *options)
 {
 	int64_t w = options ? options->value[TESSEL_OPT_WORK_LIMIT]
 			    : TESSEL_WORK_AUTO;
 	if (w == TESSEL_WORK_AUTO) {
+		if (!best->total_cap)
+			return 0;
 		int64_t left = ALT_AUTO_TOTAL - best->work - best->passes;
 		return left > ALT_AUTO_LEAST ? left : ALT_AUTO_LEAST;
 	}
@@ -1594,7 +1601,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 {
 	int64_t t0 = tsl_now_us();
 	int *rank = NULL, na = 0;
-	alt_best best = {.start_us = t0, .nmicros = nmicros};
+	alt_best best = {.start_us = t0, .nmicros = nmicros, .total_cap = 1};
 	best.pass_units = (int64_t)g->nblocks * nmicros /
 			  ALT_PASS_INSTANCES_PER_UNIT;
 	int autob = !options ||
