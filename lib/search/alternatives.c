@@ -49,6 +49,7 @@
  * units of the searches, entry visits of the relaxation): deterministic. */
 #include "alternatives.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1349,6 +1350,16 @@ static int search_plan_graph(tessel_schedule **ds, alt_best *best,
 	return rc;
 }
 
+/* ALT_AUTO_TOTAL and ALT_AUTO_LEAST, or what a test set instead
+ * (tsl_alt_auto_total_for_tests; 0: the defaults). */
+static _Atomic int64_t auto_total_set, auto_least_set;
+
+void tsl_alt_auto_total_for_tests(int64_t total, int64_t least)
+{
+	auto_total_set = total > 0 ? total : 0;
+	auto_least_set = least > 0 ? least : 0;
+}
+
 /* The most a plan may spend: of a work budget set explicitly, what the
  * plans before it left (at least 1); under the default budget, what they
  * left of ALT_AUTO_TOTAL with the passes over their schedules, at least
@@ -1361,8 +1372,10 @@ static int64_t plan_work_cap(const alt_best *best, const tessel_options *options
 	if (w == TESSEL_WORK_AUTO) {
 		if (!best->total_cap)
 			return 0;
-		int64_t left = ALT_AUTO_TOTAL - best->work - best->passes;
-		return left > ALT_AUTO_LEAST ? left : ALT_AUTO_LEAST;
+		int64_t total = auto_total_set ? auto_total_set : ALT_AUTO_TOTAL;
+		int64_t least = auto_least_set ? auto_least_set : ALT_AUTO_LEAST;
+		int64_t left = total - best->work - best->passes;
+		return left > least ? left : least;
 	}
 	if (w <= 0)
 		return 0;
