@@ -112,11 +112,13 @@
  * the passes over their schedules: about a minute of one core by the
  * unit's measure. Each plan gets its own default budget (its share of it)
  * while that leaves as much; else what the plans before it left, at
- * least ALT_AUTO_LEAST. Below about 5 million instances the all-keep
- * and the all-relieved plans get their whole default budgets within it
- * (9,408 blocks at 512 micro-batches: 24,301 and 33,210 units, with the
- * passes 58,000); at 1,024 micro-batches they took 104,000 units, 58 to
- * 60 s. */
+ * least ALT_AUTO_LEAST. It binds where the plans' first schedules,
+ * budgets and passes add up to more: 9,408 blocks on 64 devices at 256
+ * micro-batches (2.4 million instances) spend 46,887 units in all and get
+ * their whole default budgets; at 512 the all-relieved plan's search
+ * gets a little less (81,804 units in all before, now 72,245, the same
+ * schedule); at 1,024 the plans took 153,722 units, 58 to 66 s, and now
+ * 87,624, 39 to 44 s, the same schedule. */
 #define ALT_AUTO_TOTAL ((int64_t)60000)
 /* The least a plan begun gets under the default budget (units): the
  * default base of a search (TSL_WORK_BASE, search_opts.c). */
