@@ -656,12 +656,14 @@ int tsl_vshape_schedule(tessel_schedule *s, int *found, const tsl_deadline *dl)
 			}
 			tsl_charge(dl, (v.puts - charged) / TSL_LIST_STEPS_PER_TICK);
 			charged = v.puts - (v.puts - charged) % TSL_LIST_STEPS_PER_TICK;
+			if (rc)
+				break; /* (the replay's memory) */
 			if (tsl_deadline_hard_passed(dl) ||
 			    (dl && dl->stop && atomic_load(dl->stop))) {
 				rc = TESSEL_ETIMEOUT;
 				break;
 			}
-			if (v.failed || rc)
+			if (v.failed)
 				break;
 			if (!view)
 				m = makespan_of(&v);
