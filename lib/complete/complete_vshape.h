@@ -18,9 +18,10 @@
  * memory), each of its four fill variants repeated with the bubbles it
  * left as the next round's allowance while the largest bubble shrinks.
  * Spans, memory deltas and latencies are each block's and dependency's
- * own (where a kind's spans differ, the rounds also run with each kind's
- * median span, one cost a kind as that scheduler takes them, and their
- * orders start on the own spans); every instance starts as early as its
+ * own (where a kind's spans differ, the rounds also run with one span a
+ * kind, as that scheduler takes them: the kind's median, its mean and the
+ * upper middle of the devices' means, and their orders start on the own
+ * spans); every instance starts as early as its
  * device's order allows, and
  * the memory limits hold at every step (an order that would break one is
  * dropped).
