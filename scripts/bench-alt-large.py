@@ -114,6 +114,7 @@ CASES = {
     "layers_64x49_n256": (lambda: layers(64, 49), 256),
     "layers_64x49_n512": (lambda: layers(64, 49), 512),
     "layers_64x49_n1024": (lambda: layers(64, 49), 1024),
+    "layers_64x49_n2048": (lambda: layers(64, 49), 2048),
     "groups_64t4x100_n128": (lambda: groups(64, 4, 100, 0.7, 2, 1), 128),
     "groups_64t4x100_n32": (lambda: groups(64, 4, 100, 0.7, 2, 1), 32),
     "groups_256t8x60_n64": (lambda: groups(256, 8, 60, 0.6, 1, 0), 64),

@@ -64,6 +64,7 @@
 #include "schedule.h"
 #include "schedule_alt.h"
 #include "search.h"
+#include "search_extend.h"
 #include "search_opts.h"
 #include "sort.h"
 #include "util.h"
@@ -1740,14 +1741,12 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 	return TSL_OK;
 }
 
-TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
-			     const tessel_options *options)
+/* The search of g as it stands: over the plans of its alternatives, or
+ * the plain one. */
+static int search_any(tessel_schedule **out, const tessel_graph *g,
+		      const tessel_options *options)
 {
-	TSL_CHECK_ARG(out, "tessel_search", "out");
-	*out = NULL;
-	int rc = tessel_graph_validate(g);
-	if (rc)
-		return rc;
+	int rc = TSL_OK;
 	if (!tsl_graph_alternatives(g))
 		return tsl_search_plain(out, g, options, NULL);
 	/* what the micro-batches leave behind, whatever the plan (a relief
@@ -1780,4 +1779,29 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	}
 	*out = best.s;
 	return TSL_OK;
+}
+
+TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
+			     const tessel_options *options)
+{
+	TSL_CHECK_ARG(out, "tessel_search", "out");
+	*out = NULL;
+	int rc = tessel_graph_validate(g);
+	if (rc)
+		return rc;
+	/* many micro-batches of a placement without alternatives: fewer
+	 * searched, their steady state repeated (search_extend.c), when what
+	 * all of them leave behind fits (the plans' choices, instance by
+	 * instance, seldom repeat exactly) */
+	tsl_opts o;
+	tsl_search_resolve(&o, options);
+	int done = 0;
+	if (!tsl_graph_alternatives(g) && tsl_extend_fewer(g, o.nmicros)) {
+		if (tsl_graph_check_leftover(g, o.nmicros))
+			tessel_error_clear();
+		else
+			rc = tsl_search_extended(out, &done, g, options, o.nmicros,
+						 search_any);
+	}
+	return done ? rc : search_any(out, g, options);
 }

@@ -303,7 +303,7 @@ class Progress(NamedTuple):
     Since 1.2 the callback is also called, with ``improved`` False, when a
     phase of the search begins: ``phase`` names it ("list", "heuristic",
     "solver", "groups", "compaction", "windows", "restarts", "direct",
-    "unlimited", "fast", "done"; see tessel_progress_phase), ``work`` is the work
+    "unlimited", "fast", "extend", "done"; see tessel_progress_phase), ``work`` is the work
     spent so far and ``work_limit`` the budget (0: none), and
     ``repetend_micro_batches`` is k of the best period (``period`` / k
     steps per micro-batch).

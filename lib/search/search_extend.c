@@ -1,0 +1,404 @@
+/* Stage around every search (tessel_search): many micro-batches searched
+ * as fewer, their steady state repeated. Contract:
+ *   tsl_extend_fewer   - a search whose device entries (micro-batches x
+ *                        blocks, a block on k devices counted k times)
+ *                        exceed TSL_EXTEND_ENTRIES runs on fewer
+ *                        micro-batches N': about TSL_EXTEND_ENTRIES
+ *                        entries, at least TSL_EXTEND_PER_DEVICE a device
+ *                        plus TSL_EXTEND_LEAST, N - N' a multiple of
+ *                        TSL_EXTEND_ALIGN (so that a repetend of 1, 2, 3,
+ *                        4, 6 or 12 micro-batches fits it), and only when
+ *                        N is at least twice that;
+ *   the search         - the caller's (the search over the alternatives,
+ *                        or the plain one) on N', with the caller's
+ *                        options but for the micro-batches and four
+ *                        fifths of a time limit; its progress events
+ *                        reach the caller with the makespan its period
+ *                        gives N micro-batches and LB(N);
+ *   runs               - in its schedule, per k = 1 .. TSL_EXTEND_MAX_K
+ *                        dividing N - N', the longest run of
+ *                        micro-batches m whose every entry is that of
+ *                        m - k moved by the same P > 0 steps (the same
+ *                        choices, their copies moved alike);
+ *   tsl_extend_schedule- the longest run (ties: the smaller k) repeated:
+ *                        micro-batch j keeps its steps up to the run's
+ *                        end, j + (N - N') takes those of j moved by
+ *                        (N - N') / k * P from the run's start on, and
+ *                        the two agree on the run; the schedule validated
+ *                        (the next run when it fails, up to a few);
+ *   fallback           - without a valid one (no run, or the check
+ *                        failed), the search runs on all N micro-batches
+ *                        with what is left of the time limit.
+ * The search of N' micro-batches is deterministic, so is the result; its
+ * work is the schedule's work (the repetition and its check are passes
+ * over the entries, not counted, as the final check is not). A steady
+ * state at the resource bound repeats into a makespan at LB(N) when the
+ * search of N' ended at LB(N'). */
+#include "search_extend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "complete.h"
+#include "error.h"
+#include "options.h"
+#include "progress.h"
+#include "util.h"
+#include "validate.h"
+
+/* Searches of at most this many device entries run on all micro-batches
+ * (the default budget's search of 2 million entries takes 5 to 15 s on
+ * the placements of scripts/bench-extend.py). */
+#define TSL_EXTEND_ENTRIES ((int64_t)1 << 21)
+/* ... and of at least so many micro-batches a device, and so many more:
+ * the warm-up and the cool-down take several D micro-batches, and the
+ * steady state must show between them (a V placement of 256 devices of
+ * profiled stages, memory 2D: 1,365 micro-batches of warm-up and 511 of
+ * cool-down at N = 4,096; at N = 1,372 no run at all) */
+#define TSL_EXTEND_PER_DEVICE 8
+#define TSL_EXTEND_LEAST 64
+/* N - N' is a multiple of this: repetends of 1, 2, 3, 4, 6 and 12
+ * micro-batches fit the micro-batches added */
+#define TSL_EXTEND_ALIGN 12
+/* The repetends looked for: up to this many micro-batches. */
+#define TSL_EXTEND_MAX_K 16
+/* Runs tried, the longest first. */
+#define TSL_EXTEND_TRIES 3
+
+int64_t tsl_extend_fewer(const tessel_graph *g, int64_t nmicros)
+{
+	int64_t placements = 0;
+	for (int b = 0; b < g->nblocks; b++)
+		placements += g->blocks[b].ndevices;
+	/* (beyond the limits: the whole search says so) */
+	if (placements < 1 || placements * nmicros <= TSL_EXTEND_ENTRIES ||
+	    nmicros > TESSEL_MAX_MICRO_BATCHES ||
+	    placements * nmicros > TESSEL_MAX_ENTRIES)
+		return 0;
+	int64_t fewer = TSL_EXTEND_ENTRIES / placements;
+	int64_t least = (int64_t)TSL_EXTEND_PER_DEVICE * g->ndevices + TSL_EXTEND_LEAST;
+	if (fewer < least)
+		fewer = least;
+	if (nmicros < 2 * fewer)
+		return 0;
+	fewer += (nmicros - fewer) % TSL_EXTEND_ALIGN;
+	return fewer;
+}
+
+/* Whether every entry of micro-batch m of s is that of m - k moved by P
+ * steps, with the same choice and its copies moved alike. */
+static int repeats(const tessel_schedule *s, int64_t m, int k, int64_t P)
+{
+	int n = s->graph->nblocks;
+	const struct tessel_entry *now = tsl_entry_at(s, 0, m);
+	const struct tessel_entry *was = tsl_entry_at(s, 0, m - k);
+	for (int b = 0; b < n; b++)
+		if (now[b].start - was[b].start != P || now[b].choice != was[b].choice ||
+		    now[b].span_add != was[b].span_add || now[b].mem_add != was[b].mem_add)
+			return 0;
+	if (s->copies) {
+		const int64_t *c1 = &s->copies[2 * (size_t)m * (size_t)n];
+		const int64_t *c0 = &s->copies[2 * (size_t)(m - k) * (size_t)n];
+		for (int i = 0; i < 2 * n; i++)
+			if ((c1[i] < 0) != (c0[i] < 0) || (c1[i] >= 0 && c1[i] - c0[i] != P))
+				return 0;
+	}
+	return 1;
+}
+
+typedef struct ext_run {
+	int k;
+	int64_t P;
+	int64_t from, to; /* micro-batches from .. to repeat those k before */
+} ext_run;
+
+/* Longer runs first (in micro-batches they cover: to - from + 1 + k),
+ * ties to the smaller k. */
+static int run_cmp(const void *pa, const void *pb)
+{
+	const ext_run *a = pa, *b = pb;
+	int64_t la = a->to - a->from + 1 + a->k, lb = b->to - b->from + 1 + b->k;
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	return (a->k > b->k) - (a->k < b->k);
+}
+
+/* runs[]: per k dividing `added`, the longest run of s (at least k
+ * micro-batches: the repetend shows twice); *count of them. */
+static void find_runs(ext_run *runs, int *count, const tessel_schedule *s,
+		      int64_t added)
+{
+	int64_t N = s->nmicros;
+	*count = 0;
+	for (int k = 1; k <= TSL_EXTEND_MAX_K && k < N; k++) {
+		if (added % k)
+			continue;
+		ext_run best = {k, 0, 0, -1}, cur = {k, 0, 0, -1};
+		for (int64_t m = k; m < N; m++) {
+			int64_t P = tsl_entry_at(s, 0, m)->start - tsl_entry_at(s, 0, m - k)->start;
+			if (P > 0 && repeats(s, m, k, P)) {
+				if (cur.to == m - 1 && cur.P == P) {
+					cur.to = m;
+				} else {
+					cur.from = cur.to = m;
+					cur.P = P;
+				}
+				if (cur.to - cur.from > best.to - best.from)
+					best = cur;
+			}
+		}
+		if (best.to - best.from + 1 >= k)
+			runs[(*count)++] = best;
+	}
+	qsort(runs, (size_t)*count, sizeof *runs, run_cmp);
+}
+
+/* *out: s repeated along run r to nmicros micro-batches (not checked). */
+static int repeat_run(tessel_schedule **out, const tessel_schedule *s,
+		      const ext_run *r, int64_t nmicros, const tsl_deadline *dl)
+{
+	const tessel_graph *g = s->graph;
+	int n = g->nblocks;
+	int64_t added = nmicros - s->nmicros, reps = added / r->k;
+	tessel_schedule *u = NULL;
+	int rc = tsl_schedule_alloc_until(&u, g, nmicros, dl);
+	if (rc)
+		return rc;
+	if (s->copies) {
+		u->copies = tsl_reallocarray(NULL, (size_t)n * (size_t)nmicros,
+					     2 * sizeof *u->copies);
+		if (!u->copies) {
+			tessel_schedule_free(u);
+			return tsl_error_nomem();
+		}
+	}
+	int64_t first = r->from - r->k; /* the run's first micro-batch */
+	for (int64_t j = 0; j < nmicros; j++) {
+		if ((j & 1023) == 0 && tsl_deadline_hard_passed(dl)) {
+			tessel_schedule_free(u);
+			return tsl_error(TESSEL_ETIMEOUT,
+					 "time limit reached while repeating the steady state");
+		}
+		/* the micro-batch of s it repeats, and by how many repetends */
+		int64_t src = j, q = 0;
+		if (j > r->to) {
+			if (j - added >= first) {
+				src = j - added;
+				q = reps;
+			} else { /* j - q k in the run's last k micro-batches */
+				q = (j - r->to + r->k - 1) / r->k;
+				src = j - q * r->k;
+			}
+		}
+		int64_t shift = q * r->P;
+		const struct tessel_entry *from = tsl_entry_at(s, 0, src);
+		struct tessel_entry *to = tsl_entry_at(u, 0, j);
+		for (int b = 0; b < n; b++) {
+			to[b].start = from[b].start + shift;
+			to[b].choice = from[b].choice;
+			to[b].span_add = from[b].span_add;
+			to[b].mem_add = from[b].mem_add;
+			to[b].phase = j < first ? TESSEL_PHASE_WARMUP
+				      : j > r->to + added ? TESSEL_PHASE_COOLDOWN
+							  : TESSEL_PHASE_REPETEND;
+			if (from[b].choice != TESSEL_CHOICE_KEEP)
+				u->nchoices++;
+		}
+		if (u->copies) {
+			const int64_t *c0 = &s->copies[2 * (size_t)src * (size_t)n];
+			int64_t *c1 = &u->copies[2 * (size_t)j * (size_t)n];
+			for (int i = 0; i < 2 * n; i++)
+				c1[i] = c0[i] < 0 ? -1 : c0[i] + shift;
+		}
+	}
+	/* the figures: the repeated run's steady state */
+	u->resource_bound = s->resource_bound;
+	u->period = r->P;
+	u->rep_k = r->k;
+	int64_t rate = s->rep_k > 1 ? s->rep_k : 1;
+	u->period_optimal = r->P <= s->resource_bound * r->k ||
+			    (s->period_optimal && s->period * r->k == r->P * rate);
+	tsl_repetend_range(u);
+	int64_t lo = INT64_MAX, hi = 0;
+	for (int b = 0; b < n; b++) {
+		const struct tessel_entry *e = tsl_entry_at(u, b, first);
+		if (e->start < lo)
+			lo = e->start;
+		if (e->start + tsl_entry_span(u, e) > hi)
+			hi = e->start + tsl_entry_span(u, e);
+	}
+	u->depth = hi - lo;
+	u->work = s->work;
+	u->proof_work = s->proof_work;
+	*out = u;
+	return TSL_OK;
+}
+
+/* *out = u with its lower bound LB(nmicros) (u freed on an error). */
+static int settle(tessel_schedule **out, tessel_schedule *u, int64_t nmicros)
+{
+	int64_t lb = 0;
+	int rc = tessel_graph_lower_bound(&lb, u->graph, nmicros);
+	if (rc) {
+		tessel_schedule_free(u);
+		return rc;
+	}
+	u->lower_bound = lb;
+	u->makespan_optimal = tsl_schedule_makespan(u) <= lb;
+	*out = u;
+	return TSL_OK;
+}
+
+int tsl_extend_schedule(tessel_schedule **out, const tessel_schedule *s,
+			int64_t nmicros, int tries, const tsl_deadline *dl)
+{
+	*out = NULL;
+	int64_t added = nmicros - s->nmicros;
+	if (added <= 0)
+		return tsl_error(TESSEL_EINVAL, "repeating the steady state: %lld "
+				 "micro-batches are not more than %lld",
+				 (long long)nmicros, (long long)s->nmicros);
+	ext_run runs[TSL_EXTEND_MAX_K];
+	int count = 0;
+	find_runs(runs, &count, s, added);
+	for (int i = 0; i < count && i < tries; i++) {
+		tessel_schedule *u = NULL;
+		int rc = repeat_run(&u, s, &runs[i], nmicros, dl);
+		if (rc)
+			return rc;
+		rc = tsl_schedule_check(u, dl);
+		if (!rc)
+			return settle(out, u, nmicros);
+		tessel_schedule_free(u);
+		if (rc != TESSEL_EVIOLATION)
+			return rc;
+		tessel_error_clear();
+	}
+	return TSL_OK;
+}
+
+/* The progress events of the shorter search, as the caller's: its
+ * makespan with the added micro-batches at its period, LB(N). */
+typedef struct ext_progress {
+	const tessel_options *caller;
+	int64_t added, lower_bound;
+	int64_t last_makespan;
+} ext_progress;
+
+static int relay(const tessel_progress *p, void *payload)
+{
+	ext_progress *x = payload;
+	tessel_progress q = *p;
+	int64_t k = p->k > 1 ? p->k : 1;
+	if (p->makespan > 0 && p->period > 0)
+		q.makespan = p->makespan + (x->added * p->period + k - 1) / k;
+	q.lower_bound = x->lower_bound;
+	if (strcmp(q.phase, "done") == 0)
+		q.phase = "extend"; /* the steady state is repeated next */
+	if (q.makespan > 0)
+		x->last_makespan = q.makespan;
+	return tsl_progress_report(x->caller, &q) != TSL_OK;
+}
+
+/* The fallback: the search of all micro-batches, with what is left of
+ * the time limit (limit_ms, counted from t0; 0: none). */
+static int search_whole(tessel_schedule **out, const tessel_graph *g,
+			const tessel_options *options, int64_t limit_ms,
+			int64_t t0, tsl_search_fn search)
+{
+	if (limit_ms <= 0)
+		return search(out, g, options);
+	int64_t left = limit_ms - (tsl_now_us() - t0) / 1000;
+	if (left < 1)
+		return tsl_error(TESSEL_ETIMEOUT, "time limit reached before a "
+				 "schedule of all the micro-batches");
+	tessel_options *own = NULL;
+	int rc = tsl_options_derive(&own, options);
+	if (rc)
+		return rc;
+	own->value[TESSEL_OPT_TIME_LIMIT_MS] = left;
+	rc = search(out, g, own);
+	tessel_options_free(own);
+	return rc;
+}
+
+int tsl_search_extended(tessel_schedule **out, int *done, const tessel_graph *g,
+			const tessel_options *options, int64_t nmicros,
+			tsl_search_fn search)
+{
+	*out = NULL;
+	*done = 0;
+	int64_t fewer = tsl_extend_fewer(g, nmicros);
+	if (!fewer)
+		return TSL_OK;
+	*done = 1;
+	return tsl_search_fewer(out, g, options, nmicros, fewer, search);
+}
+
+int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
+		     const tessel_options *options, int64_t nmicros,
+		     int64_t fewer, tsl_search_fn search)
+{
+	*out = NULL;
+	int64_t t0 = tsl_now_us();
+	tessel_options *own = NULL;
+	int rc = tsl_options_derive(&own, options);
+	if (rc) {
+		return rc;
+	}
+	int64_t limit_ms = own->value[TESSEL_OPT_TIME_LIMIT_MS];
+	own->value[TESSEL_OPT_MICRO_BATCHES] = fewer;
+	if (limit_ms > 0)
+		own->value[TESSEL_OPT_TIME_LIMIT_MS] = limit_ms * 4 / 5 > 0 ? limit_ms * 4 / 5 : 1;
+	ext_progress x = {options, nmicros - fewer, 0, 0};
+	if (tsl_progress_wanted(options)) {
+		rc = tessel_graph_lower_bound(&x.lower_bound, g, nmicros);
+		if (rc) {
+			tessel_options_free(own);
+			return rc;
+		}
+		own->progress = NULL;
+		own->progress_payload = NULL;
+		own->progress_fn = relay;
+		own->progress_fn_payload = &x;
+	}
+	tessel_schedule *s = NULL;
+	rc = search(&s, g, own);
+	tessel_options_free(own);
+	if (rc == TESSEL_ENOMEM || rc == TESSEL_ECANCELLED ||
+	    (rc == TESSEL_ETIMEOUT && limit_ms > 0)) {
+		return rc; /* no schedule of N' micro-batches in the time: none
+			    * of N either */
+	}
+	if (rc) { /* whatever the shorter search could not do, the whole one
+		   * says */
+		tessel_error_clear();
+		return search_whole(out, g, options, limit_ms, t0, search);
+	}
+	tsl_deadline dl = {0};
+	dl.start_us = t0;
+	if (limit_ms > 0)
+		dl.hard_us = t0 + limit_ms * 1000;
+	tessel_schedule *u = NULL;
+	rc = tsl_extend_schedule(&u, s, nmicros, TSL_EXTEND_TRIES, &dl);
+	int64_t spent = s->work, proof = s->proof_work;
+	tessel_schedule_free(s);
+	if (rc) {
+		return rc;
+	}
+	if (!u)
+		return search_whole(out, g, options, limit_ms, t0, search);
+	u->work = spent;
+	u->proof_work = proof;
+	u->search_us = tsl_now_us() - t0;
+	int64_t makespan = tsl_schedule_makespan(u);
+	if (tsl_progress_wanted(options) && !tsl_options_cancelled(options)) {
+		tessel_progress p = {"done", 1, u->period, u->rep_k > 1 ? u->rep_k : 1,
+				     makespan, u->lower_bound, spent, 0,
+				     u->search_us, u->period_optimal};
+		tsl_progress_report(options, &p); /* a stop asked now changes nothing */
+		tessel_error_clear();
+	}
+	*out = u;
+	return TSL_OK;
+}

@@ -1,0 +1,260 @@
+/* Many micro-batches searched as fewer, their steady state repeated
+ * (search_extend.c), white box: which searches run on fewer
+ * (tsl_extend_fewer); the repetition of a run of a searched schedule,
+ * validated, its makespan the shorter one's plus the added repetitions;
+ * schedules without a run, or whose run collides with an entry outside
+ * it, give none; the stage itself with a given N' (tsl_search_fewer): its
+ * schedule, the progress events relayed for N micro-batches, and the
+ * whole search when the shorter one's schedule does not repeat. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "graph.h"
+#include "helpers.h"
+#include "schedule.h"
+#include "search_extend.h"
+#include "tessel.h"
+
+#define OK(x) th_check_ok((x), #x, __FILE__, __LINE__)
+
+/* One device: F (span 1, memory 1), then B (span 2, memory -1). */
+static tessel_graph *one_device(void)
+{
+	static const char *const names[] = {"f", "b"};
+	static const int devices[] = {0, 0};
+	static const tessel_kind kinds[] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD};
+	static const int spans[] = {1, 2};
+	static const int memory[] = {1, -1};
+	return th_chain(1, 2, names, devices, kinds, spans, memory);
+}
+
+/* A schedule of g (one_device) for n micro-batches, F of m at f[m] and B
+ * at b[m]. */
+static tessel_schedule *placed(const tessel_graph *g, int64_t n,
+			       const int64_t *f, const int64_t *b)
+{
+	tessel_schedule *s = NULL;
+	OK(tsl_schedule_alloc(&s, g, n));
+	for (int64_t m = 0; m < n; m++) {
+		tsl_entry_at(s, 0, m)->start = f[m];
+		tsl_entry_at(s, 1, m)->start = b[m];
+	}
+	return s;
+}
+
+static void test_extend_fewer(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	OK(tessel_preset(&g, "vshape", 4, 0, TESSEL_PRESET_MEMORY)); /* 8 blocks */
+	assert_int_equal(tsl_extend_fewer(g, 16), 0);
+	/* 2^21 entries are 262,144 micro-batches: twice that at least */
+	assert_int_equal(tsl_extend_fewer(g, 262144), 0);
+	assert_int_equal(tsl_extend_fewer(g, 524287), 0);
+	int64_t fewer = tsl_extend_fewer(g, 524288);
+	assert_true(fewer >= 262144 && fewer < 262144 + 12);
+	assert_int_equal((524288 - fewer) % 12, 0);
+	fewer = tsl_extend_fewer(g, 1000000);
+	assert_true(fewer >= 262144 && fewer < 262144 + 12);
+	assert_int_equal((1000000 - fewer) % 12, 0);
+	/* beyond the micro-batches a search takes: the whole search says so */
+	assert_int_equal(tsl_extend_fewer(g, 1000001), 0);
+	tessel_graph_free(g);
+}
+
+static void test_extend_searched(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	OK(tessel_preset(&g, "vshape", 4, 0, TESSEL_PRESET_MEMORY));
+	tessel_schedule *s = th_search(g, 40, 0, 0, 0);
+	int64_t before = tsl_schedule_makespan(s);
+	static const int64_t adds[] = {1, 12, 600};
+	for (size_t i = 0; i < sizeof adds / sizeof *adds; i++) {
+		int64_t n = 40 + adds[i];
+		tessel_schedule *u = NULL;
+		OK(tsl_extend_schedule(&u, s, n, 3, NULL));
+		assert_non_null(u);
+		OK(tessel_schedule_validate(u));
+		assert_int_equal(u->nmicros, n);
+		int64_t k = u->rep_k > 1 ? u->rep_k : 1;
+		assert_int_equal(adds[i] % k, 0);
+		assert_int_equal(tsl_schedule_makespan(u), before + adds[i] / k * u->period);
+		int64_t lb = 0;
+		OK(tessel_graph_lower_bound(&lb, g, n));
+		assert_int_equal(u->lower_bound, lb);
+		assert_true(tsl_schedule_makespan(u) >= lb);
+		assert_int_equal(u->makespan_optimal, tsl_schedule_makespan(u) <= lb);
+		/* the first micro-batch as it was */
+		for (int b = 0; b < g->nblocks; b++)
+			assert_int_equal(tsl_entry_at(u, b, 0)->start,
+					 tsl_entry_at(s, b, 0)->start);
+		tessel_schedule_free(u);
+	}
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+static void test_extend_no_run(void **state)
+{
+	(void)state;
+	tessel_graph *g = one_device();
+	/* all forwards, then all backwards: F moves by 1, B by 2 */
+	int64_t f[6], b[6];
+	for (int m = 0; m < 6; m++) {
+		f[m] = m;
+		b[m] = 6 + 2 * m;
+	}
+	tessel_schedule *s = placed(g, 6, f, b);
+	OK(tessel_schedule_validate(s));
+	tessel_schedule *u = (tessel_schedule *)1;
+	OK(tsl_extend_schedule(&u, s, 30, 3, NULL));
+	assert_null(u);
+	/* not more micro-batches: an error, nothing made */
+	u = (tessel_schedule *)1;
+	th_expect_error(tsl_extend_schedule(&u, s, 6, 3, NULL), TESSEL_EINVAL,
+			"not more than");
+	assert_null(u);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+static void test_extend_collides(void **state)
+{
+	(void)state;
+	tessel_graph *g = one_device();
+	/* micro-batches 1 .. 3 repeat by 3 steps from 2 on; micro-batch 0's
+	 * backward waits until step 11, where the repeated ones would run */
+	int64_t f[] = {0, 1, 4, 7}, b[] = {11, 2, 5, 8};
+	tessel_schedule *s = placed(g, 4, f, b);
+	OK(tessel_schedule_validate(s));
+	tessel_schedule *u = (tessel_schedule *)1;
+	OK(tsl_extend_schedule(&u, s, 10, 3, NULL));
+	assert_null(u);
+	/* with micro-batch 0's backward past them, the run repeats */
+	int64_t b2[] = {40, 2, 5, 8};
+	tessel_schedule *s2 = placed(g, 4, f, b2);
+	OK(tsl_extend_schedule(&u, s2, 10, 3, NULL));
+	assert_non_null(u);
+	OK(tessel_schedule_validate(u));
+	assert_int_equal(tsl_entry_at(u, 0, 9)->start, 7 + 6 * 3);
+	assert_int_equal(tsl_entry_at(u, 1, 0)->start, 40);
+	tessel_schedule_free(u);
+	tessel_schedule_free(s2);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+typedef struct events {
+	int count, done;
+	int64_t last_makespan, lower_bound;
+	int lb_wrong;
+	char last_phase[32];
+} events;
+
+static int on_event(const tessel_progress *p, void *payload)
+{
+	events *e = payload;
+	const char *phase = NULL;
+	int64_t makespan = 0, lb = 0;
+	OK(tessel_progress_phase(&phase, p));
+	OK(tessel_progress_get(&makespan, p, TESSEL_PROGRESS_MAKESPAN));
+	OK(tessel_progress_get(&lb, p, TESSEL_PROGRESS_LOWER_BOUND));
+	e->count++;
+	e->lb_wrong |= lb != e->lower_bound;
+	e->last_makespan = makespan;
+	e->done += strcmp(phase, "done") == 0;
+	strncpy(e->last_phase, phase, sizeof e->last_phase - 1);
+	return 0;
+}
+
+static void test_search_fewer(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	OK(tessel_preset(&g, "vshape", 4, 0, TESSEL_PRESET_MEMORY));
+	tessel_options *o = th_options(660);
+	events e = {0};
+	OK(tessel_graph_lower_bound(&e.lower_bound, g, 660));
+	OK(tessel_options_set_progress_fn(o, on_event, &e));
+	tessel_schedule *u = NULL;
+	OK(tsl_search_fewer(&u, g, o, 660, 60, tessel_search));
+	OK(tessel_schedule_validate(u));
+	assert_int_equal(u->nmicros, 660);
+	/* the same as the search of 60 repeated */
+	tessel_schedule *s = th_search(g, 60, 0, 0, 0), *x = NULL;
+	OK(tsl_extend_schedule(&x, s, 660, 3, NULL));
+	assert_non_null(x);
+	assert_int_equal(tsl_schedule_makespan(u), tsl_schedule_makespan(x));
+	/* events for 660 micro-batches, the last one the schedule's */
+	assert_true(e.count > 0);
+	assert_false(e.lb_wrong);
+	assert_string_equal(e.last_phase, "done");
+	assert_int_equal(e.last_makespan, tsl_schedule_makespan(u));
+	tessel_schedule_free(x);
+	tessel_schedule_free(s);
+	tessel_schedule_free(u);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
+/* A search whose schedule of 6 micro-batches never repeats (all
+ * forwards first), and the real one for any other count. */
+static int searches;
+static int gpipe_at_six(tessel_schedule **out, const tessel_graph *g,
+			const tessel_options *options)
+{
+	int64_t n = 0;
+	OK(tessel_options_get(&n, options, TESSEL_OPT_MICRO_BATCHES));
+	searches++;
+	if (n != 6)
+		return tessel_search(out, g, options);
+	int64_t f[6], b[6];
+	for (int m = 0; m < 6; m++) {
+		f[m] = m;
+		b[m] = 6 + 2 * m;
+	}
+	*out = placed(g, 6, f, b);
+	return TESSEL_OK;
+}
+
+static void test_search_fewer_whole(void **state)
+{
+	(void)state;
+	tessel_graph *g = one_device();
+	tessel_options *o = th_options(50);
+	tessel_schedule *u = NULL;
+	searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, 6, gpipe_at_six));
+	assert_int_equal(searches, 2);
+	OK(tessel_schedule_validate(u));
+	assert_int_equal(u->nmicros, 50);
+	assert_int_equal(tsl_schedule_makespan(u), 150); /* the device's load */
+	tessel_schedule_free(u);
+	/* a time limit: still a schedule (these searches take milliseconds) */
+	OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 60000));
+	searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, 6, gpipe_at_six));
+	assert_int_equal(searches, 2);
+	assert_int_equal(u->nmicros, 50);
+	tessel_schedule_free(u);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_extend_fewer),
+		cmocka_unit_test(test_extend_searched),
+		cmocka_unit_test(test_extend_no_run),
+		cmocka_unit_test(test_extend_collides),
+		cmocka_unit_test(test_search_fewer),
+		cmocka_unit_test(test_search_fewer_whole),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
