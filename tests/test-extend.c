@@ -51,18 +51,30 @@ static void test_extend_fewer(void **state)
 	(void)state;
 	tessel_graph *g = NULL;
 	OK(tessel_preset(&g, "vshape", 4, 0, TESSEL_PRESET_MEMORY)); /* 8 blocks */
-	assert_int_equal(tsl_extend_fewer(g, 16), 0);
-	/* 2^21 entries are 262,144 micro-batches: twice that at least */
-	assert_int_equal(tsl_extend_fewer(g, 262144), 0);
-	assert_int_equal(tsl_extend_fewer(g, 524287), 0);
-	int64_t fewer = tsl_extend_fewer(g, 524288);
-	assert_true(fewer >= 262144 && fewer < 262144 + 12);
-	assert_int_equal((524288 - fewer) % 12, 0);
-	fewer = tsl_extend_fewer(g, 1000000);
-	assert_true(fewer >= 262144 && fewer < 262144 + 12);
-	assert_int_equal((1000000 - fewer) % 12, 0);
+	int64_t fewer[TSL_EXTEND_TIERS];
+	assert_int_equal(tsl_extend_fewer(fewer, g, 16), 0);
+	/* 2^21 entries are 262,144 micro-batches: up to them, all searched */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 262144), 0);
+	/* beyond: 8 a device plus 64 (96), and 2^21 entries' worth once N
+	 * is twice that; N - N' a multiple of 12 */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 262145), 1);
+	assert_true(fewer[0] >= 96 && fewer[0] < 96 + 12);
+	assert_int_equal((262145 - fewer[0]) % 12, 0);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 524287), 1);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 1000000), 2);
+	assert_true(fewer[0] >= 96 && fewer[0] < 96 + 12);
+	assert_true(fewer[1] >= 262144 && fewer[1] < 262144 + 12);
+	assert_int_equal((1000000 - fewer[0]) % 12, 0);
+	assert_int_equal((1000000 - fewer[1]) % 12, 0);
 	/* beyond the micro-batches a search takes: the whole search says so */
-	assert_int_equal(tsl_extend_fewer(g, 1000001), 0);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 1000001), 0);
+	tessel_graph_free(g);
+	/* 2^21 entries' worth below 8 a device plus 64: one tier */
+	OK(tessel_preset(&g, "vshape", 64, 0, TESSEL_PRESET_MEMORY)); /* 128 blocks */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 100000), 2);
+	assert_true(fewer[0] >= 576 && fewer[0] < 576 + 12);
+	assert_true(fewer[1] >= 16384 && fewer[1] < 16384 + 12);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 20000), 1);
 	tessel_graph_free(g);
 }
 
@@ -182,7 +194,8 @@ static void test_search_fewer(void **state)
 	OK(tessel_graph_lower_bound(&e.lower_bound, g, 660));
 	OK(tessel_options_set_progress_fn(o, on_event, &e));
 	tessel_schedule *u = NULL;
-	OK(tsl_search_fewer(&u, g, o, 660, 60, tessel_search));
+	static const int64_t tiers[] = {60};
+	OK(tsl_search_fewer(&u, g, o, 660, tiers, 1, tessel_search));
 	OK(tessel_schedule_validate(u));
 	assert_int_equal(u->nmicros, 660);
 	/* the same as the search of 60 repeated */
@@ -195,6 +208,19 @@ static void test_search_fewer(void **state)
 	assert_false(e.lb_wrong);
 	assert_string_equal(e.last_phase, "done");
 	assert_int_equal(e.last_makespan, tsl_schedule_makespan(u));
+	/* two tiers: the shorter of the two repetitions, the work of both */
+	static const int64_t two[] = {60, 120};
+	tessel_schedule *v = NULL, *s2 = th_search(g, 120, 0, 0, 0), *x2 = NULL;
+	OK(tsl_extend_schedule(&x2, s2, 660, 3, NULL));
+	assert_non_null(x2);
+	OK(tsl_search_fewer(&v, g, o, 660, two, 2, tessel_search));
+	OK(tessel_schedule_validate(v));
+	int64_t m1 = tsl_schedule_makespan(x), m2 = tsl_schedule_makespan(x2);
+	assert_int_equal(tsl_schedule_makespan(v), m1 <= m2 ? m1 : m2);
+	assert_int_equal(v->work, s->work + s2->work);
+	tessel_schedule_free(x2);
+	tessel_schedule_free(s2);
+	tessel_schedule_free(v);
 	tessel_schedule_free(x);
 	tessel_schedule_free(s);
 	tessel_schedule_free(u);
@@ -228,8 +254,9 @@ static void test_search_fewer_whole(void **state)
 	tessel_graph *g = one_device();
 	tessel_options *o = th_options(50);
 	tessel_schedule *u = NULL;
+	static const int64_t six[] = {6};
 	searches = 0;
-	OK(tsl_search_fewer(&u, g, o, 50, 6, gpipe_at_six));
+	OK(tsl_search_fewer(&u, g, o, 50, six, 1, gpipe_at_six));
 	assert_int_equal(searches, 2);
 	OK(tessel_schedule_validate(u));
 	assert_int_equal(u->nmicros, 50);
@@ -238,7 +265,7 @@ static void test_search_fewer_whole(void **state)
 	/* a time limit: still a schedule (these searches take milliseconds) */
 	OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 60000));
 	searches = 0;
-	OK(tsl_search_fewer(&u, g, o, 50, 6, gpipe_at_six));
+	OK(tsl_search_fewer(&u, g, o, 50, six, 1, gpipe_at_six));
 	assert_int_equal(searches, 2);
 	assert_int_equal(u->nmicros, 50);
 	tessel_schedule_free(u);

@@ -1796,7 +1796,8 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	tsl_opts o;
 	tsl_search_resolve(&o, options);
 	int done = 0;
-	if (!tsl_graph_alternatives(g) && tsl_extend_fewer(g, o.nmicros)) {
+	int64_t fewer[TSL_EXTEND_TIERS];
+	if (!tsl_graph_alternatives(g) && tsl_extend_fewer(fewer, g, o.nmicros)) {
 		if (tsl_graph_check_leftover(g, o.nmicros))
 			tessel_error_clear();
 		else

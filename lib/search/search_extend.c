@@ -3,19 +3,20 @@
  *   tsl_extend_fewer   - a search whose device entries (micro-batches x
  *                        blocks, a block on k devices counted k times)
  *                        exceed TSL_EXTEND_ENTRIES runs on fewer
- *                        micro-batches N': about TSL_EXTEND_ENTRIES
- *                        entries, at least TSL_EXTEND_PER_DEVICE a device
- *                        plus TSL_EXTEND_LEAST, N - N' a multiple of
+ *                        micro-batches, in up to two tiers N': the least,
+ *                        TSL_EXTEND_PER_DEVICE a device plus
+ *                        TSL_EXTEND_LEAST, and TSL_EXTEND_ENTRIES
+ *                        entries' worth when that is more, each only when
+ *                        N is at least twice it, and N - N' a multiple of
  *                        TSL_EXTEND_ALIGN (so that a repetend of 1, 2, 3,
- *                        4, 6 or 12 micro-batches fits it), and only when
- *                        N is at least twice that;
- *   the search         - the caller's (the search over the alternatives,
- *                        or the plain one) on N', with the caller's
- *                        options but for the micro-batches and four
- *                        fifths of a time limit; its progress events
- *                        reach the caller with the makespan its period
- *                        gives N micro-batches and LB(N);
- *   runs               - in its schedule, per k = 1 .. TSL_EXTEND_MAX_K
+ *                        4, 6 or 12 micro-batches fits it);
+ *   the searches       - the caller's (the search over the alternatives,
+ *                        or the plain one) on each N', with the caller's
+ *                        options but for the micro-batches and a share of
+ *                        four fifths of a time limit; their progress
+ *                        events reach the caller with the makespan their
+ *                        period gives N micro-batches and LB(N);
+ *   runs               - in each schedule, per k = 1 .. TSL_EXTEND_MAX_K
  *                        dividing N - N', the longest run of
  *                        micro-batches m whose every entry is that of
  *                        m - k moved by the same P > 0 steps (the same
@@ -26,14 +27,20 @@
  *                        (N - N') / k * P from the run's start on, and
  *                        the two agree on the run; the schedule validated
  *                        (the next run when it fails, up to a few);
+ *   the shortest       - of the tiers' valid schedules (ties: the fewer
+ *                        micro-batches), with the work of all searches;
  *   fallback           - without a valid one (no run, or the check
  *                        failed), the search runs on all N micro-batches
  *                        with what is left of the time limit.
- * The search of N' micro-batches is deterministic, so is the result; its
- * work is the schedule's work (the repetition and its check are passes
- * over the entries, not counted, as the final check is not). A steady
- * state at the resource bound repeats into a makespan at LB(N) when the
- * search of N' ended at LB(N'). */
+ * Two tiers because the search's steady state depends on N': the smallest
+ * is cheap and its search has the most work per instance (a random
+ * 4-device pipeline: 24 steps a micro-batch at N' = 105, as the search of
+ * all 413,013; 26 at N' = 174,765), but a pipeline of many devices needs
+ * more micro-batches before its steady state shows (see below). The
+ * searches are deterministic, so is the result; its work is theirs (the
+ * repetition and its check are passes over the entries, not counted, as
+ * the final check is not). A steady state at the resource bound repeats
+ * into a makespan at LB(N) when the search of N' ended at LB(N'). */
 #include "search_extend.h"
 
 #include <stdlib.h>
@@ -65,7 +72,14 @@
 /* Runs tried, the longest first. */
 #define TSL_EXTEND_TRIES 3
 
-int64_t tsl_extend_fewer(const tessel_graph *g, int64_t nmicros)
+/* fewer aligned: N - fewer a multiple of TSL_EXTEND_ALIGN */
+static int64_t aligned(int64_t fewer, int64_t nmicros)
+{
+	return fewer + (nmicros - fewer) % TSL_EXTEND_ALIGN;
+}
+
+int tsl_extend_fewer(int64_t fewer[TSL_EXTEND_TIERS], const tessel_graph *g,
+		     int64_t nmicros)
 {
 	int64_t placements = 0;
 	for (int b = 0; b < g->nblocks; b++)
@@ -75,14 +89,14 @@ int64_t tsl_extend_fewer(const tessel_graph *g, int64_t nmicros)
 	    nmicros > TESSEL_MAX_MICRO_BATCHES ||
 	    placements * nmicros > TESSEL_MAX_ENTRIES)
 		return 0;
-	int64_t fewer = TSL_EXTEND_ENTRIES / placements;
 	int64_t least = (int64_t)TSL_EXTEND_PER_DEVICE * g->ndevices + TSL_EXTEND_LEAST;
-	if (fewer < least)
-		fewer = least;
-	if (nmicros < 2 * fewer)
-		return 0;
-	fewer += (nmicros - fewer) % TSL_EXTEND_ALIGN;
-	return fewer;
+	int64_t most = TSL_EXTEND_ENTRIES / placements;
+	int count = 0;
+	if (nmicros >= 2 * least)
+		fewer[count++] = aligned(least, nmicros);
+	if (most > least && nmicros >= 2 * most)
+		fewer[count++] = aligned(most, nmicros);
+	return count;
 }
 
 /* Whether every entry of micro-batch m of s is that of m - k moved by P
@@ -322,34 +336,26 @@ static int search_whole(tessel_schedule **out, const tessel_graph *g,
 	return rc;
 }
 
-int tsl_search_extended(tessel_schedule **out, int *done, const tessel_graph *g,
-			const tessel_options *options, int64_t nmicros,
-			tsl_search_fn search)
+/* One tier: the search of `fewer` micro-batches (within limit_ms when
+ * not 0) and its schedule repeated to nmicros, validated: *u, or NULL
+ * when the search found none (its error cleared: the whole search will
+ * say) or no run gives a valid one. *spent: the search's work. An error
+ * only for what ends the stage: no memory, a cancel or the time limit
+ * before the shorter search had a schedule, the time limit during the
+ * repetition. */
+static int extend_tier(tessel_schedule **u, int64_t *spent, int64_t *proof,
+		       const tessel_graph *g, const tessel_options *options,
+		       int64_t nmicros, int64_t fewer, int64_t limit_ms,
+		       int64_t hard_us, tsl_search_fn search)
 {
-	*out = NULL;
-	*done = 0;
-	int64_t fewer = tsl_extend_fewer(g, nmicros);
-	if (!fewer)
-		return TSL_OK;
-	*done = 1;
-	return tsl_search_fewer(out, g, options, nmicros, fewer, search);
-}
-
-int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
-		     const tessel_options *options, int64_t nmicros,
-		     int64_t fewer, tsl_search_fn search)
-{
-	*out = NULL;
-	int64_t t0 = tsl_now_us();
+	*u = NULL;
 	tessel_options *own = NULL;
 	int rc = tsl_options_derive(&own, options);
-	if (rc) {
+	if (rc)
 		return rc;
-	}
-	int64_t limit_ms = own->value[TESSEL_OPT_TIME_LIMIT_MS];
 	own->value[TESSEL_OPT_MICRO_BATCHES] = fewer;
 	if (limit_ms > 0)
-		own->value[TESSEL_OPT_TIME_LIMIT_MS] = limit_ms * 4 / 5 > 0 ? limit_ms * 4 / 5 : 1;
+		own->value[TESSEL_OPT_TIME_LIMIT_MS] = limit_ms;
 	ext_progress x = {options, nmicros - fewer, 0, 0};
 	if (tsl_progress_wanted(options)) {
 		rc = tessel_graph_lower_bound(&x.lower_bound, g, nmicros);
@@ -366,39 +372,87 @@ int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 	rc = search(&s, g, own);
 	tessel_options_free(own);
 	if (rc == TESSEL_ENOMEM || rc == TESSEL_ECANCELLED ||
-	    (rc == TESSEL_ETIMEOUT && limit_ms > 0)) {
-		return rc; /* no schedule of N' micro-batches in the time: none
-			    * of N either */
-	}
-	if (rc) { /* whatever the shorter search could not do, the whole one
-		   * says */
-		tessel_error_clear();
-		return search_whole(out, g, options, limit_ms, t0, search);
-	}
-	tsl_deadline dl = {0};
-	dl.start_us = t0;
-	if (limit_ms > 0)
-		dl.hard_us = t0 + limit_ms * 1000;
-	tessel_schedule *u = NULL;
-	rc = tsl_extend_schedule(&u, s, nmicros, TSL_EXTEND_TRIES, &dl);
-	int64_t spent = s->work, proof = s->proof_work;
-	tessel_schedule_free(s);
-	if (rc) {
+	    (rc == TESSEL_ETIMEOUT && limit_ms > 0))
 		return rc;
+	if (rc) {
+		tessel_error_clear();
+		return TSL_OK;
 	}
-	if (!u)
+	*spent += s->work;
+	*proof += s->proof_work;
+	tsl_deadline dl = {0};
+	dl.start_us = tsl_now_us();
+	dl.hard_us = hard_us;
+	rc = tsl_extend_schedule(u, s, nmicros, TSL_EXTEND_TRIES, &dl);
+	tessel_schedule_free(s);
+	return rc;
+}
+
+int tsl_search_extended(tessel_schedule **out, int *done, const tessel_graph *g,
+			const tessel_options *options, int64_t nmicros,
+			tsl_search_fn search)
+{
+	*out = NULL;
+	*done = 0;
+	int64_t fewer[TSL_EXTEND_TIERS];
+	int tiers = tsl_extend_fewer(fewer, g, nmicros);
+	if (!tiers)
+		return TSL_OK;
+	*done = 1;
+	return tsl_search_fewer(out, g, options, nmicros, fewer, tiers, search);
+}
+
+int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
+		     const tessel_options *options, int64_t nmicros,
+		     const int64_t *fewer, int tiers, tsl_search_fn search)
+{
+	*out = NULL;
+	int64_t t0 = tsl_now_us();
+	int64_t limit_ms = options ? options->value[TESSEL_OPT_TIME_LIMIT_MS] : 0;
+	int64_t hard_us = limit_ms > 0 ? t0 + limit_ms * 1000 : 0;
+	tessel_schedule *best = NULL;
+	int64_t spent = 0, proof = 0;
+	int rc = TSL_OK;
+	for (int i = 0; i < tiers && !rc; i++) {
+		/* a time limit: four fifths of it for the searches, shared
+		 * out over the tiers left */
+		int64_t share = 0;
+		if (limit_ms > 0) {
+			share = (limit_ms * 4 / 5 - (tsl_now_us() - t0) / 1000) / (tiers - i);
+			if (share < 1)
+				break;
+		}
+		if (best && tsl_options_cancelled(options))
+			break;
+		tessel_schedule *u = NULL;
+		rc = extend_tier(&u, &spent, &proof, g, options, nmicros, fewer[i],
+				 share, hard_us, search);
+		if (u && (!best || tsl_schedule_makespan(u) < tsl_schedule_makespan(best))) {
+			tessel_schedule_free(best);
+			best = u;
+		} else {
+			tessel_schedule_free(u);
+		}
+	}
+	if (rc && best) {
+		/* a later tier stopped: the schedule in hand */
+		tessel_error_clear();
+		rc = TSL_OK;
+	}
+	if (rc)
+		return rc;
+	if (!best)
 		return search_whole(out, g, options, limit_ms, t0, search);
-	u->work = spent;
-	u->proof_work = proof;
-	u->search_us = tsl_now_us() - t0;
-	int64_t makespan = tsl_schedule_makespan(u);
+	best->work = spent;
+	best->proof_work = proof;
+	best->search_us = tsl_now_us() - t0;
 	if (tsl_progress_wanted(options) && !tsl_options_cancelled(options)) {
-		tessel_progress p = {"done", 1, u->period, u->rep_k > 1 ? u->rep_k : 1,
-				     makespan, u->lower_bound, spent, 0,
-				     u->search_us, u->period_optimal};
+		tessel_progress p = {"done", 1, best->period, best->rep_k > 1 ? best->rep_k : 1,
+				     tsl_schedule_makespan(best), best->lower_bound, spent, 0,
+				     best->search_us, best->period_optimal};
 		tsl_progress_report(options, &p); /* a stop asked now changes nothing */
 		tessel_error_clear();
 	}
-	*out = u;
+	*out = best;
 	return TSL_OK;
 }

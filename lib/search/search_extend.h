@@ -15,10 +15,13 @@
 typedef int (*tsl_search_fn)(tessel_schedule **out, const tessel_graph *g,
 			     const tessel_options *options);
 
-/* The micro-batches a search of nmicros micro-batches of g runs on before
- * its steady state is repeated: 0 when the search runs on all of them
- * (see search_extend.c for when). */
-int64_t tsl_extend_fewer(const tessel_graph *g, int64_t nmicros);
+/* The searches of fewer micro-batches that a search of nmicros
+ * micro-batches of g runs before repeating their steady state, fewest
+ * first, in fewer[]: their count (0: the search runs on all of them; see
+ * search_extend.c for when). */
+#define TSL_EXTEND_TIERS 2
+int tsl_extend_fewer(int64_t fewer[TSL_EXTEND_TIERS], const tessel_graph *g,
+		     int64_t nmicros);
 
 /* In schedule s of g (s->nmicros micro-batches), the longest run of
  * micro-batches that repeat the micro-batches k before them, moved by the
@@ -30,9 +33,9 @@ int64_t tsl_extend_fewer(const tessel_graph *g, int64_t nmicros);
 int tsl_extend_schedule(tessel_schedule **out, const tessel_schedule *s,
 			int64_t nmicros, int tries, const tsl_deadline *dl);
 
-/* The stage: when tsl_extend_fewer(g, N) is not 0, search (with options,
- * N' micro-batches and its share of a time limit) and extend the result
- * to N; *done 1 and *out the schedule (or the error) when that gave one,
+/* The stage: when tsl_extend_fewer(g, N) gives tiers, search each (with
+ * options, its N' micro-batches and its share of a time limit) and
+ * extend the result to N; *done 1 and *out the schedule (or the error) when that gave one,
  * else *done 0 and the caller searches all N micro-batches. Progress
  * events of the shorter search reach the callbacks of options with the
  * makespan its period gives N micro-batches, and LB(N). */
@@ -40,11 +43,13 @@ int tsl_search_extended(tessel_schedule **out, int *done, const tessel_graph *g,
 			const tessel_options *options, int64_t nmicros,
 			tsl_search_fn search);
 
-/* The stage with N' = fewer (< nmicros) given: *out the extended
- * schedule, or the whole search's when no run gives a valid one (the
- * search of tsl_search_extended once it decided to run). */
+/* The stage with the tiers given (fewer[0 .. tiers), each below
+ * nmicros): each searched and repeated to nmicros, the shortest valid
+ * schedule in *out (ties: the earlier tier), its work the searches' sum;
+ * the whole search when none gives one (the search of
+ * tsl_search_extended once it decided to run). */
 int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 		     const tessel_options *options, int64_t nmicros,
-		     int64_t fewer, tsl_search_fn search);
+		     const int64_t *fewer, int tiers, tsl_search_fn search);
 
 #endif
