@@ -273,6 +273,44 @@ static void test_search_fewer_whole(void **state)
 	tessel_graph_free(g);
 }
 
+/* A search counted, the library's. */
+static int counted(tessel_schedule **out, const tessel_graph *g,
+		   const tessel_options *options)
+{
+	searches++;
+	return tessel_search(out, g, options);
+}
+
+static int stop_at_once(const tessel_progress *p, void *payload)
+{
+	(void)p;
+	++*(int *)payload;
+	return 1;
+}
+
+static void test_search_fewer_stopped(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	OK(tessel_preset(&g, "vshape", 4, 0, TESSEL_PRESET_MEMORY));
+	tessel_options *o = th_options(660);
+	int calls = 0;
+	OK(tessel_options_set_progress_fn(o, stop_at_once, &calls));
+	static const int64_t two[] = {60, 120};
+	tessel_schedule *u = NULL;
+	searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 660, two, 2, counted));
+	/* the callback's stop ends the first tier's search at its first
+	 * event; its schedule is repeated, and no later tier runs */
+	assert_int_equal(searches, 1);
+	assert_int_equal(calls, 1);
+	OK(tessel_schedule_validate(u));
+	assert_int_equal(u->nmicros, 660);
+	tessel_schedule_free(u);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_extend_collides),
 		cmocka_unit_test(test_search_fewer),
 		cmocka_unit_test(test_search_fewer_whole),
+		cmocka_unit_test(test_search_fewer_stopped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

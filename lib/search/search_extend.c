@@ -29,6 +29,8 @@
  *                        (the next run when it fails, up to a few);
  *   the shortest       - of the tiers' valid schedules (ties: the fewer
  *                        micro-batches), with the work of all searches;
+ *                        after a cancel or a progress callback's stop, no
+ *                        later tier runs;
  *   fallback           - without a valid one (no run, or the check
  *                        failed), the search runs on all N micro-batches
  *                        with what is left of the time limit.
@@ -297,6 +299,7 @@ typedef struct ext_progress {
 	const tessel_options *caller;
 	int64_t added, lower_bound;
 	int64_t last_makespan;
+	int *stopped; /* set once a callback asked to stop */
 } ext_progress;
 
 static int relay(const tessel_progress *p, void *payload)
@@ -311,7 +314,10 @@ static int relay(const tessel_progress *p, void *payload)
 		q.phase = "extend"; /* the steady state is repeated next */
 	if (q.makespan > 0)
 		x->last_makespan = q.makespan;
-	return tsl_progress_report(x->caller, &q) != TSL_OK;
+	if (tsl_progress_report(x->caller, &q) == TSL_OK)
+		return 0;
+	*x->stopped = 1;
+	return 1;
 }
 
 /* The fallback: the search of all micro-batches, with what is left of
@@ -344,9 +350,10 @@ static int search_whole(tessel_schedule **out, const tessel_graph *g,
  * before the shorter search had a schedule, the time limit during the
  * repetition. */
 static int extend_tier(tessel_schedule **u, int64_t *spent, int64_t *proof,
-		       const tessel_graph *g, const tessel_options *options,
-		       int64_t nmicros, int64_t fewer, int64_t limit_ms,
-		       int64_t hard_us, tsl_search_fn search)
+		       int *stopped, const tessel_graph *g,
+		       const tessel_options *options, int64_t nmicros,
+		       int64_t fewer, int64_t limit_ms, int64_t hard_us,
+		       tsl_search_fn search)
 {
 	*u = NULL;
 	tessel_options *own = NULL;
@@ -356,7 +363,7 @@ static int extend_tier(tessel_schedule **u, int64_t *spent, int64_t *proof,
 	own->value[TESSEL_OPT_MICRO_BATCHES] = fewer;
 	if (limit_ms > 0)
 		own->value[TESSEL_OPT_TIME_LIMIT_MS] = limit_ms;
-	ext_progress x = {options, nmicros - fewer, 0, 0};
+	ext_progress x = {options, nmicros - fewer, 0, 0, stopped};
 	if (tsl_progress_wanted(options)) {
 		rc = tessel_graph_lower_bound(&x.lower_bound, g, nmicros);
 		if (rc) {
@@ -412,7 +419,7 @@ int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 	int64_t hard_us = limit_ms > 0 ? t0 + limit_ms * 1000 : 0;
 	tessel_schedule *best = NULL;
 	int64_t spent = 0, proof = 0;
-	int rc = TSL_OK;
+	int rc = TSL_OK, stopped = 0;
 	for (int i = 0; i < tiers && !rc; i++) {
 		/* a time limit: four fifths of it for the searches, shared
 		 * out over the tiers left */
@@ -422,11 +429,13 @@ int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 			if (share < 1)
 				break;
 		}
-		if (best && tsl_options_cancelled(options))
+		/* after a cancel, or a callback that asked to stop, the
+		 * schedule in hand */
+		if (best && (stopped || tsl_options_cancelled(options)))
 			break;
 		tessel_schedule *u = NULL;
-		rc = extend_tier(&u, &spent, &proof, g, options, nmicros, fewer[i],
-				 share, hard_us, search);
+		rc = extend_tier(&u, &spent, &proof, &stopped, g, options, nmicros,
+				 fewer[i], share, hard_us, search);
 		if (u && (!best || tsl_schedule_makespan(u) < tsl_schedule_makespan(best))) {
 			tessel_schedule_free(best);
 			best = u;
@@ -446,7 +455,7 @@ int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 	best->work = spent;
 	best->proof_work = proof;
 	best->search_us = tsl_now_us() - t0;
-	if (tsl_progress_wanted(options) && !tsl_options_cancelled(options)) {
+	if (tsl_progress_wanted(options) && !stopped && !tsl_options_cancelled(options)) {
 		tessel_progress p = {"done", 1, best->period, best->rep_k > 1 ? best->rep_k : 1,
 				     tsl_schedule_makespan(best), best->lower_bound, spent, 0,
 				     best->search_us, best->period_optimal};
