@@ -3,9 +3,11 @@
  * (tsl_extend_fewer); the repetition of a run of a searched schedule,
  * validated, its makespan the shorter one's plus the added repetitions;
  * schedules without a run, or whose run collides with an entry outside
- * it, give none; the stage itself with a given N' (tsl_search_fewer): its
- * schedule, the progress events relayed for N micro-batches, and the
- * whole search when the shorter one's schedule does not repeat. */
+ * it, give none; the stage itself with given tiers (tsl_search_fewer): its
+ * schedule, the shorter of two tiers, the progress events relayed for N
+ * micro-batches, the whole search when the shorter one's schedule does
+ * not repeat, no later tier after a callback's stop, and a timeout of the
+ * shorter search as the stage's, with what was searched. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "error.h"
 #include "graph.h"
 #include "helpers.h"
 #include "schedule.h"
@@ -311,6 +314,36 @@ static void test_search_fewer_stopped(void **state)
 	tessel_graph_free(g);
 }
 
+/* A search out of time before any schedule. */
+static int out_of_time(tessel_schedule **out, const tessel_graph *g,
+		       const tessel_options *options)
+{
+	(void)g;
+	(void)options;
+	*out = NULL;
+	searches++;
+	return tsl_error(TESSEL_ETIMEOUT, "time limit reached before any schedule was found");
+}
+
+static void test_search_fewer_timeout(void **state)
+{
+	(void)state;
+	tessel_graph *g = one_device();
+	tessel_options *o = th_options(50);
+	OK(tessel_options_set(o, TESSEL_OPT_TIME_LIMIT_MS, 1000));
+	static const int64_t six[] = {6};
+	tessel_schedule *u = (tessel_schedule *)1;
+	searches = 0;
+	/* with a time limit, the shorter search's timeout is the stage's: no
+	 * whole search after it, and the message says what was searched */
+	th_expect_error(tsl_search_fewer(&u, g, o, 50, six, 1, out_of_time),
+			TESSEL_ETIMEOUT, "50 micro-batches were searched as fewer");
+	assert_null(u);
+	assert_int_equal(searches, 1);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_search_fewer),
 		cmocka_unit_test(test_search_fewer_whole),
 		cmocka_unit_test(test_search_fewer_stopped),
+		cmocka_unit_test(test_search_fewer_timeout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -448,6 +448,11 @@ int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 		tessel_error_clear();
 		rc = TSL_OK;
 	}
+	if (rc == TESSEL_ETIMEOUT)
+		return tsl_error(TESSEL_ETIMEOUT, "time limit reached before any "
+				 "schedule was found (%lld micro-batches were searched "
+				 "as fewer, whose steady state is repeated: no schedule "
+				 "of them in time)", (long long)nmicros);
 	if (rc)
 		return rc;
 	if (!best)
