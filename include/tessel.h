@@ -49,12 +49,12 @@ extern "C" {
  * tessel_version() at run time. */
 #define TESSEL_VERSION_MAJOR 1
 #define TESSEL_VERSION_MINOR 8
-#define TESSEL_VERSION_PATCH 24
+#define TESSEL_VERSION_PATCH 25
 /* The same as one number (MAJOR * 10000 + MINOR * 100 + PATCH) and as text. */
 #define TESSEL_VERSION_NUMBER                                                 \
 	(TESSEL_VERSION_MAJOR * 10000 + TESSEL_VERSION_MINOR * 100 +          \
 	 TESSEL_VERSION_PATCH)
-#define TESSEL_VERSION_STRING "1.8.24"
+#define TESSEL_VERSION_STRING "1.8.25"
 
 /* Version of the loaded library as "MAJOR.MINOR.PATCH". Borrowed, static,
  * never NULL. */
@@ -575,8 +575,9 @@ TESSEL_API int tessel_progress_get(int64_t *out, const tessel_progress *p,
  * searched without its memory limits), "fast" (under the default budget,
  * the heuristic mode's search as a candidate: since 1.5), "extend"
  * (since 1.8.24: a search of many micro-batches ran on fewer, whose
- * steady state is repeated next; its events carry the makespan that
- * period gives all of them, and LB(N)), "done". *out:
+ * steady state is repeated next, or since 1.8.25 with declared
+ * alternatives its schedule laid end to end as tiles; its events carry
+ * the makespan that period gives all of them, and LB(N)), "done". *out:
  * static, borrowed.
  * New phases may be added. */
 TESSEL_API int tessel_progress_phase(const char **out, const tessel_progress *p);

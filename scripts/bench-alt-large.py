@@ -115,10 +115,13 @@ CASES = {
     "layers_64x49_n512": (lambda: layers(64, 49), 512),
     "layers_64x49_n1024": (lambda: layers(64, 49), 1024),
     "layers_64x49_n2048": (lambda: layers(64, 49), 2048),
+    "layers_64x49_n4096": (lambda: layers(64, 49), 4096),
+    "layers_8x49_n8192": (lambda: layers(8, 49), 8192),
     "groups_64t4x100_n128": (lambda: groups(64, 4, 100, 0.7, 2, 1), 128),
     "groups_64t4x100_n32": (lambda: groups(64, 4, 100, 0.7, 2, 1), 32),
     "groups_256t8x60_n64": (lambda: groups(256, 8, 60, 0.6, 1, 0), 64),
     "groups_16t2x300_n256": (lambda: groups(16, 2, 300, 0.8, 3, 1), 256),
+    "groups_16t2x300_n1024": (lambda: groups(16, 2, 300, 0.8, 3, 1), 1024),
 }
 
 

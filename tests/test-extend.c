@@ -7,15 +7,21 @@
  * schedule, the shorter of two tiers, the progress events relayed for N
  * micro-batches, the whole search when the shorter one's schedule does
  * not repeat, no later tier after a callback's stop, and a timeout of the
- * shorter search as the stage's, with what was searched. */
+ * shorter search as the stage's, with what was searched. With declared
+ * alternatives: tiers of equal tiles; a searched schedule with offloads
+ * laid out as tiles (extend_tile.c), validated, their makespan known
+ * before; the stage's schedule the tiles' when the shorter one does not
+ * repeat, and the whole search when the tiles do not fit either. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "error.h"
+#include "extend_tile.h"
 #include "graph.h"
 #include "helpers.h"
 #include "schedule.h"
@@ -254,7 +260,17 @@ static int gpipe_at_six(tessel_schedule **out, const tessel_graph *g,
 static void test_search_fewer_whole(void **state)
 {
 	(void)state;
-	tessel_graph *g = one_device();
+	/* one_device, but each micro-batch leaves 1 behind (F takes 2, B
+	 * gives back 1), memory 53: the schedule of 6 has no run, and its
+	 * tiles do not fit (the eighth starts with 42 left behind, and its
+	 * forwards take 12 more); one micro-batch at a time fits */
+	static const char *const names[] = {"f", "b"};
+	static const int devices[] = {0, 0};
+	static const tessel_kind kinds[] = {TESSEL_KIND_FORWARD, TESSEL_KIND_BACKWARD};
+	static const int spans[] = {1, 2};
+	static const int memory[] = {2, -1};
+	tessel_graph *g = th_chain(1, 2, names, devices, kinds, spans, memory);
+	OK(tessel_graph_set_memory_limit(g, 0, 53));
 	tessel_options *o = th_options(50);
 	tessel_schedule *u = NULL;
 	static const int64_t six[] = {6};
@@ -344,6 +360,185 @@ static void test_search_fewer_timeout(void **state)
 	tessel_graph_free(g);
 }
 
+/* A pipeline on `ndev` devices: forwards (span 2, memory 4) then
+ * backwards (span 4, memory -4), every forward may offload (saves 4,
+ * transfer 2); memory `limit` a device. */
+static tessel_graph *offloading(int ndev, int64_t limit)
+{
+	tessel_graph *g = NULL;
+	OK(tessel_graph_new(&g, ndev));
+	for (int i = 0; i < 2 * ndev; i++) {
+		char name[16];
+		int gid = -1, fwd = i < ndev, dev = fwd ? i : 2 * ndev - 1 - i;
+		snprintf(name, sizeof name, "%c%d", fwd ? 'f' : 'b', dev);
+		OK(tessel_graph_add_block(&gid, g, name,
+					  fwd ? TESSEL_KIND_FORWARD : TESSEL_KIND_BACKWARD,
+					  fwd ? 2 : 4, fwd ? 4 : -4));
+		OK(tessel_graph_place(g, gid, &dev, 1));
+		if (i > 0)
+			OK(tessel_graph_add_dep(g, i - 1, i));
+	}
+	for (int d = 0; d < ndev; d++) {
+		OK(tessel_graph_set_offload(g, d, 2 * ndev - 1 - d, 4, 2));
+		OK(tessel_graph_set_memory_limit(g, d, limit));
+	}
+	return g;
+}
+
+static void test_extend_fewer_tiles(void **state)
+{
+	(void)state;
+	/* 8 blocks on 4 devices: as without alternatives, but each tier
+	 * N' = ceil(N / q), q the tiles of the least N' (96; 2^21 entries'
+	 * worth, 262,144) that fit in N */
+	tessel_graph *g = offloading(4, 16);
+	int64_t fewer[TSL_EXTEND_TIERS];
+	assert_int_equal(tsl_extend_fewer(fewer, g, 262144), 0);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 262145), 1);
+	assert_int_equal(fewer[0], 97); /* ceil(262,145 / 2,730) */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 1000000), 2);
+	assert_int_equal(fewer[0], 97); /* ceil(10^6 / 10,416) */
+	/* 3 tiles, the last lacking 2 */
+	assert_int_equal(fewer[1], 333334);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 2000), 0);
+	tessel_graph_free(g);
+	/* few tiles: equal but for fewer micro-batches than the tiles */
+	g = offloading(64, 16); /* 128 blocks: 576, 16,384 */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 20000), 1);
+	assert_int_equal(fewer[0], 589); /* 34 tiles: the last lacks 26 */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 40000), 2);
+	assert_int_equal(fewer[1], 20000); /* 2 tiles */
+	tessel_graph_free(g);
+}
+
+static void test_tile_schedule(void **state)
+{
+	(void)state;
+	/* every offload taken (memory for one forward a device) */
+	tessel_graph *g = offloading(3, 4);
+	tessel_options *o = th_options(6);
+	OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 2));
+	tessel_schedule *s = NULL;
+	OK(tessel_search(&s, g, o));
+	tessel_options_free(o);
+	assert_int_equal(s->nchoices, 3 * 6);
+	assert_non_null(s->copies);
+	tessel_schedule *u = NULL;
+	OK(tsl_tile_schedule(&u, s, 20, NULL)); /* tiles of 6, 6, 6 and 2 */
+	assert_non_null(u);
+	OK(tessel_schedule_validate(u));
+	assert_int_equal(u->nmicros, 20);
+	assert_int_equal(u->rep_k, 6);
+	int64_t T = u->period, n = g->nblocks;
+	assert_true(T > 0 && T <= tsl_schedule_makespan(s));
+	for (int64_t j = 0; j < 20; j++)
+		for (int b = 0; b < g->nblocks; b++) {
+			const struct tessel_entry *e = tsl_entry_at(u, b, j),
+						  *f = tsl_entry_at(s, b, j % 6);
+			assert_int_equal(e->start, f->start + j / 6 * T);
+			assert_int_equal(e->choice, f->choice);
+			for (int r = 0; r < 2; r++) {
+				int64_t c0 = s->copies[2 * ((j % 6) * n + b) + r];
+				int64_t c1 = u->copies[2 * (j * n + b) + r];
+				assert_int_equal(c1, c0 < 0 ? -1 : c0 + j / 6 * T);
+			}
+		}
+	assert_true(tsl_schedule_makespan(u) <= 3 * T + tsl_schedule_makespan(s));
+	int64_t told = 0; /* (known before the tiles are made) */
+	OK(tsl_tile_makespan(&told, s, 20));
+	assert_int_equal(told, tsl_schedule_makespan(u));
+	OK(tsl_tile_makespan(&told, s, 18)); /* 3 whole tiles */
+	assert_int_equal(told, 2 * T + tsl_schedule_makespan(s));
+	int64_t part = 0; /* the choices of the last tile's 2 */
+	for (int64_t m = 0; m < 2; m++)
+		for (int b = 0; b < g->nblocks; b++)
+			part += tsl_entry_at(s, b, m)->choice != TESSEL_CHOICE_KEEP;
+	assert_int_equal(u->nchoices, 3 * s->nchoices + part);
+	tessel_schedule_free(u);
+	/* not more micro-batches: an error, nothing made */
+	u = (tessel_schedule *)1;
+	th_expect_error(tsl_tile_schedule(&u, s, 6, NULL), TESSEL_EINVAL,
+			"not more than");
+	assert_null(u);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
+/* gpipe_at_six's schedule of 6, or the search of any other count. */
+static int gpipe_six_only(tessel_schedule **out, const tessel_graph *g,
+			  const tessel_options *options)
+{
+	int64_t n = 0;
+	OK(tessel_options_get(&n, options, TESSEL_OPT_MICRO_BATCHES));
+	if (n == 6)
+		return gpipe_at_six(out, g, options); /* (counted there) */
+	searches++;
+	return tessel_search(out, g, options);
+}
+
+/* gpipe_at_six's schedule of 6, or for any other count one micro-batch
+ * every 4 steps (a step idle between them). */
+static int gpipe_six_gaps(tessel_schedule **out, const tessel_graph *g,
+			  const tessel_options *options)
+{
+	int64_t n = 0;
+	OK(tessel_options_get(&n, options, TESSEL_OPT_MICRO_BATCHES));
+	if (n == 6)
+		return gpipe_at_six(out, g, options);
+	searches++;
+	int64_t f[64], b[64];
+	assert_true(n <= 64);
+	for (int64_t m = 0; m < n; m++) {
+		f[m] = 4 * m;
+		b[m] = 4 * m + 1;
+	}
+	*out = placed(g, n, f, b);
+	return TESSEL_OK;
+}
+
+static void test_search_fewer_tiles(void **state)
+{
+	(void)state;
+	/* one_device with a recompute declared: its schedule of 6 (all
+	 * forwards, then all backwards) has no run, and is laid out as 9
+	 * tiles, one every 18 steps, the last of 2 micro-batches (their
+	 * backwards end at step 10) */
+	tessel_graph *g = one_device();
+	OK(tessel_graph_set_recompute(g, 0, 1, 1, 1));
+	tessel_options *o = th_options(50);
+	static const int64_t six[] = {6};
+	tessel_schedule *u = NULL;
+	searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, six, 1, gpipe_six_only));
+	assert_int_equal(searches, 1);
+	OK(tessel_schedule_validate(u));
+	assert_int_equal(u->nmicros, 50);
+	assert_int_equal(u->rep_k, 6);
+	assert_int_equal(u->period, 18);
+	assert_int_equal(tsl_schedule_makespan(u), 8 * 18 + 10);
+	assert_int_equal(tsl_entry_at(u, 1, 49)->start, 8 * 18 + 8);
+	tessel_schedule_free(u);
+	/* without declared alternatives: the whole search too (as without
+	 * tiles), the shorter kept: the whole search's 150 steps */
+	tessel_graph_free(g);
+	g = one_device();
+	searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, six, 1, gpipe_six_only));
+	assert_int_equal(searches, 2);
+	assert_int_equal(tsl_schedule_makespan(u), 150);
+	tessel_schedule_free(u);
+	/* ... and the tiles where the whole search ends later */
+	searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, six, 1, gpipe_six_gaps));
+	assert_int_equal(searches, 2);
+	OK(tessel_schedule_validate(u));
+	assert_int_equal(u->rep_k, 6);
+	assert_int_equal(tsl_schedule_makespan(u), 8 * 18 + 10);
+	tessel_schedule_free(u);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +550,9 @@ int main(void)
 		cmocka_unit_test(test_search_fewer_whole),
 		cmocka_unit_test(test_search_fewer_stopped),
 		cmocka_unit_test(test_search_fewer_timeout),
+		cmocka_unit_test(test_extend_fewer_tiles),
+		cmocka_unit_test(test_tile_schedule),
+		cmocka_unit_test(test_search_fewer_tiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1789,15 +1789,16 @@ TESSEL_API int tessel_search(tessel_schedule **out, const tessel_graph *g,
 	int rc = tessel_graph_validate(g);
 	if (rc)
 		return rc;
-	/* many micro-batches of a placement without alternatives: fewer
-	 * searched, their steady state repeated (search_extend.c), when what
-	 * all of them leave behind fits (the plans' choices, instance by
-	 * instance, seldom repeat exactly) */
+	/* many micro-batches: fewer searched, their steady state repeated
+	 * (search_extend.c), or with declared alternatives, whose choices
+	 * instance by instance seldom repeat exactly, the schedule of the
+	 * fewer laid end to end (extend_tile.c); when what all of them leave
+	 * behind fits */
 	tsl_opts o;
 	tsl_search_resolve(&o, options);
 	int done = 0;
 	int64_t fewer[TSL_EXTEND_TIERS];
-	if (!tsl_graph_alternatives(g) && tsl_extend_fewer(fewer, g, o.nmicros)) {
+	if (tsl_extend_fewer(fewer, g, o.nmicros)) {
 		if (tsl_graph_check_leftover(g, o.nmicros))
 			tessel_error_clear();
 		else

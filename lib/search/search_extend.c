@@ -9,7 +9,9 @@
  *                        entries' worth when that is more, each only when
  *                        N is at least twice it, and N - N' a multiple of
  *                        TSL_EXTEND_ALIGN (so that a repetend of 1, 2, 3,
- *                        4, 6 or 12 micro-batches fits it);
+ *                        4, 6 or 12 micro-batches fits it); with declared
+ *                        alternatives, whose choices seldom repeat, N' is
+ *                        made the size of tiles as equal as they come;
  *   the searches       - the caller's (the search over the alternatives,
  *                        or the plain one) on each N', with the caller's
  *                        options but for the micro-batches and a share of
@@ -27,13 +29,24 @@
  *                        (N - N') / k * P from the run's start on, and
  *                        the two agree on the run; the schedule validated
  *                        (the next run when it fails, up to a few);
+ *   tiles              - where no run gives a valid schedule, or the tiles
+ *                        end sooner (their makespan is known before they
+ *                        are made: tsl_tile_makespan), the schedule of N'
+ *                        laid end to end (extend_tile.c), validated;
  *   the shortest       - of the tiers' valid schedules (ties: the fewer
  *                        micro-batches), with the work of all searches;
  *                        after a cancel or a progress callback's stop, no
  *                        later tier runs;
- *   fallback           - without a valid one (no run, or the check
- *                        failed), the search runs on all N micro-batches
- *                        with what is left of the time limit.
+ *   whole_beside_tiles - without declared alternatives, when no run gave
+ *                        one (tiles alone), the search of all N as before
+ *                        the tiles, with what is left of the time limit,
+ *                        and the shorter kept (tiles pay a warm-up and a
+ *                        cool-down each, and where the whole search finds
+ *                        a steady state it is shorter; where memory binds
+ *                        it is often longer: see doc/guide.md);
+ *   fallback           - without a valid one (no run, no tiles), the search
+ *                        runs on all N micro-batches with what is left of
+ *                        the time limit.
  * Two tiers because the search's steady state depends on N': the smallest
  * is cheap and its search has the most work per instance (a random
  * 4-device pipeline: 24 steps a micro-batch at N' = 105, as the search of
@@ -50,6 +63,8 @@
 
 #include "complete.h"
 #include "error.h"
+#include "extend_tile.h"
+#include "graph_alt.h"
 #include "options.h"
 #include "progress.h"
 #include "util.h"
@@ -80,6 +95,15 @@ static int64_t aligned(int64_t fewer, int64_t nmicros)
 	return fewer + (nmicros - fewer) % TSL_EXTEND_ALIGN;
 }
 
+/* fewer made the size of tiles as equal as they come: ceil(nmicros / q),
+ * q = floor(nmicros / fewer) (with fewer tiles than micro-batches in a
+ * tile, q tiles, the last one lacking fewer than q micro-batches) */
+static int64_t balanced(int64_t fewer, int64_t nmicros)
+{
+	int64_t tiles = nmicros / fewer;
+	return (nmicros + tiles - 1) / tiles;
+}
+
 int tsl_extend_fewer(int64_t fewer[TSL_EXTEND_TIERS], const tessel_graph *g,
 		     int64_t nmicros)
 {
@@ -93,11 +117,16 @@ int tsl_extend_fewer(int64_t fewer[TSL_EXTEND_TIERS], const tessel_graph *g,
 		return 0;
 	int64_t least = (int64_t)TSL_EXTEND_PER_DEVICE * g->ndevices + TSL_EXTEND_LEAST;
 	int64_t most = TSL_EXTEND_ENTRIES / placements;
+	/* with declared alternatives, whose schedules are tiled (stage
+	 * tiles), the tiles equal */
+	int tiles = tsl_graph_alternatives(g);
 	int count = 0;
 	if (nmicros >= 2 * least)
-		fewer[count++] = aligned(least, nmicros);
+		fewer[count++] = tiles ? balanced(least, nmicros) : aligned(least, nmicros);
 	if (most > least && nmicros >= 2 * most)
-		fewer[count++] = aligned(most, nmicros);
+		fewer[count++] = tiles ? balanced(most, nmicros) : aligned(most, nmicros);
+	if (count == 2 && fewer[1] == fewer[0])
+		count = 1; /* (the same search twice) */
 	return count;
 }
 
@@ -293,6 +322,27 @@ int tsl_extend_schedule(tessel_schedule **out, const tessel_schedule *s,
 	return TSL_OK;
 }
 
+/* Stage tiles: s laid end to end until there are nmicros micro-batches
+ * (extend_tile.c), validated: *out, or NULL when it does not validate
+ * (the memory the tiles leave behind for the next). */
+static int tile_checked(tessel_schedule **out, const tessel_schedule *s,
+			int64_t nmicros, const tsl_deadline *dl)
+{
+	tessel_schedule *u = NULL;
+	*out = NULL;
+	int rc = tsl_tile_schedule(&u, s, nmicros, dl);
+	if (rc || !u)
+		return rc;
+	rc = tsl_schedule_check(u, dl);
+	if (!rc)
+		return settle(out, u, nmicros);
+	tessel_schedule_free(u);
+	if (rc != TESSEL_EVIOLATION)
+		return rc;
+	tessel_error_clear();
+	return TSL_OK;
+}
+
 /* The progress events of the shorter search, as the caller's: its
  * makespan with the added micro-batches at its period, LB(N). */
 typedef struct ext_progress {
@@ -342,15 +392,82 @@ static int search_whole(tessel_schedule **out, const tessel_graph *g,
 	return rc;
 }
 
+/* Stage whole_beside_tiles: the progress events of the whole search
+ * but its "done" (the stage's comes last). */
+typedef struct whole_progress {
+	const tessel_options *caller;
+	int *stopped;
+} whole_progress;
+
+static int whole_relay(const tessel_progress *p, void *payload)
+{
+	whole_progress *x = payload;
+	if (strcmp(p->phase, "done") == 0)
+		return 0;
+	if (tsl_progress_report(x->caller, p) == TSL_OK)
+		return 0;
+	*x->stopped = 1;
+	return 1;
+}
+
+/* Stage whole_beside_tiles: a placement without declared alternatives
+ * whose tiers gave tiles but no repeated run: the whole search, as
+ * without tiles, with what is left of the time limit; the shorter of its
+ * schedule and *best (the tiles) in *best, its work added. Whatever ends
+ * it without a schedule (the time limit, a cancel, memory) leaves the
+ * tiles. */
+static int whole_beside_tiles(tessel_schedule **best, int64_t *spent,
+			      int64_t *proof, int *stopped, const tessel_graph *g,
+			      const tessel_options *options, int64_t limit_ms,
+			      int64_t t0, tsl_search_fn search)
+{
+	int64_t left = 0;
+	if (limit_ms > 0) {
+		left = limit_ms - (tsl_now_us() - t0) / 1000;
+		if (left < 1)
+			return TSL_OK;
+	}
+	tessel_options *own = NULL;
+	int rc = tsl_options_derive(&own, options);
+	if (rc)
+		return rc;
+	if (left > 0)
+		own->value[TESSEL_OPT_TIME_LIMIT_MS] = left;
+	whole_progress x = {options, stopped};
+	if (tsl_progress_wanted(options)) {
+		own->progress = NULL;
+		own->progress_payload = NULL;
+		own->progress_fn = whole_relay;
+		own->progress_fn_payload = &x;
+	}
+	tessel_schedule *w = NULL;
+	rc = search(&w, g, own);
+	tessel_options_free(own);
+	if (rc) {
+		tessel_error_clear();
+		return TSL_OK;
+	}
+	*spent += w->work;
+	*proof += w->proof_work;
+	if (tsl_schedule_makespan(w) < tsl_schedule_makespan(*best)) {
+		tessel_schedule_free(*best);
+		*best = w;
+	} else {
+		tessel_schedule_free(w);
+	}
+	return TSL_OK;
+}
+
 /* One tier: the search of `fewer` micro-batches (within limit_ms when
- * not 0) and its schedule repeated to nmicros, validated: *u, or NULL
- * when the search found none (its error cleared: the whole search will
- * say) or no run gives a valid one. *spent: the search's work. An error
- * only for what ends the stage: no memory, a cancel or the time limit
- * before the shorter search had a schedule, the time limit during the
- * repetition. */
-static int extend_tier(tessel_schedule **u, int64_t *spent, int64_t *proof,
-		       int *stopped, const tessel_graph *g,
+ * not 0) and its schedule repeated to nmicros, or laid out as tiles
+ * where that is shorter, validated: *u, or NULL when the search found
+ * none (its error cleared: the whole search will say) or neither gives a
+ * valid one; *repeated set when a run gave a valid one. *spent: the
+ * search's work. An error only for what ends the stage: no memory, a
+ * cancel or the time limit before the shorter search had a schedule, the
+ * time limit during the repetition. */
+static int extend_tier(tessel_schedule **u, int *repeated, int64_t *spent,
+		       int64_t *proof, int *stopped, const tessel_graph *g,
 		       const tessel_options *options, int64_t nmicros,
 		       int64_t fewer, int64_t limit_ms, int64_t hard_us,
 		       tsl_search_fn search)
@@ -391,6 +508,20 @@ static int extend_tier(tessel_schedule **u, int64_t *spent, int64_t *proof,
 	dl.start_us = tsl_now_us();
 	dl.hard_us = hard_us;
 	rc = tsl_extend_schedule(u, s, nmicros, TSL_EXTEND_TRIES, &dl);
+	*repeated |= *u != NULL;
+	/* the tiles, where no run gives a valid schedule or they end
+	 * sooner (their makespan known before they are made) */
+	int64_t tiled = INT64_MAX;
+	if (!rc)
+		rc = tsl_tile_makespan(&tiled, s, nmicros);
+	if (!rc && tiled < INT64_MAX && (!*u || tiled < tsl_schedule_makespan(*u))) {
+		tessel_schedule *t = NULL;
+		rc = tile_checked(&t, s, nmicros, &dl);
+		if (t) {
+			tessel_schedule_free(*u);
+			*u = t;
+		}
+	}
 	tessel_schedule_free(s);
 	return rc;
 }
@@ -419,7 +550,7 @@ int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 	int64_t hard_us = limit_ms > 0 ? t0 + limit_ms * 1000 : 0;
 	tessel_schedule *best = NULL;
 	int64_t spent = 0, proof = 0;
-	int rc = TSL_OK, stopped = 0;
+	int rc = TSL_OK, stopped = 0, repeated = 0;
 	for (int i = 0; i < tiers && !rc; i++) {
 		/* a time limit: four fifths of it for the searches, shared
 		 * out over the tiers left */
@@ -434,8 +565,8 @@ int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 		if (best && (stopped || tsl_options_cancelled(options)))
 			break;
 		tessel_schedule *u = NULL;
-		rc = extend_tier(&u, &spent, &proof, &stopped, g, options, nmicros,
-				 fewer[i], share, hard_us, search);
+		rc = extend_tier(&u, &repeated, &spent, &proof, &stopped, g, options,
+				 nmicros, fewer[i], share, hard_us, search);
 		if (u && (!best || tsl_schedule_makespan(u) < tsl_schedule_makespan(best))) {
 			tessel_schedule_free(best);
 			best = u;
@@ -457,6 +588,16 @@ int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	if (!best)
 		return search_whole(out, g, options, limit_ms, t0, search);
+	/* tiles alone: without declared alternatives the whole search is
+	 * what it was before them, and the shorter is kept */
+	if (!repeated && !tsl_graph_alternatives(g) && !stopped &&
+	    !tsl_options_cancelled(options))
+		rc = whole_beside_tiles(&best, &spent, &proof, &stopped, g, options,
+					limit_ms, t0, search);
+	if (rc) {
+		tessel_schedule_free(best);
+		return rc;
+	}
 	best->work = spent;
 	best->proof_work = proof;
 	best->search_us = tsl_now_us() - t0;
