@@ -19,13 +19,16 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "budget.h"
 
 #include "error.h"
 #include "extend_tile.h"
 #include "graph.h"
 #include "helpers.h"
+#include "options.h"
 #include "schedule.h"
 #include "search_extend.h"
+#include "search_opts.h"
 #include "tessel.h"
 
 #define OK(x) th_check_ok((x), #x, __FILE__, __LINE__)
@@ -65,11 +68,15 @@ static void test_extend_fewer(void **state)
 	/* 2^21 entries are 262,144 micro-batches: up to them, all searched */
 	assert_int_equal(tsl_extend_fewer(fewer, g, 262144), 0);
 	/* beyond: 8 a device plus 64 (96), and 2^21 entries' worth once N
-	 * is twice that; N - N' a multiple of 12 */
-	assert_int_equal(tsl_extend_fewer(fewer, g, 262145), 1);
+	 * is twice that, else half of N; N - N' a multiple of 12 */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 262145), 2);
 	assert_true(fewer[0] >= 96 && fewer[0] < 96 + 12);
 	assert_int_equal((262145 - fewer[0]) % 12, 0);
-	assert_int_equal(tsl_extend_fewer(fewer, g, 524287), 1);
+	assert_true(fewer[1] >= 131072 && fewer[1] < 131072 + 12);
+	assert_int_equal((262145 - fewer[1]) % 12, 0);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 524287), 2);
+	assert_true(fewer[1] >= 262143 && fewer[1] < 262143 + 12);
+	assert_int_equal((524287 - fewer[1]) % 12, 0);
 	assert_int_equal(tsl_extend_fewer(fewer, g, 1000000), 2);
 	assert_true(fewer[0] >= 96 && fewer[0] < 96 + 12);
 	assert_true(fewer[1] >= 262144 && fewer[1] < 262144 + 12);
@@ -78,12 +85,24 @@ static void test_extend_fewer(void **state)
 	/* beyond the micro-batches a search takes: the whole search says so */
 	assert_int_equal(tsl_extend_fewer(fewer, g, 1000001), 0);
 	tessel_graph_free(g);
-	/* 2^21 entries' worth below 8 a device plus 64: one tier */
 	OK(tessel_preset(&g, "vshape", 64, 0, TESSEL_PRESET_MEMORY)); /* 128 blocks */
 	assert_int_equal(tsl_extend_fewer(fewer, g, 100000), 2);
 	assert_true(fewer[0] >= 576 && fewer[0] < 576 + 12);
 	assert_true(fewer[1] >= 16384 && fewer[1] < 16384 + 12);
-	assert_int_equal(tsl_extend_fewer(fewer, g, 20000), 1);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 20000), 2);
+	assert_true(fewer[1] >= 10000 && fewer[1] < 10000 + 12);
+	tessel_graph_free(g);
+	/* half of N not above the least (2,112): one tier */
+	OK(tessel_preset(&g, "vshape", 256, 0, TESSEL_PRESET_MEMORY)); /* 512 blocks */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 4225), 1);
+	assert_true(fewer[0] >= 2112 && fewer[0] < 2112 + 12);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 4300), 2);
+	assert_true(fewer[1] >= 2150 && fewer[1] < 2150 + 12);
+	tessel_graph_free(g);
+	/* 2^21 entries' worth (1,024) below 8 a device plus 64: one tier */
+	OK(tessel_preset(&g, "vshape", 1024, 0, TESSEL_PRESET_MEMORY)); /* 2,048 blocks */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 40000), 1);
+	assert_true(fewer[0] >= 8256 && fewer[0] < 8256 + 12);
 	tessel_graph_free(g);
 }
 
@@ -225,8 +244,13 @@ static void test_search_fewer(void **state)
 	OK(tsl_search_fewer(&v, g, o, 660, two, 2, tessel_search));
 	OK(tessel_schedule_validate(v));
 	int64_t m1 = tsl_schedule_makespan(x), m2 = tsl_schedule_makespan(x2);
-	assert_int_equal(tsl_schedule_makespan(v), m1 <= m2 ? m1 : m2);
-	assert_int_equal(v->work, s->work + s2->work);
+	if (m1 <= x->lower_bound) { /* at LB(660): the second not searched */
+		assert_int_equal(tsl_schedule_makespan(v), m1);
+		assert_int_equal(v->work, s->work);
+	} else {
+		assert_int_equal(tsl_schedule_makespan(v), m1 <= m2 ? m1 : m2);
+		assert_int_equal(v->work, s->work + s2->work);
+	}
 	tessel_schedule_free(x2);
 	tessel_schedule_free(s2);
 	tessel_schedule_free(v);
@@ -390,7 +414,7 @@ static void test_extend_fewer_tiles(void **state)
 	(void)state;
 	/* 8 blocks on 4 devices: as without alternatives, but each tier
 	 * N' = ceil(N / q), q the tiles of the least N' (96; 2^21 entries'
-	 * worth, 262,144) that fit in N */
+	 * worth, 262,144) that fit in N, and no tier of half of N */
 	tessel_graph *g = offloading(4, 16);
 	int64_t fewer[TSL_EXTEND_TIERS];
 	assert_int_equal(tsl_extend_fewer(fewer, g, 262144), 0);
@@ -539,6 +563,133 @@ static void test_search_fewer_tiles(void **state)
 	tessel_graph_free(g);
 }
 
+/* The tier of 6 (gpipe_at_six's schedule, its work tier_work), or the
+ * whole search: its work limit and cap recorded, one micro-batch every
+ * 4 steps (longer than the tiles), work 1. */
+static int64_t tier_work, whole_limit, whole_cap;
+static int whole_searches;
+static int six_then_record(tessel_schedule **out, const tessel_graph *g,
+			   const tessel_options *options)
+{
+	int64_t n = 0;
+	OK(tessel_options_get(&n, options, TESSEL_OPT_MICRO_BATCHES));
+	if (n == 6) {
+		OK(gpipe_at_six(out, g, options));
+		(*out)->work = tier_work;
+		return TESSEL_OK;
+	}
+	whole_searches++;
+	OK(tessel_options_get(&whole_limit, options, TESSEL_OPT_WORK_LIMIT));
+	whole_cap = options->work_cap;
+	int64_t f[64], b[64];
+	for (int64_t m = 0; m < n; m++) {
+		f[m] = 4 * m;
+		b[m] = 4 * m + 1;
+	}
+	*out = placed(g, n, f, b);
+	(*out)->work = 1;
+	return TESSEL_OK;
+}
+
+static void test_search_fewer_whole_budget(void **state)
+{
+	(void)state;
+	/* the whole search beside the tiles gets what the tier left of the
+	 * budget of a search of all 50, when that is at least what the
+	 * tier spent */
+	tessel_graph *g = one_device();
+	tessel_options *o = th_options(50);
+	static const int64_t six[] = {6};
+	tessel_schedule *u = NULL;
+	OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, 100));
+	tier_work = 30;
+	whole_searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, six, 1, six_then_record));
+	assert_int_equal(whole_searches, 1);
+	assert_int_equal(whole_limit, 70);
+	assert_int_equal(u->work, 31);
+	assert_int_equal(tsl_schedule_makespan(u), 8 * 18 + 10); /* the tiles */
+	tessel_schedule_free(u);
+	tier_work = 51; /* 49 left: not run */
+	whole_searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, six, 1, six_then_record));
+	assert_int_equal(whole_searches, 0);
+	assert_int_equal(u->work, 51);
+	OK(tessel_schedule_validate(u));
+	tessel_schedule_free(u);
+	/* the default budget: the whole search keeps it, capped */
+	OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, TESSEL_WORK_AUTO));
+	tsl_opts whole;
+	tsl_search_opts(&whole, g, o);
+	int64_t budget = whole.work_ticks / TSL_TICKS_PER_UNIT;
+	assert_true(budget > 60);
+	tier_work = 30;
+	whole_searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, six, 1, six_then_record));
+	assert_int_equal(whole_searches, 1);
+	assert_int_equal(whole_limit, TESSEL_WORK_AUTO);
+	assert_int_equal(whole_cap, budget - 30);
+	tessel_schedule_free(u);
+	/* the cap bounds the default budget as a search sizes it */
+	tessel_options *capped = NULL;
+	OK(tsl_options_derive(&capped, o));
+	capped->work_cap = budget - 30;
+	tsl_search_opts(&whole, g, capped);
+	assert_int_equal(whole.work_ticks, (budget - 30) * TSL_TICKS_PER_UNIT);
+	assert_true(whole.work_capped);
+	tessel_options_free(capped);
+	tier_work = budget / 2 + 1;
+	whole_searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, six, 1, six_then_record));
+	assert_int_equal(whole_searches, 0);
+	tessel_schedule_free(u);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
+/* One micro-batch at a time (F at 3 m, B at 3 m + 1): at LB, counted. */
+static int serial_counted(tessel_schedule **out, const tessel_graph *g,
+			  const tessel_options *options)
+{
+	int64_t n = 0;
+	OK(tessel_options_get(&n, options, TESSEL_OPT_MICRO_BATCHES));
+	searches++;
+	int64_t f[64], b[64];
+	assert_true(n <= 64);
+	for (int64_t m = 0; m < n; m++) {
+		f[m] = 3 * m;
+		b[m] = 3 * m + 1;
+	}
+	*out = placed(g, n, f, b);
+	return TESSEL_OK;
+}
+
+static void test_search_fewer_at_bound(void **state)
+{
+	(void)state;
+	/* the first tier's schedule repeated ends at LB(50) = 150: the
+	 * second tier is not searched */
+	tessel_graph *g = one_device();
+	tessel_options *o = th_options(50);
+	static const int64_t tiers[] = {14, 26};
+	tessel_schedule *u = NULL;
+	searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, tiers, 2, serial_counted));
+	assert_int_equal(searches, 1);
+	assert_int_equal(tsl_schedule_makespan(u), 150);
+	assert_int_equal(u->lower_bound, 150);
+	assert_true(u->makespan_optimal);
+	OK(tessel_schedule_validate(u));
+	tessel_schedule_free(u);
+	/* above it, both are */
+	searches = 0;
+	OK(tsl_search_fewer(&u, g, o, 50, tiers, 2, gpipe_six_gaps));
+	assert_int_equal(searches, 2);
+	tessel_schedule_free(u);
+	tessel_options_free(o);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +704,8 @@ int main(void)
 		cmocka_unit_test(test_extend_fewer_tiles),
 		cmocka_unit_test(test_tile_schedule),
 		cmocka_unit_test(test_search_fewer_tiles),
+		cmocka_unit_test(test_search_fewer_whole_budget),
+		cmocka_unit_test(test_search_fewer_at_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

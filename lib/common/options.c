@@ -68,6 +68,7 @@ int tsl_options_derive(tessel_options **out, const tessel_options *o)
 	c->progress_fn = o->progress_fn;
 	c->progress_fn_payload = o->progress_fn_payload;
 	c->source = o->source ? o->source : o;
+	c->work_cap = o->work_cap;
 	return TSL_OK;
 }
 

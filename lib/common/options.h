@@ -31,6 +31,11 @@ struct tessel_options {
 	/* a derived copy's (tsl_options_derive) source: its cancellation is
 	 * the source's; NULL for the caller's own */
 	const struct tessel_options *source;
+	/* > 0: the default budget (TESSEL_WORK_AUTO) of a search under these
+	 * options is at most this many units, as if a share of a larger one
+	 * (search_extend.c: the whole search beside the tiles); kept by
+	 * tsl_options_derive, never set by the caller */
+	int64_t work_cap;
 };
 
 void tsl_options_defaults(tessel_options *o);

@@ -6,8 +6,10 @@
  *                        micro-batches, in up to two tiers N': the least,
  *                        TSL_EXTEND_PER_DEVICE a device plus
  *                        TSL_EXTEND_LEAST, and TSL_EXTEND_ENTRIES
- *                        entries' worth when that is more, each only when
- *                        N is at least twice it, and N - N' a multiple of
+ *                        entries' worth (without declared alternatives,
+ *                        half of N when N is less than twice that) when
+ *                        that is more, each only when N is at least
+ *                        twice it, and N - N' a multiple of
  *                        TSL_EXTEND_ALIGN (so that a repetend of 1, 2, 3,
  *                        4, 6 or 12 micro-batches fits it); with declared
  *                        alternatives, whose choices seldom repeat, N' is
@@ -35,15 +37,19 @@
  *                        laid end to end (extend_tile.c), validated;
  *   the shortest       - of the tiers' valid schedules (ties: the fewer
  *                        micro-batches), with the work of all searches;
- *                        after a cancel or a progress callback's stop, no
- *                        later tier runs;
+ *                        after a cancel or a progress callback's stop, or
+ *                        once a schedule ends at LB(N), no later tier runs;
  *   whole_beside_tiles - without declared alternatives, when no run gave
- *                        one (tiles alone), the search of all N as before
- *                        the tiles, with what is left of the time limit,
- *                        and the shorter kept (tiles pay a warm-up and a
- *                        cool-down each, and where the whole search finds
- *                        a steady state it is shorter; where memory binds
- *                        it is often longer: see doc/guide.md);
+ *                        one (tiles alone) and N has at most twice
+ *                        TSL_EXTEND_ENTRIES, the search of all N with what
+ *                        the tiers left of the work budget of a search of
+ *                        N (the default one, or the caller's work limit),
+ *                        only when that is at least what they spent, and
+ *                        with what is left of the time limit; the shorter
+ *                        kept (tiles pay a warm-up and a cool-down each,
+ *                        and where the whole search finds a steady state
+ *                        it is shorter; where memory binds it is often
+ *                        longer: see doc/guide.md);
  *   fallback           - without a valid one (no run, no tiles), the search
  *                        runs on all N micro-batches with what is left of
  *                        the time limit.
@@ -67,6 +73,7 @@
 #include "graph_alt.h"
 #include "options.h"
 #include "progress.h"
+#include "search_opts.h"
 #include "util.h"
 #include "validate.h"
 
@@ -104,12 +111,20 @@ static int64_t balanced(int64_t fewer, int64_t nmicros)
 	return (nmicros + tiles - 1) / tiles;
 }
 
-int tsl_extend_fewer(int64_t fewer[TSL_EXTEND_TIERS], const tessel_graph *g,
-		     int64_t nmicros)
+/* The device entries of a block instance of g (a block on k devices
+ * counted k times). */
+static int64_t placements_of(const tessel_graph *g)
 {
 	int64_t placements = 0;
 	for (int b = 0; b < g->nblocks; b++)
 		placements += g->blocks[b].ndevices;
+	return placements;
+}
+
+int tsl_extend_fewer(int64_t fewer[TSL_EXTEND_TIERS], const tessel_graph *g,
+		     int64_t nmicros)
+{
+	int64_t placements = placements_of(g);
 	/* (beyond the limits: the whole search says so) */
 	if (placements < 1 || placements * nmicros <= TSL_EXTEND_ENTRIES ||
 	    nmicros > TESSEL_MAX_MICRO_BATCHES ||
@@ -120,6 +135,10 @@ int tsl_extend_fewer(int64_t fewer[TSL_EXTEND_TIERS], const tessel_graph *g,
 	/* with declared alternatives, whose schedules are tiled (stage
 	 * tiles), the tiles equal */
 	int tiles = tsl_graph_alternatives(g);
+	/* without them, half of N when N is less than twice 2^21 entries'
+	 * worth: a search of fewer instances whose steady state shows */
+	if (!tiles && nmicros < 2 * most)
+		most = nmicros / 2;
 	int count = 0;
 	if (nmicros >= 2 * least)
 		fewer[count++] = tiles ? balanced(least, nmicros) : aligned(least, nmicros);
@@ -410,21 +429,48 @@ static int whole_relay(const tessel_progress *p, void *payload)
 	return 1;
 }
 
+/* Stage whole_beside_tiles: the work a search of nmicros micro-batches
+ * of g under options may spend, in units: the caller's work limit, or
+ * the default budget (search_opts.c) sized for nmicros; 0: none. */
+static int64_t whole_budget(const tessel_graph *g, const tessel_options *options,
+			    int64_t nmicros)
+{
+	tessel_options sized; /* (the values only: what the sizing reads) */
+	memset(&sized, 0, sizeof sized);
+	tsl_options_defaults(&sized);
+	if (options)
+		memcpy(sized.value, options->value, sizeof sized.value);
+	if (sized.value[TESSEL_OPT_WORK_LIMIT] != TESSEL_WORK_AUTO)
+		return sized.value[TESSEL_OPT_WORK_LIMIT];
+	sized.value[TESSEL_OPT_MICRO_BATCHES] = nmicros;
+	tsl_opts o;
+	tsl_search_opts(&o, g, &sized);
+	return o.work_ticks / TSL_TICKS_PER_UNIT;
+}
+
 /* Stage whole_beside_tiles: a placement without declared alternatives
- * whose tiers gave tiles but no repeated run: the whole search, as
- * without tiles, with what is left of the time limit; the shorter of its
- * schedule and *best (the tiles) in *best, its work added. Whatever ends
- * it without a schedule (the time limit, a cancel, memory) leaves the
- * tiles. */
+ * whose tiers gave tiles but no repeated run: the whole search with what
+ * the tiers (their work *spent) left of the budget of a search of
+ * nmicros, when that is at least *spent (with less, its search of every
+ * instance seldom reaches the steady state the tiers found), and with
+ * what is left of the time limit; the shorter of its schedule and *best
+ * (the tiles) in *best, its work added. Whatever ends it without a
+ * schedule (the time limit, a cancel, memory) leaves the tiles. */
 static int whole_beside_tiles(tessel_schedule **best, int64_t *spent,
 			      int64_t *proof, int *stopped, const tessel_graph *g,
-			      const tessel_options *options, int64_t limit_ms,
-			      int64_t t0, tsl_search_fn search)
+			      const tessel_options *options, int64_t nmicros,
+			      int64_t limit_ms, int64_t t0, tsl_search_fn search)
 {
 	int64_t left = 0;
 	if (limit_ms > 0) {
 		left = limit_ms - (tsl_now_us() - t0) / 1000;
 		if (left < 1)
+			return TSL_OK;
+	}
+	int64_t work = whole_budget(g, options, nmicros);
+	if (work > 0) {
+		work -= *spent;
+		if (work < *spent || work < 1)
 			return TSL_OK;
 	}
 	tessel_options *own = NULL;
@@ -433,6 +479,10 @@ static int whole_beside_tiles(tessel_schedule **best, int64_t *spent,
 		return rc;
 	if (left > 0)
 		own->value[TESSEL_OPT_TIME_LIMIT_MS] = left;
+	if (own->value[TESSEL_OPT_WORK_LIMIT] == TESSEL_WORK_AUTO)
+		own->work_cap = work; /* (the default budget's ways kept) */
+	else
+		own->value[TESSEL_OPT_WORK_LIMIT] = work;
 	whole_progress x = {options, stopped};
 	if (tsl_progress_wanted(options)) {
 		own->progress = NULL;
@@ -526,6 +576,13 @@ static int extend_tier(tessel_schedule **u, int *repeated, int64_t *spent,
 	return rc;
 }
 
+/* Whether s ends at its lower bound (LB(N) of the repetition and the
+ * tiles). */
+static int at_bound(const tessel_schedule *s)
+{
+	return s->lower_bound > 0 && tsl_schedule_makespan(s) <= s->lower_bound;
+}
+
 int tsl_search_extended(tessel_schedule **out, int *done, const tessel_graph *g,
 			const tessel_options *options, int64_t nmicros,
 			tsl_search_fn search)
@@ -561,8 +618,9 @@ int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 				break;
 		}
 		/* after a cancel, or a callback that asked to stop, the
-		 * schedule in hand */
-		if (best && (stopped || tsl_options_cancelled(options)))
+		 * schedule in hand; none shorter than one at LB(N) */
+		if (best && (stopped || tsl_options_cancelled(options) ||
+			     at_bound(best)))
 			break;
 		tessel_schedule *u = NULL;
 		rc = extend_tier(&u, &repeated, &spent, &proof, &stopped, g, options,
@@ -588,12 +646,14 @@ int tsl_search_fewer(tessel_schedule **out, const tessel_graph *g,
 		return rc;
 	if (!best)
 		return search_whole(out, g, options, limit_ms, t0, search);
-	/* tiles alone: without declared alternatives the whole search is
-	 * what it was before them, and the shorter is kept */
-	if (!repeated && !tsl_graph_alternatives(g) && !stopped &&
+	/* tiles alone: without declared alternatives, up to twice
+	 * TSL_EXTEND_ENTRIES (a search of N costs about two of the larger
+	 * tier), the whole search too, and the shorter is kept */
+	if (!repeated && !tsl_graph_alternatives(g) && !stopped && !at_bound(best) &&
+	    placements_of(g) * nmicros <= 2 * TSL_EXTEND_ENTRIES &&
 	    !tsl_options_cancelled(options))
 		rc = whole_beside_tiles(&best, &spent, &proof, &stopped, g, options,
-					limit_ms, t0, search);
+					nmicros, limit_ms, t0, search);
 	if (rc) {
 		tessel_schedule_free(best);
 		return rc;

@@ -73,6 +73,13 @@ void tsl_search_auto_budget(tsl_opts *o, const tessel_graph *g)
 			TSL_TICKS_PER_UNIT;
 	if (o->work_ticks < TSL_TICKS_PER_UNIT)
 		o->work_ticks = TSL_TICKS_PER_UNIT;
+	/* a cap on the default budget (a share of a larger one: the whole
+	 * search beside the tiles, search_extend.c) */
+	if (o->src && o->src->work_cap > 0 &&
+	    o->work_ticks > o->src->work_cap * TSL_TICKS_PER_UNIT) {
+		o->work_ticks = o->src->work_cap * TSL_TICKS_PER_UNIT;
+		o->work_capped = 1;
+	}
 	/* the period proof beside it: on up to 8 devices as much again, at
 	 * least TSL_PROOF_MIN_UNITS; on more, TSL_PROOF_MIN_UNITS (there a
 	 * proof seldom succeeds with more, and the time goes to the other
