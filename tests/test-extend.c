@@ -103,6 +103,14 @@ static void test_extend_fewer(void **state)
 	OK(tessel_preset(&g, "vshape", 1024, 0, TESSEL_PRESET_MEMORY)); /* 2,048 blocks */
 	assert_int_equal(tsl_extend_fewer(fewer, g, 40000), 1);
 	assert_true(fewer[0] >= 8256 && fewer[0] < 8256 + 12);
+	/* fewer than twice the least: all searched up to 2^24 entries,
+	 * above that half of them */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 8192), 0);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 8193), 1);
+	assert_true(fewer[0] >= 4096 && fewer[0] < 4096 + 12);
+	assert_int_equal((8193 - fewer[0]) % 12, 0);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 16000), 1);
+	assert_true(fewer[0] >= 8000 && fewer[0] < 8000 + 12);
 	tessel_graph_free(g);
 }
 
@@ -432,6 +440,13 @@ static void test_extend_fewer_tiles(void **state)
 	assert_int_equal(fewer[0], 589); /* 34 tiles: the last lacks 26 */
 	assert_int_equal(tsl_extend_fewer(fewer, g, 40000), 2);
 	assert_int_equal(fewer[1], 20000); /* 2 tiles */
+	tessel_graph_free(g);
+	/* fewer than twice the least (8,256): all searched up to 3 x 2^22
+	 * entries, above that half of them, as 2 tiles */
+	g = offloading(1024, 16); /* 2,048 blocks */
+	assert_int_equal(tsl_extend_fewer(fewer, g, 6144), 0);
+	assert_int_equal(tsl_extend_fewer(fewer, g, 6145), 1);
+	assert_int_equal(fewer[0], 3073);
 	tessel_graph_free(g);
 }
 

@@ -11,7 +11,9 @@
  *                        that is more, each only when N is at least
  *                        twice it, and N - N' a multiple of
  *                        TSL_EXTEND_ALIGN (so that a repetend of 1, 2, 3,
- *                        4, 6 or 12 micro-batches fits it); with declared
+ *                        4, 6 or 12 micro-batches fits it); with neither,
+ *                        above TSL_EXTEND_HALVED entries (_ALT with
+ *                        declared alternatives), half of N; with declared
  *                        alternatives, whose choices seldom repeat, N' is
  *                        made the size of tiles as equal as they come;
  *   the searches       - the caller's (the search over the alternatives,
@@ -88,6 +90,15 @@
  * cool-down at N = 4,096; at N = 1,372 no run at all) */
 #define TSL_EXTEND_PER_DEVICE 8
 #define TSL_EXTEND_LEAST 64
+/* Searches of fewer than twice the least tier but more than this many
+ * device entries (with declared alternatives, _ALT) run on half of the
+ * micro-batches: the whole search takes about 2.4 microseconds an entry
+ * without alternatives and 4 with them (52.6 s of search for 21.7
+ * million entries on 128 devices; 38.7 s for 9.6 million with
+ * alternatives on 64), writing the schedule about 0.5 more, so that
+ * beyond these it would take over a minute. */
+#define TSL_EXTEND_HALVED ((int64_t)1 << 24)
+#define TSL_EXTEND_HALVED_ALT ((int64_t)3 << 22)
 /* N - N' is a multiple of this: repetends of 1, 2, 3, 4, 6 and 12
  * micro-batches fit the micro-batches added */
 #define TSL_EXTEND_ALIGN 12
@@ -146,6 +157,13 @@ int tsl_extend_fewer(int64_t fewer[TSL_EXTEND_TIERS], const tessel_graph *g,
 		fewer[count++] = tiles ? balanced(most, nmicros) : aligned(most, nmicros);
 	if (count == 2 && fewer[1] == fewer[0])
 		count = 1; /* (the same search twice) */
+	/* fewer than twice the least, but more than TSL_EXTEND_HALVED
+	 * entries: half of them (two tiles, or a run repeated) */
+	if (!count &&
+	    placements * nmicros > (tiles ? TSL_EXTEND_HALVED_ALT : TSL_EXTEND_HALVED) &&
+	    nmicros / 2 >= TSL_EXTEND_LEAST)
+		fewer[count++] = tiles ? balanced(nmicros / 2, nmicros)
+				       : aligned(nmicros / 2, nmicros);
 	return count;
 }
 
