@@ -23,7 +23,10 @@ Each is searched with `tessel search -n N --format json` under
 search: name, blocks, devices, N, seconds of the whole command, peak RSS
 (MB), makespan, lower bound, work, valid.
 
-Usage: scripts/bench-alt-large.py [--tessel PATH] [--cases NAME,...] [--keep DIR]
+With --plain, the same placements without their declarations (every
+activation kept).
+
+Usage: scripts/bench-alt-large.py [--tessel PATH] [--cases NAME,...] [--keep DIR] [--plain]
 (cases by default: every one of CASES below)
 """
 import argparse
@@ -117,6 +120,9 @@ CASES = {
     "layers_64x49_n2048": (lambda: layers(64, 49), 2048),
     "layers_64x49_n4096": (lambda: layers(64, 49), 4096),
     "layers_8x49_n8192": (lambda: layers(8, 49), 8192),
+    "layers_8x49_n3000": (lambda: layers(8, 49), 3000),
+    "layers_64x49_n1100": (lambda: layers(64, 49), 1100),
+    "layers_128x26_n2175": (lambda: layers(128, 26), 2175),
     "groups_64t4x100_n128": (lambda: groups(64, 4, 100, 0.7, 2, 1), 128),
     "groups_64t4x100_n32": (lambda: groups(64, 4, 100, 0.7, 2, 1), 32),
     "groups_256t8x60_n64": (lambda: groups(256, 8, 60, 0.6, 1, 0), 64),
@@ -131,6 +137,8 @@ def main():
     ap.add_argument("--tessel", default=os.path.join(here, "..", "build", "tools", "tessel"))
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--keep")
+    ap.add_argument("--plain", action="store_true",
+                    help="the placements with their recompute and offload declarations removed")
     a = ap.parse_args()
     names = a.cases.split(",")
     for n in names:
@@ -144,6 +152,10 @@ def main():
         for n in names:
             make, nmicros = CASES[n]
             pl = make()
+            if a.plain:
+                for b in pl["blocks"]:
+                    b.pop("recompute", None)
+                    b.pop("offload", None)
             path = os.path.join(out_dir, n + ".json")
             with open(path, "w") as f:
                 json.dump(pl, f)
