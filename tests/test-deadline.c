@@ -560,6 +560,83 @@ static void test_alt_total(void **state)
 	tessel_graph_free(g);
 }
 
+/* Past the plans' ceiling, a plan whose graph's bound is not below the
+ * best makespan so far is not begun (plans_beyond_best): with that point
+ * lowered to 1 unit, 8 devices whose memory holds every activation (each
+ * relief only lengthens a backward) spend less and give the all-keep
+ * plan's schedule, the same each time; under tight memory the schedule
+ * is still no longer than with every relief taken (the plan relieving
+ * every block is searched whenever its bound is below the best). */
+static void test_alt_beyond_best(void **state)
+{
+	(void)state;
+	if (th_under_checker())
+		skip(); /* (the default budget's searches: seconds each) */
+	for (int tight = 0; tight < 2; tight++) {
+		tessel_graph *g = NULL;
+		const int ndev = 8;
+		TH_OK(tessel_graph_new(&g, ndev));
+		for (int i = 0; i < 2 * ndev; i++) {
+			char name[16];
+			int gid = -1, fwd = i < ndev, dev = fwd ? i : 2 * ndev - 1 - i;
+			snprintf(name, sizeof name, "%c%d", fwd ? 'f' : 'b', dev);
+			TH_OK(tessel_graph_add_block(&gid, g, name,
+						     fwd ? TESSEL_KIND_FORWARD
+							 : TESSEL_KIND_BACKWARD,
+						     fwd ? 2 : 4, fwd ? 4 : -4));
+			TH_OK(tessel_graph_place(g, gid, &dev, 1));
+			if (i > 0)
+				TH_OK(tessel_graph_add_dep(g, i - 1, i));
+		}
+		for (int s = 0; s < ndev; s++) {
+			TH_OK(tessel_graph_set_recompute(g, s, 2 * ndev - 1 - s, 3, 2));
+			TH_OK(tessel_graph_set_memory_limit(g, s, tight ? 12 : 64));
+		}
+		tessel_options *o = th_options(32);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_WORK_LIMIT, TESSEL_WORK_AUTO));
+		tessel_schedule *whole = NULL, *cut = NULL, *again = NULL,
+				*keep = NULL, *always = NULL;
+		TH_OK(tessel_search(&whole, g, o));
+		tsl_alt_beyond_best_for_tests(1);
+		int rc = tessel_search(&cut, g, o);
+		if (rc == TESSEL_OK)
+			rc = tessel_search(&again, g, o);
+		tsl_alt_beyond_best_for_tests(0);
+		TH_OK(rc);
+		TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 0));
+		TH_OK(tessel_search(&keep, g, o));
+		TH_OK(tessel_options_set(o, TESSEL_OPT_ALTERNATIVES, 2));
+		TH_OK(tessel_search(&always, g, o));
+		TH_OK(tessel_schedule_validate(cut));
+		int64_t w_whole = th_sched(whole, TESSEL_SCHED_WORK),
+			w_cut = th_sched(cut, TESSEL_SCHED_WORK),
+			m_cut = th_sched(cut, TESSEL_SCHED_MAKESPAN);
+		print_message("%s: work %lld, then %lld; makespan %lld, then %lld "
+			      "(all-keep %lld, every relief %lld)\n",
+			      tight ? "tight" : "loose", (long long)w_whole,
+			      (long long)w_cut,
+			      (long long)th_sched(whole, TESSEL_SCHED_MAKESPAN),
+			      (long long)m_cut,
+			      (long long)th_sched(keep, TESSEL_SCHED_MAKESPAN),
+			      (long long)th_sched(always, TESSEL_SCHED_MAKESPAN));
+		assert_int_equal(th_sched(again, TESSEL_SCHED_WORK), w_cut);
+		assert_int_equal(th_sched(again, TESSEL_SCHED_MAKESPAN), m_cut);
+		assert_true(m_cut <= th_sched(always, TESSEL_SCHED_MAKESPAN));
+		assert_true(m_cut <= th_sched(keep, TESSEL_SCHED_MAKESPAN));
+		if (!tight) {
+			assert_true(w_cut < w_whole);
+			assert_int_equal(m_cut, th_sched(keep, TESSEL_SCHED_MAKESPAN));
+		}
+		tessel_schedule_free(whole);
+		tessel_schedule_free(cut);
+		tessel_schedule_free(again);
+		tessel_schedule_free(keep);
+		tessel_schedule_free(always);
+		tessel_options_free(o);
+		tessel_graph_free(g);
+	}
+}
+
 /* The dependencies a path implies go before the search of a dense graph,
  * and only where every latency is the graph's; the schedule comes back on
  * the graph as given. */
@@ -658,6 +735,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deps_reduce),
 		cmocka_unit_test(test_alt_total),
+		cmocka_unit_test(test_alt_beyond_best),
 		cmocka_unit_test(test_visit_weight),
 		cmocka_unit_test(test_heuristic_stops),
 		cmocka_unit_test(test_list_setup_stops),

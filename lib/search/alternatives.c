@@ -26,6 +26,9 @@
  *                     any plan between or pair once the plans begun
  *                     spent ALT_AUTO_CEILING units in all; the plan
  *                     relieving every block always is;
+ *   plans_beyond_best - past that ceiling, a plan whose graph's lower
+ *                     bound is not below the best makespan so far is not
+ *                     begun (beyond_best);
  *   plan_schedule   - the schedule of the placement with the plan's choices
  *                     per instance, an offload's copies where the plan put
  *                     them (the markers dropped);
@@ -1230,6 +1233,7 @@ typedef struct alt_best {
 			    * (ALT_PASS_INSTANCES_PER_UNIT), not in work:
 			    * counted against ALT_AUTO_CEILING only */
 	int64_t pass_units; /* those of one plan */
+	int autob;         /* under the default budget */
 	int total_cap;     /* the search over the plans under the default
 			    * budget: ALT_AUTO_TOTAL bounds them in all
 			    * (plan_work_cap; not the single plan of
@@ -1303,6 +1307,41 @@ static int takes_relief(const tessel_graph *g, const signed char *choice)
 		if (choice[b] != TESSEL_CHOICE_KEEP)
 			return 1;
 	return 0;
+}
+
+/* Stage plans_beyond_best: under the default budget, once the plans
+ * begun spent ALT_AUTO_CEILING units with the passes over their
+ * schedules (placements of millions of instances), whether the lower
+ * bound of a plan's graph d at nmicros (its own micro-batches: those of
+ * g, or of the pairs' copies) is not below the best makespan so far: the
+ * plan's search alone cannot give a shorter schedule, and is not begun.
+ * The relaxation of its schedule could (it turns reliefs back into keeps
+ * where memory allows): below the ceiling that is worth the search (8
+ * devices, 32 micro-batches, half the 1F1B budget: 9 of the 24 rows of
+ * scripts/bench-alternatives.py end up to 3 % longer without it), above
+ * it a search that cannot win by itself costs tens of seconds (9,216
+ * blocks on 512 devices at 1,024 micro-batches: the plan relieving every
+ * block, bound 143,449 against the all-keep plan's 142,942, took 17 s
+ * for 176,970). An error computing the bound: searched as before. */
+static _Atomic int64_t beyond_best_set; /* (tests: 0, the default) */
+
+void tsl_alt_beyond_best_for_tests(int64_t from)
+{
+	beyond_best_set = from > 0 ? from : 0;
+}
+
+static int beyond_best(const alt_best *best, const tessel_graph *d,
+		       int64_t nmicros)
+{
+	int64_t from = beyond_best_set ? beyond_best_set : ALT_AUTO_CEILING;
+	if (!best->s || !best->autob || best->work + best->passes < from)
+		return 0;
+	int64_t lb = 0;
+	if (tessel_graph_lower_bound(&lb, d, nmicros)) {
+		tessel_error_clear();
+		return 0;
+	}
+	return lb >= best->makespan;
 }
 
 /* The plain search of a plan's graph d, which the plan's builder returned
@@ -1475,6 +1514,10 @@ static int search_plan(alt_best *best, const tessel_graph *g,
 			   0, best->nmicros, 0, plan_work_cap(best, options), 0, 0,
 			   first_only, hook ? firsts_elsewhere : NULL, hook, 0, 0};
 	int rc = plan_graph(&d, g, choice);
+	if (!rc && !first_only && beyond_best(best, d, best->nmicros)) {
+		tessel_graph_free(d);
+		return TSL_OK;
+	}
 	rc = search_plan_graph(&ds, best, d, rc, options, &share, 0);
 	int moved = 0;
 	if (!rc && ds)
@@ -1575,6 +1618,12 @@ static int run_plan_k(alt_best *best, const tessel_graph *g,
 			   0, (best->nmicros + p->k - 1) / p->k, ALT_PAIR_RLIMIT,
 			   plan_work_cap(best, options), 0, 0, 0, NULL, NULL, 0, 0};
 	int rc = tsl_plan_graph_k(&d, g, p);
+	/* (k copies of nmicros / k: the bound of the schedule mapped back
+	 * when k divides nmicros) */
+	if (!rc && best->nmicros % p->k == 0 && beyond_best(best, d, share.nmicros)) {
+		tessel_graph_free(d);
+		return TSL_OK;
+	}
 	rc = search_plan_graph(&ds, best, d, rc, options, &share, 1);
 	if (!rc && ds)
 		rc = tsl_plan_schedule_k(&s, g, ds, p, best->nmicros);
@@ -1622,6 +1671,7 @@ static int search_alternatives(tessel_schedule **out, const tessel_graph *g,
 			  ALT_PASS_INSTANCES_PER_UNIT;
 	int autob = !options ||
 		    options->value[TESSEL_OPT_WORK_LIMIT] == TESSEL_WORK_AUTO;
+	best.autob = autob;
 	signed char *choice = tsl_calloc((size_t)g->nblocks + 1, 1);
 	int rc = choice ? plans_rank(&rank, &na, g) : tsl_error_nomem();
 	int steps = na < ALT_STEPS ? na : ALT_STEPS;

@@ -12,4 +12,11 @@
  * for use while a search runs. */
 void tsl_alt_auto_total_for_tests(int64_t total, int64_t least);
 
+/* Tests only: the work (units, the passes over the plans' schedules
+ * counted) past which a plan whose graph's lower bound is not below the
+ * best makespan so far is not begun (plans_beyond_best; ALT_AUTO_CEILING)
+ * replaced by `from` for the searches begun after it (<= 0: the default
+ * again). Not for use while a search runs. */
+void tsl_alt_beyond_best_for_tests(int64_t from);
+
 #endif
