@@ -23,6 +23,7 @@
 #include "complete_gaps.h"
 #include "complete_hshape.h"
 #include "complete_list.h"
+#include "complete_retime.h"
 #include "complete_vshape.h"
 #include "complete_window_z3.h"
 #include "helpers.h"
@@ -1622,6 +1623,39 @@ static void test_hshape_greedy(void **state)
 	}
 }
 
+/* The retiming in order waits for the end of a reload, not only its
+ * start (where the device's memory moves): one device, f (2 steps,
+ * memory 4, an offload of 2 steps declared) and its backward b (4
+ * steps), memory 4; f 0..2, offload 2..4, reload 4..6, b 6..10 is valid
+ * and as early as it can be: retimed, b stays at 6 (at 4 it would start
+ * before its activation is back). */
+static void test_retime_waits_for_reload(void **state)
+{
+	(void)state;
+	tessel_graph *g = NULL;
+	int f = -1, b = -1, dev = 0;
+	TH_OK(tessel_graph_new(&g, 1));
+	TH_OK(tessel_graph_add_block(&f, g, "f", TESSEL_KIND_FORWARD, 2, 4));
+	TH_OK(tessel_graph_add_block(&b, g, "b", TESSEL_KIND_BACKWARD, 4, -4));
+	TH_OK(tessel_graph_place(g, f, &dev, 1));
+	TH_OK(tessel_graph_place(g, b, &dev, 1));
+	TH_OK(tessel_graph_add_dep(g, f, b));
+	TH_OK(tessel_graph_set_offload(g, f, b, 4, 2));
+	TH_OK(tessel_graph_set_memory_limit(g, 0, 4));
+	tessel_schedule *s = NULL;
+	TH_OK(tessel_schedule_new(&s, g, 1));
+	TH_OK(tessel_schedule_set_step(s, f, 0, 0));
+	TH_OK(tessel_schedule_set_step(s, b, 0, 6));
+	TH_OK(tessel_schedule_set_choice(s, f, 0, TESSEL_CHOICE_OFFLOAD, 2, 4));
+	TH_OK(tessel_schedule_validate(s));
+	TH_OK(tsl_retime_in_order(s));
+	TH_OK(tessel_schedule_validate(s));
+	assert_int_equal(tsl_entry_at(s, b, 0)->start, 6);
+	assert_int_equal(th_sched(s, TESSEL_SCHED_MAKESPAN), 10);
+	tessel_schedule_free(s);
+	tessel_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1638,6 +1672,7 @@ int main(void)
 		cmocka_unit_test(test_list_forward_in_gaps),
 		cmocka_unit_test(test_list_events_ring_and_heap),
 		cmocka_unit_test(test_hshape_greedy),
+		cmocka_unit_test(test_retime_waits_for_reload),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,7 @@
 
 #include "bounds.h"
 #include "complete.h"
+#include "complete_retime.h"
 #include "error.h"
 #include "graph.h"
 #include "graph_alt.h"
@@ -647,131 +648,13 @@ static int instances(alt_inst **out, const tessel_schedule *s)
 	return TSL_OK;
 }
 
-/* An item of the retiming: an entry (kind 1) or one of its copies (kind
- * 0: the offload, whose memory moves when it ends; kind 2: the reload),
- * keyed by the step its memory moves at. */
-typedef struct alt_item {
-	int64_t event;
-	int kind;
-	size_t at;       /* entry index */
-} alt_item;
-
-/* The items of s in the order their memory moves (as the validator
- * counts them). */
-static int items_of(alt_item **out, size_t *count, const tessel_schedule *s)
-{
-	size_t n = (size_t)s->graph->nblocks * (size_t)s->nmicros, k = 0;
-	alt_item *it = tsl_reallocarray(NULL, 3 * n + 1, sizeof *it);
-	tsl_sort_rec *r = tsl_reallocarray(NULL, 3 * n + 1, sizeof *r);
-	int rc = it && r ? TSL_OK : tsl_error_nomem();
-	/* by event, then kind, then entry index (tie: kind x n + index);
-	 * made in the order of their ties (the offloads, the entries, the
-	 * reloads), so that the sort needs no pass on them */
-	for (size_t i = 0; !rc && i < n; i++) {
-		const struct tessel_entry *e = &s->entries[i];
-		if (e->choice == TESSEL_CHOICE_OFFLOAD)
-			r[k++] = (tsl_sort_rec){tsl_sort_key(s->copies[2 * i] +
-					     s->graph->blocks[e->gid].of_transfer), i, 0};
-	}
-	for (size_t i = 0; !rc && i < n; i++)
-		r[k++] = (tsl_sort_rec){tsl_sort_key(s->entries[i].start), n + i, 1};
-	for (size_t i = 0; !rc && i < n; i++)
-		if (s->entries[i].choice == TESSEL_CHOICE_OFFLOAD)
-			r[k++] = (tsl_sort_rec){tsl_sort_key(s->copies[2 * i + 1]),
-						2 * n + i, 2};
-	if (!rc)
-		rc = tsl_sort_recs(r, k);
-	for (size_t j = 0; !rc && j < k; j++) {
-		size_t i = r[j].tie - (size_t)r[j].at * n;
-		it[j] = (alt_item){tsl_sort_value(r[j].key), (int)r[j].at, i};
-	}
-	tsl_free(r);
-	if (rc) {
-		tsl_free(it);
-		return rc;
-	}
-	*out = it;
-	*count = k;
-	return TSL_OK;
-}
-
-/* The earliest start of entry e: its dependencies, its devices, its
- * reloads (placed already) and the last memory event of its devices. */
-static int64_t entry_earliest(const tessel_schedule *s,
-			      const struct tessel_entry *e, const int64_t *busy,
-			      const int64_t *last)
-{
-	const tessel_graph *g = s->graph;
-	const tsl_block *b = &g->blocks[e->gid];
-	int64_t t = 0;
-	for (int j = 0; j < b->ndeps; j++) {
-		const struct tessel_entry *p = tsl_entry_at(s, b->deps[j], e->mid);
-		int64_t r = p->start + tsl_entry_span(s, p) + tsl_dep_latency(g, b, j);
-		t = r > t ? r : t;
-	}
-	for (int k = 0; k < b->ndevices; k++) {
-		int d = b->devices[k];
-		t = busy[d] > t ? busy[d] : t;
-		t = last[d] > t ? last[d] : t;
-	}
-	return t;
-}
-
-/* Every block and copy as early as its dependencies, its device's (or
- * channel's) order and the order of the memory moves of its devices
- * allow, taken in that order (each constraint is then on an item placed
- * already): the memory moves in the same order on every device, so a
- * valid schedule stays valid but for its copies' bounds, which the
- * validator checks again. */
-static int retime(tessel_schedule *s)
-{
-	const tessel_graph *g = s->graph;
-	size_t count = 0, nd = (size_t)g->ndevices;
-	alt_item *it = NULL;
-	int64_t *busy = tsl_calloc(3 * nd + 1, sizeof *busy);
-	int rc = busy ? items_of(&it, &count, s) : tsl_error_nomem();
-	int64_t *chan = busy + nd, *last = busy + 2 * nd;
-	for (size_t i = 0; !rc && i < count; i++) {
-		struct tessel_entry *e = &s->entries[it[i].at];
-		const tsl_block *b = &g->blocks[e->gid];
-		int64_t t, tr = b->of_transfer, ev;
-		if (it[i].kind == 1) {
-			t = entry_earliest(s, e, busy, last);
-			e->start = ev = t;
-		} else {
-			int64_t *c = &s->copies[2 * it[i].at + it[i].kind / 2];
-			t = it[i].kind == 0 ? e->start + tsl_entry_span(s, e)
-					    : s->copies[2 * it[i].at] + tr;
-			for (int k = 0; k < b->ndevices; k++) {
-				int d = b->devices[k];
-				int64_t need = last[d] - (it[i].kind == 0 ? tr : 0);
-				t = chan[d] > t ? chan[d] : t;
-				t = need > t ? need : t;
-			}
-			*c = t;
-			ev = it[i].kind == 0 ? t + tr : t;
-		}
-		for (int k = 0; k < b->ndevices; k++) {
-			int d = b->devices[k];
-			if (it[i].kind == 1)
-				busy[d] = t + tsl_entry_span(s, e);
-			else
-				chan[d] = t + tr;
-			last[d] = ev;
-		}
-	}
-	tsl_free(busy);
-	tsl_free(it);
-	return rc;
-}
-
-/* s retimed (retime), into *sp when it validates and is no longer. */
+/* s retimed (tsl_retime_in_order), into *sp when it validates and is no longer. */
 static int retime_if_shorter(tessel_schedule **sp)
 {
 	tessel_schedule *t = NULL;
 	int rc = tsl_schedule_copy(&t, *sp);
 	if (!rc)
-		rc = retime(t);
+		rc = tsl_retime_in_order(t);
 	if (!rc && tsl_schedule_check(t, NULL) == TSL_OK &&
 	    tsl_schedule_makespan(t) <= tsl_schedule_makespan(*sp)) {
 		tessel_schedule_free(*sp);
@@ -812,7 +695,7 @@ static int pick_retimed(tessel_schedule **v, int n, int *best, int *checked)
 		own[k] = may[k] = tsl_schedule_makespan(v[k]);
 		rc = tsl_schedule_copy(&t, v[k]);
 		if (!rc)
-			rc = retime(t);
+			rc = tsl_retime_in_order(t);
 		if (!rc && tsl_schedule_makespan(t) <= own[k]) {
 			may[k] = tsl_schedule_makespan(t);
 			open[k] = 1;
