@@ -1200,8 +1200,8 @@ static int takes_relief(const tessel_graph *g, const signed char *choice)
  * plan's search alone cannot give a shorter schedule, and is not begun.
  * The relaxation of its schedule could (it turns reliefs back into keeps
  * where memory allows): below the ceiling that is worth the search (8
- * devices, 32 micro-batches, half the 1F1B budget: 9 of the 24 rows of
- * scripts/bench-alternatives.py end up to 3 % longer without it), above
+ * devices, 32 micro-batches, 0.5x to 1x the 1F1B budget: 9 of the 24 rows of
+ * scripts/bench-alternatives.py end up to 3.8 % longer without it), above
  * it a search that cannot win by itself costs tens of seconds (9,216
  * blocks on 512 devices at 1,024 micro-batches: the plan relieving every
  * block, bound 143,449 against the all-keep plan's 142,942, took 17 s
