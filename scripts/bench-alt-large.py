@@ -123,6 +123,8 @@ CASES = {
     "layers_8x49_n3000": (lambda: layers(8, 49), 3000),
     "layers_64x49_n1100": (lambda: layers(64, 49), 1100),
     "layers_128x26_n2175": (lambda: layers(128, 26), 2175),
+    "layers_256x13_n1200": (lambda: layers(256, 13), 1200),
+    "layers_512x6_n1024": (lambda: layers(512, 6), 1024),
     "groups_64t4x100_n128": (lambda: groups(64, 4, 100, 0.7, 2, 1), 128),
     "groups_64t4x100_n32": (lambda: groups(64, 4, 100, 0.7, 2, 1), 32),
     "groups_256t8x60_n64": (lambda: groups(256, 8, 60, 0.6, 1, 0), 64),
